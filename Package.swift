@@ -1,0 +1,151 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Every Swift target is built in Swift 6 mode with the same strictness: C types stay inside the
+/// modules that wrap C, and a module imports what it uses.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "WorkFeed",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "workfeed-coordinator", targets: ["workfeed-coordinator"]),
+        .executable(name: "workfeed-worker", targets: ["workfeed-worker"]),
+        .executable(name: "workctl", targets: ["workctl"]),
+        .executable(name: "workfeed-bench", targets: ["workfeed-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // C libraries from Debian (libzmq3-dev, libpng-dev, zlib1g-dev), linked in their module maps.
+        .systemLibrary(name: "CZeroMQ"),
+        .systemLibrary(name: "CLibPNG"),
+
+        // Domain types shared by every part: workouts, routes, jobs, styles, the series codec.
+        .target(name: "WorkFeedModel", swiftSettings: strictSettings),
+        // Readers of workout files (GPX, ...) into the model.
+        .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        // The SQLite index: workouts, series, jobs, anchors.
+        .target(
+            name: "WorkFeedIndex",
+            dependencies: ["WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        // Route and heatmap pictures, and PNG encoding through libpng's simplified API.
+        .target(name: "WorkFeedRender", dependencies: ["WorkFeedModel", "CLibPNG"], swiftSettings: strictSettings),
+        // ZeroMQ sockets and the coordinator/worker/control message formats.
+        .target(
+            name: "WorkFeedWire",
+            dependencies: ["WorkFeedModel", "CZeroMQ", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        // Configuration files, environment and flags for every process.
+        .target(
+            name: "WorkFeedConfig",
+            dependencies: [
+                "WorkFeedModel",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "WorkFeedCoordinator",
+            dependencies: [
+                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "WorkFeedWorker",
+            dependencies: [
+                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // workctl's commands, kept in a library so that tests run them against a real coordinator.
+        .target(
+            name: "WorkFeedCtl",
+            dependencies: [
+                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
+            name: "workfeed-coordinator",
+            dependencies: [
+                "WorkFeedCoordinator", "WorkFeedConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "workfeed-worker",
+            dependencies: [
+                "WorkFeedWorker", "WorkFeedConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "workctl",
+            dependencies: ["WorkFeedCtl"],
+            swiftSettings: strictSettings
+        ),
+        // Prints speed and memory figures; see docs/benchmarks.md.
+        .executableTarget(
+            name: "workfeed-bench",
+            dependencies: ["WorkFeedModel", "WorkFeedRender", "WorkFeedImport"],
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "WorkFeedImportTests",
+            dependencies: ["WorkFeedImport", "WorkFeedModel"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WorkFeedRenderTests",
+            dependencies: ["WorkFeedRender", "WorkFeedModel"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WorkFeedIndexTests",
+            dependencies: ["WorkFeedIndex", "WorkFeedModel"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WorkFeedWireTests",
+            dependencies: ["WorkFeedWire", "WorkFeedModel"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
+                "WorkFeedModel", "WorkFeedConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

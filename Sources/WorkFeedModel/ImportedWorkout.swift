@@ -1,0 +1,77 @@
+public import Foundation
+
+/// Where a workout came from.
+public enum WorkoutSource: String, Sendable, Hashable, Codable, CaseIterable {
+    case gpx
+    case tcx
+    case fit
+    case appleHealth = "apple-health"
+}
+
+/// A workout as a reader found it in a file, before it is indexed.
+public struct ImportedWorkout: Sendable, Hashable {
+    public var source: WorkoutSource
+    /// The source's own identifier (a HealthKit UUID, a FIT serial and time), or `nil` when the
+    /// format has none; the index then identifies the workout by a hash of its content.
+    public var sourceID: String?
+    public var activity: ActivityType
+    public var name: String?
+    public var route: Route
+    public var heartRate: [HeartRateSample]
+    /// Start and end when the source states them apart from the route (Apple Health does);
+    /// otherwise the index takes them from the route's first and last times.
+    public var start: Date?
+    public var end: Date?
+    /// The original time zone's offset from UTC in seconds, when the timestamps carry one.
+    public var timeZoneOffset: Int?
+    /// The file (and entry inside it) the workout was read from, for messages.
+    public var origin: String
+
+    public init(
+        source: WorkoutSource,
+        sourceID: String? = nil,
+        activity: ActivityType = .other,
+        name: String? = nil,
+        route: Route = Route(),
+        heartRate: [HeartRateSample] = [],
+        start: Date? = nil,
+        end: Date? = nil,
+        timeZoneOffset: Int? = nil,
+        origin: String
+    ) {
+        self.source = source
+        self.sourceID = sourceID
+        self.activity = activity
+        self.name = name
+        self.route = route
+        self.heartRate = heartRate
+        self.start = start
+        self.end = end
+        self.timeZoneOffset = timeZoneOffset
+        self.origin = origin
+    }
+}
+
+/// A file could not be read. Names the file and, when known, the line and the field.
+public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var field: String?
+    public var message: String
+
+    public init(file: String, line: Int? = nil, field: String? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.field = field
+        self.message = message
+    }
+
+    /// `file:line: field: message`, the form editors and people both read.
+    public var description: String {
+        var text = file
+        if let line { text += ":\(line)" }
+        text += ": "
+        if let field { text += "\(field): " }
+        return text + message
+    }
+}

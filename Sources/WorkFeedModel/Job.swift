@@ -1,0 +1,45 @@
+/// What a picture shows.
+public enum JobKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The route snapshot.
+    case route
+    /// The route in segments coloured by heart-rate zone.
+    case heatmap
+}
+
+/// The picture's colour scheme; the feed picks one by the viewer's system theme.
+public enum Theme: String, Sendable, Hashable, Codable, CaseIterable {
+    case light
+    case dark
+}
+
+/// A job's status, spelled exactly as the feed app knows it.
+public enum JobStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Not rendered yet, or its inputs changed; it may be leased to a worker right now.
+    case pending
+    /// The PNG in the cache matches the job's current inputs.
+    case generated
+    /// Rendering cannot succeed with these inputs; never retried automatically.
+    case failedNoRetry = "failed-no-retry"
+}
+
+/// Identifies one picture: one job per (workout, kind, theme, scale[, metric]).
+public struct PictureID: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var workoutID: WorkoutID
+    public var kind: JobKind
+    public var theme: Theme
+    public var scale: Int
+
+    public init(workoutID: WorkoutID, kind: JobKind, theme: Theme, scale: Int = 1) {
+        self.workoutID = workoutID
+        self.kind = kind
+        self.theme = theme
+        self.scale = scale
+    }
+
+    /// The heatmap's metric; the only one so far is heart rate.
+    public var metric: String? { kind == .heatmap ? "heartrate" : nil }
+
+    public var description: String {
+        "\(workoutID) \(kind.rawValue) \(theme.rawValue)" + (scale == 1 ? "" : " @\(scale)x")
+    }
+}

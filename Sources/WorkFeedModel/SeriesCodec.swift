@@ -1,0 +1,146 @@
+import Foundation
+
+/// The compact binary forms in which the index stores a route and a heart-rate series, and in which
+/// the coordinator ships them to workers unchanged. Both are versioned by their magic number and
+/// documented in docs/series-format.md.
+///
+/// Route, `WFR1`, little-endian:
+/// ```
+/// "WFR1" | u32 segmentCount | per segment: u32 pointCount | per point:
+///   i32 latitude * 1e7 | i32 longitude * 1e7 | i32 elevation in cm (Int32.min: none)
+///   | i64 time in ms since 1970 UTC (Int64.min: none)
+/// ```
+/// Heart rate, `WFH1`, little-endian:
+/// ```
+/// "WFH1" | u32 sampleCount | per sample: i64 time in ms since 1970 UTC | u16 bpm * 10
+/// ```
+public enum SeriesCodec {
+    static let routeMagic: [UInt8] = Array("WFR1".utf8)
+    static let heartRateMagic: [UInt8] = Array("WFH1".utf8)
+    static let bytesPerPoint = 20
+    static let bytesPerSample = 10
+
+    /// Encodes a route; coordinates are kept to 1e-7 degree (about 1 cm), elevations to 1 cm, times to 1 ms.
+    public static func encode(_ route: Route) -> [UInt8] {
+        var out = routeMagic
+        out.reserveCapacity(8 + route.segments.count * 4 + route.pointCount * bytesPerPoint)
+        out.appendLE(UInt32(route.segments.count))
+        for segment in route.segments {
+            out.appendLE(UInt32(segment.count))
+            for point in segment {
+                out.appendLE(Int32(clamping: Int64((point.latitude * 1e7).rounded())))
+                out.appendLE(Int32(clamping: Int64((point.longitude * 1e7).rounded())))
+                out.appendLE(point.elevation.map { Int32(clamping: Int64(($0 * 100).rounded())) } ?? Int32.min)
+                out.appendLE(point.time.map { milliseconds($0) } ?? Int64.min)
+            }
+        }
+        return out
+    }
+
+    /// Decodes a route written by ``encode(_:)-(Route)``.
+    /// - Throws: ``SeriesFormatError`` when the bytes are not a `WFR1` route.
+    public static func decodeRoute(_ bytes: some Collection<UInt8>) throws(SeriesFormatError) -> Route {
+        var reader = ByteReader(Array(bytes))
+        guard let magic = reader.take(4), magic.elementsEqual(routeMagic) else { throw SeriesFormatError("not a WFR1 route (bad magic)") }
+        let segmentCount = try reader.u32()
+        var segments: [[RoutePoint]] = []
+        segments.reserveCapacity(Int(min(segmentCount, 1 << 16)))
+        for _ in 0..<segmentCount {
+            let count = Int(try reader.u32())
+            guard reader.remaining >= count * bytesPerPoint else {
+                throw SeriesFormatError("route segment says \(count) points but only \(reader.remaining) bytes remain")
+            }
+            var points: [RoutePoint] = []
+            points.reserveCapacity(count)
+            for _ in 0..<count {
+                let lat = try reader.i32(), lon = try reader.i32(), ele = try reader.i32(), time = try reader.i64()
+                points.append(
+                    RoutePoint(
+                        latitude: Double(lat) / 1e7,
+                        longitude: Double(lon) / 1e7,
+                        elevation: ele == Int32.min ? nil : Double(ele) / 100,
+                        time: time == Int64.min ? nil : Date(timeIntervalSince1970: Double(time) / 1000)
+                    ))
+            }
+            segments.append(points)
+        }
+        guard reader.remaining == 0 else { throw SeriesFormatError("\(reader.remaining) bytes after the route's end") }
+        return Route(segments: segments)
+    }
+
+    /// Encodes heart-rate samples; bpm are kept to a tenth, times to 1 ms.
+    public static func encode(_ samples: [HeartRateSample]) -> [UInt8] {
+        var out = heartRateMagic
+        out.reserveCapacity(8 + samples.count * bytesPerSample)
+        out.appendLE(UInt32(samples.count))
+        for sample in samples {
+            out.appendLE(milliseconds(sample.time))
+            out.appendLE(UInt16(clamping: Int((sample.bpm * 10).rounded())))
+        }
+        return out
+    }
+
+    /// Decodes heart-rate samples written by ``encode(_:)-([HeartRateSample])``.
+    /// - Throws: ``SeriesFormatError`` when the bytes are not a `WFH1` series.
+    public static func decodeHeartRate(_ bytes: some Collection<UInt8>) throws(SeriesFormatError) -> [HeartRateSample] {
+        var reader = ByteReader(Array(bytes))
+        guard let magic = reader.take(4), magic.elementsEqual(heartRateMagic) else { throw SeriesFormatError("not a WFH1 heart-rate series (bad magic)") }
+        let count = Int(try reader.u32())
+        guard reader.remaining == count * bytesPerSample else {
+            throw SeriesFormatError("heart-rate series says \(count) samples but has \(reader.remaining) bytes")
+        }
+        var samples: [HeartRateSample] = []
+        samples.reserveCapacity(count)
+        for _ in 0..<count {
+            let time = try reader.i64(), bpm = try reader.u16()
+            samples.append(HeartRateSample(time: Date(timeIntervalSince1970: Double(time) / 1000), bpm: Double(bpm) / 10))
+        }
+        return samples
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64(clamping: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+}
+
+/// Bytes that are not a series in a format this version knows.
+public struct SeriesFormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension Array where Element == UInt8 {
+    mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+/// Reads little-endian integers from a byte array, throwing at its end instead of trapping.
+struct ByteReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var remaining: Int { bytes.count - offset }
+
+    mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+        guard remaining >= count else { return nil }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(SeriesFormatError) -> T {
+        let size = MemoryLayout<T>.size
+        guard remaining >= size else { throw SeriesFormatError("truncated: \(size) bytes wanted at offset \(offset), \(remaining) left") }
+        var value: T = 0
+        for index in 0..<size { value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index) }
+        offset += size
+        return value
+    }
+
+    mutating func u16() throws(SeriesFormatError) -> UInt16 { try integer(UInt16.self) }
+    mutating func u32() throws(SeriesFormatError) -> UInt32 { try integer(UInt32.self) }
+    mutating func i32() throws(SeriesFormatError) -> Int32 { try integer(Int32.self) }
+    mutating func i64() throws(SeriesFormatError) -> Int64 { try integer(Int64.self) }
+}

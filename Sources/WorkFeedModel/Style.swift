@@ -1,0 +1,141 @@
+/// An 8-bit sRGB colour with alpha, written `#rrggbb` or `#rrggbbaa` in configuration.
+public struct RGBA: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+    public var alpha: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    /// Parses `#rrggbb` or `#rrggbbaa`; `nil` for anything else.
+    public init?(hex: String) {
+        var digits = Substring(hex)
+        if digits.hasPrefix("#") { digits = digits.dropFirst() }
+        guard digits.count == 6 || digits.count == 8, let value = UInt32(digits, radix: 16) else { return nil }
+        let full = digits.count == 6 ? (value << 8) | 0xFF : value
+        self.init(
+            red: UInt8(truncatingIfNeeded: full >> 24),
+            green: UInt8(truncatingIfNeeded: full >> 16),
+            blue: UInt8(truncatingIfNeeded: full >> 8),
+            alpha: UInt8(truncatingIfNeeded: full)
+        )
+    }
+
+    public var description: String {
+        let hex = [red, green, blue, alpha].map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }
+        return "#" + hex.joined()
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let colour = RGBA(hex: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a colour (#rrggbb or #rrggbbaa): \(text)"))
+        }
+        self = colour
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// How one theme draws a route. Widths and radii are in points (pixels at @1x); a width or radius
+/// of zero turns that element off.
+public struct RouteStyle: Sendable, Hashable, Codable {
+    public var background: RGBA
+    public var line: RGBA
+    public var lineWidth: Double
+    /// Drawn under the line, `outlineWidth` wider on each side, so that the line reads on any background.
+    public var outline: RGBA
+    public var outlineWidth: Double
+    public var startMark: RGBA
+    public var endMark: RGBA
+    public var markRadius: Double
+    /// Space kept free around the route, in points.
+    public var padding: Double
+
+    public init(
+        background: RGBA, line: RGBA, lineWidth: Double, outline: RGBA, outlineWidth: Double,
+        startMark: RGBA, endMark: RGBA, markRadius: Double, padding: Double
+    ) {
+        self.background = background
+        self.line = line
+        self.lineWidth = lineWidth
+        self.outline = outline
+        self.outlineWidth = outlineWidth
+        self.startMark = startMark
+        self.endMark = endMark
+        self.markRadius = markRadius
+        self.padding = padding
+    }
+
+    public static let light = RouteStyle(
+        background: RGBA(hex: "#f2f0eb")!, line: RGBA(hex: "#1f6feb")!, lineWidth: 4,
+        outline: RGBA(hex: "#ffffff")!, outlineWidth: 1.5,
+        startMark: RGBA(hex: "#2da44e")!, endMark: RGBA(hex: "#cf222e")!, markRadius: 5, padding: 24
+    )
+
+    public static let dark = RouteStyle(
+        background: RGBA(hex: "#1c1e21")!, line: RGBA(hex: "#4aa3ff")!, lineWidth: 4,
+        outline: RGBA(hex: "#000000")!, outlineWidth: 1.5,
+        startMark: RGBA(hex: "#3fb950")!, endMark: RGBA(hex: "#f85149")!, markRadius: 5, padding: 24
+    )
+}
+
+/// How heatmaps colour heart-rate zones.
+public struct HeatmapStyle: Sendable, Hashable, Codable {
+    /// How many segments the route is cut into.
+    public var segments: Int
+    public var lineWidth: Double
+    /// Lower bounds (bpm) of the zones above the first: below `thresholds[0]` is zone 0.
+    public var thresholds: [Double]
+    /// One colour per zone: `thresholds.count + 1` of them.
+    public var zoneColors: [RGBA]
+
+    public init(segments: Int, lineWidth: Double, thresholds: [Double], zoneColors: [RGBA]) {
+        self.segments = segments
+        self.lineWidth = lineWidth
+        self.thresholds = thresholds
+        self.zoneColors = zoneColors
+    }
+
+    public static let standard = HeatmapStyle(
+        segments: 50, lineWidth: 8, thresholds: [100, 140, 180],
+        zoneColors: [RGBA(hex: "#2f6fde")!, RGBA(hex: "#2da44e")!, RGBA(hex: "#f0883e")!, RGBA(hex: "#da3633")!]
+    )
+}
+
+/// Everything a worker needs to know about how to draw, besides the workout's series.
+public struct PictureSpec: Sendable, Hashable, Codable {
+    public var kind: JobKind
+    public var theme: Theme
+    /// Size in points; the PNG is `width * scale` by `height * scale` pixels.
+    public var width: Int
+    public var height: Int
+    public var scale: Int
+    public var style: RouteStyle
+    public var heatmap: HeatmapStyle
+
+    public init(kind: JobKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle) {
+        self.kind = kind
+        self.theme = theme
+        self.width = width
+        self.height = height
+        self.scale = scale
+        self.style = style
+        self.heatmap = heatmap
+    }
+
+    public var pixelWidth: Int { width * scale }
+    public var pixelHeight: Int { height * scale }
+}

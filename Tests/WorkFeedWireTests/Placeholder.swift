@@ -1,0 +1,1 @@
+// placeholder so the package resolves while this module is written
