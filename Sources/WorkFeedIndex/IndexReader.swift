@@ -1,0 +1,119 @@
+public import Foundation
+public import GRDB
+public import WorkFeedModel
+
+/// Read queries on the index.
+public struct IndexReader {
+    public let db: Database
+
+    public func workoutCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM workout") ?? 0
+    }
+
+    /// Jobs per kind, theme and status.
+    public func statusCounts() throws -> [(kind: JobKind, theme: Theme, status: JobStatus, count: Int)] {
+        try Row.fetchAll(db, sql: "SELECT kind, theme, status, count(*) AS n FROM job GROUP BY kind, theme, status ORDER BY kind, theme, status")
+            .compactMap { row in
+                guard let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"]),
+                    let status = JobStatus(rawValue: row["status"])
+                else { return nil }
+                return (kind, theme, status, row["n"])
+            }
+    }
+
+    public func leasedCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE lease_id IS NOT NULL") ?? 0
+    }
+
+    /// Pending jobs that could be leased now (not leased, past any back-off).
+    public func readyCount(now: Date = Date()) throws -> Int {
+        try Int.fetchOne(
+            db,
+            sql: "SELECT count(*) FROM job WHERE status = 'pending' AND lease_id IS NULL AND (not_before IS NULL OR not_before <= ?)",
+            arguments: [now.timeIntervalSince1970]) ?? 0
+    }
+
+    /// When the earliest backed-off pending job becomes ready, if any is waiting.
+    public func nextRetry(after now: Date = Date()) throws -> Date? {
+        try Double.fetchOne(
+            db, sql: "SELECT min(not_before) FROM job WHERE status = 'pending' AND lease_id IS NULL AND not_before > ?",
+            arguments: [now.timeIntervalSince1970]
+        ).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    public func workout(_ id: WorkoutID) throws -> WorkoutRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]).map(Self.workoutRecord)
+    }
+
+    public func pictures(of id: WorkoutID) throws -> [PictureRecord] {
+        try Row.fetchAll(db, sql: "SELECT * FROM job WHERE workout_id = ? ORDER BY kind, theme, scale", arguments: [id.description])
+            .map(Self.pictureRecord)
+    }
+
+    /// The stored series of a workout, as stored.
+    public func series(of id: WorkoutID) throws -> (route: [UInt8], heartRate: [UInt8])? {
+        try Row.fetchOne(db, sql: "SELECT route, heart_rate FROM series WHERE workout_id = ?", arguments: [id.description]).map { row in
+            (Array(row["route"] as Data), Array(row["heart_rate"] as Data))
+        }
+    }
+
+    /// Workouts newest first, `limit` at a time. The cursor is opaque to clients: the last item's
+    /// start time and id, so that pages stay stable while workouts are added.
+    public func feed(limit: Int, cursor: String?) throws -> (workouts: [WorkoutRecord], next: String?) {
+        var sql = "SELECT * FROM workout"
+        var arguments: StatementArguments = []
+        if let cursor {
+            let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let start = Double(parts[0]) else { throw IndexError("not a feed cursor: \(cursor)") }
+            sql += " WHERE (coalesce(start_at, -1e18), id) < (?, ?)"
+            arguments = [start, parts[1]]
+        }
+        sql += " ORDER BY coalesce(start_at, -1e18) DESC, id DESC LIMIT ?"
+        _ = arguments.append(contentsOf: [limit + 1])
+        var workouts = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.workoutRecord)
+        var next: String?
+        if workouts.count > limit {
+            workouts.removeLast()
+            if let last = workouts.last {
+                next = "\(last.start?.timeIntervalSince1970 ?? -1e18)|\(last.id)"
+            }
+        }
+        return (workouts, next)
+    }
+
+    static func workoutRecord(_ row: Row) -> WorkoutRecord {
+        var record = WorkoutRecord(
+            id: WorkoutID(row["id"] as String)!,
+            source: WorkoutSource(rawValue: row["source"]) ?? .gpx,
+            sourceID: row["source_id"],
+            activity: ActivityType(rawValue: row["activity"]) ?? .other,
+            name: row["name"],
+            summary: WorkoutSummary(route: Route(), heartRate: []),
+            timeZoneOffset: row["tz_offset"],
+            routeVersion: row["route_version"],
+            routeHash: row["route_hash"],
+            heartRateHash: row["hr_hash"],
+            anchor: row["anchor"])
+        record.start = (row["start_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        record.end = (row["end_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        record.distance = row["distance"]
+        record.duration = row["duration"]
+        record.elevationGain = row["elevation_gain"]
+        record.heartRateAverage = row["hr_avg"]
+        record.heartRateMax = row["hr_max"]
+        record.pointCount = row["point_count"]
+        return record
+    }
+
+    static func pictureRecord(_ row: Row) -> PictureRecord {
+        PictureRecord(
+            picture: PictureID(
+                workoutID: WorkoutID(row["workout_id"] as String)!, kind: JobKind(rawValue: row["kind"]) ?? .route,
+                theme: Theme(rawValue: row["theme"]) ?? .light, scale: row["scale"]),
+            status: JobStatus(rawValue: row["status"]) ?? .pending,
+            reason: row["reason"],
+            cacheKey: row["cache_key"],
+            attempts: row["attempts"],
+            updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+    }
+}

@@ -1,0 +1,360 @@
+public import Foundation
+public import GRDB
+public import WorkFeedModel
+
+/// A job handed to a worker: its identity, the hashes its cache key is made of, and its series
+/// exactly as stored.
+public struct LeasedJob: Sendable, Hashable {
+    public var jobID: Int64
+    public var lease: UInt64
+    public var picture: PictureID
+    public var routeHash: String
+    public var heartRateHash: String
+    public var route: [UInt8]
+    public var heartRate: [UInt8]
+}
+
+/// What a worker's report did to a job.
+public enum CompletionEffect: Sendable, Hashable {
+    /// The report was for a lease that is no longer current (re-leased, or the inputs changed):
+    /// ignored.
+    case staleLease
+    /// The job now has this status; `retryAt` is set when a transient failure will be retried.
+    case updated(PictureID, JobStatus, reason: String?, retryAt: Date?)
+}
+
+/// How transient failures are retried.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Attempts (leases that came back without a picture) after which a job is `failed-no-retry`.
+    public var maximumAttempts: Int
+    /// The wait before the first retry; it doubles with each attempt, up to ``maximumBackoff``.
+    public var initialBackoff: Double
+    public var maximumBackoff: Double
+
+    public init(maximumAttempts: Int = 3, initialBackoff: Double = 1, maximumBackoff: Double = 60) {
+        self.maximumAttempts = maximumAttempts
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+    }
+
+    func backoff(afterAttempt attempt: Int) -> Double {
+        min(maximumBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))
+    }
+}
+
+/// The index operations of one transaction (see ``WorkoutIndex/write(_:)``).
+public struct IndexTransaction {
+    public let db: Database
+    /// The last anchor handed out in this transaction.
+    var anchor: Int64
+
+    init(db: Database, anchor: Int64) {
+        self.db = db
+        self.anchor = anchor
+    }
+
+    mutating func nextAnchor() -> Int64 {
+        anchor += 1
+        return anchor
+    }
+
+    /// Read queries inside this transaction.
+    public var reader: IndexReader { IndexReader(db: db) }
+
+    // MARK: Workouts
+
+    /// Stores an imported workout, or updates the known one with the same source and source id.
+    ///
+    /// A workout whose route or heart-rate series differs from the stored one gets the next route
+    /// version, and every picture of it becomes `pending` again, failed ones too.
+    public mutating func importWorkout(_ workout: ImportedWorkout) throws -> ImportReply {
+        let route = SeriesCodec.encode(workout.route)
+        let heartRate = SeriesCodec.encode(workout.heartRate)
+        let routeHash = SHA256.hex(route)
+        let heartRateHash = SHA256.hex(heartRate)
+        let sourceID = workout.sourceID ?? "sha256:" + SHA256.hex(route + heartRate)
+        let summary = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end)
+
+        let existing = try Row.fetchOne(
+            db, sql: "SELECT id, route_version, route_hash, hr_hash FROM workout WHERE source = ? AND source_id = ?",
+            arguments: [workout.source.rawValue, sourceID])
+        guard let existing else {
+            let id = WorkoutID.derived(source: workout.source, sourceID: sourceID)
+            let anchor = nextAnchor()
+            try db.execute(
+                sql: """
+                    INSERT INTO workout (id, source, source_id, activity, name, start_at, end_at, tz_offset, distance,
+                        duration, elevation_gain, hr_avg, hr_max, point_count, route_version, route_hash, hr_hash, anchor)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+                    """,
+                arguments: [
+                    id.description, workout.source.rawValue, sourceID, workout.activity.rawValue, workout.name,
+                    summary.start?.timeIntervalSince1970, summary.end?.timeIntervalSince1970, workout.timeZoneOffset,
+                    summary.distance, summary.duration, summary.elevationGain, summary.heartRateAverage,
+                    summary.heartRateMax, summary.pointCount, routeHash, heartRateHash, anchor,
+                ])
+            try db.execute(
+                sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)",
+                arguments: [id.description, Data(route), Data(heartRate)])
+            try db.execute(sql: "DELETE FROM deleted_workout WHERE id = ?", arguments: [id.description])
+            return ImportReply(id: id, result: .imported, routeVersion: 1)
+        }
+
+        let id = WorkoutID(existing["id"] as String)!
+        var version: Int = existing["route_version"]
+        let changed = existing["route_hash"] != routeHash || existing["hr_hash"] != heartRateHash
+        if !changed {
+            return ImportReply(id: id, result: .unchanged, routeVersion: version)
+        }
+        version += 1
+        let anchor = nextAnchor()
+        try db.execute(
+            sql: """
+                UPDATE workout SET activity = ?, name = ?, start_at = ?, end_at = ?, tz_offset = ?, distance = ?,
+                    duration = ?, elevation_gain = ?, hr_avg = ?, hr_max = ?, point_count = ?, route_version = ?,
+                    route_hash = ?, hr_hash = ?, anchor = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                workout.activity.rawValue, workout.name, summary.start?.timeIntervalSince1970,
+                summary.end?.timeIntervalSince1970, workout.timeZoneOffset, summary.distance, summary.duration,
+                summary.elevationGain, summary.heartRateAverage, summary.heartRateMax, summary.pointCount, version,
+                routeHash, heartRateHash, anchor, id.description,
+            ])
+        try db.execute(
+            sql: "UPDATE series SET route = ?, heart_rate = ? WHERE workout_id = ?",
+            arguments: [Data(route), Data(heartRate), id.description])
+        // Clearing the lease makes a worker's late report on the old inputs stale.
+        try db.execute(
+            sql: """
+                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, lease_id = NULL, leased_to = NULL,
+                    not_before = NULL, updated_at = ?, anchor = ?
+                WHERE workout_id = ?
+                """,
+            arguments: [Date().timeIntervalSince1970, anchor, id.description])
+        return ImportReply(id: id, result: .updated, routeVersion: version)
+    }
+
+    // MARK: Jobs
+
+    /// Makes sure the requested pictures exist and are current: missing jobs are created `pending`,
+    /// `generated` ones whose cache key no longer matches their inputs become `pending` again.
+    /// `failed-no-retry` jobs are left as they are.
+    /// - Parameter cacheKey: the current cache key of a picture given its route and heart-rate hashes.
+    public mutating func enqueue(
+        _ request: EnqueueRequest, scales: [Int], now: Date = Date(),
+        cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String) -> String
+    ) throws -> EnqueueReply {
+        var reply = EnqueueReply()
+        let idsJSON: String? = request.ids.map { ids in
+            "[" + ids.map { "\"\($0.description)\"" }.joined(separator: ",") + "]"
+        }
+        let workoutFilter = idsJSON == nil ? "1" : "w.id IN (SELECT value FROM json_each(:ids))"
+        for kind in request.kinds {
+            for theme in request.themes {
+                for scale in request.scales ?? scales {
+                    let anchor = nextAnchor()
+                    let arguments: StatementArguments = [
+                        "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "ids": idsJSON,
+                        "now": now.timeIntervalSince1970, "anchor": anchor,
+                    ]
+                    try db.execute(
+                        sql: """
+                            INSERT INTO job (workout_id, kind, theme, scale, status, updated_at, anchor)
+                            SELECT w.id, :kind, :theme, :scale, 'pending', :now, :anchor FROM workout w
+                            WHERE \(workoutFilter)
+                            ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
+                            """, arguments: arguments)
+                    reply.created += db.changesCount
+
+                    let rows = try Row.fetchCursor(
+                        db,
+                        sql: """
+                            SELECT j.id, j.workout_id, j.status, j.cache_key, j.anchor, w.route_hash, w.hr_hash
+                            FROM job j JOIN workout w ON w.id = j.workout_id
+                            WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(workoutFilter)
+                            """, arguments: arguments)
+                    var stale: [Int64] = []
+                    while let row = try rows.next() {
+                        let status: String = row["status"]
+                        switch JobStatus(rawValue: status) {
+                        case .pending:
+                            if row["anchor"] as Int64 != anchor { reply.alreadyPending += 1 }
+                        case .failedNoRetry:
+                            reply.failed += 1
+                        case .generated:
+                            let picture = PictureID(workoutID: WorkoutID(row["workout_id"] as String)!, kind: kind, theme: theme, scale: scale)
+                            if row["cache_key"] as String? == cacheKey(picture, row["route_hash"], row["hr_hash"]) {
+                                reply.current += 1
+                            } else {
+                                stale.append(row["id"])
+                            }
+                        case nil:
+                            break
+                        }
+                    }
+                    for id in stale {
+                        try db.execute(
+                            sql: "UPDATE job SET status = 'pending', attempts = 0, reason = NULL, updated_at = ?, anchor = ? WHERE id = ?",
+                            arguments: [now.timeIntervalSince1970, anchor, id])
+                    }
+                    reply.stale += stale.count
+                }
+            }
+        }
+        return reply
+    }
+
+    /// Leases up to `limit` ready jobs (pending, not leased, past any back-off) to `worker`,
+    /// highest priority first, then oldest.
+    /// - Parameter nextLease: hands out a new lease id each call.
+    public func lease(limit: Int, to worker: String, now: Date = Date(), nextLease: () -> UInt64) throws -> [LeasedJob] {
+        guard limit > 0 else { return [] }
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, w.route_hash, w.hr_hash, s.route, s.heart_rate
+                FROM job j JOIN workout w ON w.id = j.workout_id JOIN series s ON s.workout_id = j.workout_id
+                WHERE j.status = 'pending' AND j.lease_id IS NULL AND (j.not_before IS NULL OR j.not_before <= ?)
+                ORDER BY j.priority DESC, j.id
+                LIMIT ?
+                """,
+            arguments: [now.timeIntervalSince1970, limit])
+        var jobs: [LeasedJob] = []
+        jobs.reserveCapacity(rows.count)
+        let statement = try db.cachedStatement(sql: "UPDATE job SET lease_id = ?, leased_to = ? WHERE id = ?")
+        for row in rows {
+            guard let id = WorkoutID(row["workout_id"] as String),
+                let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"])
+            else { continue }
+            let lease = nextLease()
+            let jobID: Int64 = row["id"]
+            // SQLite integers are signed; the lease's bits are stored as they are.
+            try statement.execute(arguments: [Int64(bitPattern: lease), worker, jobID])
+            let route: Data = row["route"]
+            let heartRate: Data = row["heart_rate"]
+            jobs.append(
+                LeasedJob(
+                    jobID: jobID, lease: lease, picture: PictureID(workoutID: id, kind: kind, theme: theme, scale: row["scale"]),
+                    routeHash: row["route_hash"], heartRateHash: row["hr_hash"], route: Array(route), heartRate: Array(heartRate)))
+        }
+        return jobs
+    }
+
+    /// Records a worker's report on a lease.
+    public mutating func complete(_ report: JobReportRecord, retry: RetryPolicy, now: Date = Date()) throws -> CompletionEffect {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE lease_id = ?",
+                arguments: [Int64(bitPattern: report.lease)])
+        else { return .staleLease }
+        let picture = try Self.picture(row)
+        let jobID: Int64 = row["id"]
+        let anchor = nextAnchor()
+        switch report.outcome {
+        case .generated:
+            try db.execute(
+                sql: """
+                    UPDATE job SET status = 'generated', cache_key = ?, reason = NULL, attempts = 0, lease_id = NULL,
+                        leased_to = NULL, not_before = NULL, updated_at = ?, anchor = ?
+                    WHERE id = ?
+                    """,
+                arguments: [report.detail, now.timeIntervalSince1970, anchor, jobID])
+            return .updated(picture, .generated, reason: nil, retryAt: nil)
+        case .failedNoRetry:
+            try markFailed(jobID, reason: report.detail, now: now, anchor: anchor)
+            return .updated(picture, .failedNoRetry, reason: report.detail, retryAt: nil)
+        case .failedRetry:
+            return try retryOrFail(jobID, picture: picture, attempts: row["attempts"] as Int + 1, reason: report.detail, retry: retry, now: now, anchor: anchor)
+        }
+    }
+
+    /// Returns the jobs leased to a worker that is gone to the queue, counting an attempt against each.
+    public mutating func releaseLeases(of worker: String, reason: String, retry: RetryPolicy, now: Date = Date()) throws -> [CompletionEffect] {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE leased_to = ? AND lease_id IS NOT NULL",
+            arguments: [worker])
+        var effects: [CompletionEffect] = []
+        for row in rows {
+            let anchor = nextAnchor()
+            effects.append(
+                try retryOrFail(row["id"], picture: try Self.picture(row), attempts: row["attempts"] as Int + 1, reason: reason, retry: retry, now: now, anchor: anchor))
+        }
+        return effects
+    }
+
+    /// Clears every lease without counting an attempt: at start-up, the leases of a previous run
+    /// belong to no worker this coordinator knows.
+    public func releaseAllLeases() throws -> Int {
+        try db.execute(sql: "UPDATE job SET lease_id = NULL, leased_to = NULL WHERE lease_id IS NOT NULL")
+        return db.changesCount
+    }
+
+    private func markFailed(_ jobID: Int64, reason: String, now: Date, anchor: Int64) throws {
+        try db.execute(
+            sql: """
+                UPDATE job SET status = 'failed-no-retry', reason = ?, lease_id = NULL, leased_to = NULL,
+                    not_before = NULL, updated_at = ?, anchor = ?
+                WHERE id = ?
+                """,
+            arguments: [reason, now.timeIntervalSince1970, anchor, jobID])
+    }
+
+    private func retryOrFail(
+        _ jobID: Int64, picture: PictureID, attempts: Int, reason: String, retry: RetryPolicy, now: Date, anchor: Int64
+    ) throws -> CompletionEffect {
+        if attempts >= retry.maximumAttempts {
+            let final = "gave up after \(attempts) attempts: \(reason)"
+            try markFailed(jobID, reason: final, now: now, anchor: anchor)
+            return .updated(picture, .failedNoRetry, reason: final, retryAt: nil)
+        }
+        let retryAt = now.addingTimeInterval(retry.backoff(afterAttempt: attempts))
+        try db.execute(
+            sql: """
+                UPDATE job SET status = 'pending', reason = ?, attempts = ?, lease_id = NULL, leased_to = NULL,
+                    not_before = ?, updated_at = ?, anchor = ?
+                WHERE id = ?
+                """,
+            arguments: [reason, attempts, retryAt.timeIntervalSince1970, now.timeIntervalSince1970, anchor, jobID])
+        return .updated(picture, .pending, reason: reason, retryAt: retryAt)
+    }
+
+    static func picture(_ row: Row) throws -> PictureID {
+        guard let id = WorkoutID(row["workout_id"] as String), let kind = JobKind(rawValue: row["kind"]),
+            let theme = Theme(rawValue: row["theme"])
+        else { throw IndexError("corrupt job row \(row)") }
+        return PictureID(workoutID: id, kind: kind, theme: theme, scale: row["scale"])
+    }
+}
+
+/// A worker's report as the index records it (the wire's `JobReport`, without depending on the wire).
+public struct JobReportRecord: Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable { case generated, failedNoRetry, failedRetry }
+    public var lease: UInt64
+    public var outcome: Outcome
+    /// The cache key for `generated`, the reason otherwise.
+    public var detail: String
+
+    public init(lease: UInt64, outcome: Outcome, detail: String) {
+        self.lease = lease
+        self.outcome = outcome
+        self.detail = detail
+    }
+}
+
+extension WorkoutID {
+    /// A stable id for a source's workout, so that the same file gets the same id in any index:
+    /// the first 16 bytes of SHA-256("source\u{0}sourceID"), marked as an RFC 9562 version 8 UUID.
+    static func derived(source: WorkoutSource, sourceID: String) -> WorkoutID {
+        var hasher = SHA256()
+        hasher.update(source.rawValue + "\u{0}" + sourceID)
+        var bytes = Array(hasher.finalize().prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let uuid = UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        ))
+        return WorkoutID(uuid)
+    }
+}

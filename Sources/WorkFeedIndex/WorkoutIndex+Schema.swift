@@ -1,0 +1,84 @@
+import GRDB
+
+extension WorkoutIndex {
+    /// The schema's history. Migrations are never edited once released; a change is a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: workouts, series, jobs, anchors") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value ANY NOT NULL
+                    ) STRICT;
+
+                    CREATE TABLE workout (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        source TEXT NOT NULL,
+                        source_id TEXT NOT NULL,
+                        activity TEXT NOT NULL,
+                        name TEXT,
+                        start_at REAL,
+                        end_at REAL,
+                        tz_offset INTEGER,
+                        distance REAL NOT NULL,
+                        duration REAL,
+                        elevation_gain REAL,
+                        hr_avg REAL,
+                        hr_max REAL,
+                        point_count INTEGER NOT NULL,
+                        route_version INTEGER NOT NULL,
+                        route_hash TEXT NOT NULL,
+                        hr_hash TEXT NOT NULL,
+                        anchor INTEGER NOT NULL,
+                        UNIQUE (source, source_id)
+                    ) STRICT;
+                    CREATE INDEX workout_by_start ON workout (start_at DESC, id DESC);
+                    CREATE INDEX workout_by_anchor ON workout (anchor);
+
+                    CREATE TABLE series (
+                        workout_id TEXT PRIMARY KEY NOT NULL REFERENCES workout(id) ON DELETE CASCADE,
+                        route BLOB NOT NULL,
+                        heart_rate BLOB NOT NULL
+                    ) STRICT;
+
+                    CREATE TABLE job (
+                        id INTEGER PRIMARY KEY,
+                        workout_id TEXT NOT NULL REFERENCES workout(id) ON DELETE CASCADE,
+                        kind TEXT NOT NULL,
+                        theme TEXT NOT NULL,
+                        scale INTEGER NOT NULL,
+                        status TEXT NOT NULL CHECK (status IN ('pending', 'generated', 'failed-no-retry')),
+                        priority INTEGER NOT NULL DEFAULT 0,
+                        reason TEXT,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        cache_key TEXT,
+                        lease_id INTEGER,
+                        leased_to TEXT,
+                        not_before REAL,
+                        updated_at REAL NOT NULL,
+                        anchor INTEGER NOT NULL,
+                        UNIQUE (workout_id, kind, theme, scale)
+                    ) STRICT;
+                    CREATE INDEX job_ready ON job (priority DESC, id) WHERE status = 'pending' AND lease_id IS NULL;
+                    CREATE INDEX job_lease ON job (lease_id) WHERE lease_id IS NOT NULL;
+                    CREATE INDEX job_by_anchor ON job (anchor);
+
+                    CREATE TABLE deleted_workout (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        anchor INTEGER NOT NULL
+                    ) STRICT;
+                    """)
+        }
+        return migrator
+    }
+
+    /// The schema version names applied to this file, oldest first.
+    public func appliedMigrations() throws(IndexError) -> [String] {
+        do {
+            return try queue.read { db in try Self.migrator.appliedIdentifiers(db).sorted() }
+        } catch {
+            throw IndexError("cannot read the schema version", cause: error)
+        }
+    }
+}

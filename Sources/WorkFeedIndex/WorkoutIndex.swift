@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+public import Logging
+import WorkFeedModel
+
+/// The workout index: one SQLite file (WAL) holding workouts, their series, picture jobs and the
+/// change anchors. Only the coordinator opens it, from its event-loop thread.
+///
+/// Writes go through ``write(_:)``, which runs one transaction: the coordinator gathers everything
+/// a loop turn changed (statuses, imports, leases) into a single call.
+public final class WorkoutIndex {
+    let queue: DatabaseQueue
+    let logger: Logger
+    /// The last anchor handed out. Anchors only go up; a rolled-back transaction leaves a gap.
+    var lastAnchor: Int64
+
+    /// How durable each transaction is.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// Every committed transaction survives a power loss (fsync at each commit).
+        case full
+        /// Committed transactions survive a process crash; the last ones may be lost on power loss.
+        case normal
+    }
+
+    /// Opens (creating if needed) the index at `path` and brings its schema up to date.
+    /// - Throws: ``IndexError`` when the file cannot be opened, is not a WorkFeed index, or a
+    ///   migration fails (nothing is changed then).
+    public init(path: String, durability: Durability = .full, logger: Logger) throws(IndexError) {
+        self.logger = logger
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        }
+        do {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try Self.migrator.migrate(queue)
+            lastAnchor = try queue.read { db in
+                try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
+            }
+        } catch {
+            throw IndexError("cannot open the index at \(path)", cause: error)
+        }
+        logger.debug("index opened", metadata: ["path": "\(path)", "anchor": "\(lastAnchor)"])
+    }
+
+    /// Runs `body` in one transaction; everything it did is committed together or not at all.
+    public func write<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> T {
+        do {
+            return try queue.write { db in
+                var transaction = IndexTransaction(db: db, anchor: lastAnchor)
+                let result = try body(&transaction)
+                if transaction.anchor != lastAnchor {
+                    try db.execute(
+                        sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        arguments: [transaction.anchor])
+                }
+                lastAnchor = transaction.anchor
+                return result
+            }
+        } catch let error as IndexError {
+            throw error
+        } catch {
+            throw IndexError("index write failed", cause: error)
+        }
+    }
+
+    /// Runs read-only queries.
+    public func read<T>(_ body: (IndexReader) throws -> T) throws(IndexError) -> T {
+        do {
+            return try queue.read { db in try body(IndexReader(db: db)) }
+        } catch let error as IndexError {
+            throw error
+        } catch {
+            throw IndexError("index read failed", cause: error)
+        }
+    }
+}
+
+/// An index operation failed: what we were doing and the SQLite (or other) cause.
+public struct IndexError: Error, CustomStringConvertible {
+    public var message: String
+    public var cause: (any Error)?
+
+    public init(_ message: String, cause: (any Error)? = nil) {
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        cause.map { "\(message): \($0)" } ?? message
+    }
+}

@@ -1,0 +1,60 @@
+/// What importing one workout did to the index.
+public enum ImportResult: String, Codable, Sendable, Hashable {
+    /// New to the index.
+    case imported
+    /// Known, and nothing changed.
+    case unchanged
+    /// Known, and its route or heart-rate series changed: its pictures are pending again.
+    case updated
+}
+
+public struct ImportReply: Codable, Sendable, Hashable {
+    public var id: WorkoutID
+    public var result: ImportResult
+    public var routeVersion: Int
+
+    public init(id: WorkoutID, result: ImportResult, routeVersion: Int) {
+        self.id = id
+        self.result = result
+        self.routeVersion = routeVersion
+    }
+}
+
+/// Make sure these pictures exist and are current (`workctl enqueue`).
+public struct EnqueueRequest: Codable, Sendable, Hashable {
+    /// The workouts; `nil` means all of them.
+    public var ids: [WorkoutID]?
+    public var kinds: [JobKind]
+    public var themes: [Theme]
+    /// `nil`: the scales the coordinator is configured with.
+    public var scales: [Int]?
+
+    public init(ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil) {
+        self.ids = ids
+        self.kinds = kinds
+        self.themes = themes
+        self.scales = scales
+    }
+}
+
+public struct EnqueueReply: Codable, Sendable, Hashable {
+    /// Jobs that did not exist and were created `pending`.
+    public var created: Int
+    /// `generated` jobs whose cache key no longer matched their inputs, made `pending` again.
+    public var stale: Int
+    /// Jobs already `pending`.
+    public var alreadyPending: Int
+    /// `generated` jobs that are current: nothing to do.
+    public var current: Int
+    /// `failed-no-retry` jobs left as they are (see `workctl retry`).
+    public var failed: Int
+
+    public init(created: Int = 0, stale: Int = 0, alreadyPending: Int = 0, current: Int = 0, failed: Int = 0) {
+        self.created = created
+        self.stale = stale
+        self.alreadyPending = alreadyPending
+        self.current = current
+        self.failed = failed
+    }
+}
+

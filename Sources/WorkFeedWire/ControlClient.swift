@@ -1,0 +1,87 @@
+import CZeroMQ
+
+/// A control-protocol client: what `workctl` uses to talk to the coordinator.
+///
+/// It owns a DEALER socket, so it is `~Copyable` and used from one thread. Each request waits for
+/// its reply up to a timeout; a reply to an earlier, timed-out request is recognised by its id and
+/// dropped.
+public struct ControlClient: ~Copyable {
+    private let socket: ZMQSocket
+    public let endpoint: String
+    public let timeoutMilliseconds: Int
+    private var nextID: UInt64 = 1
+
+    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000) throws(ZMQError) {
+        let socket = try ZMQSocket(context, type: .dealer)
+        try socket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        try socket.connect(endpoint)
+        self.socket = socket
+        self.endpoint = endpoint
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    /// Sends a request and decodes its reply.
+    /// - Throws: ``ControlClientError`` when there is no reply in time, the reply is malformed, or
+    ///   the coordinator answered with an error.
+    public mutating func request<Reply: Decodable>(
+        _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
+    ) throws(ControlClientError) -> Reply {
+        let bytes = try requestRaw(command, body, attachments: attachments)
+        do {
+            return try ControlCodec.decode(Reply.self, from: bytes)
+        } catch {
+            throw ControlClientError("the reply to \(command.rawValue) could not be read: \(error)")
+        }
+    }
+
+    /// Sends a request and returns the reply's JSON body as it came.
+    public mutating func requestRaw(
+        _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []
+    ) throws(ControlClientError) -> [UInt8] {
+        let id = nextID
+        nextID += 1
+        let encoded: [UInt8]
+        do { encoded = try ControlCodec.encode(body) } catch { throw ControlClientError("could not encode \(command.rawValue): \(error)") }
+        do {
+            try socket.send(ControlRequest(id: id, command: command, body: encoded, attachments: attachments).frames)
+            let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+            while true {
+                let left = deadline - ContinuousClock.now
+                let leftMilliseconds = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+                guard leftMilliseconds > 0, try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: leftMilliseconds)[0] else {
+                    throw ControlClientError(
+                        "no reply from the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is workfeed-coordinator running there?")
+                }
+                guard let frames = try socket.receive(dontWait: true) else { continue }
+                let reply: ControlReply
+                do { reply = try ControlReply(frames: frames) } catch {
+                    throw ControlClientError("malformed reply from \(endpoint): \(error)")
+                }
+                guard reply.id == id else { continue }
+                guard reply.ok else {
+                    let message = (try? ControlCodec.decode(ControlErrorBody.self, from: reply.body))?.error ?? "unreadable error"
+                    throw ControlClientError(message, fromCoordinator: true)
+                }
+                return reply.body
+            }
+        } catch let error as ZMQError {
+            throw ControlClientError("talking to the coordinator at \(endpoint): \(error)")
+        } catch let error as ControlClientError {
+            throw error
+        } catch {
+            throw ControlClientError("\(error)")
+        }
+    }
+}
+
+/// A control request that failed: no reply, a malformed one, or the coordinator's own error message.
+public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    /// The coordinator understood the request and refused it (bad id, ...), as opposed to a transport failure.
+    public var fromCoordinator: Bool
+
+    public init(_ description: String, fromCoordinator: Bool = false) {
+        self.description = description
+        self.fromCoordinator = fromCoordinator
+    }
+}

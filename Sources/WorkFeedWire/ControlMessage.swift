@@ -1,0 +1,234 @@
+public import Foundation
+public import WorkFeedModel
+
+/// The operator commands the coordinator answers on its control socket (docs/PROTOCOL.md,
+/// "Control protocol").
+public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
+    case ping = "PING"
+    case importWorkout = "IMPORT"
+    case enqueue = "ENQUEUE"
+    case status = "STATUS"
+    case show = "SHOW"
+    case feed = "FEED"
+}
+
+/// `[WFC1][request id: u64][COMMAND][body: JSON][attachment...]`
+public struct ControlRequest: Sendable, Hashable {
+    public static let protocolName = "WFC1"
+
+    public var id: UInt64
+    public var command: ControlCommand
+    public var body: [UInt8]
+    /// Binary frames after the body (the series of an IMPORT).
+    public var attachments: [[UInt8]]
+
+    public init(id: UInt64, command: ControlCommand, body: [UInt8], attachments: [[UInt8]] = []) {
+        self.id = id
+        self.command = command
+        self.body = body
+        self.attachments = attachments
+    }
+
+    public var frames: [[UInt8]] {
+        [Array(Self.protocolName.utf8), id.bigEndianBytes, Array(command.rawValue.utf8), body] + attachments
+    }
+
+    /// Parses a request (after the routing envelope).
+    /// - Throws: ``WireError`` naming the frame that is wrong.
+    public init(frames: [[UInt8]]) throws(WireError) {
+        guard let first = frames.first, first.elementsEqual(Self.protocolName.utf8) else {
+            throw WireError("frame 0 must be the protocol \(Self.protocolName)")
+        }
+        var reader = FrameReader(frames, command: "request", start: 1)
+        id = try reader.uint64("request id")
+        let name = try reader.text("command")
+        guard let command = ControlCommand(rawValue: name) else {
+            let known = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
+            throw WireError("unknown command '\(name.prefix(40))' (known: \(known))")
+        }
+        self.command = command
+        body = try reader.bytes("body")
+        attachments = Array(frames.dropFirst(reader.index))
+    }
+}
+
+/// `[WFC1][request id: u64][OK|ERROR][body: JSON]`; an ERROR's body is `{"error": "..."}`.
+public struct ControlReply: Sendable, Hashable {
+    public var id: UInt64
+    public var ok: Bool
+    public var body: [UInt8]
+
+    public init(id: UInt64, ok: Bool, body: [UInt8]) {
+        self.id = id
+        self.ok = ok
+        self.body = body
+    }
+
+    public static func error(id: UInt64, _ message: String) -> ControlReply {
+        ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(error: message))) ?? [])
+    }
+
+    public var frames: [[UInt8]] {
+        [Array(ControlRequest.protocolName.utf8), id.bigEndianBytes, Array((ok ? "OK" : "ERROR").utf8), body]
+    }
+
+    public init(frames: [[UInt8]]) throws(WireError) {
+        guard let first = frames.first, first.elementsEqual(ControlRequest.protocolName.utf8) else {
+            throw WireError("frame 0 must be the protocol \(ControlRequest.protocolName)")
+        }
+        var reader = FrameReader(frames, command: "reply", start: 1)
+        id = try reader.uint64("request id")
+        let verdict = try reader.text("verdict")
+        guard verdict == "OK" || verdict == "ERROR" else { throw WireError("reply: frame 2 must be OK or ERROR, is '\(verdict.prefix(20))'") }
+        ok = verdict == "OK"
+        body = try reader.bytes("body")
+        try reader.end()
+    }
+}
+
+public struct ControlErrorBody: Codable, Sendable {
+    public var error: String
+}
+
+/// JSON as the control protocol writes it: sorted keys, ISO-8601 dates.
+public enum ControlCodec {
+    public static func encode(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return Array(try encoder.encode(value))
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(type, from: Data(bytes))
+    }
+}
+
+// MARK: - Bodies
+
+/// IMPORT: one workout; attachments are its route (`WFR1`) and heart-rate (`WFH1`) series.
+public struct ImportRequest: Codable, Sendable, Hashable {
+    public var source: WorkoutSource
+    public var sourceID: String?
+    public var activity: ActivityType
+    public var name: String?
+    public var start: Date?
+    public var end: Date?
+    public var timeZoneOffset: Int?
+    public var origin: String
+
+    public init(_ workout: ImportedWorkout) {
+        source = workout.source
+        sourceID = workout.sourceID
+        activity = workout.activity
+        name = workout.name
+        start = workout.start
+        end = workout.end
+        timeZoneOffset = workout.timeZoneOffset
+        origin = workout.origin
+    }
+}
+
+/// STATUS: the whole system at a glance.
+public struct StatusReply: Codable, Sendable, Hashable {
+    public struct Count: Codable, Sendable, Hashable {
+        public var kind: JobKind
+        public var theme: Theme
+        public var status: JobStatus
+        public var count: Int
+
+        public init(kind: JobKind, theme: Theme, status: JobStatus, count: Int) {
+            self.kind = kind
+            self.theme = theme
+            self.status = status
+            self.count = count
+        }
+    }
+
+    public struct Worker: Codable, Sendable, Hashable {
+        public var name: String
+        public var capacity: Int
+        public var busy: Int
+        public var done: Int
+
+        public init(name: String, capacity: Int, busy: Int, done: Int) {
+            self.name = name
+            self.capacity = capacity
+            self.busy = busy
+            self.done = done
+        }
+    }
+
+    public var workouts: Int
+    public var counts: [Count]
+    /// Jobs leased to workers right now.
+    public var leased: Int
+    public var workers: [Worker]
+    public var cacheDirectory: String
+
+    public init(workouts: Int, counts: [Count], leased: Int, workers: [Worker], cacheDirectory: String) {
+        self.workouts = workouts
+        self.counts = counts
+        self.leased = leased
+        self.workers = workers
+        self.cacheDirectory = cacheDirectory
+    }
+
+    /// The number of jobs with `status`, over every kind and theme.
+    public func total(_ status: JobStatus) -> Int {
+        counts.filter { $0.status == status }.reduce(0) { $0 + $1.count }
+    }
+}
+
+/// SHOW: one workout and its pictures.
+public struct ShowRequest: Codable, Sendable, Hashable {
+    public var id: WorkoutID
+    public init(id: WorkoutID) { self.id = id }
+}
+
+public struct WorkoutWithPictures: Codable, Sendable, Hashable {
+    public var workout: WorkoutRecord
+    public var pictures: [PictureRecord]
+
+    public init(workout: WorkoutRecord, pictures: [PictureRecord]) {
+        self.workout = workout
+        self.pictures = pictures
+    }
+}
+
+public struct ShowReply: Codable, Sendable, Hashable {
+    public var item: WorkoutWithPictures
+    public var cacheDirectory: String
+
+    public init(item: WorkoutWithPictures, cacheDirectory: String) {
+        self.item = item
+        self.cacheDirectory = cacheDirectory
+    }
+}
+
+/// FEED: workouts newest first, a page at a time.
+public struct FeedRequest: Codable, Sendable, Hashable {
+    public var limit: Int
+    /// The `next` of the previous page; `nil` for the first.
+    public var cursor: String?
+
+    public init(limit: Int, cursor: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+public struct FeedReply: Codable, Sendable, Hashable {
+    public var items: [WorkoutWithPictures]
+    /// Pass as `cursor` for the next page; `nil` after the last.
+    public var next: String?
+    public var cacheDirectory: String
+
+    public init(items: [WorkoutWithPictures], next: String?, cacheDirectory: String) {
+        self.items = items
+        self.next = next
+        self.cacheDirectory = cacheDirectory
+    }
+}

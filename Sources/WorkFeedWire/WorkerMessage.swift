@@ -1,0 +1,156 @@
+public import WorkFeedModel
+
+/// A job as the coordinator hands it to a worker: everything needed to draw the picture.
+public struct JobAssignment: Sendable, Hashable {
+    /// Identifies this lease of the job; the worker's report quotes it, and a report for a lease
+    /// that is no longer current is ignored.
+    public var lease: UInt64
+    public var workoutID: WorkoutID
+    /// Hash of everything the picture depends on; written into the PNG.
+    public var cacheKey: String
+    /// The picture spec as JSON (docs/PROTOCOL.md); the same bytes for every job of one kind,
+    /// theme and scale, so both sides cache its encoding.
+    public var spec: [UInt8]
+    /// The route series, `WFR1` (docs/series-format.md), as stored in the index.
+    public var route: [UInt8]
+    /// The heart-rate series, `WFH1`, as stored in the index.
+    public var heartRate: [UInt8]
+
+    public init(lease: UInt64, workoutID: WorkoutID, cacheKey: String, spec: [UInt8], route: [UInt8], heartRate: [UInt8]) {
+        self.lease = lease
+        self.workoutID = workoutID
+        self.cacheKey = cacheKey
+        self.spec = spec
+        self.route = route
+        self.heartRate = heartRate
+    }
+}
+
+/// How a job ended on the worker.
+public enum JobOutcome: String, Sendable, Hashable, CaseIterable {
+    /// The PNG is in the cache.
+    case generated
+    /// It cannot succeed with these inputs (no route, no heart-rate samples, ...).
+    case failedNoRetry = "failed-no-retry"
+    /// It may succeed later (the cache write failed, say); the coordinator retries with back-off.
+    case failedRetry = "failed-retry"
+}
+
+/// A worker's report on one lease.
+public struct JobReport: Sendable, Hashable {
+    public var lease: UInt64
+    public var outcome: JobOutcome
+    /// The failure reason, or the cache key written for `generated`.
+    public var detail: String
+    public var renderMicroseconds: UInt64
+
+    public init(lease: UInt64, outcome: JobOutcome, detail: String, renderMicroseconds: UInt64) {
+        self.lease = lease
+        self.outcome = outcome
+        self.detail = detail
+        self.renderMicroseconds = renderMicroseconds
+    }
+}
+
+/// The messages between coordinator and workers (docs/PROTOCOL.md, "Worker protocol").
+/// Every message starts with the protocol frame `WFW1` and a command frame.
+public enum WorkerMessage: Sendable, Hashable {
+    /// Worker → coordinator: ready for up to `capacity` jobs at once.
+    case ready(capacity: Int, rendererVersion: Int, name: String)
+    /// Coordinator → worker.
+    case job(JobAssignment)
+    /// Worker → coordinator.
+    case status(JobReport)
+    /// Both ways, when nothing else was sent for a heartbeat interval.
+    case heartbeat
+    /// Both ways: the sender is going away (or, from the coordinator, does not know the worker).
+    case disconnect(reason: String)
+    /// Coordinator → worker: the worker's last message was malformed.
+    case error(String)
+
+    public static let protocolName = "WFW1"
+    /// Messages larger than this are refused by the sockets (ZMQ_MAXMSGSIZE).
+    public static let maximumMessageSize: Int64 = 256 << 20
+
+    public var command: String {
+        switch self {
+        case .ready: "READY"
+        case .job: "JOB"
+        case .status: "STATUS"
+        case .heartbeat: "HEARTBEAT"
+        case .disconnect: "DISCONNECT"
+        case .error: "ERROR"
+        }
+    }
+
+    /// The frames to send (without any routing envelope).
+    public var frames: [[UInt8]] {
+        var frames: [[UInt8]] = [Array(Self.protocolName.utf8), Array(command.utf8)]
+        switch self {
+        case .ready(let capacity, let version, let name):
+            frames += [UInt32(clamping: capacity).bigEndianBytes, UInt32(clamping: version).bigEndianBytes, Array(name.utf8)]
+        case .job(let job):
+            frames += [
+                job.lease.bigEndianBytes, Array(job.workoutID.description.utf8), Array(job.cacheKey.utf8),
+                job.spec, job.route, job.heartRate,
+            ]
+        case .status(let report):
+            frames += [
+                report.lease.bigEndianBytes, Array(report.outcome.rawValue.utf8), Array(report.detail.utf8),
+                report.renderMicroseconds.bigEndianBytes,
+            ]
+        case .heartbeat:
+            break
+        case .disconnect(let reason), .error(let reason):
+            frames.append(Array(reason.utf8))
+        }
+        return frames
+    }
+
+    /// Parses a message's frames (after any routing envelope).
+    /// - Throws: ``WireError`` naming the frame that is wrong.
+    public init(frames: [[UInt8]]) throws(WireError) {
+        guard let first = frames.first else { throw WireError("empty message") }
+        guard first.elementsEqual(Self.protocolName.utf8) else {
+            let shown = String(decoding: first.prefix(16), as: UTF8.self)
+            throw WireError("frame 0 must be the protocol \(Self.protocolName), got '\(shown)' (\(first.count) bytes)")
+        }
+        guard frames.count >= 2, let command = String(validating: frames[1], as: UTF8.self) else {
+            throw WireError("frame 1 must be a command (READY, JOB, STATUS, HEARTBEAT, DISCONNECT, ERROR)")
+        }
+        var reader = FrameReader(frames, command: command, start: 2)
+        switch command {
+        case "READY":
+            let capacity = try reader.uint32("capacity")
+            let version = try reader.uint32("renderer version")
+            let name = try reader.text("name")
+            guard capacity > 0 && capacity <= 1024 else { throw WireError("READY: capacity must be 1...1024, is \(capacity)") }
+            self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name)
+        case "JOB":
+            let lease = try reader.uint64("lease")
+            let idText = try reader.text("workout id")
+            guard let id = WorkoutID(idText) else { throw WireError("JOB: frame 3 (workout id) is not a UUID: '\(idText.prefix(40))'") }
+            self = .job(
+                JobAssignment(
+                    lease: lease, workoutID: id, cacheKey: try reader.text("cache key"), spec: try reader.bytes("spec"),
+                    route: try reader.bytes("route"), heartRate: try reader.bytes("heart rate")))
+        case "STATUS":
+            let lease = try reader.uint64("lease")
+            let outcomeText = try reader.text("outcome")
+            guard let outcome = JobOutcome(rawValue: outcomeText) else {
+                throw WireError("STATUS: frame 3 (outcome) must be generated, failed-no-retry or failed-retry, is '\(outcomeText.prefix(40))'")
+            }
+            self = .status(
+                JobReport(lease: lease, outcome: outcome, detail: try reader.text("detail"), renderMicroseconds: try reader.uint64("render microseconds")))
+        case "HEARTBEAT":
+            self = .heartbeat
+        case "DISCONNECT":
+            self = .disconnect(reason: reader.remaining > 0 ? try reader.text("reason") : "")
+        case "ERROR":
+            self = .error(try reader.text("message"))
+        default:
+            throw WireError("unknown command '\(command.prefix(40))' (READY, JOB, STATUS, HEARTBEAT, DISCONNECT, ERROR)")
+        }
+        try reader.end()
+    }
+}
