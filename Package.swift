@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "WorkFeedCoordinator",
             dependencies: [
-                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig",
+                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -136,6 +136,11 @@ public struct PictureSpec: Sendable, Hashable, Codable {
         self.heatmap = heatmap
     }
 
+    /// The version of the drawing code. It is part of every cache key, so that changing how pictures
+    /// look makes every picture stale; bump it whenever the bytes of any picture change. Workers
+    /// whose version differs from the coordinator's are refused.
+    public static let rendererVersion = 1
+
     public var pixelWidth: Int { width * scale }
     public var pixelHeight: Int { height * scale }
 }

@@ -1,0 +1,171 @@
+public import WorkFeedModel
+
+/// Everything the coordinator is configured with. `Config/coordinator.yaml` documents each key;
+/// ``defaults`` are the embedded defaults used when a key is absent.
+public struct CoordinatorConfiguration: Sendable, Hashable {
+    /// The SQLite index file.
+    public var indexPath = "var/index.sqlite"
+    /// `full`: every commit survives power loss; `normal`: survives a process crash.
+    public var durability = "full"
+    /// The shared picture cache, as the coordinator sees it (reported to operators).
+    public var cacheDirectory = "var/cache"
+    /// Where workers connect.
+    public var workerEndpoint = "tcp://127.0.0.1:5555"
+    /// Where workctl connects.
+    public var controlEndpoint = "tcp://127.0.0.1:5556"
+    /// A worker or coordinator that sent nothing for this long sends a HEARTBEAT.
+    public var heartbeatIntervalMilliseconds = 1000
+    /// A worker silent for `heartbeatLiveness` intervals is gone; its jobs are leased again.
+    public var heartbeatLiveness = 5
+    public var maximumAttempts = 3
+    public var initialBackoffSeconds = 1.0
+    public var maximumBackoffSeconds = 60.0
+    /// Picture size in points; the PNG is width × scale by height × scale pixels.
+    public var pictureWidth = 512
+    public var pictureHeight = 512
+    /// Scales rendered when an enqueue does not name one.
+    public var scales = [1]
+    public var lightStyle = RouteStyle.light
+    public var darkStyle = RouteStyle.dark
+    public var heatmap = HeatmapStyle.standard
+    public var logLevel = "info"
+    public var logFormat = "text"
+
+    public static let defaults = CoordinatorConfiguration()
+
+    public init() {}
+
+    public func style(for theme: Theme) -> RouteStyle {
+        theme == .light ? lightStyle : darkStyle
+    }
+
+    /// The keys a coordinator configuration file may hold.
+    public static let keys: Set<String> = Set(
+        [
+            "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control",
+            "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
+            "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
+            "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
+        ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } })
+
+    /// Loads the configuration: flags over environment over file over defaults.
+    /// - Throws: ``ConfigurationError`` naming the first bad key, its value and what is allowed.
+    public static func load(
+        file: String?, environment: [String: String], overrides: [String: String] = [:]
+    ) async throws(ConfigurationError) -> CoordinatorConfiguration {
+        let settings = try await Settings(file: file, knownKeys: keys, environment: environment, overrides: overrides)
+        var c = CoordinatorConfiguration()
+        c.indexPath = settings.string("index.path", default: c.indexPath)
+        c.durability = try settings.choice("index.durability", default: Durability.full).rawValue
+        c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
+        c.workerEndpoint = try settings.endpoint("listen.workers", default: c.workerEndpoint)
+        c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)
+        c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)
+        c.heartbeatLiveness = try settings.int("heartbeat.liveness", default: c.heartbeatLiveness, in: 2...100)
+        c.maximumAttempts = try settings.int("retry.max_attempts", default: c.maximumAttempts, in: 1...100)
+        c.initialBackoffSeconds = try settings.double("retry.initial_backoff_seconds", default: c.initialBackoffSeconds, in: 0...3600)
+        c.maximumBackoffSeconds = try settings.double("retry.max_backoff_seconds", default: c.maximumBackoffSeconds, in: 0...86_400)
+        c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: 16...4096)
+        c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: 16...4096)
+        c.scales = try settings.ints("pictures.scales", default: c.scales, in: 1...3)
+        c.lightStyle = try settings.routeStyle("styles.light", default: c.lightStyle)
+        c.darkStyle = try settings.routeStyle("styles.dark", default: c.darkStyle)
+        c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
+        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
+        c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
+        return c
+    }
+
+    enum Durability: String, CaseIterable { case full, normal }
+}
+
+/// Log levels as configuration spells them (swift-log's names).
+public enum LogLevelName: String, CaseIterable, Sendable {
+    case trace, debug, info, notice, warning, error, critical
+}
+
+public enum LogFormat: String, CaseIterable, Sendable {
+    /// One human-readable line per event with its metadata.
+    case text
+    /// One JSON object per line, for log shippers.
+    case json
+}
+
+extension RouteStyle {
+    static let keyNames = [
+        "background", "line", "line_width", "outline", "outline_width", "start_mark", "end_mark", "mark_radius", "padding",
+    ]
+}
+
+extension Settings {
+    func endpoint(_ key: String, default value: String) throws(ConfigurationError) -> String {
+        let text = string(key, default: value)
+        guard text.hasPrefix("tcp://") || text.hasPrefix("ipc://") || text.hasPrefix("inproc://") else {
+            throw invalid(key, text, "a ZeroMQ endpoint such as tcp://127.0.0.1:5555 (tcp://, ipc:// or inproc://)")
+        }
+        return text
+    }
+
+    func ints(_ key: String, default value: [Int], in range: ClosedRange<Int>) throws(ConfigurationError) -> [Int] {
+        let texts = strings(key, default: value.map(String.init))
+        var numbers: [Int] = []
+        for text in texts {
+            guard let number = Int(text), range.contains(number) else {
+                throw invalid(key, texts.joined(separator: ","), "a list of whole numbers from \(range.lowerBound) to \(range.upperBound)")
+            }
+            numbers.append(number)
+        }
+        guard !numbers.isEmpty else { throw invalid(key, "", "at least one value") }
+        return numbers
+    }
+
+    func colour(_ key: String, default value: RGBA) throws(ConfigurationError) -> RGBA {
+        guard let text = raw(key) else { return value }
+        guard let colour = RGBA(hex: text) else { throw invalid(key, text, "a colour written #rrggbb or #rrggbbaa") }
+        return colour
+    }
+
+    func routeStyle(_ prefix: String, default style: RouteStyle) throws(ConfigurationError) -> RouteStyle {
+        var s = style
+        s.background = try colour("\(prefix).background", default: s.background)
+        s.line = try colour("\(prefix).line", default: s.line)
+        s.lineWidth = try double("\(prefix).line_width", default: s.lineWidth, in: 0.5...64)
+        s.outline = try colour("\(prefix).outline", default: s.outline)
+        s.outlineWidth = try double("\(prefix).outline_width", default: s.outlineWidth, in: 0...32)
+        s.startMark = try colour("\(prefix).start_mark", default: s.startMark)
+        s.endMark = try colour("\(prefix).end_mark", default: s.endMark)
+        s.markRadius = try double("\(prefix).mark_radius", default: s.markRadius, in: 0...64)
+        s.padding = try double("\(prefix).padding", default: s.padding, in: 0...512)
+        return s
+    }
+
+    func heatmapStyle(_ prefix: String, default style: HeatmapStyle) throws(ConfigurationError) -> HeatmapStyle {
+        var h = style
+        h.segments = try int("\(prefix).segments", default: h.segments, in: 1...1000)
+        h.lineWidth = try double("\(prefix).line_width", default: h.lineWidth, in: 0.5...64)
+        let thresholdTexts = strings("\(prefix).thresholds", default: h.thresholds.map { String($0) })
+        var thresholds: [Double] = []
+        for text in thresholdTexts {
+            guard let value = Double(text), value > 0, value < 300, value > thresholds.last ?? 0 else {
+                throw invalid("\(prefix).thresholds", thresholdTexts.joined(separator: ","), "increasing heart rates in bpm, between 0 and 300")
+            }
+            thresholds.append(value)
+        }
+        let colourTexts = strings("\(prefix).colors", default: h.zoneColors.map(\.description))
+        var colours: [RGBA] = []
+        for text in colourTexts {
+            guard let colour = RGBA(hex: text) else {
+                throw invalid("\(prefix).colors", colourTexts.joined(separator: ","), "colours written #rrggbb or #rrggbbaa")
+            }
+            colours.append(colour)
+        }
+        guard colours.count == thresholds.count + 1 else {
+            throw invalid(
+                "\(prefix).colors", colourTexts.joined(separator: ","),
+                "one colour per zone: \(thresholds.count + 1) colours for \(thresholds.count) thresholds")
+        }
+        h.thresholds = thresholds
+        h.zoneColors = colours
+        return h
+    }
+}

@@ -1,0 +1,111 @@
+import Configuration
+import Foundation
+import SystemPackage
+import Yams
+
+/// Configuration values from, in order of precedence: command-line flags, environment variables
+/// (`WORKFEED_` + the key in upper case with `_` for `.`, e.g. `WORKFEED_CACHE_DIRECTORY`), the
+/// YAML file, and the embedded defaults.
+///
+/// Every value is read as text and parsed here, so that a bad one stops the process with the key,
+/// the value and what is allowed, instead of silently falling back to a default.
+public struct Settings: Sendable {
+    let reader: ConfigReader
+    let file: String?
+
+    /// - Parameters:
+    ///   - file: a YAML file, or `nil` for the embedded defaults alone.
+    ///   - knownKeys: every key the file may hold; any other is a typo and an error.
+    ///   - environment: the process environment (tests pass their own).
+    ///   - overrides: values from command-line flags, by key.
+    public init(
+        file: String?, knownKeys: Set<String>, environment: [String: String], overrides: [String: String]
+    ) async throws(ConfigurationError) {
+        var providers: [any ConfigProvider] = []
+        providers.append(
+            InMemoryProvider(
+                name: "flags",
+                values: Dictionary(uniqueKeysWithValues: overrides.map { (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), ConfigValue(.string($0.value), isSecret: false)) })))
+        providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "workfeed"))
+        if let file {
+            try Self.checkKeys(file: file, known: knownKeys)
+            do {
+                providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
+            } catch {
+                throw ConfigurationError(key: "(file)", value: file, allowed: "cannot read it as YAML: \(error)")
+            }
+        }
+        reader = ConfigReader(providers: providers)
+        self.file = file
+    }
+
+    /// Rejects keys the program does not know: a misspelt key would otherwise be ignored silently.
+    static func checkKeys(file: String, known: Set<String>) throws(ConfigurationError) {
+        let text: String
+        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+            throw ConfigurationError(key: "(file)", value: file, allowed: "cannot read the file: \(error.localizedDescription)")
+        }
+        let root: Node?
+        do { root = try Yams.compose(yaml: text) } catch {
+            throw ConfigurationError(key: "(file)", value: file, allowed: "not valid YAML: \(error)")
+        }
+        guard let root else { return }
+        func walk(_ node: Node, prefix: String) throws(ConfigurationError) {
+            guard let mapping = node.mapping else { return }
+            for (keyNode, value) in mapping {
+                let key = prefix.isEmpty ? (keyNode.string ?? "?") : prefix + "." + (keyNode.string ?? "?")
+                if known.contains(key) { continue }
+                if value.mapping != nil, known.contains(where: { $0.hasPrefix(key + ".") }) {
+                    try walk(value, prefix: key)
+                    continue
+                }
+                let line = keyNode.mark.map { ":\($0.line)" } ?? ""
+                throw ConfigurationError(
+                    key: key, value: nil, allowed: "unknown key (known keys: \(known.sorted().joined(separator: ", ")))",
+                    file: file + line)
+            }
+        }
+        try walk(root, prefix: "")
+    }
+
+    func raw(_ key: String) -> String? {
+        reader.string(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
+    }
+
+    func invalid(_ key: String, _ value: String, _ allowed: String) -> ConfigurationError {
+        ConfigurationError(key: key, value: value, allowed: allowed, file: file)
+    }
+
+    public func string(_ key: String, default value: String) -> String {
+        raw(key) ?? value
+    }
+
+    public func int(_ key: String, default value: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let text = raw(key) else { return value }
+        guard let number = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+            throw invalid(key, text, "a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    public func double(_ key: String, default value: Double, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+        guard let text = raw(key) else { return value }
+        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, range.contains(number) else {
+            throw invalid(key, text, "a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    public func choice<T: RawRepresentable & CaseIterable>(_ key: String, default value: T) throws(ConfigurationError) -> T
+    where T.RawValue == String {
+        guard let text = raw(key) else { return value }
+        guard let choice = T(rawValue: text) else {
+            throw invalid(key, text, "one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return choice
+    }
+
+    public func strings(_ key: String, default value: [String]) -> [String] {
+        reader.stringArray(forKey: ConfigKey(key.split(separator: ".").map(String.init))) ?? value
+    }
+}

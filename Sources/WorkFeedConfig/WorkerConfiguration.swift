@@ -1,0 +1,48 @@
+/// Everything a worker is configured with. `Config/worker.yaml` documents each key.
+public struct WorkerConfiguration: Sendable, Hashable {
+    /// The coordinator's worker endpoint.
+    public var coordinatorEndpoint = "tcp://127.0.0.1:5555"
+    /// The shared picture cache, as this worker's host mounts it.
+    public var cacheDirectory = "var/cache"
+    /// Render threads, so also the jobs held at once; 0 means one per core.
+    public var renderThreads = 0
+    public var heartbeatIntervalMilliseconds = 1000
+    /// The coordinator is gone after this many silent intervals; the worker reconnects.
+    public var heartbeatLiveness = 5
+    /// Reconnect back-off: starts here and doubles up to the maximum.
+    public var reconnectInitialMilliseconds = 250
+    public var reconnectMaximumMilliseconds = 30_000
+    /// Bound on finishing the jobs in hand at shutdown.
+    public var shutdownGraceSeconds = 30.0
+    /// Shown in `workctl status`; empty means host name and process id.
+    public var name = ""
+    public var logLevel = "info"
+    public var logFormat = "text"
+
+    public init() {}
+
+    public static let keys: Set<String> = [
+        "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
+        "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
+    ]
+
+    /// Loads the configuration: flags over environment over file over defaults.
+    public static func load(
+        file: String?, environment: [String: String], overrides: [String: String] = [:]
+    ) async throws(ConfigurationError) -> WorkerConfiguration {
+        let settings = try await Settings(file: file, knownKeys: keys, environment: environment, overrides: overrides)
+        var c = WorkerConfiguration()
+        c.coordinatorEndpoint = try settings.endpoint("coordinator", default: c.coordinatorEndpoint)
+        c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
+        c.renderThreads = try settings.int("render_threads", default: c.renderThreads, in: 0...256)
+        c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)
+        c.heartbeatLiveness = try settings.int("heartbeat.liveness", default: c.heartbeatLiveness, in: 2...100)
+        c.reconnectInitialMilliseconds = try settings.int("reconnect.initial_ms", default: c.reconnectInitialMilliseconds, in: 10...60_000)
+        c.reconnectMaximumMilliseconds = try settings.int("reconnect.max_ms", default: c.reconnectMaximumMilliseconds, in: 10...600_000)
+        c.shutdownGraceSeconds = try settings.double("shutdown.grace_seconds", default: c.shutdownGraceSeconds, in: 0...3600)
+        c.name = settings.string("name", default: c.name)
+        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
+        c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
+        return c
+    }
+}

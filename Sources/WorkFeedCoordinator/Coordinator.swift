@@ -1,0 +1,101 @@
+public import Logging
+import Foundation
+import Synchronization
+public import WorkFeedConfig
+public import WorkFeedWire
+
+/// The coordinator: owns the index, dispatches jobs to workers and answers workctl.
+///
+/// All of its work happens on one thread of its own, which owns the ZeroMQ sockets and the index
+/// (ZeroMQ sockets are not thread-safe, and blocking calls must stay off Swift's cooperative pool).
+/// ``start()`` returns once the sockets are bound; ``stop()`` ends the loop after the current turn,
+/// with everything it recorded committed.
+///
+/// ```swift
+/// let coordinator = Coordinator(configuration: configuration, context: ZMQContext(), logger: logger)
+/// let endpoints = try coordinator.start()
+/// // ... until SIGTERM
+/// coordinator.stop()
+/// ```
+public final class Coordinator: Sendable {
+    public struct Endpoints: Sendable, Hashable {
+        /// Where workers connect (a `*` port resolved).
+        public var workers: String
+        /// Where workctl connects.
+        public var control: String
+    }
+
+    private let configuration: CoordinatorConfiguration
+    private let context: ZMQContext
+    private let logger: Logger
+    private let wakeEndpoint = "inproc://workfeed-coordinator-wake-\(UUID().uuidString)"
+    private let state = Mutex<State>(.idle)
+
+    private enum State {
+        case idle
+        case running(done: DispatchSemaphore)
+        case stopped
+    }
+
+    public init(configuration: CoordinatorConfiguration, context: ZMQContext, logger: Logger) {
+        self.configuration = configuration
+        self.context = context
+        self.logger = logger
+    }
+
+    /// Opens the index, binds the sockets and starts the loop thread.
+    /// - Returns: the endpoints actually bound.
+    /// - Throws: ``CoordinatorError`` when the index cannot be opened or a socket cannot be bound.
+    public func start() throws(CoordinatorError) -> Endpoints {
+        let started = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Endpoints, CoordinatorError>?>(nil)
+        let thread = Thread { [configuration, context, logger, wakeEndpoint] in
+            do {
+                var loop = try CoordinatorLoop(configuration: configuration, context: context, wakeEndpoint: wakeEndpoint, logger: logger)
+                outcome.withLock { $0 = .success(loop.endpoints) }
+                started.signal()
+                loop.run()
+            } catch {
+                outcome.withLock { $0 = .failure(CoordinatorError("cannot start: \(error)")) }
+                started.signal()
+            }
+            done.signal()
+        }
+        thread.name = "coordinator-loop"
+        thread.start()
+        started.wait()
+        switch outcome.withLock({ $0 })! {
+        case .success(let endpoints):
+            state.withLock { $0 = .running(done: done) }
+            return endpoints
+        case .failure(let error):
+            done.wait()
+            throw error
+        }
+    }
+
+    /// Stops dispatching, lets the loop commit what it recorded, and waits for it to end.
+    public func stop() {
+        let done: DispatchSemaphore? = state.withLock { state in
+            guard case .running(let done) = state else { return nil }
+            state = .stopped
+            return done
+        }
+        guard let done else { return }
+        do {
+            let wake = try ZMQSocket(context, type: .pair)
+            try wake.connect(wakeEndpoint)
+            try wake.send([Array("STOP".utf8)])
+        } catch {
+            logger.error("could not wake the coordinator loop to stop it", metadata: ["error": "\(error)"])
+        }
+        done.wait()
+    }
+}
+
+/// The coordinator could not start.
+public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

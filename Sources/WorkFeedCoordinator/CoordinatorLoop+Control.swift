@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import WorkFeedConfig
+import WorkFeedIndex
+import WorkFeedModel
+import WorkFeedWire
+
+extension CoordinatorLoop {
+    /// Answers one control request inside the turn's transaction. Never throws: whatever goes wrong
+    /// becomes an ERROR reply that says what.
+    func handleControl(
+        _ frames: [[UInt8]], workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction
+    ) -> ControlReply {
+        let request: ControlRequest
+        do {
+            request = try ControlRequest(frames: frames)
+        } catch {
+            logger.warning("malformed control request", metadata: ["error": "\(error)"])
+            return .error(id: 0, "malformed request: \(error)")
+        }
+        do {
+            let body = try answer(request, workers: workers, specs: &specs, transaction: &transaction)
+            return ControlReply(id: request.id, ok: true, body: body)
+        } catch let error as ControlRequestError {
+            return .error(id: request.id, error.description)
+        } catch {
+            logger.error("control request failed", metadata: ["command": "\(request.command.rawValue)", "error": "\(error)"])
+            return .error(id: request.id, "\(request.command.rawValue) failed: \(error)")
+        }
+    }
+
+    private func answer(
+        _ request: ControlRequest, workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction
+    ) throws -> [UInt8] {
+        switch request.command {
+        case .ping:
+            return try ControlCodec.encode(["pong": true])
+
+        case .importWorkout:
+            let body = try decode(ImportRequest.self, request)
+            guard request.attachments.count == 2 else {
+                throw ControlRequestError("IMPORT needs 2 attachment frames (route, heart rate), got \(request.attachments.count)")
+            }
+            let route: Route
+            let heartRate: [HeartRateSample]
+            do {
+                route = try SeriesCodec.decodeRoute(request.attachments[0])
+                heartRate = try SeriesCodec.decodeHeartRate(request.attachments[1])
+            } catch {
+                throw ControlRequestError("IMPORT of \(body.origin): \(error)")
+            }
+            let workout = ImportedWorkout(
+                source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
+                heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin)
+            let reply = try transaction.importWorkout(workout)
+            logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)"])
+            return try ControlCodec.encode(reply)
+
+        case .enqueue:
+            let body = try decode(EnqueueRequest.self, request)
+            guard !body.kinds.isEmpty, !body.themes.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind and one theme") }
+            if let scales = body.scales, scales.contains(where: { !(1...3).contains($0) }) {
+                throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
+            }
+            let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash in
+                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash)
+            }
+            logger.info(
+                "enqueued",
+                metadata: [
+                    "created": "\(reply.created)", "stale": "\(reply.stale)", "pending": "\(reply.alreadyPending)",
+                    "current": "\(reply.current)", "failed": "\(reply.failed)",
+                ])
+            return try ControlCodec.encode(reply)
+
+        case .status:
+            let reader = transaction.reader
+            let counts = try reader.statusCounts().map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
+            let workerList = workers.values.sorted { $0.name < $1.name }.map {
+                StatusReply.Worker(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done)
+            }
+            return try ControlCodec.encode(
+                StatusReply(
+                    workouts: try reader.workoutCount(), counts: counts, leased: try reader.leasedCount(), workers: workerList,
+                    cacheDirectory: configuration.cacheDirectory))
+
+        case .show:
+            let body = try decode(ShowRequest.self, request)
+            guard let workout = try transaction.reader.workout(body.id) else {
+                throw ControlRequestError("no workout with id \(body.id)")
+            }
+            let item = WorkoutWithPictures(workout: workout, pictures: try transaction.reader.pictures(of: body.id))
+            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: configuration.cacheDirectory))
+
+        case .feed:
+            let body = try decode(FeedRequest.self, request)
+            guard (1...1000).contains(body.limit) else { throw ControlRequestError("FEED: limit must be 1...1000, is \(body.limit)") }
+            let page: (workouts: [WorkoutRecord], next: String?)
+            do {
+                page = try transaction.reader.feed(limit: body.limit, cursor: body.cursor)
+            } catch let error as IndexError {
+                throw ControlRequestError("FEED: \(error)")
+            }
+            let items = try page.workouts.map { WorkoutWithPictures(workout: $0, pictures: try transaction.reader.pictures(of: $0.id)) }
+            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: configuration.cacheDirectory))
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws -> T {
+        do {
+            return try ControlCodec.decode(type, from: request.body)
+        } catch {
+            throw ControlRequestError("\(request.command.rawValue): the JSON body is not a \(T.self): \(error)")
+        }
+    }
+}
+
+/// A control request the coordinator understood but refuses; its text goes back to the client.
+struct ControlRequestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

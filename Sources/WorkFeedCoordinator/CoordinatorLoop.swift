@@ -1,0 +1,318 @@
+import CZeroMQ
+import Foundation
+import Logging
+import WorkFeedConfig
+import WorkFeedIndex
+import WorkFeedModel
+import WorkFeedWire
+
+/// The coordinator's event loop. Lives on the coordinator thread, which alone touches its sockets
+/// and its index.
+///
+/// Each turn: wait for messages (or the next heartbeat), drain every socket, apply all of it to the
+/// index in one transaction (statuses, imports, enqueues, expired workers, new leases), and only
+/// after that transaction has committed, send the replies and the jobs. A job is therefore never
+/// on the wire without its lease being durable.
+struct CoordinatorLoop: ~Copyable {
+    let endpoints: Coordinator.Endpoints
+    let configuration: CoordinatorConfiguration
+    let logger: Logger
+    let index: WorkoutIndex
+    let workerSocket: ZMQSocket
+    let controlSocket: ZMQSocket
+    let wakeSocket: ZMQSocket
+    var specs: PictureSpecs
+    var workers: [[UInt8]: WorkerState] = [:]
+    let retry: RetryPolicy
+    let heartbeatInterval: Duration
+    let workerExpiry: Duration
+    /// Leases are `boot << 32 | counter`: a random boot number keeps a previous run's late reports
+    /// from matching this run's leases.
+    let bootPrefix = UInt64(UInt32.random(in: 1...UInt32.max)) << 32
+    var leaseCounter: UInt64 = 0
+    var progress = ProgressReporter()
+    var stopping = false
+
+    /// What the loop knows of a connected worker. Credits are `capacity - inFlight.count`.
+    struct WorkerState {
+        var name: String
+        var key: String
+        var capacity: Int
+        var inFlight: Set<UInt64> = []
+        var lastHeard: ContinuousClock.Instant
+        var lastSent: ContinuousClock.Instant
+        var done = 0
+        var credits: Int { max(0, capacity - inFlight.count) }
+    }
+
+    /// Everything one turn wants sent once its transaction has committed.
+    struct Outbox {
+        var worker: [(identity: [UInt8], message: WorkerMessage)] = []
+        var control: [(identity: [UInt8], reply: ControlReply)] = []
+    }
+
+    /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
+    init(configuration: CoordinatorConfiguration, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
+        let index = try WorkoutIndex(
+            path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
+            logger: logger)
+        let released = try index.write { transaction in try transaction.releaseAllLeases() }
+        if released > 0 {
+            logger.notice("leases of a previous run returned to the queue", metadata: ["jobs": "\(released)"])
+        }
+        let workerSocket = try ZMQSocket(context, type: .router)
+        try workerSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
+        try workerSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        let workers = try workerSocket.bind(configuration.workerEndpoint)
+        let controlSocket = try ZMQSocket(context, type: .router)
+        try controlSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
+        try controlSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        let control = try controlSocket.bind(configuration.controlEndpoint)
+        let wakeSocket = try ZMQSocket(context, type: .pair)
+        try wakeSocket.bind(wakeEndpoint)
+        let endpoints = Coordinator.Endpoints(workers: workers, control: control)
+        self.index = index
+        self.workerSocket = workerSocket
+        self.controlSocket = controlSocket
+        self.wakeSocket = wakeSocket
+        self.endpoints = endpoints
+        self.configuration = configuration
+        self.logger = logger
+        specs = PictureSpecs(configuration: configuration)
+        retry = RetryPolicy(
+            maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
+            maximumBackoff: configuration.maximumBackoffSeconds)
+        heartbeatInterval = .milliseconds(configuration.heartbeatIntervalMilliseconds)
+        workerExpiry = .milliseconds(configuration.heartbeatIntervalMilliseconds * configuration.heartbeatLiveness)
+        logger.info(
+            "coordinator listening",
+            metadata: [
+                "workers": "\(endpoints.workers)", "control": "\(endpoints.control)", "index": "\(configuration.indexPath)",
+                "cache": "\(configuration.cacheDirectory)", "renderer": "\(PictureSpec.rendererVersion)",
+            ])
+    }
+
+    mutating func run() {
+        while !stopping {
+            do {
+                try turn()
+            } catch let error as ZMQError where error.isTerminated {
+                logger.notice("ZeroMQ context terminated; coordinator loop ends")
+                return
+            } catch {
+                logger.error("coordinator turn failed; retrying next turn", metadata: ["error": "\(error)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        logger.info("coordinator stopped; index committed")
+    }
+
+    /// At most this many messages are taken from a socket per turn, so that one busy socket cannot
+    /// starve the others and a turn's transaction stays short.
+    static let maximumMessagesPerTurn = 2_000
+
+    mutating func turn() throws {
+        let ready = try ZMQPoll.poll(
+            [workerSocket.pollItem(), controlSocket.pollItem(), wakeSocket.pollItem()], timeoutMilliseconds: pollTimeout())
+        if ready[2], try wakeSocket.receive(dontWait: true) != nil {
+            stopping = true
+        }
+        var workerMessages: [(identity: [UInt8], frames: [[UInt8]])] = []
+        while workerMessages.count < Self.maximumMessagesPerTurn, var frames = try workerSocket.receive(dontWait: true) {
+            let identity = frames.removeFirst()
+            workerMessages.append((identity, frames))
+        }
+        var controlMessages: [(identity: [UInt8], frames: [[UInt8]])] = []
+        while controlMessages.count < Self.maximumMessagesPerTurn, var frames = try controlSocket.receive(dontWait: true) {
+            let identity = frames.removeFirst()
+            controlMessages.append((identity, frames))
+        }
+
+        let now = ContinuousClock.now
+        var outbox = Outbox()
+        // Worker bookkeeping is applied to a copy and kept only if the transaction commits.
+        var workersAfter = workers
+        var specsAfter = specs
+        var leaseCounterAfter = leaseCounter
+        var progressAfter = progress
+        try index.write { transaction in
+            for message in workerMessages {
+                try handleWorker(message.identity, message.frames, now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox, progress: &progressAfter)
+            }
+            for message in controlMessages {
+                outbox.control.append(
+                    (message.identity, handleControl(message.frames, workers: workersAfter, specs: &specsAfter, transaction: &transaction)))
+            }
+            try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction)
+            if !stopping {
+                try dispatch(workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
+            }
+            if progressAfter.isDue(now: now) {
+                progressAfter.report(transaction.reader, workers: workersAfter, logger: logger, now: now)
+            }
+        }
+        workers = workersAfter
+        specs = specsAfter
+        leaseCounter = leaseCounterAfter
+        progress = progressAfter
+        send(outbox, now: now)
+        sendHeartbeats(now: now)
+        if stopping { sayGoodbye() }
+    }
+
+    /// Wake for the next heartbeat at the latest; sooner when backed-off jobs become ready.
+    func pollTimeout() -> Int {
+        stopping ? 0 : configuration.heartbeatIntervalMilliseconds
+    }
+}
+
+extension CoordinatorLoop {
+    func leaseKey(_ identity: [UInt8]) -> String {
+        identity.hexString
+    }
+
+    mutating func handleWorker(
+        _ identity: [UInt8], _ frames: [[UInt8]], now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
+        transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
+    ) throws {
+        let message: WorkerMessage
+        do {
+            message = try WorkerMessage(frames: frames)
+        } catch {
+            logger.warning("malformed worker message", metadata: ["peer": "\(identity.hexString)", "error": "\(error)"])
+            outbox.worker.append((identity, .error("\(error)")))
+            return
+        }
+        workers[identity]?.lastHeard = now
+        switch message {
+        case .ready(let capacity, let rendererVersion, let name):
+            guard rendererVersion == PictureSpec.rendererVersion else {
+                logger.error(
+                    "worker refused: its renderer version differs from the coordinator's",
+                    metadata: ["worker": "\(name)", "worker_renderer": "\(rendererVersion)", "renderer": "\(PictureSpec.rendererVersion)"])
+                outbox.worker.append((identity, .disconnect(reason: "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker")))
+                return
+            }
+            if let previous = workers[identity] {
+                // A worker that says READY again has reset: whatever it held is not coming back.
+                try release(previous, reason: "worker \(previous.name) restarted", transaction: &transaction)
+            }
+            workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now, lastSent: now)
+            logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
+        case .status(let report):
+            workers[identity]?.inFlight.remove(report.lease)
+            workers[identity]?.done += 1
+            let outcome: JobReportRecord.Outcome =
+                switch report.outcome {
+                case .generated: .generated
+                case .failedNoRetry: .failedNoRetry
+                case .failedRetry: .failedRetry
+                }
+            let effect = try transaction.complete(JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), retry: retry)
+            progress.record(effect, renderMicroseconds: report.renderMicroseconds)
+            switch effect {
+            case .staleLease:
+                logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
+            case .updated(let picture, let status, let reason, _):
+                if status == .failedNoRetry || reason != nil {
+                    logger.info("picture failed", metadata: ["picture": "\(picture)", "status": "\(status.rawValue)", "reason": "\(reason ?? "")"])
+                } else {
+                    logger.debug("picture generated", metadata: ["picture": "\(picture)", "render_us": "\(report.renderMicroseconds)"])
+                }
+            }
+            if workers[identity] == nil {
+                outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
+            }
+        case .heartbeat:
+            if workers[identity] == nil {
+                outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
+            }
+        case .disconnect(let reason):
+            if let worker = workers.removeValue(forKey: identity) {
+                logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
+                try release(worker, reason: "worker \(worker.name) disconnected", transaction: &transaction)
+            }
+        case .job, .error:
+            outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
+        }
+    }
+
+    /// Workers silent past their expiry are gone; their leases return to the queue.
+    func expireWorkers(now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState], transaction: inout IndexTransaction) throws {
+        for (identity, worker) in workers where now - worker.lastHeard > workerExpiry {
+            workers.removeValue(forKey: identity)
+            logger.warning("worker went silent; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
+            try release(worker, reason: "worker \(worker.name) went silent", transaction: &transaction)
+        }
+    }
+
+    func release(_ worker: WorkerState, reason: String, transaction: inout IndexTransaction) throws {
+        let effects = try transaction.releaseLeases(of: worker.key, reason: reason, retry: retry)
+        if !effects.isEmpty {
+            logger.notice("leases returned", metadata: ["worker": "\(worker.name)", "jobs": "\(effects.count)", "reason": "\(reason)"])
+        }
+    }
+
+    /// Leases ready jobs to workers with free slots, never more than their free slots.
+    func dispatch(
+        workers: inout [[UInt8]: WorkerState], specs: inout PictureSpecs, leaseCounter: inout UInt64,
+        transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
+        // Fairness: the least loaded workers first.
+        let order = workers.keys.sorted { (workers[$0]!.inFlight.count, workers[$0]!.key) < (workers[$1]!.inFlight.count, workers[$1]!.key) }
+        for identity in order {
+            guard let worker = workers[identity], worker.credits > 0 else { continue }
+            let jobs = try transaction.lease(limit: worker.credits, to: worker.key) {
+                leaseCounter += 1
+                return bootPrefix | leaseCounter
+            }
+            if jobs.isEmpty { break }
+            for job in jobs {
+                workers[identity]!.inFlight.insert(job.lease)
+                let assignment = JobAssignment(
+                    lease: job.lease, workoutID: job.picture.workoutID,
+                    cacheKey: specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash),
+                    spec: specs.encodedSpec(for: job.picture), route: job.route, heartRate: job.heartRate)
+                outbox.worker.append((identity, .job(assignment)))
+            }
+        }
+    }
+
+    mutating func send(_ outbox: Outbox, now: ContinuousClock.Instant) {
+        for (identity, message) in outbox.worker {
+            do {
+                try workerSocket.send([identity] + message.frames, dontWait: true)
+                workers[identity]?.lastSent = now
+            } catch {
+                // The worker is gone (EHOSTUNREACH): its leases return when it expires.
+                logger.warning("could not send to worker", metadata: ["worker": "\(workers[identity]?.name ?? identity.hexString)", "error": "\(error)"])
+            }
+        }
+        for (identity, reply) in outbox.control {
+            do {
+                try controlSocket.send([identity] + reply.frames, dontWait: true)
+            } catch {
+                logger.warning("could not reply to a control client", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    mutating func sendHeartbeats(now: ContinuousClock.Instant) {
+        for (identity, worker) in workers where now - worker.lastSent >= heartbeatInterval {
+            do {
+                try workerSocket.send([identity] + WorkerMessage.heartbeat.frames, dontWait: true)
+                workers[identity]?.lastSent = now
+            } catch {
+                logger.debug("heartbeat not sent", metadata: ["worker": "\(worker.name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Tells every worker the coordinator is going away, so they reconnect instead of waiting out
+    /// the heartbeat expiry.
+    func sayGoodbye() {
+        for identity in workers.keys {
+            try? workerSocket.send([identity] + WorkerMessage.disconnect(reason: "coordinator stopping").frames, dontWait: true)
+        }
+    }
+}

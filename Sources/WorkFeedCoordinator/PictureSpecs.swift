@@ -1,0 +1,52 @@
+import Foundation
+import WorkFeedConfig
+import WorkFeedModel
+
+/// The picture specs the coordinator hands out, their JSON encodings (sent with every job), and the
+/// cache keys derived from them.
+///
+/// A cache key is the SHA-256 of everything a picture depends on: the renderer version, the spec
+/// (kind, theme, size, scale, style, heatmap zones) and the hashes of the series it draws. A
+/// `generated` job whose stored key differs from the current one is stale.
+struct PictureSpecs {
+    private let configuration: CoordinatorConfiguration
+    private var encoded: [SpecKey: [UInt8]] = [:]
+
+    private struct SpecKey: Hashable {
+        var kind: JobKind
+        var theme: Theme
+        var scale: Int
+    }
+
+    init(configuration: CoordinatorConfiguration) {
+        self.configuration = configuration
+    }
+
+    func spec(kind: JobKind, theme: Theme, scale: Int) -> PictureSpec {
+        PictureSpec(
+            kind: kind, theme: theme, width: configuration.pictureWidth, height: configuration.pictureHeight,
+            scale: scale, style: configuration.style(for: theme), heatmap: configuration.heatmap)
+    }
+
+    /// The spec's JSON, encoded once per kind, theme and scale.
+    mutating func encodedSpec(for picture: PictureID) -> [UInt8] {
+        let key = SpecKey(kind: picture.kind, theme: picture.theme, scale: picture.scale)
+        if let bytes = encoded[key] { return bytes }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain value types with sorted keys cannot fail.
+        let bytes = Array(try! encoder.encode(spec(kind: picture.kind, theme: picture.theme, scale: picture.scale)))
+        encoded[key] = bytes
+        return bytes
+    }
+
+    mutating func cacheKey(for picture: PictureID, routeHash: String, heartRateHash: String) -> String {
+        var hasher = SHA256()
+        hasher.update("workfeed-cache-key-v1\nrenderer=\(PictureSpec.rendererVersion)\nspec=")
+        hasher.update(encodedSpec(for: picture))
+        hasher.update("\nroute=\(routeHash)")
+        // A route picture does not depend on heart rate: a new heart-rate series alone leaves its key.
+        if picture.kind == .heatmap { hasher.update("\nheartrate=\(heartRateHash)") }
+        return hasher.finalize().hexString
+    }
+}
