@@ -230,7 +230,8 @@ extension CoordinatorLoop {
         case .disconnect(let reason):
             if let worker = workers.removeValue(forKey: identity) {
                 logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
-                try release(worker, reason: "worker \(worker.name) disconnected", transaction: &transaction)
+                // A worker that says goodbye has reported what it finished; the rest were never started.
+                try release(worker, reason: "worker \(worker.name) disconnected", countAttempt: false, transaction: &transaction)
             }
         case .job, .error:
             outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
@@ -246,10 +247,10 @@ extension CoordinatorLoop {
         }
     }
 
-    func release(_ worker: WorkerState, reason: String, transaction: inout IndexTransaction) throws {
-        let effects = try transaction.releaseLeases(of: worker.key, reason: reason, retry: retry)
-        if !effects.isEmpty {
-            logger.notice("leases returned", metadata: ["worker": "\(worker.name)", "jobs": "\(effects.count)", "reason": "\(reason)"])
+    func release(_ worker: WorkerState, reason: String, countAttempt: Bool = true, transaction: inout IndexTransaction) throws {
+        _ = try transaction.releaseLeases(of: worker.key, reason: reason, countAttempt: countAttempt, retry: retry)
+        if !worker.inFlight.isEmpty {
+            logger.notice("leases returned to the queue", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)", "reason": "\(reason)"])
         }
     }
 

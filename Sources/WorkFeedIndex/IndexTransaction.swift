@@ -269,8 +269,18 @@ public struct IndexTransaction {
         }
     }
 
-    /// Returns the jobs leased to a worker that is gone to the queue, counting an attempt against each.
-    public mutating func releaseLeases(of worker: String, reason: String, retry: RetryPolicy, now: Date = Date()) throws -> [CompletionEffect] {
+    /// Returns the jobs leased to a worker that is gone to the queue.
+    /// - Parameter countAttempt: whether the loss counts against the jobs (a worker that died or went
+    ///   silent may have been killed by the job; one that said goodbye was not).
+    public mutating func releaseLeases(
+        of worker: String, reason: String, countAttempt: Bool = true, retry: RetryPolicy, now: Date = Date()
+    ) throws -> [CompletionEffect] {
+        guard countAttempt else {
+            try db.execute(
+                sql: "UPDATE job SET lease_id = NULL, leased_to = NULL, anchor = ? WHERE leased_to = ? AND lease_id IS NOT NULL",
+                arguments: [nextAnchor(), worker])
+            return []
+        }
         let rows = try Row.fetchAll(
             db, sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE leased_to = ? AND lease_id IS NOT NULL",
             arguments: [worker])

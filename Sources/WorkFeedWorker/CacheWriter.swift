@@ -1,0 +1,61 @@
+import Foundation
+import WorkFeedModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes pictures into the shared cache so that readers never see a half-written file: the bytes go
+/// to a temporary file in the picture's own directory, are flushed to disk, and the file is renamed
+/// over the final name (rename is atomic within a directory).
+struct CacheWriter: Sendable {
+    let root: String
+
+    /// - Returns: the picture's final path.
+    /// - Throws: ``CacheWriteError`` naming the path and the system's reason.
+    func write(_ bytes: [UInt8], for picture: PictureID) throws(CacheWriteError) -> String {
+        let path = root + "/" + CacheLayout.relativePath(for: picture)
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CacheWriteError(path: directory, reason: "cannot create the directory: \(error.localizedDescription)")
+        }
+        let name = (path as NSString).lastPathComponent
+        let temporary = "\(directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CacheWriteError(path: temporary, reason: String(cString: strerror(errno))) }
+        var failure: CacheWriteError?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = CacheWriteError(path: temporary, reason: String(cString: strerror(errno)))
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 {
+            failure = CacheWriteError(path: temporary, reason: "fsync: " + String(cString: strerror(errno)))
+        }
+        close(descriptor)
+        if failure == nil && rename(temporary, path) != 0 {
+            failure = CacheWriteError(path: path, reason: "rename: " + String(cString: strerror(errno)))
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        return path
+    }
+}
+
+/// The cache could not be written: a transient failure, retried by the coordinator.
+struct CacheWriteError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cache write failed at \(path): \(reason)" }
+}

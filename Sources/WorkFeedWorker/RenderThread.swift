@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import WorkFeedModel
+import WorkFeedRender
+import WorkFeedWire
+
+/// One render thread: takes jobs from the queue, draws them, writes the PNG and reports the outcome
+/// to the socket thread through its own inproc PUSH socket (sockets are not shared between threads).
+struct RenderThread {
+    let index: Int
+    let queue: JobQueue
+    let cache: CacheWriter
+    let context: ZMQContext
+    let resultsEndpoint: String
+    let logger: Logger
+
+    func run() {
+        do {
+            let socket = try ZMQSocket(context, type: .push)
+            try socket.connect(resultsEndpoint)
+            work(reportingTo: socket)
+        } catch {
+            logger.critical("render thread cannot reach its socket thread", metadata: ["thread": "\(index)", "error": "\(error)"])
+        }
+    }
+
+    private func work(reportingTo socket: borrowing ZMQSocket) {
+        let renderer = Renderer()
+        var specCache: (bytes: [UInt8], spec: PictureSpec)?
+        while let job = queue.pop() {
+            let started = ContinuousClock.now
+            let (outcome, detail) = process(job, renderer: renderer, specCache: &specCache)
+            let elapsed = ContinuousClock.now - started
+            let micros = UInt64(max(0, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+            let report = JobReport(lease: job.lease, outcome: outcome, detail: detail, renderMicroseconds: micros)
+            do {
+                try socket.send(WorkerMessage.status(report).frames)
+            } catch {
+                // The context is shutting down: the coordinator re-leases what was not reported.
+                logger.warning("render thread could not hand in a result", metadata: ["lease": "\(job.lease)", "error": "\(error)"])
+                return
+            }
+        }
+    }
+
+    private func process(_ job: JobAssignment, renderer: Renderer, specCache: inout (bytes: [UInt8], spec: PictureSpec)?) -> (JobOutcome, String) {
+        let spec: PictureSpec
+        if let cached = specCache, cached.bytes == job.spec {
+            spec = cached.spec
+        } else {
+            do {
+                spec = try JSONDecoder().decode(PictureSpec.self, from: Data(job.spec))
+                specCache = (job.spec, spec)
+            } catch {
+                return (.failedNoRetry, "the job's picture spec cannot be read: \(error)")
+            }
+        }
+        let route: Route
+        let heartRate: [HeartRateSample]
+        do {
+            route = try SeriesCodec.decodeRoute(job.route)
+            heartRate = try SeriesCodec.decodeHeartRate(job.heartRate)
+        } catch {
+            return (.failedNoRetry, "the job's series cannot be read: \(error)")
+        }
+        let png: [UInt8]
+        do {
+            png = try renderer.render(spec: spec, route: route, heartRate: heartRate, cacheKey: job.cacheKey)
+        } catch {
+            return (.failedNoRetry, error.reason)
+        }
+        let picture = PictureID(workoutID: job.workoutID, kind: spec.kind, theme: spec.theme, scale: spec.scale)
+        do {
+            let path = try cache.write(png, for: picture)
+            logger.debug("picture written", metadata: ["path": "\(path)", "bytes": "\(png.count)"])
+            return (.generated, job.cacheKey)
+        } catch {
+            logger.warning("cache write failed", metadata: ["picture": "\(picture)", "error": "\(error)"])
+            return (.failedRetry, error.description)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+public import Logging
+import Synchronization
+public import WorkFeedConfig
+public import WorkFeedWire
+
+/// A worker process's engine: one socket thread that talks to the coordinator (so heartbeats keep
+/// flowing while pictures render) and a pool of render threads.
+///
+/// ```swift
+/// let worker = Worker(configuration: configuration, context: ZMQContext(), logger: logger)
+/// worker.start()
+/// // ... until SIGTERM
+/// worker.stop()   // finishes the jobs in hand within the grace period, reports them, says DISCONNECT
+/// ```
+public final class Worker: Sendable {
+    private let configuration: WorkerConfiguration
+    private let context: ZMQContext
+    private let logger: Logger
+    private let wakeEndpoint = "inproc://workfeed-worker-wake-\(UUID().uuidString)"
+    private let done = DispatchSemaphore(value: 0)
+    private let started = Mutex(false)
+
+    public init(configuration: WorkerConfiguration, context: ZMQContext, logger: Logger) {
+        self.configuration = configuration
+        self.context = context
+        self.logger = logger
+    }
+
+    /// The number of render threads: as configured, or one per core.
+    public var renderThreads: Int {
+        configuration.renderThreads > 0 ? configuration.renderThreads : ProcessInfo.processInfo.activeProcessorCount
+    }
+
+    /// Starts the socket thread and the render threads, and returns at once. The worker connects
+    /// (and reconnects) to the coordinator by itself.
+    /// - Throws: ``WorkerError`` when the worker's sockets cannot be made (a malformed endpoint, say).
+    public func start() throws(WorkerError) {
+        guard started.withLock({ started in
+            defer { started = true }
+            return !started
+        }) else { return }
+        let bound = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done] in
+            do {
+                var loop = try WorkerLoop(
+                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint, logger: logger)
+                bound.signal()
+                loop.run()
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                bound.signal()
+            }
+            done.signal()
+        }
+        thread.name = "worker-socket"
+        thread.start()
+        bound.wait()
+        if let message = failure.withLock({ $0 }) {
+            throw WorkerError("worker cannot start: \(message)")
+        }
+    }
+
+    /// Stops taking jobs, finishes the ones in hand within the grace period, reports them, says
+    /// DISCONNECT, and returns when the worker has stopped.
+    public func stop() {
+        guard started.withLock({ $0 }) else { return }
+        do {
+            let wake = try ZMQSocket(context, type: .pair)
+            try wake.connect(wakeEndpoint)
+            try wake.send([Array("STOP".utf8)])
+        } catch {
+            logger.error("could not wake the worker to stop it", metadata: ["error": "\(error)"])
+        }
+        waitUntilStopped()
+    }
+
+    /// Blocks until the worker has stopped.
+    public func waitUntilStopped() {
+        done.wait()
+        done.signal()
+    }
+}
+
+/// The worker could not start.
+public struct WorkerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,214 @@
+import CZeroMQ
+import Foundation
+import Logging
+import WorkFeedConfig
+import WorkFeedModel
+import WorkFeedWire
+
+/// The worker's socket thread: owns the DEALER to the coordinator, the PULL that collects render
+/// results, and the wake socket. It never renders, so heartbeats go out on time however long a
+/// picture takes.
+struct WorkerLoop: ~Copyable {
+    let configuration: WorkerConfiguration
+    let context: ZMQContext
+    let logger: Logger
+    let name: String
+    let capacity: Int
+    let queue = JobQueue()
+    let results: ZMQSocket
+    let wake: ZMQSocket
+    let resultsEndpoint: String
+    var dealer: ZMQSocket
+    /// Whether `dealer` is connected and announced; false while backing off.
+    var connected = false
+    var inHand: Set<UInt64> = []
+    var lastHeard = ContinuousClock.now
+    var lastSent = ContinuousClock.now
+    var backoff: Duration
+    var stopping = false
+    var renderers: [Thread] = []
+    let renderThreadsDone = DispatchGroup()
+
+    /// - Throws: ``ZMQError`` when the internal sockets cannot be made or the endpoint is malformed.
+    init(configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, logger: Logger) throws {
+        let resultsEndpoint = "inproc://workfeed-worker-results-\(UUID().uuidString)"
+        let results = try Self.bound(context, .pull, resultsEndpoint)
+        let wake = try Self.bound(context, .pair, wakeEndpoint)
+        let dealer = try ZMQSocket(context, type: .dealer)
+        self.results = results
+        self.wake = wake
+        self.dealer = dealer
+        self.resultsEndpoint = resultsEndpoint
+        self.configuration = configuration
+        self.context = context
+        self.logger = logger
+        capacity = renderThreads
+        name = configuration.name.isEmpty ? "\(ProcessInfo.processInfo.hostName)-\(getpid())" : configuration.name
+        backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+    }
+
+    private static func bound(_ context: ZMQContext, _ type: ZMQSocketType, _ endpoint: String) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context, type: type)
+        try socket.bind(endpoint)
+        return socket
+    }
+
+    var heartbeatInterval: Duration { .milliseconds(configuration.heartbeatIntervalMilliseconds) }
+    var coordinatorExpiry: Duration { .milliseconds(configuration.heartbeatIntervalMilliseconds * configuration.heartbeatLiveness) }
+
+    mutating func run() {
+        startRenderThreads()
+        logger.info(
+            "worker starting",
+            metadata: ["worker": "\(name)", "coordinator": "\(configuration.coordinatorEndpoint)", "slots": "\(capacity)", "cache": "\(configuration.cacheDirectory)"])
+        connect()
+        while !stopping || !inHand.isEmpty {
+            do {
+                try turn()
+            } catch let error as ZMQError where error.isTerminated {
+                break
+            } catch {
+                logger.error("worker turn failed", metadata: ["error": "\(error)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        if connected {
+            try? dealer.send(WorkerMessage.disconnect(reason: stopping ? "worker stopping" : "worker ending").frames, dontWait: true)
+        }
+        queue.close()
+        renderThreadsDone.wait()
+        logger.info("worker stopped", metadata: ["worker": "\(name)"])
+    }
+
+    mutating func startRenderThreads() {
+        let cache = CacheWriter(root: configuration.cacheDirectory)
+        for index in 0..<capacity {
+            let thread = RenderThread(index: index, queue: queue, cache: cache, context: context, resultsEndpoint: resultsEndpoint, logger: logger)
+            renderThreadsDone.enter()
+            let group = renderThreadsDone
+            let handle = Thread {
+                thread.run()
+                group.leave()
+            }
+            handle.name = "render-\(index)"
+            handle.start()
+            renderers.append(handle)
+        }
+    }
+
+    /// (Re)connects with a fresh socket and identity, and announces the worker's slots.
+    mutating func connect() {
+        connected = false
+        do {
+            dealer = try ZMQSocket(context, type: .dealer)
+            try dealer.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+            try dealer.setOption(ZMQ_ROUTING_ID, string: "\(name)-\(UInt32.random(in: 0...UInt32.max))")
+            try dealer.connect(configuration.coordinatorEndpoint)
+            try dealer.send(WorkerMessage.ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name).frames)
+            connected = true
+            lastHeard = .now
+            lastSent = .now
+        } catch {
+            logger.error("cannot connect to the coordinator", metadata: ["coordinator": "\(configuration.coordinatorEndpoint)", "error": "\(error)"])
+        }
+    }
+
+    /// Waits out the back-off (still collecting results), then reconnects.
+    mutating func reconnect(reason: String) throws {
+        logger.warning("reconnecting to the coordinator", metadata: ["reason": "\(reason)", "after_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)"])
+        connected = false
+        let deadline = ContinuousClock.now + backoff
+        while ContinuousClock.now < deadline && !stopping {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = max(1, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            let ready = try ZMQPoll.poll([results.pollItem(), wake.pollItem()], timeoutMilliseconds: milliseconds)
+            if ready[1] { try takeWake() }
+            if ready[0] { try forwardResults() }
+        }
+        backoff = min(backoff * 2, .milliseconds(configuration.reconnectMaximumMilliseconds))
+        if !stopping { connect() }
+    }
+
+    mutating func turn() throws {
+        guard connected else {
+            try reconnect(reason: "no connection")
+            return
+        }
+        let ready = try ZMQPoll.poll([dealer.pollItem(), results.pollItem(), wake.pollItem()], timeoutMilliseconds: configuration.heartbeatIntervalMilliseconds)
+        if ready[2] { try takeWake() }
+        if ready[0] {
+            while connected, let frames = try dealer.receive(dontWait: true) {
+                lastHeard = .now
+                try handle(frames)
+            }
+        }
+        if ready[1] { try forwardResults() }
+        let now = ContinuousClock.now
+        if now - lastHeard > coordinatorExpiry {
+            try reconnect(reason: "the coordinator has been silent for \(coordinatorExpiry)")
+            return
+        }
+        if now - lastSent >= heartbeatInterval, connected {
+            try dealer.send(WorkerMessage.heartbeat.frames, dontWait: true)
+            lastSent = now
+        }
+    }
+
+    mutating func handle(_ frames: [[UInt8]]) throws {
+        let message: WorkerMessage
+        do {
+            message = try WorkerMessage(frames: frames)
+        } catch {
+            logger.error("malformed message from the coordinator", metadata: ["error": "\(error)"])
+            return
+        }
+        switch message {
+        case .job(let job):
+            backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+            if stopping { return }  // its lease returns to the queue when we say DISCONNECT
+            inHand.insert(job.lease)
+            queue.push(job)
+        case .heartbeat:
+            backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+        case .disconnect(let reason):
+            try reconnect(reason: "the coordinator said: \(reason)")
+        case .error(let text):
+            logger.error("the coordinator refused a message", metadata: ["error": "\(text)"])
+        case .ready, .status:
+            logger.warning("unexpected \(message.command) from the coordinator")
+        }
+    }
+
+    /// Sends every finished job's STATUS to the coordinator.
+    mutating func forwardResults() throws {
+        while let frames = try results.receive(dontWait: true) {
+            guard case .status(let report) = try? WorkerMessage(frames: frames) else { continue }
+            inHand.remove(report.lease)
+            if connected {
+                try dealer.send(frames, dontWait: true)
+                lastSent = .now
+            } else {
+                logger.warning("result dropped while disconnected; the coordinator will lease the job again", metadata: ["lease": "\(report.lease)"])
+            }
+        }
+    }
+
+    /// SIGTERM: take no more jobs, drop the ones not started (their leases return when we say
+    /// DISCONNECT), and finish the rest within the grace period.
+    mutating func takeWake() throws {
+        guard try wake.receive(dontWait: true) != nil, !stopping else { return }
+        stopping = true
+        let dropped = queue.drain()
+        for lease in dropped { inHand.remove(lease) }
+        logger.info("worker stopping", metadata: ["finishing": "\(inHand.count)", "returned": "\(dropped.count)"])
+        let deadline = ContinuousClock.now + .seconds(configuration.shutdownGraceSeconds)
+        while !inHand.isEmpty && ContinuousClock.now < deadline {
+            _ = try ZMQPoll.poll([results.pollItem()], timeoutMilliseconds: 100)
+            try forwardResults()
+        }
+        if !inHand.isEmpty {
+            logger.warning("grace period over; unfinished jobs return to the queue", metadata: ["jobs": "\(inHand.count)"])
+            inHand.removeAll()
+        }
+    }
+}
