@@ -82,7 +82,7 @@ extension CoordinatorLoop {
             return try ControlCodec.encode(
                 StatusReply(
                     workouts: try reader.workoutCount(), counts: counts, leased: try reader.leasedCount(), workers: workerList,
-                    cacheDirectory: configuration.cacheDirectory))
+                    cacheDirectory: cacheDirectory))
 
         case .show:
             let body = try decode(ShowRequest.self, request)
@@ -90,7 +90,7 @@ extension CoordinatorLoop {
                 throw ControlRequestError("no workout with id \(body.id)")
             }
             let item = WorkoutWithPictures(workout: workout, pictures: try transaction.reader.pictures(of: body.id))
-            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: configuration.cacheDirectory))
+            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory))
 
         case .feed:
             let body = try decode(FeedRequest.self, request)
@@ -102,7 +102,7 @@ extension CoordinatorLoop {
                 throw ControlRequestError("FEED: \(error)")
             }
             let items = try page.workouts.map { WorkoutWithPictures(workout: $0, pictures: try transaction.reader.pictures(of: $0.id)) }
-            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: configuration.cacheDirectory))
+            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory))
         }
     }
 

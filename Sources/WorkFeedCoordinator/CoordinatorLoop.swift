@@ -16,6 +16,8 @@ import WorkFeedWire
 struct CoordinatorLoop: ~Copyable {
     let endpoints: Coordinator.Endpoints
     let configuration: CoordinatorConfiguration
+    /// The cache directory as an absolute path, as operators are told it.
+    let cacheDirectory: String
     let logger: Logger
     let index: WorkoutIndex
     let workerSocket: ZMQSocket
@@ -77,6 +79,7 @@ struct CoordinatorLoop: ~Copyable {
         self.wakeSocket = wakeSocket
         self.endpoints = endpoints
         self.configuration = configuration
+        cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         self.logger = logger
         specs = PictureSpecs(configuration: configuration)
         retry = RetryPolicy(

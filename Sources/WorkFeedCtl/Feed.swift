@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import WorkFeedModel
+import WorkFeedWire
+
+extension WorkCtl {
+    /// `workctl feed`: the workouts newest first, as the app's feed shows them.
+    struct Feed: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the feed (newest first), or write it as an HTML page with --html.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Option(name: .long, help: "Workouts per page requested from the coordinator.")
+        var pageSize: Int = 100
+
+        @Option(name: .long, help: "Stop after this many workouts (default: all).")
+        var limit: Int?
+
+        @Option(name: .long, help: "Write the feed as an HTML page to this file.")
+        var html: String?
+
+        @Option(name: .long, help: "The cache directory as seen from here (default: the coordinator's).")
+        var cache: String?
+
+        @Flag(name: .long, help: "Print as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard (1...1000).contains(pageSize) else { throw ValidationError("--page-size must be 1...1000") }
+            if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        }
+
+        func run() throws {
+            var client = try connection.client()
+            var items: [WorkoutWithPictures] = []
+            var cursor: String?
+            var cacheDirectory = ""
+            do {
+                repeat {
+                    let page: FeedReply = try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor))
+                    items += page.items
+                    cursor = page.next
+                    cacheDirectory = page.cacheDirectory
+                } while cursor != nil && items.count < (limit ?? Int.max)
+            } catch let error as ControlClientError {
+                throw error.exit()
+            }
+            if let limit { items = Array(items.prefix(limit)) }
+            if let html {
+                let page = FeedPage(items: items, cacheDirectory: cache ?? cacheDirectory, pageFile: html)
+                do {
+                    try FileManager.default.createDirectory(
+                        at: URL(fileURLWithPath: html).deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try Data(page.render().utf8).write(to: URL(fileURLWithPath: html))
+                } catch {
+                    printError("cannot write \(html): \(error.localizedDescription)")
+                    throw WorkCtlExit.failed
+                }
+                print("wrote \(html) (\(items.count) workouts)")
+            } else if json {
+                try printJSON(items)
+            } else {
+                for item in items {
+                    let w = item.workout
+                    let states = item.pictures.map { "\($0.picture.kind.rawValue)/\($0.picture.theme.rawValue) \($0.status.rawValue)" }
+                    print(
+                        "\(w.id)  \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown date")  "
+                            + "\(w.activity.rawValue)  \(WorkoutFormat.distance(w.distance))  \(states.joined(separator: ", "))")
+                }
+            }
+        }
+    }
+}

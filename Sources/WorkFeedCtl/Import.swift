@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import WorkFeedImport
+import WorkFeedModel
+import WorkFeedWire
+
+extension WorkCtl {
+    /// `workctl import PATH...`: reads workout files here and sends them to the coordinator.
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import workout files (GPX, TCX, FIT) and folders of them.",
+            discussion: """
+                Files are read on this machine and sent to the coordinator. A file that cannot be read \
+                is reported with its line and skipped; the rest of the batch goes on, and nothing already \
+                in the index changes. Exits 2 when some files were skipped.
+                """)
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Argument(help: "Files or folders (searched recursively).")
+        var paths: [String]
+
+        @Flag(name: .long, help: "Print the summary as JSON.")
+        var json = false
+
+        struct Summary: Encodable {
+            var imported = 0
+            var unchanged = 0
+            var updated = 0
+            var skipped: [Skipped] = []
+            struct Skipped: Encodable {
+                var file: String
+                var reason: String
+            }
+        }
+
+        func run() throws {
+            let files: [URL]
+            do {
+                files = try WorkoutFileReader.collectFiles(paths)
+            } catch {
+                printError("\(error)")
+                throw WorkCtlExit.failed
+            }
+            var client = try connection.client()
+            var summary = Summary()
+            var progress = ProgressLine(total: files.count, unit: "files")
+            for (number, file) in files.enumerated() {
+                defer { progress.update(done: number + 1) }
+                let workouts: [ImportedWorkout]
+                do {
+                    workouts = try WorkoutFileReader.read(contentsOf: file)
+                } catch {
+                    summary.skipped.append(.init(file: file.path, reason: error.description))
+                    progress.note("skipped \(error)")
+                    continue
+                }
+                for workout in workouts {
+                    do {
+                        let reply: ImportReply = try client.request(
+                            .importWorkout, ImportRequest(workout),
+                            attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+                        switch reply.result {
+                        case .imported: summary.imported += 1
+                        case .unchanged: summary.unchanged += 1
+                        case .updated: summary.updated += 1
+                        }
+                    } catch let error where error.fromCoordinator {
+                        summary.skipped.append(.init(file: workout.origin, reason: error.description))
+                        progress.note("skipped \(workout.origin): \(error)")
+                    } catch {
+                        progress.finish()
+                        throw error.exit()
+                    }
+                }
+            }
+            progress.finish()
+            if json {
+                try printJSON(summary)
+            } else {
+                print("imported \(summary.imported), unchanged \(summary.unchanged), updated \(summary.updated), skipped \(summary.skipped.count)")
+                for skipped in summary.skipped { print("  skipped \(skipped.reason)") }
+            }
+            if !summary.skipped.isEmpty { throw WorkCtlExit.partial }
+        }
+    }
+}

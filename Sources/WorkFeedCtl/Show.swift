@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import WorkFeedModel
+import WorkFeedWire
+
+extension WorkCtl {
+    /// `workctl show ID`: one workout and the state of each of its pictures.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a workout and its pictures, with failure reasons and paths.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Argument(help: "The workout id.")
+        var id: String
+
+        @Flag(name: .long, help: "Print as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard WorkoutID(id) != nil else { throw ValidationError("'\(id)' is not a workout id (a UUID)") }
+        }
+
+        func run() throws {
+            var client = try connection.client()
+            do {
+                let reply: ShowReply = try client.request(.show, ShowRequest(id: WorkoutID(id)!))
+                if json { try printJSON(reply) } else { Self.print(reply) }
+            } catch let error as ControlClientError {
+                throw error.exit()
+            }
+        }
+
+        static func print(_ reply: ShowReply) {
+            let w = reply.item.workout
+            Swift.print("workout \(w.id)")
+            Swift.print("  source:    \(w.source.rawValue) \(w.sourceID)")
+            Swift.print("  activity:  \(w.activity.rawValue)" + (w.name.map { " \"\($0)\"" } ?? ""))
+            Swift.print("  start:     \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown")")
+            Swift.print("  distance:  \(WorkoutFormat.distance(w.distance)), duration \(w.duration.map(WorkoutFormat.duration) ?? "unknown")")
+            if let gain = w.elevationGain { Swift.print("  climb:     \(Int(gain.rounded())) m") }
+            if let average = w.heartRateAverage, let maximum = w.heartRateMax {
+                Swift.print("  heart:     \(Int(average.rounded())) bpm average, \(Int(maximum.rounded())) max")
+            }
+            Swift.print("  points:    \(w.pointCount), route version \(w.routeVersion)")
+            Swift.print("pictures:")
+            if reply.item.pictures.isEmpty { Swift.print("  none queued (workctl enqueue --ids \(w.id))") }
+            for picture in reply.item.pictures {
+                var line = "  \(picture.picture.kind.rawValue) \(picture.picture.theme.rawValue)"
+                if picture.picture.scale != 1 { line += " @\(picture.picture.scale)x" }
+                line += ": \(picture.status.rawValue)"
+                if let reason = picture.reason { line += " (\(reason))" }
+                if picture.status == .generated { line += " \(reply.cacheDirectory)/\(picture.relativePath)" }
+                Swift.print(line)
+            }
+        }
+    }
+}
+
+/// How workctl writes figures for people.
+enum WorkoutFormat {
+    static func distance(_ metres: Double) -> String {
+        metres >= 1000 ? String(format: "%.2f km", metres / 1000) : "\(Int(metres.rounded())) m"
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        return String(format: "%d:%02d:%02d", total / 3600, total % 3600 / 60, total % 60)
+    }
+
+    /// The time as it was where the workout happened, with its offset.
+    static func localTime(_ date: Date, offset: Int?) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm xxx"
+        formatter.timeZone = TimeZone(secondsFromGMT: offset ?? 0) ?? TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import WorkFeedModel
+import WorkFeedWire
+
+extension WorkCtl {
+    /// `workctl status`: counts per status, kind and theme; workers and their load.
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show picture counts per status and the connected workers.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Flag(name: .long, help: "Print as JSON.")
+        var json = false
+
+        func run() throws {
+            var client = try connection.client()
+            do {
+                let status: StatusReply = try client.request(.status, [String: String]())
+                if json { try printJSON(status) } else { Self.printSummary(status) }
+            } catch let error as ControlClientError {
+                throw error.exit()
+            }
+        }
+
+        static func printSummary(_ status: StatusReply) {
+            print("workouts: \(status.workouts)")
+            print("pictures: " + JobStatus.allCases.map { "\($0.rawValue) \(status.total($0))" }.joined(separator: ", ") + ", leased \(status.leased)")
+            let groups = Dictionary(grouping: status.counts) { "\($0.kind.rawValue) \($0.theme.rawValue)" }
+            for key in groups.keys.sorted() {
+                let counts = groups[key]!
+                let line = JobStatus.allCases.map { state in "\(state.rawValue) \(counts.filter { $0.status == state }.reduce(0) { $0 + $1.count })" }
+                print("  \(key.padding(toLength: 14, withPad: " ", startingAt: 0)) \(line.joined(separator: ", "))")
+            }
+            print("workers: \(status.workers.count)")
+            for worker in status.workers {
+                print("  \(worker.name): \(worker.busy)/\(worker.capacity) busy, \(worker.done) done")
+            }
+            print("cache: \(status.cacheDirectory)")
+        }
+    }
+}

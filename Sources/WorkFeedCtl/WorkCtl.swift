@@ -1,0 +1,70 @@
+public import ArgumentParser
+import Foundation
+import WorkFeedWire
+
+/// `workctl`: the operator's tool. Talks only to the coordinator's control socket.
+///
+/// Exit codes: 0 success; 1 the coordinator refused or the operation failed; 2 done, but some
+/// inputs were skipped (see the summary); 64 bad usage; 69 the coordinator did not answer.
+public struct WorkCtl: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "workctl",
+        abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
+        subcommands: [Import.self, Enqueue.self, Status.self, Show.self, Feed.self])
+
+    public init() {}
+}
+
+/// Options every command that talks to the coordinator takes.
+struct ConnectionOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: "The coordinator's control endpoint (env WORKFEED_CONTROL).")
+    var coordinator: String = ProcessInfo.processInfo.environment["WORKFEED_CONTROL"] ?? "tcp://127.0.0.1:5556"
+
+    @Option(name: .long, help: "Seconds to wait for each reply.")
+    var timeout: Int = 15
+
+    func validate() throws {
+        guard coordinator.hasPrefix("tcp://") || coordinator.hasPrefix("ipc://") || coordinator.hasPrefix("inproc://") else {
+            throw ValidationError("--coordinator must be a ZeroMQ endpoint such as tcp://127.0.0.1:5556, not '\(coordinator)'")
+        }
+        guard timeout > 0 else { throw ValidationError("--timeout must be at least 1 second") }
+    }
+
+    func client() throws -> ControlClient {
+        try ControlClient(context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000)
+    }
+}
+
+/// One ZeroMQ context for the whole workctl process.
+enum WorkCtlContext {
+    static let shared = ZMQContext()
+}
+
+/// Exit codes workctl documents.
+enum WorkCtlExit {
+    static let failed = ExitCode(1)
+    static let partial = ExitCode(2)
+    static let unavailable = ExitCode(69)
+}
+
+extension ControlClientError {
+    /// Prints the error and turns it into workctl's exit code.
+    func exit() -> ExitCode {
+        printError(description)
+        return fromCoordinator ? WorkCtlExit.failed : WorkCtlExit.unavailable
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("workctl: \(message)\n".utf8))
+}
+
+/// Prints a value as JSON (for `--json`), sorted keys, pretty.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

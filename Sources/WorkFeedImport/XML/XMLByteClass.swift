@@ -1,0 +1,46 @@
+/// Byte classes for the reader's scanning loops: one table load per byte instead of a chain of
+/// comparisons.
+enum XMLByteClass {
+    static let lessThan = UInt8(ascii: "<")
+    static let greaterThan = UInt8(ascii: ">")
+    static let ampersand = UInt8(ascii: "&")
+    static let slash = UInt8(ascii: "/")
+    static let question = UInt8(ascii: "?")
+    static let exclamation = UInt8(ascii: "!")
+    static let equals = UInt8(ascii: "=")
+    static let colon = UInt8(ascii: ":")
+    static let semicolon = UInt8(ascii: ";")
+    static let hash = UInt8(ascii: "#")
+    static let quote = UInt8(ascii: "\"")
+    static let apostrophe = UInt8(ascii: "'")
+    static let newline = UInt8(ascii: "\n")
+    static let carriageReturn = UInt8(ascii: "\r")
+    static let tab = UInt8(ascii: "\t")
+    static let space = UInt8(ascii: " ")
+    static let openBracket = UInt8(ascii: "[")
+    static let closeBracket = UInt8(ascii: "]")
+    static let dash = UInt8(ascii: "-")
+
+    /// Bytes that end a plain run of character data or need attention in it: `<`, `&`, CR, LF,
+    /// and the control characters XML forbids (a sign of binary garbage).
+    static let textStop: [Bool] = (0...255).map { byte in
+        byte == 0x3C || byte == 0x26 || byte == 0x0D || byte == 0x0A || (byte < 0x20 && byte != 0x09)
+    }
+
+    /// Bytes allowed in names. Every byte of a multi-byte UTF-8 sequence counts as a name byte:
+    /// names outside ASCII are rare and never matched by the readers, so they are only carried.
+    static let nameByte: [Bool] = (0...255).map { byte in
+        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == 0x5F || byte == 0x2D || byte == 0x2E || byte == 0x3A || byte >= 0x80
+    }
+
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == space || byte == newline || byte == tab || byte == carriageReturn
+    }
+
+    @inline(__always)
+    static func isNameStart(_ byte: UInt8) -> Bool {
+        nameByte[Int(byte)] && !(byte >= 0x30 && byte <= 0x39) && byte != dash && byte != 0x2E
+    }
+}

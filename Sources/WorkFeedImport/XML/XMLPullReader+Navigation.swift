@@ -1,0 +1,74 @@
+import WorkFeedModel
+
+/// Helpers for readers that walk a document element by element.
+extension XMLPullReader {
+    /// Skips the rest of the element whose start was just read, children included.
+    mutating func skipElement() throws(ImportError) {
+        let depth = elements.count
+        while true {
+            switch try next() {
+            case .endElement where elements.count < depth: return
+            case .endDocument: return
+            default: continue
+            }
+        }
+    }
+
+    /// Reads the rest of the element whose start was just read and leaves its character data in
+    /// ``text``; text inside child elements is skipped. Afterwards the element is closed.
+    mutating func readElementText() throws(ImportError) {
+        let depth = elements.count
+        text.removeAll(keepingCapacity: true)
+        accumulatingText = true
+        defer { accumulatingText = false }
+        while true {
+            switch try next() {
+            case .endElement where elements.count < depth:
+                return
+            case .startElement:
+                var gathered: [UInt8] = []
+                swap(&gathered, &text)
+                accumulatingText = false
+                try skipElement()
+                accumulatingText = true
+                swap(&gathered, &text)
+            case .endDocument:
+                return
+            default:
+                continue
+            }
+        }
+    }
+
+    /// ``text`` as a string.
+    var textString: String { String(decoding: text, as: UTF8.self) }
+
+    /// ``text`` without leading and trailing white space, `nil` when nothing is left.
+    var trimmedText: String? {
+        let bytes = Self.trimmed(text[...])
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The decoded value of an attribute as bytes, `nil` when the start tag has none.
+    /// - Parameter namespace: "" (the default) for an attribute without prefix.
+    func attributeValue(_ local: String, namespace: String = "") -> ArraySlice<UInt8>? {
+        for attribute in attributes where attribute.name.local == local && attribute.name.namespace == namespace {
+            return attributeBytes[attribute.value]
+        }
+        return nil
+    }
+
+    /// The decoded value of an attribute as a string, `nil` when the start tag has none.
+    func attribute(_ local: String, namespace: String = "") -> String? {
+        attributeValue(local, namespace: namespace).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `bytes` without leading and trailing XML white space.
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var lower = bytes.startIndex
+        var upper = bytes.endIndex
+        while lower < upper && XMLByteClass.isWhitespace(bytes[lower]) { lower += 1 }
+        while upper > lower && XMLByteClass.isWhitespace(bytes[upper - 1]) { upper -= 1 }
+        return bytes[lower..<upper]
+    }
+}

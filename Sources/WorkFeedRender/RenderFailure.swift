@@ -1,0 +1,35 @@
+/// A picture cannot be drawn from these inputs, and trying again with the same inputs gives the
+/// same answer: the job becomes `failed-no-retry` with ``reason``.
+public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A short, stable phrase; the feed and operators see it as the job's reason.
+    public var reason: String
+
+    public init(reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+
+    /// The route has no points at all.
+    public static let noRoute = RenderFailure(reason: "no route")
+    /// Not one point has finite, in-range coordinates.
+    public static let everyPointInvalid = RenderFailure(reason: "every point invalid")
+    /// After dropping invalid points, fewer than two remain.
+    public static let fewerThanTwoUsablePoints = RenderFailure(reason: "fewer than two usable points")
+    /// Every usable point lies within a metre of the others: there is no line to draw.
+    public static let singlePlace = RenderFailure(reason: "route is a single place")
+    /// A heatmap has no heart-rate sample inside the route's time span.
+    public static let noHeartRateSamples = RenderFailure(reason: "no heart-rate samples")
+    /// The picture's size or scale is outside what the renderer draws (1...2048 pixels a side,
+    /// scale 1...4).
+    public static let pictureSizeOutOfRange = RenderFailure(reason: "picture size out of range")
+    /// The heatmap style's thresholds and colours do not fit together.
+    public static let invalidHeatmapStyle = RenderFailure(reason: "heatmap style invalid")
+    /// The style turns every element off, which would give a blank picture.
+    public static let styleDrawsNothing = RenderFailure(reason: "style draws nothing")
+
+    /// libpng could not encode the picture, or the cache key cannot be written as PNG text.
+    static func encoding(_ error: PNGError) -> RenderFailure {
+        RenderFailure(reason: error.description)
+    }
+}

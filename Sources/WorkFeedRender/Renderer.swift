@@ -1,0 +1,106 @@
+public import WorkFeedModel
+
+/// Draws route and heatmap pictures into PNG bytes.
+///
+/// One renderer per render thread: it is not thread-safe, and it keeps its pixel buffers,
+/// distance field and vertex arrays between renders, so a thread's memory is bounded by the
+/// largest picture it has drawn rather than growing with each job.
+///
+/// ```swift
+/// let renderer = Renderer()
+/// let png = try renderer.render(spec: spec, route: route, heartRate: samples, cacheKey: key)
+/// ```
+public final class Renderer {
+    let field = DistanceField()
+    let canvas = Canvas()
+    var path = Path()
+    private var encoded: [UInt8] = []
+
+    /// What the last successful render did.
+    public private(set) var lastStatistics = RenderStatistics()
+
+    /// Largest picture side, in pixels. A render keeps about 10 bytes a pixel (distance field,
+    /// canvas, PNG scratch), so 2048 x 2048 bounds a renderer's buffers at about 42 MB.
+    public static let maximumPixelSide = 2048
+    /// Dropped points lie within this many pixels of the drawn line (see docs/rendering.md);
+    /// internal and settable so that tests can compare against no simplification at all.
+    var simplificationTolerance: Float = 0.1
+
+    public init() {}
+
+    /// Draws `route` as `spec` says and encodes it as an opaque RGB PNG of
+    /// `spec.pixelWidth` x `spec.pixelHeight` pixels.
+    ///
+    /// Same inputs, same bytes: nothing depends on time, randomness or dictionary order.
+    ///
+    /// - Parameters:
+    ///   - heartRate: used by heatmaps only; samples outside the route's time span are ignored.
+    ///   - cacheKey: written into a `tEXt` chunk with keyword `workfeed:cache-key`.
+    /// - Throws: ``RenderFailure`` with a stable reason when these inputs can never give a picture.
+    public func render(
+        spec: PictureSpec, route: Route, heartRate: [HeartRateSample], cacheKey: String
+    ) throws(RenderFailure) -> [UInt8] {
+        let clock = ContinuousClock()
+        let started = clock.now
+        guard (1...4).contains(spec.scale), spec.width > 0, spec.height > 0,
+            spec.width <= Self.maximumPixelSide / spec.scale, spec.height <= Self.maximumPixelSide / spec.scale
+        else { throw .pictureSizeOutOfRange }
+        let text: [UInt8]
+        do {
+            text = try PNGCodec.textChunkBytes([(keyword: "workfeed:cache-key", value: cacheKey)])
+        } catch {
+            throw .encoding(error)
+        }
+
+        var statistics = RenderStatistics()
+        switch spec.kind {
+        case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
+        case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
+        }
+        let drawn = clock.now
+
+        let count: Int
+        do {
+            count = try PNGCodec.encode(
+                pixels: canvas.bytes, channels: 3, width: canvas.width, height: canvas.height,
+                compression: .fast, into: &encoded)
+        } catch {
+            throw .encoding(error)
+        }
+        let png = PNGCodec.insertingText(text, into: encoded[..<count])
+        statistics.drawing = drawn - started
+        statistics.encoding = clock.now - drawn
+        lastStatistics = statistics
+        return png
+    }
+
+    /// Checks the route for deterministic failures and places it in the picture.
+    func fit(spec: PictureSpec, scan: RouteScan) throws(RenderFailure) -> PictureFit {
+        try scan.validate()
+        return try PictureFit(
+            scan: scan, pixelWidth: spec.pixelWidth, pixelHeight: spec.pixelHeight,
+            padding: Double(Self.length(spec.style.padding, spec.scale)), scale: spec.scale)
+    }
+
+    /// Projects and simplifies the route into ``path``.
+    func layOut(route: Route, scan: RouteScan, fit: PictureFit, pieces: Int, statistics: inout RenderStatistics) {
+        path.build(route: route, scan: scan, fit: fit, pieces: pieces, tolerance: simplificationTolerance)
+        statistics.invalidPoints = scan.invalidPoints
+        statistics.usablePoints = scan.usablePoints
+        statistics.drawnVertices = path.vertices.count
+    }
+
+    /// A style length in points as pixels; negative or non-finite lengths count as 0 (off).
+    static func length(_ points: Double, _ scale: Int) -> Float {
+        points.isFinite && points > 0 ? Float(points * Double(scale)) : 0
+    }
+
+    /// Start and end marks, on top of everything, end last so that it wins on a loop.
+    func drawMarks(style: RouteStyle, scale: Int) {
+        let radius = Self.length(style.markRadius, scale)
+        let outlineWidth = Self.length(style.outlineWidth, scale)
+        let outline = outlineWidth > 0 ? Paint(style.outline) : nil
+        canvas.disc(at: path.first, radius: radius, fill: Paint(style.startMark), outlineWidth: outlineWidth, outline: outline)
+        canvas.disc(at: path.last, radius: radius, fill: Paint(style.endMark), outlineWidth: outlineWidth, outline: outline)
+    }
+}

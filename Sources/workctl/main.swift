@@ -1,0 +1,3 @@
+import WorkFeedCtl
+
+WorkCtl.main()

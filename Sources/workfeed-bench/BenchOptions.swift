@@ -1,0 +1,54 @@
+/// Command-line options of workfeed-bench; see docs/benchmarks.md.
+struct BenchOptions {
+    /// Benchmark groups to run; each group is one function (render, png, ...).
+    var groups: [String] = ["render", "png"]
+    var runs = 31
+    var sizes = [1_000, 10_000, 100_000]
+    var kinds = ["route", "heatmap"]
+    var scales = [1, 2]
+    /// When set, write the synthetic route of this many points as CSV to stdout and stop.
+    var dumpRoutePoints: Int?
+    /// When set, write sample pictures into this directory and stop.
+    var samplesDirectory: String?
+
+    static let usage = """
+        usage: workfeed-bench [--only GROUP[,GROUP]] [--runs N] [--sizes N,N,...] [--kinds route,heatmap] [--scales 1,2]
+               workfeed-bench --dump-route N        (CSV of the synthetic route, for cairo_reference.py)
+               workfeed-bench --samples DIRECTORY   (light and dark route and heatmap pictures)
+        groups: render, png
+        """
+
+    init(arguments: [String]) throws(BenchUsageError) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--only": groups = try Self.list(iterator.next(), argument)
+            case "--runs": runs = try Self.number(iterator.next(), argument)
+            case "--sizes": sizes = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
+            case "--kinds": kinds = try Self.list(iterator.next(), argument)
+            case "--scales": scales = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
+            case "--dump-route": dumpRoutePoints = try Self.number(iterator.next(), argument)
+            case "--samples":
+                guard let value = iterator.next() else { throw BenchUsageError("--samples needs a directory") }
+                samplesDirectory = value
+            case "--help", "-h": throw BenchUsageError("")
+            default: throw BenchUsageError("unknown argument \(argument)")
+            }
+        }
+    }
+
+    private static func number(_ value: String?, _ option: String) throws(BenchUsageError) -> Int {
+        guard let value, let number = Int(value), number > 0 else { throw BenchUsageError("\(option) needs a positive number") }
+        return number
+    }
+
+    private static func list(_ value: String?, _ option: String) throws(BenchUsageError) -> [String] {
+        guard let value, !value.isEmpty else { throw BenchUsageError("\(option) needs a value") }
+        return value.split(separator: ",").map(String.init)
+    }
+}
+
+struct BenchUsageError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WorkFeedConfig
+import WorkFeedWire
+import WorkFeedWorker
+
+/// `workfeed-worker`: renders pictures for a coordinator. Start as many as you like, on any host.
+@main
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "workfeed-worker",
+        abstract: "Renders WorkFeed pictures for a coordinator and writes them into the shared cache.",
+        discussion: """
+            Settings come from flags, then WORKFEED_* environment variables, then --config, then the \
+            embedded defaults. On SIGTERM the worker takes no more jobs, finishes those in hand \
+            (within shutdown.grace_seconds), reports them and exits 0.
+            """)
+
+    @Option(name: .long, help: "A YAML configuration file (see Config/worker.yaml).")
+    var config: String?
+
+    @Option(name: .long, help: "The coordinator's worker endpoint, e.g. tcp://coordinator-host:5555 (coordinator).")
+    var connect: String?
+
+    @Option(name: .long, help: "The shared picture cache directory (cache.directory).")
+    var cache: String?
+
+    @Option(name: .long, help: "Render threads; 0 for one per core (render_threads).")
+    var threads: Int?
+
+    @Option(name: .long, help: "The name shown in workctl status (name).")
+    var name: String?
+
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (log.level).")
+    var logLevel: String?
+
+    @Option(name: .long, help: "text or json (log.format).")
+    var logFormat: String?
+
+    func run() async throws {
+        var overrides: [String: String] = [:]
+        overrides["coordinator"] = connect
+        overrides["cache.directory"] = cache
+        overrides["render_threads"] = threads.map(String.init)
+        overrides["name"] = name
+        overrides["log.level"] = logLevel
+        overrides["log.format"] = logFormat
+        let configuration: WorkerConfiguration
+        do {
+            configuration = try await WorkerConfiguration.load(
+                file: config, environment: ProcessInfo.processInfo.environment, overrides: overrides)
+        } catch {
+            FileHandle.standardError.write(Data("workfeed-worker: \(error)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
+        LogSetup.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
+        let logger = Logger(label: "workfeed.worker")
+        let worker = Worker(configuration: configuration, context: ZMQContext(), logger: logger)
+        do {
+            try worker.start()
+        } catch {
+            logger.critical("worker cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode(69)
+        }
+        let signal = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: ProcessSignals.waitForTermination()) }
+        }
+        logger.info("stopping", metadata: ["signal": "\(signal)"])
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                worker.stop()
+                continuation.resume()
+            }
+        }
+    }
+}
