@@ -37,7 +37,9 @@ let package = Package(
         // The SQLite index: workouts, series, jobs, anchors.
         .target(
             name: "WorkFeedIndex",
-            dependencies: ["WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // Route and heatmap pictures, and PNG encoding through libpng's simplified API.
@@ -130,7 +132,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkFeedIndexTests",
-            dependencies: ["WorkFeedIndex", "WorkFeedModel"],
+            dependencies: [
+                "WorkFeedIndex", "WorkFeedModel",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,180 @@
+import Foundation
+import GRDB
+import Logging
+import Testing
+import WorkFeedIndex
+import WorkFeedModel
+
+/// A fresh index file in its own temporary directory, removed afterwards.
+final class TemporaryIndex {
+    let directory: URL
+    let index: WorkoutIndex
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-index-\(UUID().uuidString)")
+        index = try WorkoutIndex(path: directory.appendingPathComponent("index.sqlite").path, logger: Logger(label: "test"))
+    }
+
+    var path: String { directory.appendingPathComponent("index.sqlite").path }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+func sampleWorkout(sourceID: String? = "w-1", shift: Double = 0, start: TimeInterval = 1_700_000_000) -> ImportedWorkout {
+    let points = (0..<10).map { i in
+        RoutePoint(latitude: 52.5 + Double(i) * 0.001 + shift, longitude: 13.4, elevation: 30, time: Date(timeIntervalSince1970: start + Double(i) * 10))
+    }
+    return ImportedWorkout(
+        source: .gpx, sourceID: sourceID, activity: .running, route: Route(segments: [points]),
+        heartRate: [HeartRateSample(time: Date(timeIntervalSince1970: start), bpm: 120)], origin: "test")
+}
+
+func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> String {
+    "\(picture.kind)-\(picture.theme)-\(route.prefix(8))"
+}
+
+@Suite struct IndexTests {
+    @Test func migrationsCreateTheSchemaOnAnEmptyFileAndReopen() throws {
+        let temporary = try TemporaryIndex()
+        #expect(try temporary.index.appliedMigrations() == ["v1: workouts, series, jobs, anchors"])
+        let reopened = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
+        #expect(try reopened.appliedMigrations().count == 1)
+        let tables = try DatabaseQueue(path: temporary.path).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+        }
+        #expect(tables == ["deleted_workout", "job", "meta", "series", "workout"])
+    }
+
+    @Test func aFileThatIsNotAnIndexIsAClearError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-bad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("index.sqlite").path
+        try Data("this is not sqlite, it is a text file that is long enough to have a header".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: IndexError.self) { try WorkoutIndex(path: path, logger: Logger(label: "test")) }
+        // And it was left as it was.
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("this is not sqlite"))
+    }
+
+    @Test func reImportStoresNothingTwice() throws {
+        let temporary = try TemporaryIndex()
+        let first = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        let second = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        #expect(first.result == .imported)
+        #expect(second.result == .unchanged)
+        #expect(second.id == first.id)
+        let counts = try temporary.index.read { reader in
+            (try reader.workoutCount(), try Int.fetchOne(reader.db, sql: "SELECT count(*) FROM series")!)
+        }
+        #expect(counts == (1, 1))
+        // Without a source id, the content identifies the workout.
+        let a = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: nil)) }
+        let b = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: nil)) }
+        #expect(a.result == .imported && b.result == .unchanged && a.id == b.id)
+    }
+
+    @Test func aChangedRouteBumpsTheVersionAndRevivesEveryPicture() throws {
+        let temporary = try TemporaryIndex()
+        let id = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }.id
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey) }
+        var leases: [UInt64] = []
+        let jobs = try temporary.index.write { transaction in
+            try transaction.lease(limit: 10, to: "w") {
+                leases.append(UInt64(leases.count + 1))
+                return UInt64(leases.count)
+            }
+        }
+        #expect(jobs.count == 2)
+        _ = try temporary.index.write { transaction in
+            _ = try transaction.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), retry: RetryPolicy())
+            _ = try transaction.complete(JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), retry: RetryPolicy())
+        }
+        let reply = try temporary.index.write { try $0.importWorkout(sampleWorkout(shift: 0.01)) }
+        #expect(reply.result == .updated)
+        #expect(reply.routeVersion == 2)
+        #expect(reply.id == id)
+        let pictures = try temporary.index.read { try $0.pictures(of: id) }
+        #expect(pictures.map(\.status) == [.pending, .pending])
+        #expect(pictures.allSatisfy { $0.reason == nil })
+        #expect(try temporary.index.read { try $0.workout(id) }?.routeVersion == 2)
+    }
+
+    @Test func leasesReportsAndStaleReports() throws {
+        let temporary = try TemporaryIndex()
+        _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        let enqueued = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey)
+        }
+        #expect(enqueued.created == 2)
+        var counter: UInt64 = 100
+        let leased = try temporary.index.write { transaction in try transaction.lease(limit: 1, to: "w") { counter += 1; return counter } }
+        #expect(leased.count == 1)
+        #expect(leased[0].route.starts(with: Array("WFR1".utf8)))
+        #expect(try temporary.index.read { try $0.leasedCount() } == 1)
+        #expect(try temporary.index.read { try $0.readyCount() } == 1)
+
+        let key = anyKey(leased[0].picture, leased[0].routeHash, leased[0].heartRateHash)
+        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), retry: RetryPolicy()) }
+        #expect(effect == .updated(leased[0].picture, .generated, reason: nil, retryAt: nil))
+        // The same report again, or one for a lease never given, changes nothing.
+        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .failedNoRetry, detail: "late"), retry: RetryPolicy()) } == .staleLease)
+        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: 999, outcome: .generated, detail: "x"), retry: RetryPolicy()) } == .staleLease)
+
+        // Enqueueing again: the generated one is current, the other already pending.
+        let again = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey)
+        }
+        #expect(again == EnqueueReply(created: 0, stale: 0, alreadyPending: 1, current: 1, failed: 0))
+        // After a style change (another key), the generated one is stale.
+        let restyled = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1]) { _, _, _ in "new style" }
+        }
+        #expect(restyled.stale == 1)
+    }
+
+    @Test func transientFailuresBackOffThenGiveUp() throws {
+        let temporary = try TemporaryIndex()
+        _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        let policy = RetryPolicy(maximumAttempts: 2, initialBackoff: 10, maximumBackoff: 60)
+        let now = Date(timeIntervalSince1970: 2_000_000_000)
+        var counter: UInt64 = 0
+        let first = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now) { counter += 1; return counter } }
+        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), retry: policy, now: now) }
+        #expect(effect == .updated(first[0].picture, .pending, reason: "disk full", retryAt: now.addingTimeInterval(10)))
+        // Not ready during the back-off, ready after it.
+        #expect(try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(5)) { counter += 1; return counter } }.isEmpty)
+        let second = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(11)) { counter += 1; return counter } }
+        #expect(second.count == 1)
+        let final = try temporary.index.write { try $0.releaseLeases(of: "w", reason: "worker w went silent", retry: policy, now: now) }
+        #expect(final == [.updated(first[0].picture, .failedNoRetry, reason: "gave up after 2 attempts: worker w went silent", retryAt: nil)])
+    }
+
+    @Test func releasingAGoneWorkersLeasesRequeuesThem() throws {
+        let temporary = try TemporaryIndex()
+        _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey) }
+        var counter: UInt64 = 0
+        _ = try temporary.index.write { tx in try tx.lease(limit: 2, to: "gone") { counter += 1; return counter } }
+        #expect(try temporary.index.read { try $0.readyCount() } == 0)
+        _ = try temporary.index.write { try $0.releaseLeases(of: "gone", reason: "bye", countAttempt: false, retry: RetryPolicy()) }
+        #expect(try temporary.index.read { try $0.readyCount() } == 2)
+        _ = try temporary.index.write { tx in try tx.lease(limit: 2, to: "next") { counter += 1; return counter } }
+        #expect(try temporary.index.write { try $0.releaseAllLeases() } == 2)
+    }
+
+    @Test func feedPagesNewestFirstWithACursor() throws {
+        let temporary = try TemporaryIndex()
+        for i in 0..<5 {
+            _ = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: "w\(i)", start: 1_700_000_000 + Double(i) * 86_400)) }
+        }
+        let first = try temporary.index.read { try $0.feed(limit: 2, cursor: nil) }
+        #expect(first.workouts.map(\.sourceID) == ["w4", "w3"])
+        let second = try temporary.index.read { try $0.feed(limit: 2, cursor: first.next) }
+        #expect(second.workouts.map(\.sourceID) == ["w2", "w1"])
+        let third = try temporary.index.read { try $0.feed(limit: 2, cursor: second.next) }
+        #expect(third.workouts.map(\.sourceID) == ["w0"])
+        #expect(third.next == nil)
+        #expect(throws: IndexError.self) { try temporary.index.read { try $0.feed(limit: 2, cursor: "garbage") } }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import WorkFeedModel
+
+@Suite struct SHA256Tests {
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+    ])
+    func knownVectors(input: String, digest: String) {
+        #expect(SHA256.hex(Array(input.utf8)) == digest)
+    }
+
+    @Test func millionAs() {
+        #expect(SHA256.hex(Array(repeating: UInt8(ascii: "a"), count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
+
+@Suite struct SeriesCodecTests {
+    let route = Route(segments: [
+        [
+            RoutePoint(latitude: 52.5200066, longitude: 13.404954, elevation: 34.5, time: Date(timeIntervalSince1970: 1_600_000_000.123)),
+            RoutePoint(latitude: -33.8688197, longitude: -151.2092955, elevation: nil, time: nil),
+        ],
+        [RoutePoint(latitude: 0.0000001, longitude: 179.9999999, elevation: -12.25, time: Date(timeIntervalSince1970: 1_600_000_100))],
+    ])
+
+    @Test func routeRoundTripKeepsSegmentsAndPrecision() throws {
+        let bytes = SeriesCodec.encode(route)
+        #expect(bytes.count == 4 + 4 + 2 * 4 + 3 * 20)
+        let decoded = try SeriesCodec.decodeRoute(bytes)
+        #expect(decoded.segments.count == 2)
+        #expect(decoded.segments[0].count == 2)
+        let first = decoded.segments[0][0]
+        #expect(abs(first.latitude - 52.5200066) < 1e-7)
+        #expect(first.elevation == 34.5)
+        #expect(first.time == Date(timeIntervalSince1970: 1_600_000_000.123))
+        #expect(decoded.segments[0][1].elevation == nil)
+        #expect(decoded.segments[0][1].time == nil)
+        // Encoding what was decoded gives the same bytes: the stored form is its own fixed point.
+        #expect(SeriesCodec.encode(decoded) == bytes)
+    }
+
+    @Test func heartRateRoundTrip() throws {
+        let samples = [HeartRateSample(time: Date(timeIntervalSince1970: 1_000), bpm: 142.5), HeartRateSample(time: Date(timeIntervalSince1970: 1_001), bpm: 60)]
+        let decoded = try SeriesCodec.decodeHeartRate(SeriesCodec.encode(samples))
+        #expect(decoded == samples)
+    }
+
+    @Test func truncatedOrForeignBytesAreErrorsNotCrashes() {
+        let bytes = SeriesCodec.encode(route)
+        for length in [0, 3, 7, 12, bytes.count - 1] {
+            #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(bytes.prefix(length)) }
+        }
+        #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(Array("WFH1\0\0\0\0".utf8)) }
+        #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(bytes + [0]) }
+        // A segment count far beyond the data must not allocate or loop.
+        #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(Array("WFR1".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) }
+    }
+}
+
+@Suite struct StyleAndLayoutTests {
+    @Test func coloursParseAndPrint() {
+        #expect(RGBA(hex: "#1f6feb") == RGBA(red: 0x1F, green: 0x6F, blue: 0xEB, alpha: 0xFF))
+        #expect(RGBA(hex: "#1f6feb80")?.alpha == 0x80)
+        #expect(RGBA(hex: "1f6feb") != nil)
+        #expect(RGBA(hex: "#12345") == nil)
+        #expect(RGBA(hex: "#gggggg") == nil)
+        #expect(RGBA(hex: "#0a0b0c")?.description == "#0a0b0cff")
+    }
+
+    @Test func cacheLayoutFollowsTheDesign() {
+        let id = WorkoutID("3F2A0000-0000-4000-8000-000000000001")!
+        #expect(CacheLayout.relativePath(for: PictureID(workoutID: id, kind: .route, theme: .dark)) == "route/3f/3f2a0000-0000-4000-8000-000000000001_dark.png")
+        #expect(
+            CacheLayout.relativePath(for: PictureID(workoutID: id, kind: .heatmap, theme: .light, scale: 2))
+                == "heatmap/3f/3f2a0000-0000-4000-8000-000000000001_heartrate_light@2x.png")
+    }
+
+    @Test func summaryMeasuresDistanceAcrossSegmentsButNotGaps() {
+        // Two segments, each 0.01° of latitude (about 1112 m); the gap between them is not counted.
+        let route = Route(segments: [
+            [RoutePoint(latitude: 0, longitude: 0, time: Date(timeIntervalSince1970: 0)), RoutePoint(latitude: 0.01, longitude: 0, time: Date(timeIntervalSince1970: 100))],
+            [RoutePoint(latitude: 1, longitude: 0, time: Date(timeIntervalSince1970: 200)), RoutePoint(latitude: 1.01, longitude: 0, time: Date(timeIntervalSince1970: 300))],
+        ])
+        let summary = WorkoutSummary(route: route, heartRate: [])
+        #expect(abs(summary.distance - 2 * 1111.95) < 1)
+        #expect(summary.duration == 300)
+        #expect(summary.heartRateAverage == nil)
+    }
+
+    @Test(arguments: [("Running", .running), ("Biking", .cycling), ("HKWorkoutActivityTypeWalking", .walking), ("swim", .other), (nil, .other)] as [(String?, ActivityType)])
+    func activityNamesFold(name: String?, expected: ActivityType) {
+        #expect(ActivityType(sourceName: name) == expected)
+    }
+}
