@@ -108,7 +108,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "workctl",
-            dependencies: ["WorkFeedCtl"],
+            dependencies: ["WorkFeedCtl", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSettings
         ),
         // Prints speed and memory figures; see docs/benchmarks.md.
@@ -147,8 +147,9 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

@@ -78,21 +78,19 @@ extension WorkCtl {
         func run() throws {
             var client = try connection.client()
             let request = EnqueueRequest(ids: try parsedIDs(), kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales())
-            do {
-                let reply: EnqueueReply = try client.request(.enqueue, request)
-                if json && !wait {
-                    try printJSON(reply)
-                } else {
-                    print(
-                        "enqueued: \(reply.created) new, \(reply.stale) stale; \(reply.alreadyPending) already pending, "
-                            + "\(reply.current) current, \(reply.failed) failed-no-retry (see workctl show)")
-                }
-                guard wait else { return }
-                let status = try Self.waitUntilDone(client: &client, kinds: Set(request.kinds), themes: Set(request.themes))
-                if json { try printJSON(status) } else { Status.printSummary(status) }
-            } catch let error as ControlClientError {
-                throw error.exit()
+            let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
+            if json && !wait {
+                try printJSON(reply)
+            } else {
+                print(
+                    "enqueued: \(reply.created) new, \(reply.stale) stale; \(reply.alreadyPending) already pending, "
+                        + "\(reply.current) current, \(reply.failed) failed-no-retry (see workctl show)")
             }
+            guard wait else { return }
+            let status = try talking { () throws(ControlClientError) in
+                try Self.waitUntilDone(client: &client, kinds: Set(request.kinds), themes: Set(request.themes))
+            }
+            if json { try printJSON(status) } else { Status.printSummary(status) }
         }
 
         /// Polls STATUS until nothing of these kinds and themes is pending, drawing progress.

@@ -36,16 +36,14 @@ extension WorkCtl {
             var items: [WorkoutWithPictures] = []
             var cursor: String?
             var cacheDirectory = ""
-            do {
-                repeat {
-                    let page: FeedReply = try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor))
-                    items += page.items
-                    cursor = page.next
-                    cacheDirectory = page.cacheDirectory
-                } while cursor != nil && items.count < (limit ?? Int.max)
-            } catch let error as ControlClientError {
-                throw error.exit()
-            }
+            repeat {
+                let page: FeedReply = try talking { () throws(ControlClientError) in
+                    try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor))
+                }
+                items += page.items
+                cursor = page.next
+                cacheDirectory = page.cacheDirectory
+            } while cursor != nil && items.count < (limit ?? Int.max)
             if let limit { items = Array(items.prefix(limit)) }
             if let html {
                 let page = FeedPage(items: items, cacheDirectory: cache ?? cacheDirectory, pageFile: html)

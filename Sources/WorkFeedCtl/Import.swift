@@ -34,6 +34,17 @@ extension WorkCtl {
             }
         }
 
+        private func send(_ workout: ImportedWorkout, with client: inout ControlClient) -> Result<ImportResult, ControlClientError> {
+            do {
+                let reply: ImportReply = try client.request(
+                    .importWorkout, ImportRequest(workout),
+                    attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+                return .success(reply.result)
+            } catch {
+                return .failure(error)
+            }
+        }
+
         func run() throws {
             let files: [URL]
             do {
@@ -56,21 +67,20 @@ extension WorkCtl {
                     continue
                 }
                 for workout in workouts {
-                    do {
-                        let reply: ImportReply = try client.request(
-                            .importWorkout, ImportRequest(workout),
-                            attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
-                        switch reply.result {
+                    switch send(workout, with: &client) {
+                    case .success(let result):
+                        switch result {
                         case .imported: summary.imported += 1
                         case .unchanged: summary.unchanged += 1
                         case .updated: summary.updated += 1
                         }
-                    } catch let error where error.fromCoordinator {
+                    case .failure(let error):
+                        guard error.fromCoordinator else {
+                            progress.finish()
+                            throw error.exit()
+                        }
                         summary.skipped.append(.init(file: workout.origin, reason: error.description))
                         progress.note("skipped \(workout.origin): \(error)")
-                    } catch {
-                        progress.finish()
-                        throw error.exit()
                     }
                 }
             }

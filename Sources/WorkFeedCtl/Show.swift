@@ -22,12 +22,8 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            do {
-                let reply: ShowReply = try client.request(.show, ShowRequest(id: WorkoutID(id)!))
-                if json { try printJSON(reply) } else { Self.print(reply) }
-            } catch let error as ControlClientError {
-                throw error.exit()
-            }
+            let reply: ShowReply = try talking { () throws(ControlClientError) in try client.request(.show, ShowRequest(id: WorkoutID(id)!)) }
+            if json { try printJSON(reply) } else { Self.print(reply) }
         }
 
         static func print(_ reply: ShowReply) {

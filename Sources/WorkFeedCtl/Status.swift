@@ -15,12 +15,8 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            do {
-                let status: StatusReply = try client.request(.status, [String: String]())
-                if json { try printJSON(status) } else { Self.printSummary(status) }
-            } catch let error as ControlClientError {
-                throw error.exit()
-            }
+            let status: StatusReply = try talking { () throws(ControlClientError) in try client.request(.status, [String: String]()) }
+            if json { try printJSON(status) } else { Self.printSummary(status) }
         }
 
         static func printSummary(_ status: StatusReply) {

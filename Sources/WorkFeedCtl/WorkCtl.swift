@@ -49,6 +49,15 @@ enum WorkCtlExit {
     static let unavailable = ExitCode(69)
 }
 
+/// Runs coordinator requests; a failure is printed and becomes workctl's exit code.
+func talking<T>(_ body: () throws(ControlClientError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        throw error.exit()
+    }
+}
+
 extension ControlClientError {
     /// Prints the error and turns it into workctl's exit code.
     func exit() -> ExitCode {

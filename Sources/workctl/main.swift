@@ -1,3 +1,4 @@
+import ArgumentParser
 import WorkFeedCtl
 
 WorkCtl.main()

@@ -11,6 +11,7 @@ enum RenderBench {
         let renderer = Renderer()
         for points in options.sizes {
             let workout = SyntheticWorkout(points: points)
+            let inputPeak = Measure.peakResidentMiB()
             for kind in options.kinds.compactMap(JobKind.init(rawValue:)) {
                 for scale in options.scales {
                     let spec = PictureSpec(
@@ -35,8 +36,10 @@ enum RenderBench {
                             + "\(renderer.lastStatistics.drawnVertices)")
                 }
             }
+            if let before = inputPeak, let after = Measure.peakResidentMiB() {
+                print("  peak resident memory (VmHWM): \(Measure.format(before, 1)) MiB with the input built, \(Measure.format(after, 1)) MiB after rendering")
+            }
         }
-        if let peak = Measure.peakResidentMiB() { print("peak resident memory (VmHWM): \(Measure.format(peak, 1)) MiB") }
     }
 
     /// The "png" group: libpng's fast flag against its defaults on one rendered picture.

@@ -5,11 +5,11 @@
 /// hexadecimal and everything else.
 enum DecimalParser {
     /// Powers of ten exactly representable as `Double`.
-    private static let exactPowers: [Double] = (0...22).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
-    }
+    /// Powers of ten exactly representable as `Double`.
+    private static let exactPowers: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ]
 
     /// The number in `bytes`, or `nil` when they hold anything else.
     static func parse(_ bytes: ArraySlice<UInt8>) -> Double? {

@@ -21,17 +21,14 @@ enum XMLByteClass {
     static let closeBracket = UInt8(ascii: "]")
     static let dash = UInt8(ascii: "-")
 
-    /// Bytes that end a plain run of character data or need attention in it: `<`, `&`, CR, LF,
-    /// and the control characters XML forbids (a sign of binary garbage).
-    static let textStop: [Bool] = (0...255).map { byte in
-        byte == 0x3C || byte == 0x26 || byte == 0x0D || byte == 0x0A || (byte < 0x20 && byte != 0x09)
-    }
-
-    /// Bytes allowed in names. Every byte of a multi-byte UTF-8 sequence counts as a name byte:
+    /// Whether a byte may appear in a name. Every byte of a multi-byte UTF-8 sequence counts:
     /// names outside ASCII are rare and never matched by the readers, so they are only carried.
-    static let nameByte: [Bool] = (0...255).map { byte in
-        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-            || byte == 0x5F || byte == 0x2D || byte == 0x2E || byte == 0x3A || byte >= 0x80
+    /// (Comparisons rather than a table: a static table costs a lazy-initialization check per use.)
+    @inline(__always)
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        let folded = byte | 0x20
+        return (folded >= 0x61 && folded <= 0x7A) || (byte >= 0x30 && byte <= 0x3A) || byte == 0x5F || byte == 0x2D
+            || byte == 0x2E || byte >= 0x80
     }
 
     @inline(__always)
@@ -41,6 +38,6 @@ enum XMLByteClass {
 
     @inline(__always)
     static func isNameStart(_ byte: UInt8) -> Bool {
-        nameByte[Int(byte)] && !(byte >= 0x30 && byte <= 0x39) && byte != dash && byte != 0x2E
+        isNameByte(byte) && !(byte >= 0x30 && byte <= 0x39) && byte != dash && byte != 0x2E
     }
 }

@@ -5,11 +5,12 @@ extension XMLPullReader {
     /// Reads a start tag at `position` (which holds `<`).
     mutating func readStartTag() throws(ImportError) -> XMLEvent {
         let (tagEnd, newlineCount) = try findTagEnd()
+        let isRoot = elements.isEmpty
         let bytes = buffer
         let elementName = try bytes.withUnsafeBufferPointer { (pointer) throws(ImportError) -> XMLName in
             try parseStartTag(pointer, tagEnd: position + tagEnd)
         }
-        if elements.isEmpty {
+        if isRoot {
             if sawRoot {
                 throw failure("a second root element <\(elementName.local)>: only one is allowed")
             }
@@ -81,7 +82,7 @@ extension XMLPullReader {
         guard nameEnd > index, XMLByteClass.isNameStart(bytes[index]) else {
             throw failure("'<' not followed by a name (write &lt; for a literal '<')")
         }
-        let element = try qualifiedName(bytes, index..<nameEnd)
+        let (element, elementIndex) = try internedName(bytes, index..<nameEnd)
         index = nameEnd
         attributes.removeAll(keepingCapacity: true)
         attributeBytes.removeAll(keepingCapacity: true)
@@ -154,7 +155,9 @@ extension XMLPullReader {
             throw failure("undeclared namespace prefix '\(element.prefix)' on element <\(element.description)>")
         }
         let resolved = XMLName(namespace: uri, local: element.local)
-        elements.append(OpenElement(name: resolved, prefix: element.prefix, line: eventLine, bindingCount: bindingCount))
+        elements.append(
+            OpenElement(
+                name: resolved, prefix: element.prefix, nameIndex: elementIndex, line: eventLine, bindingCount: bindingCount))
         pendingEnd = selfClosing
         return resolved
     }
@@ -184,7 +187,7 @@ extension XMLPullReader {
             let slice = UnsafeBufferPointer(rebasing: bytes[uriBytes])
             if let known = uris.lookup(slice) { return known }
             let value = String(decoding: slice, as: UTF8.self)
-            uris.insert(slice, value: value)
+            _ = uris.insert(slice, value: value)
             return value
         }
         if prefix == "xmlns" || (prefix == "xml" && uri != Self.xmlNamespace) {
@@ -229,8 +232,13 @@ extension XMLPullReader {
             throw failure("unexpected end of file inside a closing tag")
         }
         let newlineCount = newlines(in: 0..<end)
+        guard !elements.isEmpty else {
+            throw failure("a closing tag without an open element")
+        }
+        // Only the interned index is read here: copying the whole open element costs retains.
+        let openIndex = elements[elements.count - 1].nameIndex
         let bytes = buffer
-        let closing = try bytes.withUnsafeBufferPointer { (pointer) throws(ImportError) -> QualifiedName in
+        try bytes.withUnsafeBufferPointer { (pointer) throws(ImportError) in
             let start = position + 2
             let nameEnd = Self.scanName(pointer, from: start, limit: position + end)
             guard nameEnd > start else { throw failure("a closing tag without a name") }
@@ -239,14 +247,15 @@ extension XMLPullReader {
             guard index == position + end else {
                 throw failure("unexpected \(Self.describe(pointer[index])) in a closing tag", at: index - position)
             }
-            return try qualifiedName(pointer, start..<nameEnd)
-        }
-        guard let open = elements.last else {
-            throw failure("closing tag </\(closing.description)> without an open element")
-        }
-        guard open.prefix == closing.prefix && open.name.local == closing.local else {
-            throw failure(
-                "mismatched tag: </\(closing.description)> closes <\(open.qualifiedName)> opened at line \(open.line)")
+            // The common case: the same bytes as the start tag, compared without hashing.
+            let name = UnsafeBufferPointer(rebasing: pointer[start..<nameEnd])
+            if openIndex >= 0 && qualifiedNames.key(at: openIndex, equals: name) { return }
+            let closing = try qualifiedName(pointer, start..<nameEnd)
+            let open = elements[elements.count - 1]
+            guard open.prefix == closing.prefix && open.name.local == closing.local else {
+                throw failure(
+                    "mismatched tag: </\(closing.description)> closes <\(open.qualifiedName)> opened at line \(open.line)")
+            }
         }
         consume(end + 1, newlines: newlineCount)
         return closeElement()
@@ -255,14 +264,22 @@ extension XMLPullReader {
     /// The end of the name starting at `start`.
     static func scanName(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limit: Int) -> Int {
         var index = start
-        while index < limit && XMLByteClass.nameByte[Int(bytes[index])] { index += 1 }
+        while index < limit && XMLByteClass.isNameByte(bytes[index]) { index += 1 }
         return index
     }
 
     /// Splits and interns a qualified name.
     mutating func qualifiedName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(ImportError) -> QualifiedName {
+        try internedName(bytes, range).name
+    }
+
+    /// Splits and interns a qualified name; also returns its index in ``qualifiedNames`` (-1 once
+    /// the table is full).
+    mutating func internedName(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>
+    ) throws(ImportError) -> (name: QualifiedName, index: Int) {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
-        if let known = qualifiedNames.lookup(slice) { return known }
+        if let index = qualifiedNames.index(of: slice) { return (qualifiedNames.value(at: index), index) }
         let colon = slice.firstIndex(of: XMLByteClass.colon)
         let result: QualifiedName
         if let colon {
@@ -276,7 +293,6 @@ extension XMLPullReader {
         } else {
             result = QualifiedName(prefix: "", local: String(decoding: slice, as: UTF8.self))
         }
-        qualifiedNames.insert(slice, value: result)
-        return result
+        return (result, qualifiedNames.insert(slice, value: result) ?? -1)
     }
 }

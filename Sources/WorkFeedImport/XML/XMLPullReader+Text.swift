@@ -22,7 +22,7 @@ extension XMLPullReader {
         var significant = false
         while try ensure(1) {
             if buffer[position] == XMLByteClass.lessThan {
-                guard try matches(Self.cdataOpen) else { break }
+                guard try peek(1) == XMLByteClass.exclamation, try matches(Self.cdataOpen) else { break }
                 try readCDATA()
                 significant = true
                 continue

@@ -47,6 +47,8 @@ struct XMLPullReader {
     struct OpenElement {
         var name: XMLName
         var prefix: String
+        /// The qualified name's index in ``XMLPullReader/qualifiedNames``, -1 when not interned.
+        var nameIndex: Int
         var line: Int
         /// How many namespace bindings were in scope before this element's own.
         var bindingCount: Int

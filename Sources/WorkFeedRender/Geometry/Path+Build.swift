@@ -10,6 +10,7 @@ extension Path {
     mutating func build(route: Route, scan: RouteScan, fit: PictureFit, pieces: Int, tolerance: Float) {
         reset(pieces: pieces)
         var unwrapper = LongitudeUnwrapper()
+        let mercator = LocalMercator(minLatitude: scan.minLatitude, maxLatitude: scan.maxLatitude)
         var simplifier = Simplifier(tolerance: tolerance)
         let dropsNullIsland = scan.dropsNullIsland
         let cuts = pieces > 1 && scan.length > 0
@@ -25,7 +26,7 @@ extension Path {
             var runButt = false
             for point in segment where point.isUsable(droppingNullIsland: dropsNullIsland) {
                 let longitude = unwrapper.unwrap(point.longitude)
-                let pixel = fit.pixel(x: WebMercator.x(longitude: longitude), y: WebMercator.y(latitude: point.latitude))
+                let pixel = fit.pixel(x: WebMercator.x(longitude: longitude), y: mercator.y(latitude: point.latitude))
                 let time = point.time.map(\.timeIntervalSinceReferenceDate).flatMap { $0.isFinite ? $0 : nil }
                 if let previous {
                     if cuts {

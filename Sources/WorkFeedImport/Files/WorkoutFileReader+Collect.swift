@@ -1,0 +1,54 @@
+public import Foundation
+public import WorkFeedModel
+
+extension WorkoutFileReader {
+    /// File extensions picked up inside folders. A file named explicitly is always read.
+    static let collectedExtensions: Set<String> = ["gpx", "tcx", "fit"]
+
+    /// Expands files and folders into the files to read: folders recursively, each folder's
+    /// files sorted by path, hidden files and folders and `__MACOSX` (zip debris) skipped, and
+    /// inside folders only `.gpx`, `.tcx` and `.fit` files. Paths named explicitly come in the
+    /// order given, each once.
+    /// - Throws: ``ImportError`` naming a path that does not exist or a folder that cannot be listed.
+    public static func collectFiles(_ paths: [String]) throws(ImportError) -> [URL] {
+        var files: [URL] = []
+        var seen = Set<String>()
+        var visitedFolders = Set<String>()
+        for path in paths {
+            let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath).standardizedFileURL
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+                throw ImportError(file: path, message: "no such file or folder")
+            }
+            if isFolder.boolValue {
+                try collect(folder: url, into: &files, seen: &seen, visited: &visitedFolders)
+            } else if seen.insert(url.path).inserted {
+                files.append(url)
+            }
+        }
+        return files
+    }
+
+    private static func collect(
+        folder: URL, into files: inout [URL], seen: inout Set<String>, visited: inout Set<String>
+    ) throws(ImportError) {
+        // Symbolic links are followed, so a loop of them is cut by remembering real paths.
+        guard visited.insert(folder.resolvingSymlinksInPath().path).inserted else { return }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw ImportError(file: folder.path, message: "cannot list the folder: \(error.localizedDescription)")
+        }
+        for name in names.sorted() where !name.hasPrefix(".") && name != "__MACOSX" {
+            let url = folder.appendingPathComponent(name)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue {
+                try collect(folder: url, into: &files, seen: &seen, visited: &visited)
+            } else if collectedExtensions.contains(url.pathExtension.lowercased()), seen.insert(url.path).inserted {
+                files.append(url)
+            }
+        }
+    }
+}

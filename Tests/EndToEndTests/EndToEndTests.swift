@@ -1,0 +1,179 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Testing
+import WorkFeedConfig
+import WorkFeedCoordinator
+import WorkFeedCtl
+import WorkFeedImport
+import WorkFeedModel
+import WorkFeedRender
+import WorkFeedWire
+import WorkFeedWorker
+
+/// A coordinator and two workers on loopback, with real sockets, a real index file and a real cache
+/// in a temporary directory.
+final class RunningSystem {
+    let directory: URL
+    let context = ZMQContext()
+    let coordinator: Coordinator
+    let endpoints: Coordinator.Endpoints
+    let workers: [Worker]
+    let configuration: CoordinatorConfiguration
+
+    init(workers count: Int = 2) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-e2e-\(UUID().uuidString)")
+        var configuration = CoordinatorConfiguration()
+        configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
+        configuration.cacheDirectory = directory.appendingPathComponent("cache").path
+        configuration.workerEndpoint = "tcp://127.0.0.1:*"
+        configuration.controlEndpoint = "tcp://127.0.0.1:*"
+        configuration.heartbeatIntervalMilliseconds = 200
+        self.configuration = configuration
+        var logger = Logger(label: "e2e")
+        logger.logLevel = .warning
+        let context = self.context
+        let coordinator = Coordinator(configuration: configuration, context: context, logger: logger)
+        let endpoints = try coordinator.start()
+        self.coordinator = coordinator
+        self.endpoints = endpoints
+        workers = try (0..<count).map { number in
+            var workerConfiguration = WorkerConfiguration()
+            workerConfiguration.coordinatorEndpoint = endpoints.workers
+            workerConfiguration.cacheDirectory = configuration.cacheDirectory
+            workerConfiguration.renderThreads = 1
+            workerConfiguration.heartbeatIntervalMilliseconds = 200
+            workerConfiguration.name = "worker-\(number)"
+            let worker = Worker(configuration: workerConfiguration, context: context, logger: logger)
+            try worker.start()
+            return worker
+        }
+    }
+
+    func client() throws -> ControlClient {
+        try ControlClient(context: context, endpoint: endpoints.control, timeoutMilliseconds: 10_000)
+    }
+
+    func stop() {
+        for worker in workers { worker.stop() }
+        coordinator.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+func fixture(_ name: String) throws -> String {
+    try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures")).path
+}
+
+@Suite(.serialized) struct EndToEndTests {
+    @Test func importRenderAndReportStatusesThroughTheWholeSystem() throws {
+        let system = try RunningSystem()
+        defer { system.stop() }
+        let routed = [
+            "strava_run_2015_short_gpxtpx-hr.gpx", "garmin-connect_ride_2020_short_ns3-hr.gpx", "apple-watch_run_2025_3seg_partial-hr.gpx",
+        ]
+        let waypointOnly = "runkeeper_hr-on-waypoint.gpx"
+
+        // Import through workctl itself, as an operator would.
+        var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", system.endpoints.control] + (routed + [waypointOnly]).map(fixture))
+        try importCommand.run()
+
+        var enqueue = try WorkCtl.parseAsRoot([
+            "enqueue", "--all", "--kind", "route", "--theme", "light,dark", "--wait", "--coordinator", system.endpoints.control,
+        ])
+        try enqueue.run()
+
+        var client = try system.client()
+        let status: StatusReply = try client.request(.status, [String: String]())
+        #expect(status.workouts == 4)
+        #expect(status.total(.pending) == 0)
+        #expect(status.total(.generated) == 6)
+        #expect(status.total(.failedNoRetry) == 2)
+        #expect(status.workers.count == 2)
+
+        let feed: FeedReply = try client.request(.feed, FeedRequest(limit: 10))
+        #expect(feed.items.count == 4)
+        var checkedPictures = 0
+        for item in feed.items {
+            #expect(item.pictures.count == 2)
+            if item.workout.pointCount == 0 {
+                // The waypoint-only file: stored, but nothing to draw.
+                for picture in item.pictures {
+                    #expect(picture.status == .failedNoRetry)
+                    #expect(picture.reason == "no route")
+                }
+                continue
+            }
+            for picture in item.pictures {
+                #expect(picture.status == .generated)
+                let path = system.configuration.cacheDirectory + "/" + picture.relativePath
+                let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+                let image = try PNGCodec.decode(png)
+                #expect(image.width == 512 && image.height == 512)
+                #expect(PNGCodec.textChunks(png)["workfeed:cache-key"] == picture.cacheKey)
+                let style = picture.picture.theme == .light ? RouteStyle.light : RouteStyle.dark
+                // Background at the corners (inside the padding), the line colour where the route runs.
+                #expect(image.pixel(x: 2, y: 2) == style.background)
+                #expect(image.pixel(x: 509, y: 509) == style.background)
+                var lineColoured = 0
+                for y in stride(from: 0, to: 512, by: 1) {
+                    for x in stride(from: 0, to: 512, by: 1) where image.pixel(x: x, y: y) == style.line { lineColoured += 1 }
+                }
+                #expect(lineColoured > 200, "only \(lineColoured) pixels of the line colour in \(path)")
+                checkedPictures += 1
+            }
+        }
+        #expect(checkedPictures == 6)
+
+        // Nothing half-written is left in the cache.
+        let leftovers = FileManager.default.enumerator(atPath: system.configuration.cacheDirectory)?.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".tmp") } ?? []
+        #expect(leftovers.isEmpty)
+
+        // Re-importing the same files stores nothing twice, and enqueueing again finds everything current.
+        var again = try WorkCtl.parseAsRoot(["import", "--coordinator", system.endpoints.control] + routed.map(fixture))
+        try again.run()
+        let second: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]))
+        #expect(second == EnqueueReply(created: 0, stale: 0, alreadyPending: 0, current: 6, failed: 2))
+        let after: StatusReply = try client.request(.status, [String: String]())
+        #expect(after.workouts == 4)
+    }
+
+    @Test func aWorkerThatDiesLosesNoJob() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        var client = try system.client()
+        let workout = try #require(try WorkoutFileReader.read(contentsOf: URL(fileURLWithPath: fixture("strava_run_2015_short_gpxtpx-hr.gpx"))).first)
+        let imported: ImportReply = try client.request(
+            .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: [imported.id], kinds: [.route], themes: [.light]))
+
+        // A fake worker takes the job and then goes silent without answering.
+        let silent = try ZMQSocket(system.context, type: .dealer)
+        try silent.connect(system.endpoints.workers)
+        try silent.send(WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "silent").frames)
+        #expect(try ZMQPoll.poll([silent.pollItem()], timeoutMilliseconds: 5_000) == [true])
+        guard case .job = try WorkerMessage(frames: try #require(try silent.receive())) else {
+            Issue.record("expected a JOB")
+            return
+        }
+
+        // A real worker arrives; once the silent one expires, the job is leased again and generated.
+        var configuration = WorkerConfiguration()
+        configuration.coordinatorEndpoint = system.endpoints.workers
+        configuration.cacheDirectory = system.configuration.cacheDirectory
+        configuration.renderThreads = 1
+        configuration.heartbeatIntervalMilliseconds = 200
+        let worker = Worker(configuration: configuration, context: system.context, logger: Logger(label: "e2e"))
+        try worker.start()
+        defer { worker.stop() }
+        let deadline = Date().addingTimeInterval(20)
+        var show: ShowReply
+        repeat {
+            Thread.sleep(forTimeInterval: 0.1)
+            show = try client.request(.show, ShowRequest(id: imported.id))
+        } while show.item.pictures.first?.status != .generated && Date() < deadline
+        #expect(show.item.pictures.first?.status == .generated)
+        #expect(show.item.pictures.first?.attempts == 0)
+    }
+}

@@ -1,1 +1,0 @@
-// placeholder so the package resolves while this module is written
