@@ -82,7 +82,7 @@ extension WorkCtl {
             if json && !wait {
                 try printJSON(reply)
             } else {
-                print(
+                say(
                     "enqueued: \(reply.created) new, \(reply.stale) stale; \(reply.alreadyPending) already pending, "
                         + "\(reply.current) current, \(reply.failed) failed-no-retry (see workctl show)")
             }

@@ -55,14 +55,14 @@ extension WorkCtl {
                     printError("cannot write \(html): \(error.localizedDescription)")
                     throw WorkCtlExit.failed
                 }
-                print("wrote \(html) (\(items.count) workouts)")
+                say("wrote \(html) (\(items.count) workouts)")
             } else if json {
                 try printJSON(items)
             } else {
                 for item in items {
                     let w = item.workout
                     let states = item.pictures.map { "\($0.picture.kind.rawValue)/\($0.picture.theme.rawValue) \($0.status.rawValue)" }
-                    print(
+                    say(
                         "\(w.id)  \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown date")  "
                             + "\(w.activity.rawValue)  \(WorkoutFormat.distance(w.distance))  \(states.joined(separator: ", "))")
                 }

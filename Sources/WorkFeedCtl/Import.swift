@@ -88,8 +88,8 @@ extension WorkCtl {
             if json {
                 try printJSON(summary)
             } else {
-                print("imported \(summary.imported), unchanged \(summary.unchanged), updated \(summary.updated), skipped \(summary.skipped.count)")
-                for skipped in summary.skipped { print("  skipped \(skipped.reason)") }
+                say("imported \(summary.imported), unchanged \(summary.unchanged), updated \(summary.updated), skipped \(summary.skipped.count)")
+                for skipped in summary.skipped { say("  skipped \(skipped.reason)") }
             }
             if !summary.skipped.isEmpty { throw WorkCtlExit.partial }
         }

@@ -28,25 +28,25 @@ extension WorkCtl {
 
         static func print(_ reply: ShowReply) {
             let w = reply.item.workout
-            Swift.print("workout \(w.id)")
-            Swift.print("  source:    \(w.source.rawValue) \(w.sourceID)")
-            Swift.print("  activity:  \(w.activity.rawValue)" + (w.name.map { " \"\($0)\"" } ?? ""))
-            Swift.print("  start:     \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown")")
-            Swift.print("  distance:  \(WorkoutFormat.distance(w.distance)), duration \(w.duration.map(WorkoutFormat.duration) ?? "unknown")")
-            if let gain = w.elevationGain { Swift.print("  climb:     \(Int(gain.rounded())) m") }
+            say("workout \(w.id)")
+            say("  source:    \(w.source.rawValue) \(w.sourceID)")
+            say("  activity:  \(w.activity.rawValue)" + (w.name.map { " \"\($0)\"" } ?? ""))
+            say("  start:     \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown")")
+            say("  distance:  \(WorkoutFormat.distance(w.distance)), duration \(w.duration.map(WorkoutFormat.duration) ?? "unknown")")
+            if let gain = w.elevationGain { say("  climb:     \(Int(gain.rounded())) m") }
             if let average = w.heartRateAverage, let maximum = w.heartRateMax {
-                Swift.print("  heart:     \(Int(average.rounded())) bpm average, \(Int(maximum.rounded())) max")
+                say("  heart:     \(Int(average.rounded())) bpm average, \(Int(maximum.rounded())) max")
             }
-            Swift.print("  points:    \(w.pointCount), route version \(w.routeVersion)")
-            Swift.print("pictures:")
-            if reply.item.pictures.isEmpty { Swift.print("  none queued (workctl enqueue --ids \(w.id))") }
+            say("  points:    \(w.pointCount), route version \(w.routeVersion)")
+            say("pictures:")
+            if reply.item.pictures.isEmpty { say("  none queued (workctl enqueue --ids \(w.id))") }
             for picture in reply.item.pictures {
                 var line = "  \(picture.picture.kind.rawValue) \(picture.picture.theme.rawValue)"
                 if picture.picture.scale != 1 { line += " @\(picture.picture.scale)x" }
                 line += ": \(picture.status.rawValue)"
                 if let reason = picture.reason { line += " (\(reason))" }
                 if picture.status == .generated { line += " \(reply.cacheDirectory)/\(picture.relativePath)" }
-                Swift.print(line)
+                say(line)
             }
         }
     }

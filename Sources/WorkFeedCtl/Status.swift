@@ -20,19 +20,19 @@ extension WorkCtl {
         }
 
         static func printSummary(_ status: StatusReply) {
-            print("workouts: \(status.workouts)")
-            print("pictures: " + JobStatus.allCases.map { "\($0.rawValue) \(status.total($0))" }.joined(separator: ", ") + ", leased \(status.leased)")
+            say("workouts: \(status.workouts)")
+            say("pictures: " + JobStatus.allCases.map { "\($0.rawValue) \(status.total($0))" }.joined(separator: ", ") + ", leased \(status.leased)")
             let groups = Dictionary(grouping: status.counts) { "\($0.kind.rawValue) \($0.theme.rawValue)" }
             for key in groups.keys.sorted() {
                 let counts = groups[key]!
                 let line = JobStatus.allCases.map { state in "\(state.rawValue) \(counts.filter { $0.status == state }.reduce(0) { $0 + $1.count })" }
-                print("  \(key.padding(toLength: 14, withPad: " ", startingAt: 0)) \(line.joined(separator: ", "))")
+                say("  \(key.padding(toLength: 14, withPad: " ", startingAt: 0)) \(line.joined(separator: ", "))")
             }
-            print("workers: \(status.workers.count)")
+            say("workers: \(status.workers.count)")
             for worker in status.workers {
-                print("  \(worker.name): \(worker.busy)/\(worker.capacity) busy, \(worker.done) done")
+                say("  \(worker.name): \(worker.busy)/\(worker.capacity) busy, \(worker.done) done")
             }
-            print("cache: \(status.cacheDirectory)")
+            say("cache: \(status.cacheDirectory)")
         }
     }
 }

@@ -75,5 +75,11 @@ func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    say(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Writes a line of output at once (unbuffered), so that results on standard output and progress
+/// on standard error keep their order in a log.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
