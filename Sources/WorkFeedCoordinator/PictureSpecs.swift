@@ -1,4 +1,3 @@
-import Foundation
 import WorkFeedConfig
 import WorkFeedModel
 
@@ -32,21 +31,12 @@ struct PictureSpecs {
     mutating func encodedSpec(for picture: PictureID) -> [UInt8] {
         let key = SpecKey(kind: picture.kind, theme: picture.theme, scale: picture.scale)
         if let bytes = encoded[key] { return bytes }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // Encoding plain value types with sorted keys cannot fail.
-        let bytes = Array(try! encoder.encode(spec(kind: picture.kind, theme: picture.theme, scale: picture.scale)))
+        let bytes = spec(kind: picture.kind, theme: picture.theme, scale: picture.scale).encoded()
         encoded[key] = bytes
         return bytes
     }
 
     mutating func cacheKey(for picture: PictureID, routeHash: String, heartRateHash: String) -> String {
-        var hasher = SHA256()
-        hasher.update("workfeed-cache-key-v1\nrenderer=\(PictureSpec.rendererVersion)\nspec=")
-        hasher.update(encodedSpec(for: picture))
-        hasher.update("\nroute=\(routeHash)")
-        // A route picture does not depend on heart rate: a new heart-rate series alone leaves its key.
-        if picture.kind == .heatmap { hasher.update("\nheartrate=\(heartRateHash)") }
-        return hasher.finalize().hexString
+        PictureSpec.cacheKey(kind: picture.kind, encodedSpec: encodedSpec(for: picture), routeHash: routeHash, heartRateHash: heartRateHash)
     }
 }

@@ -6,11 +6,11 @@ import WorkFeedWire
 ///
 /// Exit codes: 0 success; 1 the coordinator refused or the operation failed; 2 done, but some
 /// inputs were skipped (see the summary); 64 bad usage; 69 the coordinator did not answer.
-public struct WorkCtl: ParsableCommand {
+public struct WorkCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "workctl",
         abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
-        subcommands: [Import.self, Enqueue.self, Status.self, Show.self, Feed.self])
+        subcommands: [Import.self, Enqueue.self, Status.self, Show.self, Feed.self, Render.self])
 
     public init() {}
 }

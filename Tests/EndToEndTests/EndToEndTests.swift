@@ -139,6 +139,53 @@ func fixture(_ name: String) throws -> String {
         #expect(after.workouts == 4)
     }
 
+    @Test func heatmapsGoThroughTheSystemToTheirCachePaths() throws {
+        let system = try RunningSystem()
+        defer { system.stop() }
+        let files = ["garmin-connect_ride_2020_short_ns3-hr.gpx", "runkeeper_hr-on-waypoint.gpx"]
+        var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", system.endpoints.control] + files.map(fixture))
+        try importCommand.run()
+        var enqueue = try WorkCtl.parseAsRoot([
+            "enqueue", "--all", "--kind", "heatmap", "--theme", "dark", "--scale", "2", "--wait", "--coordinator", system.endpoints.control,
+        ])
+        try enqueue.run()
+        var client = try system.client()
+        let feed: FeedReply = try client.request(.feed, FeedRequest(limit: 10))
+        let ride = try #require(feed.items.first { $0.workout.pointCount > 0 })
+        let picture = try #require(ride.pictures.first)
+        #expect(picture.status == .generated)
+        #expect(picture.relativePath.hasPrefix("heatmap/"))
+        #expect(picture.relativePath.hasSuffix("_heartrate_dark@2x.png"))
+        let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: system.configuration.cacheDirectory + "/" + picture.relativePath)))
+        let image = try PNGCodec.decode(png)
+        #expect(image.width == 1024 && image.height == 1024)
+        let waypoint = try #require(feed.items.first { $0.workout.pointCount == 0 })
+        #expect(waypoint.pictures.first?.status == .failedNoRetry)
+    }
+
+    @Test func workctlRenderDrawsFilesLocally() async throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-render-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        var command = try WorkCtl.parseAsRoot([
+            "render", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("runkeeper_hr-on-waypoint.gpx"),
+            "--kind", "route", "--theme", "light,dark", "--size", "256x128", "--out", out.path,
+        ])
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            Issue.record("expected exit code 2: the waypoint-only file has no route")
+        } catch let exit as ExitCode {
+            #expect(exit == ExitCode(2))
+        }
+        let light = try [UInt8](Data(contentsOf: out.appendingPathComponent("strava_run_2015_short_gpxtpx-hr_route_light.png")))
+        let image = try PNGCodec.decode(light)
+        #expect(image.width == 256 && image.height == 128)
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("strava_run_2015_short_gpxtpx-hr_route_dark.png").path))
+    }
+
     @Test func aWorkerThatDiesLosesNoJob() throws {
         let system = try RunningSystem(workers: 0)
         defer { system.stop() }

@@ -52,10 +52,18 @@ extension XMLPullReader {
     /// The decoded value of an attribute as bytes, `nil` when the start tag has none.
     /// - Parameter namespace: "" (the default) for an attribute without prefix.
     func attributeValue(_ local: String, namespace: String = "") -> ArraySlice<UInt8>? {
-        for attribute in attributes where attribute.name.local == local && attribute.name.namespace == namespace {
-            return attributeBytes[attribute.value]
+        attributeRange(local, namespace: namespace).map { attributeBytes[$0] }
+    }
+
+    /// Where the decoded value of an attribute is in ``attributeBytes``.
+    func attributeRange(_ local: String, namespace: String = "") -> Range<Int>? {
+        attributes.withUnsafeBufferPointer { attributes in
+            for index in attributes.indices
+            where attributes[index].name.local == local && attributes[index].name.namespace == namespace {
+                return attributes[index].value
+            }
+            return nil
         }
-        return nil
     }
 
     /// The decoded value of an attribute as a string, `nil` when the start tag has none.

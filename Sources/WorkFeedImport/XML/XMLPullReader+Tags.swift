@@ -186,7 +186,7 @@ extension XMLPullReader {
         let uri = attributeBytes.withUnsafeBufferPointer { bytes in
             let slice = UnsafeBufferPointer(rebasing: bytes[uriBytes])
             if let known = uris.lookup(slice) { return known }
-            let value = String(decoding: slice, as: UTF8.self)
+            let value = Self.wellKnown(String(decoding: slice, as: UTF8.self))
             _ = uris.insert(slice, value: value)
             return value
         }
@@ -204,10 +204,15 @@ extension XMLPullReader {
     func namespace(forPrefix prefix: String) -> String? {
         if prefix == "xml" { return Self.xmlNamespace }
         if prefix == "xmlns" { return Self.xmlnsNamespace }
-        for binding in bindings.reversed() where binding.prefix == prefix {
-            return binding.uri
+        let found = bindings.withUnsafeBufferPointer { bindings -> String? in
+            var index = bindings.count - 1
+            while index >= 0 {
+                if bindings[index].prefix == prefix { return bindings[index].uri }
+                index -= 1
+            }
+            return nil
         }
-        return prefix.isEmpty ? "" : nil
+        return found ?? (prefix.isEmpty ? "" : nil)
     }
 
     private func checkUniqueAttributes(in element: QualifiedName) throws(ImportError) {
@@ -289,9 +294,9 @@ extension XMLPullReader {
             }
             result = QualifiedName(
                 prefix: String(decoding: UnsafeBufferPointer(rebasing: slice[..<colon]), as: UTF8.self),
-                local: String(decoding: local, as: UTF8.self))
+                local: Self.wellKnown(String(decoding: local, as: UTF8.self)))
         } else {
-            result = QualifiedName(prefix: "", local: String(decoding: slice, as: UTF8.self))
+            result = QualifiedName(prefix: "", local: Self.wellKnown(String(decoding: slice, as: UTF8.self)))
         }
         return (result, qualifiedNames.insert(slice, value: result) ?? -1)
     }

@@ -12,7 +12,6 @@ extension XMLPullReader {
         var needsDecoding = false
         /// Offset of a control character XML forbids.
         var forbidden: Int?
-        var reachedEnd = false
     }
 
     /// Reads text, CDATA sections and references up to the next markup other than CDATA.
@@ -69,7 +68,6 @@ extension XMLPullReader {
             offset = buffer.count - position
             guard try refill() else {
                 run.end = offset
-                run.reachedEnd = true
                 return run
             }
         }

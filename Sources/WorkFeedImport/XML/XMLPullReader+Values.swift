@@ -7,6 +7,7 @@ extension XMLPullReader {
     mutating func readNumber(field: String) throws(ImportError) -> Double? {
         let line = eventLine
         try readElementText()
+        if let value = text.withUnsafeBufferPointer({ DecimalParser.parse($0) }), value.isFinite { return value }
         return try number(from: text[...], field: field, line: line)
     }
 
@@ -15,6 +16,7 @@ extension XMLPullReader {
     mutating func readTimestamp(field: String) throws(ImportError) -> TimestampParser.Timestamp? {
         let line = eventLine
         try readElementText()
+        if let timestamp = text.withUnsafeBufferPointer({ TimestampParser.parse($0) }) { return timestamp }
         let value = Self.trimmed(text[...])
         guard !value.isEmpty else { return nil }
         guard let timestamp = TimestampParser.parse(value) else {
@@ -32,13 +34,15 @@ extension XMLPullReader {
     /// A number attribute of the current start tag.
     /// - Throws: ``ImportError`` naming the attribute when it is missing or not a number.
     func numberAttribute(_ local: String) throws(ImportError) -> Double {
-        guard let bytes = attributeValue(local) else {
+        guard let range = attributeRange(local) else {
             throw ImportError(file: file, line: eventLine, field: local, message: "missing in <\(name.local)>")
         }
-        guard let value = try number(from: bytes, field: local, line: eventLine) else {
-            throw ImportError(file: file, line: eventLine, field: local, message: "empty in <\(name.local)>")
-        }
-        return value
+        // Parsed in place: slicing the array would cost a retain and a release per value.
+        let value = attributeBytes.withUnsafeBufferPointer { DecimalParser.parse(UnsafeBufferPointer(rebasing: $0[range])) }
+        if let value, value.isFinite { return value }
+        let bytes = Self.trimmed(attributeBytes[range])
+        let message = bytes.isEmpty ? "empty in <\(name.local)>" : "not a number: '\(Self.excerpt(bytes))'"
+        throw ImportError(file: file, line: eventLine, field: local, message: message)
     }
 
     /// Parses `bytes` as a number; `nil` when they are empty or white space.

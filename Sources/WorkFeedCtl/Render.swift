@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import WorkFeedConfig
+import WorkFeedImport
+import WorkFeedModel
+import WorkFeedRender
+
+extension WorkCtl {
+    /// `workctl render FILE...`: draws pictures here, without a coordinator.
+    struct Render: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render pictures of workout files locally, without a coordinator (to check a style, or to measure).",
+            discussion: """
+                Styles come from --config (a coordinator configuration file) or the embedded defaults. \
+                Each picture is written as <file name>[-<n>]_<kind>_<theme>[@<scale>x].png in --out. A \
+                workout that cannot be drawn is reported with its reason; exits 2 if any could not.
+                """)
+
+        @Argument(help: "Workout files or folders.")
+        var paths: [String]
+
+        @Option(name: .long, help: "route or heatmap.")
+        var kind: String = "route"
+
+        @Option(name: .long, help: "Themes, comma-separated: light, dark.")
+        var theme: String = "light"
+
+        @Option(name: .long, help: "Size in points, WIDTHxHEIGHT (default: the configuration's).")
+        var size: String?
+
+        @Option(name: .long, help: "1, 2 or 3.")
+        var scale: Int = 1
+
+        @Option(name: .long, help: "The folder to write the PNGs into.")
+        var out: String
+
+        @Option(name: .long, help: "A coordinator configuration file for the styles.")
+        var config: String?
+
+        func validate() throws {
+            guard JobKind(rawValue: kind) != nil else { throw ValidationError("--kind: '\(kind)' is not route or heatmap") }
+            for name in theme.split(separator: ",") where Theme(rawValue: String(name)) == nil {
+                throw ValidationError("--theme: '\(name)' is not light or dark")
+            }
+            guard (1...3).contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3") }
+            if let size { _ = try Self.parseSize(size) }
+        }
+
+        static func parseSize(_ text: String) throws -> (Int, Int) {
+            let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, (16...4096).contains(parts[0]), (16...4096).contains(parts[1]) else {
+                throw ValidationError("--size must be WIDTHxHEIGHT in points, each 16...4096, not '\(text)'")
+            }
+            return (parts[0], parts[1])
+        }
+
+        func run() async throws {
+            let configuration: CoordinatorConfiguration
+            do {
+                configuration = try await CoordinatorConfiguration.load(file: config, environment: [:])
+            } catch {
+                printError("\(error)")
+                throw WorkCtlExit.failed
+            }
+            let (width, height) = try size.map(Self.parseSize) ?? (configuration.pictureWidth, configuration.pictureHeight)
+            let kind = JobKind(rawValue: kind)!
+            let themes = theme.split(separator: ",").compactMap { Theme(rawValue: String($0)) }
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let files: [URL]
+            do { files = try WorkoutFileReader.collectFiles(paths) } catch {
+                printError("\(error)")
+                throw WorkCtlExit.failed
+            }
+            let renderer = Renderer()
+            var written = 0
+            var failures = 0
+            var progress = ProgressLine(total: files.count, unit: "files")
+            for (number, file) in files.enumerated() {
+                defer { progress.update(done: number + 1) }
+                let workouts: [ImportedWorkout]
+                do { workouts = try WorkoutFileReader.read(contentsOf: file) } catch {
+                    progress.note("skipped \(error)")
+                    failures += 1
+                    continue
+                }
+                for (index, workout) in workouts.enumerated() {
+                    let base = file.deletingPathExtension().lastPathComponent + (workouts.count > 1 ? "-\(index + 1)" : "")
+                    let route = SeriesCodec.encode(workout.route)
+                    let heartRate = SeriesCodec.encode(workout.heartRate)
+                    for theme in themes {
+                        let spec = PictureSpec(
+                            kind: kind, theme: theme, width: width, height: height, scale: scale,
+                            style: configuration.style(for: theme), heatmap: configuration.heatmap)
+                        let key = PictureSpec.cacheKey(
+                            kind: kind, encodedSpec: spec.encoded(), routeHash: SHA256.hex(route), heartRateHash: SHA256.hex(heartRate))
+                        let name = "\(base)_\(kind.rawValue)_\(theme.rawValue)\(scale == 1 ? "" : "@\(scale)x").png"
+                        do {
+                            let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: key)
+                            try Data(png).write(to: URL(fileURLWithPath: out).appendingPathComponent(name), options: .atomic)
+                            written += 1
+                        } catch let failure as RenderFailure {
+                            progress.note("\(file.path): \(kind.rawValue) \(theme.rawValue): \(failure.reason)")
+                            failures += 1
+                        } catch {
+                            progress.note("\(out)/\(name): cannot write: \(error.localizedDescription)")
+                            failures += 1
+                        }
+                    }
+                }
+            }
+            progress.finish()
+            say("wrote \(written) pictures to \(out)" + (failures > 0 ? ", \(failures) failed" : ""))
+            if failures > 0 { throw WorkCtlExit.partial }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+extension PictureSpec {
+    /// The spec as JSON with sorted keys: the bytes sent with every job (docs/PROTOCOL.md) and
+    /// hashed into cache keys. The same spec always gives the same bytes.
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Plain value types with sorted keys always encode.
+        return Array(try! encoder.encode(self))
+    }
+
+    /// The cache key of a picture drawn with this spec from series with these hashes: SHA-256 of
+    /// everything the picture depends on (the renderer version, the spec's JSON, the route hash,
+    /// and for heatmaps the heart-rate hash). A `generated` picture whose stored key differs from
+    /// the current one is stale.
+    /// - Parameter encodedSpec: ``encoded()``, passed in so callers can encode once per spec.
+    public static func cacheKey(kind: JobKind, encodedSpec: [UInt8], routeHash: String, heartRateHash: String) -> String {
+        var hasher = SHA256()
+        hasher.update("workfeed-cache-key-v1\nrenderer=\(rendererVersion)\nspec=")
+        hasher.update(encodedSpec)
+        hasher.update("\nroute=\(routeHash)")
+        // A route picture does not depend on heart rate: a new heart-rate series alone keeps its key.
+        if kind == .heatmap { hasher.update("\nheartrate=\(heartRateHash)") }
+        return hasher.finalize().hexString
+    }
+}
