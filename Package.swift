@@ -114,7 +114,10 @@ let package = Package(
         // Prints speed and memory figures; see docs/benchmarks.md.
         .executableTarget(
             name: "workfeed-bench",
-            dependencies: ["WorkFeedModel", "WorkFeedRender", "WorkFeedImport"],
+            dependencies: [
+                "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
+                "WorkFeedConfig", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
 
@@ -150,6 +153,16 @@ let package = Package(
                 "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        // Real processes killed with SIGKILL and restarted; random frames at open sockets.
+        .testTarget(
+            name: "ChaosTests",
+            dependencies: [
+                "WorkFeedWire", "WorkFeedModel", "WorkFeedRender", "WorkFeedConfig",
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
