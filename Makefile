@@ -1,7 +1,8 @@
 # The two commands a new machine needs (each installs what it needs first):
 #   make demo   run the whole path on embedded defaults, with sample workouts
 #   make test   build and run the whole test suite
-.PHONY: demo test build release bench clean
+# Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
+.PHONY: demo test chaos build release bench clean
 
 demo:
 	deploy/demo.sh
@@ -10,6 +11,10 @@ test:
 	deploy/install-deps.sh
 	swift build --build-tests
 	swift test --skip-build
+
+chaos:
+	deploy/install-deps.sh
+	deploy/chaos.sh
 
 build:
 	deploy/install-deps.sh

@@ -150,7 +150,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -13,6 +13,14 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var workerEndpoint = "tcp://127.0.0.1:5555"
     /// Where workctl connects.
     public var controlEndpoint = "tcp://127.0.0.1:5556"
+    /// Where the event stream (status changes, workers coming and going) is published.
+    public var eventsEndpoint = "tcp://127.0.0.1:5557"
+    /// A leased job not reported within this many seconds is leased again.
+    public var jobDeadlineSeconds = 120.0
+    /// The coordinator's CURVE key file (`workctl keygen`); empty: no encryption, loopback only.
+    public var keyFile = ""
+    /// The public keys (Z85) of the workers and operators allowed in when a key file is set.
+    public var allowedKeys: [String] = []
     /// A worker or coordinator that sent nothing for this long sends a HEARTBEAT.
     public var heartbeatIntervalMilliseconds = 1000
     /// A worker silent for `heartbeatLiveness` intervals is gone; its jobs are leased again.
@@ -42,7 +50,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// The keys a coordinator configuration file may hold.
     public static let keys: Set<String> = Set(
         [
-            "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control",
+            "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
+            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
@@ -60,6 +69,21 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
         c.workerEndpoint = try settings.endpoint("listen.workers", default: c.workerEndpoint)
         c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)
+        c.eventsEndpoint = try settings.endpoint("listen.events", default: c.eventsEndpoint)
+        c.jobDeadlineSeconds = try settings.double("jobs.deadline_seconds", default: c.jobDeadlineSeconds, in: 1...86_400)
+        c.keyFile = settings.string("security.key_file", default: c.keyFile)
+        c.allowedKeys = settings.strings("security.allowed_keys", default: c.allowedKeys)
+        for key in c.allowedKeys where key.utf8.count != 40 {
+            throw settings.invalid("security.allowed_keys", key, "Z85 public keys of 40 characters, as workctl keygen prints them")
+        }
+        if c.keyFile.isEmpty {
+            for (key, endpoint) in [("listen.workers", c.workerEndpoint), ("listen.control", c.controlEndpoint), ("listen.events", c.eventsEndpoint)]
+            where !Self.isLocal(endpoint) {
+                throw settings.invalid(
+                    key, endpoint,
+                    "without security.key_file (CURVE encryption) the coordinator listens on loopback only: use tcp://127.0.0.1:PORT, or configure keys")
+            }
+        }
         c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)
         c.heartbeatLiveness = try settings.int("heartbeat.liveness", default: c.heartbeatLiveness, in: 2...100)
         c.maximumAttempts = try settings.int("retry.max_attempts", default: c.maximumAttempts, in: 1...100)
@@ -77,6 +101,14 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     }
 
     enum Durability: String, CaseIterable { case full, normal }
+
+    /// Whether an endpoint is reachable from this host only.
+    public static func isLocal(_ endpoint: String) -> Bool {
+        if endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://") { return true }
+        guard endpoint.hasPrefix("tcp://") else { return false }
+        let host = endpoint.dropFirst("tcp://".count)
+        return host.hasPrefix("127.") || host.hasPrefix("localhost:") || host.hasPrefix("[::1]:")
+    }
 }
 
 /// Log levels as configuration spells them (swift-log's names).

@@ -16,6 +16,10 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var shutdownGraceSeconds = 30.0
     /// Shown in `workctl status`; empty means host name and process id.
     public var name = ""
+    /// This worker's CURVE key file (`workctl keygen`); empty: no encryption.
+    public var keyFile = ""
+    /// The coordinator's public key (Z85), required with a key file.
+    public var serverKey = ""
     public var logLevel = "info"
     public var logFormat = "text"
 
@@ -24,6 +28,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = [
         "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
         "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
+        "security.key_file", "security.server_key",
     ]
 
     /// Loads the configuration: flags over environment over file over defaults.
@@ -41,6 +46,11 @@ public struct WorkerConfiguration: Sendable, Hashable {
         c.reconnectMaximumMilliseconds = try settings.int("reconnect.max_ms", default: c.reconnectMaximumMilliseconds, in: 10...600_000)
         c.shutdownGraceSeconds = try settings.double("shutdown.grace_seconds", default: c.shutdownGraceSeconds, in: 0...3600)
         c.name = settings.string("name", default: c.name)
+        c.keyFile = settings.string("security.key_file", default: c.keyFile)
+        c.serverKey = settings.string("security.server_key", default: c.serverKey)
+        if !c.keyFile.isEmpty && c.serverKey.utf8.count != 40 {
+            throw settings.invalid("security.server_key", c.serverKey, "the coordinator's Z85 public key (40 characters), needed with security.key_file")
+        }
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
         c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
         return c

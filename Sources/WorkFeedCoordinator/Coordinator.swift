@@ -23,6 +23,8 @@ public final class Coordinator: Sendable {
         public var workers: String
         /// Where workctl connects.
         public var control: String
+        /// Where status changes are published.
+        public var events: String
     }
 
     private let configuration: CoordinatorConfiguration

@@ -23,6 +23,12 @@ struct CoordinatorLoop: ~Copyable {
     let workerSocket: ZMQSocket
     let controlSocket: ZMQSocket
     let wakeSocket: ZMQSocket
+    let eventSocket: ZMQSocket
+    /// Answers libzmq's authentication requests; bound only when keys are configured.
+    let zapSocket: ZMQSocket
+    let allowedKeys: Set<String>
+    let secure: Bool
+    var lastDeadlineCheck = ContinuousClock.now
     var specs: PictureSpecs
     var workers: [[UInt8]: WorkerState] = [:]
     let retry: RetryPolicy
@@ -51,6 +57,7 @@ struct CoordinatorLoop: ~Copyable {
     struct Outbox {
         var worker: [(identity: [UInt8], message: WorkerMessage)] = []
         var control: [(identity: [UInt8], reply: ControlReply)] = []
+        var events: [CoordinatorEvent] = []
     }
 
     /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
@@ -62,21 +69,37 @@ struct CoordinatorLoop: ~Copyable {
         if released > 0 {
             logger.notice("leases of a previous run returned to the queue", metadata: ["jobs": "\(released)"])
         }
+        let keyPair: CurveKeyPair? = configuration.keyFile.isEmpty ? nil : try CurveKeyPair.load(file: configuration.keyFile)
+        let zapSocket = try ZMQSocket(context, type: .rep)
+        if keyPair != nil {
+            try zapSocket.bind(ZAP.endpoint)
+        } else {
+            logger.notice("no security.key_file: CURVE is off and the coordinator listens on loopback only")
+        }
         let workerSocket = try ZMQSocket(context, type: .router)
         try workerSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
         try workerSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        if let keyPair { try workerSocket.makeCurveServer(secretKey: keyPair.secretKey) }
         let workers = try workerSocket.bind(configuration.workerEndpoint)
         let controlSocket = try ZMQSocket(context, type: .router)
         try controlSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
         try controlSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey) }
         let control = try controlSocket.bind(configuration.controlEndpoint)
+        let eventSocket = try ZMQSocket(context, type: .pub)
+        if let keyPair { try eventSocket.makeCurveServer(secretKey: keyPair.secretKey) }
+        let events = try eventSocket.bind(configuration.eventsEndpoint)
         let wakeSocket = try ZMQSocket(context, type: .pair)
         try wakeSocket.bind(wakeEndpoint)
-        let endpoints = Coordinator.Endpoints(workers: workers, control: control)
+        let endpoints = Coordinator.Endpoints(workers: workers, control: control, events: events)
         self.index = index
         self.workerSocket = workerSocket
         self.controlSocket = controlSocket
         self.wakeSocket = wakeSocket
+        self.eventSocket = eventSocket
+        self.zapSocket = zapSocket
+        allowedKeys = Set(configuration.allowedKeys)
+        secure = keyPair != nil
         self.endpoints = endpoints
         self.configuration = configuration
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
@@ -90,7 +113,8 @@ struct CoordinatorLoop: ~Copyable {
         logger.info(
             "coordinator listening",
             metadata: [
-                "workers": "\(endpoints.workers)", "control": "\(endpoints.control)", "index": "\(configuration.indexPath)",
+                "workers": "\(endpoints.workers)", "control": "\(endpoints.control)", "events": "\(endpoints.events)",
+                "curve": "\(keyPair != nil)", "index": "\(configuration.indexPath)",
                 "cache": "\(configuration.cacheDirectory)", "renderer": "\(PictureSpec.rendererVersion)",
             ])
     }
@@ -116,10 +140,12 @@ struct CoordinatorLoop: ~Copyable {
 
     mutating func turn() throws {
         let ready = try ZMQPoll.poll(
-            [workerSocket.pollItem(), controlSocket.pollItem(), wakeSocket.pollItem()], timeoutMilliseconds: pollTimeout())
+            [workerSocket.pollItem(), controlSocket.pollItem(), wakeSocket.pollItem(), zapSocket.pollItem()],
+            timeoutMilliseconds: pollTimeout())
         if ready[2], try wakeSocket.receive(dontWait: true) != nil {
             stopping = true
         }
+        if ready[3] { try answerAuthentication() }
         var workerMessages: [(identity: [UInt8], frames: [[UInt8]])] = []
         while workerMessages.count < Self.maximumMessagesPerTurn, var frames = try workerSocket.receive(dontWait: true) {
             let identity = frames.removeFirst()
@@ -146,7 +172,15 @@ struct CoordinatorLoop: ~Copyable {
                 outbox.control.append(
                     (message.identity, handleControl(message.frames, workers: workersAfter, specs: &specsAfter, transaction: &transaction)))
             }
-            try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction)
+            try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
+            if now - lastDeadlineCheck >= .seconds(1) {
+                for effect in try transaction.expireLeases(retry: retry) {
+                    if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
+                    if case .updated(let picture, _, let reason, _) = effect {
+                        logger.warning("job past its deadline; leased again", metadata: ["picture": "\(picture)", "reason": "\(reason ?? "")"])
+                    }
+                }
+            }
             if !stopping {
                 try dispatch(workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
             }
@@ -154,6 +188,7 @@ struct CoordinatorLoop: ~Copyable {
                 progressAfter.report(transaction.reader, workers: workersAfter, logger: logger, now: now)
             }
         }
+        if now - lastDeadlineCheck >= .seconds(1) { lastDeadlineCheck = now }
         workers = workersAfter
         specs = specsAfter
         leaseCounter = leaseCounterAfter
@@ -202,6 +237,7 @@ extension CoordinatorLoop {
             }
             workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now, lastSent: now)
             logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
+            outbox.events.append(.worker(name: name, change: "connected"))
         case .status(let report):
             workers[identity]?.inFlight.remove(report.lease)
             workers[identity]?.done += 1
@@ -213,6 +249,7 @@ extension CoordinatorLoop {
                 }
             let effect = try transaction.complete(JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
+            if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             switch effect {
             case .staleLease:
                 logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
@@ -233,6 +270,7 @@ extension CoordinatorLoop {
         case .disconnect(let reason):
             if let worker = workers.removeValue(forKey: identity) {
                 logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
+                outbox.events.append(.worker(name: worker.name, change: "disconnected"))
                 // A worker that says goodbye has reported what it finished; the rest were never started.
                 try release(worker, reason: "worker \(worker.name) disconnected", countAttempt: false, transaction: &transaction)
             }
@@ -242,9 +280,12 @@ extension CoordinatorLoop {
     }
 
     /// Workers silent past their expiry are gone; their leases return to the queue.
-    func expireWorkers(now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState], transaction: inout IndexTransaction) throws {
+    func expireWorkers(
+        now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState], transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
         for (identity, worker) in workers where now - worker.lastHeard > workerExpiry {
             workers.removeValue(forKey: identity)
+            outbox.events.append(.worker(name: worker.name, change: "gone"))
             logger.warning("worker went silent; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
             try release(worker, reason: "worker \(worker.name) went silent", transaction: &transaction)
         }
@@ -266,7 +307,7 @@ extension CoordinatorLoop {
         let order = workers.keys.sorted { (workers[$0]!.inFlight.count, workers[$0]!.key) < (workers[$1]!.inFlight.count, workers[$1]!.key) }
         for identity in order {
             guard let worker = workers[identity], worker.credits > 0 else { continue }
-            let jobs = try transaction.lease(limit: worker.credits, to: worker.key) {
+            let jobs = try transaction.lease(limit: worker.credits, to: worker.key, deadline: configuration.jobDeadlineSeconds) {
                 leaseCounter += 1
                 return bootPrefix | leaseCounter
             }
@@ -292,6 +333,13 @@ extension CoordinatorLoop {
                 logger.warning("could not send to worker", metadata: ["worker": "\(workers[identity]?.name ?? identity.hexString)", "error": "\(error)"])
             }
         }
+        for event in outbox.events {
+            do {
+                try eventSocket.send(event.frames, dontWait: true)
+            } catch {
+                logger.debug("event not published", metadata: ["error": "\(error)"])
+            }
+        }
         for (identity, reply) in outbox.control {
             do {
                 try controlSocket.send([identity] + reply.frames, dontWait: true)
@@ -309,6 +357,17 @@ extension CoordinatorLoop {
             } catch {
                 logger.debug("heartbeat not sent", metadata: ["worker": "\(worker.name)", "error": "\(error)"])
             }
+        }
+    }
+
+    /// Lets in CURVE clients whose public key is on the allow-list; logs every refusal.
+    func answerAuthentication() throws {
+        while let request = try zapSocket.receive(dontWait: true) {
+            let decision = ZAP.decide(request, allowed: allowedKeys)
+            if !decision.allowed {
+                logger.warning("connection refused: key not allowed", metadata: ["key": "\(decision.client)", "address": "\(decision.address)"])
+            }
+            try zapSocket.send(decision.reply)
         }
     }
 

@@ -18,7 +18,9 @@ struct ProgressReporter {
         switch status {
         case .generated:
             generated += 1
-            self.renderMicroseconds += renderMicroseconds
+            // The figure comes from a worker: saturate rather than trust it not to overflow.
+            let (sum, overflow) = self.renderMicroseconds.addingReportingOverflow(renderMicroseconds)
+            self.renderMicroseconds = overflow ? UInt64.max : sum
         case .failedNoRetry:
             failed += 1
         case .pending:

@@ -10,7 +10,9 @@ public struct WorkCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "workctl",
         abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
-        subcommands: [Import.self, Enqueue.self, Status.self, Show.self, Feed.self, Render.self])
+        subcommands: [
+            Import.self, Enqueue.self, Request.self, Status.self, Show.self, Feed.self, Watch.self, Render.self, Keygen.self,
+        ])
 
     public init() {}
 }
@@ -25,15 +27,35 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for each reply.")
     var timeout: Int = 15
 
+    @Option(name: .long, help: "This operator's CURVE key file from workctl keygen (env WORKFEED_KEY_FILE).")
+    var keyFile: String? = ProcessInfo.processInfo.environment["WORKFEED_KEY_FILE"]
+
+    @Option(name: .long, help: "The coordinator's public key, with --key-file (env WORKFEED_SERVER_KEY).")
+    var serverKey: String? = ProcessInfo.processInfo.environment["WORKFEED_SERVER_KEY"]
+
     func validate() throws {
         guard coordinator.hasPrefix("tcp://") || coordinator.hasPrefix("ipc://") || coordinator.hasPrefix("inproc://") else {
             throw ValidationError("--coordinator must be a ZeroMQ endpoint such as tcp://127.0.0.1:5556, not '\(coordinator)'")
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be at least 1 second") }
+        guard (keyFile == nil) == (serverKey == nil) else {
+            throw ValidationError("--key-file and --server-key go together (CURVE needs both)")
+        }
+    }
+
+    /// The CURVE keys to connect with, if configured.
+    func curve() throws -> CurveClientKeys? {
+        guard let keyFile, let serverKey else { return nil }
+        do {
+            return CurveClientKeys(serverKey: serverKey, keyPair: try CurveKeyPair.load(file: keyFile))
+        } catch {
+            printError("\(error)")
+            throw WorkCtlExit.failed
+        }
     }
 
     func client() throws -> ControlClient {
-        try ControlClient(context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000)
+        try ControlClient(context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000, curve: try curve())
     }
 }
 

@@ -127,7 +127,7 @@ public struct IndexTransaction {
         // Clearing the lease makes a worker's late report on the old inputs stale.
         try db.execute(
             sql: """
-                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, lease_id = NULL, leased_to = NULL,
+                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, lease_id = NULL, leased_to = NULL, lease_deadline = NULL,
                     not_before = NULL, updated_at = ?, anchor = ?
                 WHERE workout_id = ?
                 """,
@@ -156,12 +156,12 @@ public struct IndexTransaction {
                     let anchor = nextAnchor()
                     let arguments: StatementArguments = [
                         "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "ids": idsJSON,
-                        "now": now.timeIntervalSince1970, "anchor": anchor,
+                        "now": now.timeIntervalSince1970, "anchor": anchor, "priority": request.priority ?? 0,
                     ]
                     try db.execute(
                         sql: """
-                            INSERT INTO job (workout_id, kind, theme, scale, status, updated_at, anchor)
-                            SELECT w.id, :kind, :theme, :scale, 'pending', :now, :anchor FROM workout w
+                            INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor)
+                            SELECT w.id, :kind, :theme, :scale, 'pending', :priority, :now, :anchor FROM workout w
                             WHERE \(workoutFilter)
                             ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
                             """, arguments: arguments)
@@ -195,10 +195,19 @@ public struct IndexTransaction {
                     }
                     for id in stale {
                         try db.execute(
-                            sql: "UPDATE job SET status = 'pending', attempts = 0, reason = NULL, updated_at = ?, anchor = ? WHERE id = ?",
-                            arguments: [now.timeIntervalSince1970, anchor, id])
+                            sql: "UPDATE job SET status = 'pending', attempts = 0, reason = NULL, priority = ?, updated_at = ?, anchor = ? WHERE id = ?",
+                            arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
                     }
                     reply.stale += stale.count
+                    if let priority = request.priority, priority > 0 {
+                        // An interactive request moves what is already waiting to the front.
+                        try db.execute(
+                            sql: """
+                                UPDATE job SET priority = :priority
+                                WHERE status = 'pending' AND priority < :priority AND kind = :kind AND theme = :theme
+                                    AND scale = :scale AND workout_id IN (SELECT w.id FROM workout w WHERE \(workoutFilter))
+                                """, arguments: arguments)
+                    }
                 }
             }
         }
@@ -208,7 +217,10 @@ public struct IndexTransaction {
     /// Leases up to `limit` ready jobs (pending, not leased, past any back-off) to `worker`,
     /// highest priority first, then oldest.
     /// - Parameter nextLease: hands out a new lease id each call.
-    public func lease(limit: Int, to worker: String, now: Date = Date(), nextLease: () -> UInt64) throws -> [LeasedJob] {
+    /// - Parameter deadline: how long the worker has; past it the job is leased again (see ``expireLeases(now:retry:)``).
+    public func lease(
+        limit: Int, to worker: String, now: Date = Date(), deadline: Double = 120, nextLease: () -> UInt64
+    ) throws -> [LeasedJob] {
         guard limit > 0 else { return [] }
         let rows = try Row.fetchAll(
             db,
@@ -222,7 +234,8 @@ public struct IndexTransaction {
             arguments: [now.timeIntervalSince1970, limit])
         var jobs: [LeasedJob] = []
         jobs.reserveCapacity(rows.count)
-        let statement = try db.cachedStatement(sql: "UPDATE job SET lease_id = ?, leased_to = ? WHERE id = ?")
+        let statement = try db.cachedStatement(sql: "UPDATE job SET lease_id = ?, leased_to = ?, lease_deadline = ? WHERE id = ?")
+        let expires = now.timeIntervalSince1970 + deadline
         for row in rows {
             guard let id = WorkoutID(row["workout_id"] as String),
                 let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"])
@@ -230,7 +243,7 @@ public struct IndexTransaction {
             let lease = nextLease()
             let jobID: Int64 = row["id"]
             // SQLite integers are signed; the lease's bits are stored as they are.
-            try statement.execute(arguments: [Int64(bitPattern: lease), worker, jobID])
+            try statement.execute(arguments: [Int64(bitPattern: lease), worker, expires, jobID])
             let route: Data = row["route"]
             let heartRate: Data = row["heart_rate"]
             jobs.append(
@@ -255,7 +268,7 @@ public struct IndexTransaction {
         case .generated:
             try db.execute(
                 sql: """
-                    UPDATE job SET status = 'generated', cache_key = ?, reason = NULL, attempts = 0, lease_id = NULL,
+                    UPDATE job SET status = 'generated', cache_key = ?, reason = NULL, attempts = 0, priority = 0, lease_id = NULL,
                         leased_to = NULL, not_before = NULL, updated_at = ?, anchor = ?
                     WHERE id = ?
                     """,
@@ -277,7 +290,7 @@ public struct IndexTransaction {
     ) throws -> [CompletionEffect] {
         guard countAttempt else {
             try db.execute(
-                sql: "UPDATE job SET lease_id = NULL, leased_to = NULL, anchor = ? WHERE leased_to = ? AND lease_id IS NOT NULL",
+                sql: "UPDATE job SET lease_id = NULL, leased_to = NULL, lease_deadline = NULL, anchor = ? WHERE leased_to = ? AND lease_id IS NOT NULL",
                 arguments: [nextAnchor(), worker])
             return []
         }
@@ -293,17 +306,37 @@ public struct IndexTransaction {
         return effects
     }
 
+    /// Leases past their deadline go back to the queue, counting an attempt: a job that keeps
+    /// timing out ends `failed-no-retry` instead of holding the pool forever.
+    public mutating func expireLeases(now: Date = Date(), retry: RetryPolicy) throws -> [CompletionEffect] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, workout_id, kind, theme, scale, attempts, leased_to, lease_deadline FROM job
+                WHERE lease_id IS NOT NULL AND lease_deadline < ?
+                """,
+            arguments: [now.timeIntervalSince1970])
+        var effects: [CompletionEffect] = []
+        for row in rows {
+            let anchor = nextAnchor()
+            let reason = "timed out on worker \(row["leased_to"] as String? ?? "?")"
+            effects.append(
+                try retryOrFail(row["id"], picture: try Self.picture(row), attempts: row["attempts"] as Int + 1, reason: reason, retry: retry, now: now, anchor: anchor))
+        }
+        return effects
+    }
+
     /// Clears every lease without counting an attempt: at start-up, the leases of a previous run
     /// belong to no worker this coordinator knows.
     public func releaseAllLeases() throws -> Int {
-        try db.execute(sql: "UPDATE job SET lease_id = NULL, leased_to = NULL WHERE lease_id IS NOT NULL")
+        try db.execute(sql: "UPDATE job SET lease_id = NULL, leased_to = NULL, lease_deadline = NULL WHERE lease_id IS NOT NULL")
         return db.changesCount
     }
 
     private func markFailed(_ jobID: Int64, reason: String, now: Date, anchor: Int64) throws {
         try db.execute(
             sql: """
-                UPDATE job SET status = 'failed-no-retry', reason = ?, lease_id = NULL, leased_to = NULL,
+                UPDATE job SET status = 'failed-no-retry', reason = ?, lease_id = NULL, leased_to = NULL, lease_deadline = NULL,
                     not_before = NULL, updated_at = ?, anchor = ?
                 WHERE id = ?
                 """,
@@ -321,7 +354,7 @@ public struct IndexTransaction {
         let retryAt = now.addingTimeInterval(retry.backoff(afterAttempt: attempts))
         try db.execute(
             sql: """
-                UPDATE job SET status = 'pending', reason = ?, attempts = ?, lease_id = NULL, leased_to = NULL,
+                UPDATE job SET status = 'pending', reason = ?, attempts = ?, lease_id = NULL, leased_to = NULL, lease_deadline = NULL,
                     not_before = ?, updated_at = ?, anchor = ?
                 WHERE id = ?
                 """,

@@ -70,6 +70,13 @@ extension WorkoutIndex {
                     ) STRICT;
                     """)
         }
+        migrator.registerMigration("v2: lease deadlines") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE job ADD COLUMN lease_deadline REAL;
+                    CREATE INDEX job_lease_deadline ON job (lease_deadline) WHERE lease_id IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

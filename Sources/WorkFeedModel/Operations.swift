@@ -28,12 +28,18 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     public var themes: [Theme]
     /// `nil`: the scales the coordinator is configured with.
     public var scales: [Int]?
+    /// Higher goes first. Bulk regeneration is 0; an interactive request (a feed row became
+    /// visible) is ``interactivePriority``.
+    public var priority: Int?
 
-    public init(ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil) {
+    public static let interactivePriority = 100
+
+    public init(ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil, priority: Int? = nil) {
         self.ids = ids
         self.kinds = kinds
         self.themes = themes
         self.scales = scales
+        self.priority = priority
     }
 }
 

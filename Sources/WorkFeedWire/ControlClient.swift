@@ -11,9 +11,14 @@ public struct ControlClient: ~Copyable {
     public let timeoutMilliseconds: Int
     private var nextID: UInt64 = 1
 
-    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000) throws(ZMQError) {
+    /// - Parameter curve: the keys to connect with when the coordinator requires CURVE.
+    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil) throws(ZMQError) {
         let socket = try ZMQSocket(context, type: .dealer)
         try socket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        if let curve { try socket.makeCurveClient(curve) }
+        // A DEALER blocks on send while it has no connection (coordinator down, or our key refused):
+        // give up after the same timeout as for replies.
+        try socket.setOption(ZMQ_SNDTIMEO, int32: Int32(clamping: timeoutMilliseconds))
         try socket.connect(endpoint)
         self.socket = socket
         self.endpoint = endpoint
@@ -64,6 +69,9 @@ public struct ControlClient: ~Copyable {
                 }
                 return reply.body
             }
+        } catch let error as ZMQError where error.code == EAGAIN {
+            throw ControlClientError(
+                "no connection to the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is it running, and is this client's key allowed?")
         } catch let error as ZMQError {
             throw ControlClientError("talking to the coordinator at \(endpoint): \(error)")
         } catch let error as ControlClientError {

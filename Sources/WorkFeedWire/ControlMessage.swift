@@ -232,3 +232,40 @@ public struct FeedReply: Codable, Sendable, Hashable {
         self.cacheDirectory = cacheDirectory
     }
 }
+
+// MARK: - Event stream
+
+/// A picture's status changed (topic `status`).
+public struct StatusEvent: Codable, Sendable, Hashable {
+    public var workoutID: WorkoutID
+    public var kind: JobKind
+    public var theme: Theme
+    public var scale: Int
+    public var status: JobStatus
+    public var reason: String?
+    public var at: Date
+
+    public init(workoutID: WorkoutID, kind: JobKind, theme: Theme, scale: Int, status: JobStatus, reason: String?, at: Date) {
+        self.workoutID = workoutID
+        self.kind = kind
+        self.theme = theme
+        self.scale = scale
+        self.status = status
+        self.reason = reason
+        self.at = at
+    }
+}
+
+/// A worker connected, disconnected or went silent (topic `worker`).
+public struct WorkerEvent: Codable, Sendable, Hashable {
+    public var name: String
+    /// `connected`, `disconnected` or `gone`.
+    public var change: String
+    public var at: Date
+
+    public init(name: String, change: String, at: Date) {
+        self.name = name
+        self.change = change
+        self.at = at
+    }
+}

@@ -2,7 +2,7 @@ import CZeroMQ
 
 /// The socket types WorkFeed uses.
 public enum ZMQSocketType: Sendable {
-    case router, dealer, pub, sub, push, pull, pair
+    case router, dealer, pub, sub, push, pull, pair, rep
 
     var rawValue: Int32 {
         switch self {
@@ -13,6 +13,7 @@ public enum ZMQSocketType: Sendable {
         case .push: ZMQ_PUSH
         case .pull: ZMQ_PULL
         case .pair: ZMQ_PAIR
+        case .rep: ZMQ_REP
         }
     }
 }
@@ -71,6 +72,11 @@ public struct ZMQSocket: ~Copyable {
 
     public func setOption(_ option: Int32, string text: String) throws(ZMQError) {
         try setOption(option, bytes: Array(text.utf8))
+    }
+
+    /// Subscribes a SUB socket to messages whose first frame starts with `prefix` ("" for all).
+    public func subscribe(_ prefix: String) throws(ZMQError) {
+        try setOption(ZMQ_SUBSCRIBE, bytes: Array(prefix.utf8))
     }
 
     /// The endpoint the socket last bound, e.g. `tcp://127.0.0.1:40123`.

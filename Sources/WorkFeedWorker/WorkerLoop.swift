@@ -14,6 +14,7 @@ struct WorkerLoop: ~Copyable {
     let logger: Logger
     let name: String
     let capacity: Int
+    let curve: CurveClientKeys?
     let queue = JobQueue()
     let results: ZMQSocket
     let wake: ZMQSocket
@@ -32,9 +33,13 @@ struct WorkerLoop: ~Copyable {
     /// - Throws: ``ZMQError`` when the internal sockets cannot be made or the endpoint is malformed.
     init(configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, logger: Logger) throws {
         let resultsEndpoint = "inproc://workfeed-worker-results-\(UUID().uuidString)"
+        let curve: CurveClientKeys? =
+            configuration.keyFile.isEmpty
+            ? nil : CurveClientKeys(serverKey: configuration.serverKey, keyPair: try CurveKeyPair.load(file: configuration.keyFile))
         let results = try Self.bound(context, .pull, resultsEndpoint)
         let wake = try Self.bound(context, .pair, wakeEndpoint)
         let dealer = try ZMQSocket(context, type: .dealer)
+        self.curve = curve
         self.results = results
         self.wake = wake
         self.dealer = dealer
@@ -103,6 +108,9 @@ struct WorkerLoop: ~Copyable {
             dealer = try ZMQSocket(context, type: .dealer)
             try dealer.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
             try dealer.setOption(ZMQ_ROUTING_ID, string: "\(name)-\(UInt32.random(in: 0...UInt32.max))")
+            if let curve { try dealer.makeCurveClient(curve) }
+            // Sends block while there is no connection (our key refused, say): never longer than a heartbeat.
+            try dealer.setOption(ZMQ_SNDTIMEO, int32: Int32(configuration.heartbeatIntervalMilliseconds))
             try dealer.connect(configuration.coordinatorEndpoint)
             try dealer.send(WorkerMessage.ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name).frames)
             connected = true

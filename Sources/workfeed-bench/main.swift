@@ -20,6 +20,7 @@ do {
         let groups: [String: (BenchOptions) throws -> Void] = [
             "render": RenderBench.run,
             "png": RenderBench.compression,
+            "dispatch": DispatchBench.run,
         ]
         for name in options.groups {
             guard let group = groups[name] else {

@@ -21,14 +21,17 @@ final class RunningSystem {
     let workers: [Worker]
     let configuration: CoordinatorConfiguration
 
-    init(workers count: Int = 2) throws {
+    init(workers count: Int = 2, adjust: (inout CoordinatorConfiguration) -> Void = { _ in }, workerKeys: (file: String, server: String)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = CoordinatorConfiguration()
         configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
         configuration.cacheDirectory = directory.appendingPathComponent("cache").path
         configuration.workerEndpoint = "tcp://127.0.0.1:*"
         configuration.controlEndpoint = "tcp://127.0.0.1:*"
+        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
         configuration.heartbeatIntervalMilliseconds = 200
+        adjust(&configuration)
         self.configuration = configuration
         var logger = Logger(label: "e2e")
         logger.logLevel = .warning
@@ -44,6 +47,10 @@ final class RunningSystem {
             workerConfiguration.renderThreads = 1
             workerConfiguration.heartbeatIntervalMilliseconds = 200
             workerConfiguration.name = "worker-\(number)"
+            if let workerKeys {
+                workerConfiguration.keyFile = workerKeys.file
+                workerConfiguration.serverKey = workerKeys.server
+            }
             let worker = Worker(configuration: workerConfiguration, context: context, logger: logger)
             try worker.start()
             return worker

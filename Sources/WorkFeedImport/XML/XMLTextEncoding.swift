@@ -22,7 +22,7 @@ enum XMLTextEncoding: Sendable, Hashable {
         0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
     ]
 
-    /// Transcodes `buffer[range]` to UTF-8 in place. Every byte is one character in both
+    /// Transcodes `buffer[start...]` to UTF-8 in place. Every byte is one character in both
     /// single-byte encodings, so a chunk can be converted on its own.
     func transcodeToUTF8(_ buffer: inout [UInt8], from start: Int) {
         guard self != .utf8, start < buffer.count else { return }

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import WorkFeedModel
+import WorkFeedWire
+
+extension WorkCtl {
+    /// `workctl request ID...`: a feed row just became visible; its pictures go ahead of bulk work.
+    struct Request: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask for a workout's pictures now: they go ahead of bulk regeneration.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Argument(help: "Workout ids.")
+        var ids: [String]
+
+        @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
+        var kind: String = "route"
+
+        @Option(name: .long, help: "Themes, comma-separated: light, dark.")
+        var theme: String = "light,dark"
+
+        @Flag(name: .long, help: "Print the result as JSON.")
+        var json = false
+
+        func run() throws {
+            var workouts: [WorkoutID] = []
+            for text in ids {
+                guard let id = WorkoutID(text) else { throw ValidationError("'\(text)' is not a workout id (a UUID)") }
+                workouts.append(id)
+            }
+            let kinds = try kind.split(separator: ",").map { text in
+                guard let kind = JobKind(rawValue: String(text)) else { throw ValidationError("--kind: '\(text)' is not route or heatmap") }
+                return kind
+            }
+            let themes = try theme.split(separator: ",").map { text in
+                guard let theme = Theme(rawValue: String(text)) else { throw ValidationError("--theme: '\(text)' is not light or dark") }
+                return theme
+            }
+            var client = try connection.client()
+            let request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, priority: EnqueueRequest.interactivePriority)
+            let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
+            if json {
+                try printJSON(reply)
+            } else {
+                say("requested: \(reply.created + reply.stale + reply.alreadyPending) pictures ahead of bulk work, \(reply.current) already current, \(reply.failed) failed-no-retry")
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import WorkFeedModel
+import WorkFeedRender
+import WorkFeedWire
+
+/// Real processes killed with SIGKILL and started again while they render real pictures; random
+/// and mutated frames at the coordinator's sockets while work goes on. docs/chaos.md says what each
+/// run does and checks.
+///
+/// The processes are the built `workfeed-coordinator`, `workfeed-worker` and `workctl` (see
+/// ``Binaries``): build with `swift build --build-tests` first.
+@Suite("Chaos", .serialized) struct ChaosTests {
+    /// The in-suite chaos run: 200 jobs, two workers, one worker killed with SIGKILL while it holds a
+    /// job, the coordinator killed with SIGKILL and restarted half-way.
+    @Test func everyJobEndsRightThroughAWorkerAndACoordinatorKilled() throws {
+        var plan = ChaosPlan()
+        plan.label = "chaos-suite"
+        plan.routes = 24  // + 1 waypoint-only workout = 25 workouts x 8 pictures = 200 jobs
+        plan.system.workers = 2
+        plan.system.threadsPerWorker = 1
+        plan.workerKillsAtFractions = [0.2]
+        plan.coordinatorKillsAtFractions = [0.5]
+        plan.timeout = 300
+        let result = try ChaosRun.run(plan)
+        print(result.summary)
+        Self.check(result, plan: plan)
+    }
+
+    /// The long chaos run of `make chaos` (deploy/chaos.sh); skipped unless WORKFEED_CHAOS_FULL=1.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["WORKFEED_CHAOS_FULL"] == "1"))
+    func fullChaos() throws {
+        let environment = ProcessInfo.processInfo.environment
+        func number(_ key: String, _ fallback: Double) -> Double { environment[key].flatMap(Double.init) ?? fallback }
+        var plan = ChaosPlan()
+        plan.label = "chaos-full"
+        plan.routes = Int(number("WORKFEED_CHAOS_ROUTES", 299))
+        plan.system.workers = Int(number("WORKFEED_CHAOS_WORKERS", 3))
+        plan.system.threadsPerWorker = Int(number("WORKFEED_CHAOS_THREADS", 2))
+        let every = number("WORKFEED_CHAOS_KILL_EVERY", 3)
+        plan.workerKillInterval = (every * 0.5)...(every * 1.5)
+        plan.coordinatorKillsAtFractions = [1.0 / 3, 2.0 / 3]
+        plan.timeout = number("WORKFEED_CHAOS_TIMEOUT", 1800)
+        plan.seed = UInt64(number("WORKFEED_CHAOS_SEED", Double(0xC4A05)))
+        print(
+            "chaos: \(plan.jobs) jobs (\(plan.workouts) workouts x route,heatmap x light,dark x @1x,@2x), \(plan.system.workers) workers "
+                + "of \(plan.system.threadsPerWorker) threads, a worker killed every \(every * 0.5)-\(every * 1.5) s, "
+                + "the coordinator killed at 1/3 and 2/3, seed \(plan.seed)")
+        let result = try ChaosRun.run(plan)
+        print(result.summary)
+        for note in result.notes { print("chaos: \(note)") }
+        Self.check(result, plan: plan)
+        #expect(result.workerKills >= 2, "the run was too short for the planned worker kills")
+    }
+
+    static func check(_ result: ChaosResult, plan: ChaosPlan) {
+        #expect(result.unexpectedExits.isEmpty, "processes ended without being killed:\n\(result.unexpectedExits.joined(separator: "\n\n"))")
+        #expect(result.stubborn.isEmpty, "did not stop on SIGTERM: \(result.stubborn)")
+        #expect(result.workerKills >= plan.workerKillsAtFractions.count)
+        #expect(result.coordinatorKills == plan.coordinatorKillsAtFractions.count)
+        #expect(result.generated + result.failed == plan.jobs)
+        guard let verification = result.verification else {
+            Issue.record("no verification")
+            return
+        }
+        #expect(verification.problems.isEmpty, "\(verification.problems.count) problems:\n\(verification.summary())")
+        #expect(verification.generated + verification.failedAsExpected == plan.jobs)
+        #expect(verification.bytesCompared == verification.generated)
+        #expect(result.otherTemporaryFiles.isEmpty, "temporary files left by workers that were not killed: \(result.otherTemporaryFiles.prefix(10))")
+        if !result.temporaryFilesOfKilledWorkers.isEmpty {
+            // A worker killed between creating its temporary file and renaming it leaves the file
+            // behind, and nothing removes it later (docs/chaos.md, "Findings").
+            withKnownIssue("workers do not remove the temporary files of a killed predecessor", isIntermittent: true) {
+                Issue.record("temporary files of killed workers left in the cache: \(result.temporaryFilesOfKilledWorkers.prefix(10))")
+            }
+        }
+    }
+}

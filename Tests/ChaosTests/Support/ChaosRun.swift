@@ -1,0 +1,227 @@
+import Foundation
+import WorkFeedModel
+import WorkFeedWire
+
+/// What a chaos run does: how much work, how many workers, what gets killed when.
+struct ChaosPlan {
+    var label = "chaos"
+    /// Route workouts made from the fixtures (one waypoint-only workout is added).
+    var routes = 24
+    var system = ChaosSystem.Settings()
+    var kinds: [JobKind] = [.route, .heatmap]
+    var themes: [Theme] = [.light, .dark]
+    var scales = [1, 2]
+    /// A worker is killed every so many seconds (drawn from the range) while work remains...
+    var workerKillInterval: ClosedRange<Double>?
+    /// ...or once each time this fraction of the jobs is done.
+    var workerKillsAtFractions: [Double] = []
+    /// How long a killed worker stays down.
+    var workerRestartDelay: ClosedRange<Double> = 0.3...1.0
+    /// The coordinator is killed (SIGKILL) and restarted when these fractions of the jobs are done.
+    var coordinatorKillsAtFractions: [Double] = []
+    var coordinatorRestartDelay = 0.3
+    /// For the whole run, from ENQUEUE until nothing is pending.
+    var timeout: TimeInterval = 180
+    var seed: UInt64 = 0xC4A05
+
+    var workouts: Int { routes + 1 }
+    var jobs: Int { workouts * kinds.count * themes.count * scales.count }
+}
+
+/// What a chaos run saw.
+struct ChaosResult {
+    var jobs = 0
+    var generated = 0
+    var failed = 0
+    var workerKills = 0
+    var coordinatorKills = 0
+    var releasedFromWorkers = 0
+    var releasedAtRestart = 0
+    var wallSeconds = 0.0
+    var verification: Verification?
+    /// `*.tmp` files left in the cache, by whether their writer (the pid in the name) was killed.
+    var temporaryFilesOfKilledWorkers: [String] = []
+    var otherTemporaryFiles: [String] = []
+    /// Processes that ended without being killed by the test, with their log tails.
+    var unexpectedExits: [String] = []
+    /// Processes that did not stop on SIGTERM at the end.
+    var stubborn: [String] = []
+    var notes: [String] = []
+
+    var summary: String {
+        """
+        chaos: \(jobs) jobs: \(generated) generated, \(failed) failed-no-retry (as the inputs say: \(verification?.failedAsExpected ?? 0)), \
+        \(verification?.bytesCompared ?? 0) PNGs identical to a local render
+        chaos: kills survived: \(workerKills + coordinatorKills) (\(workerKills) workers, \(coordinatorKills) coordinator), all SIGKILL
+        chaos: jobs re-leased: \(releasedFromWorkers + releasedAtRestart) (\(releasedFromWorkers) from dead or silent workers, \
+        \(releasedAtRestart) at coordinator restarts)
+        chaos: wall time \(String(format: "%.1f", wallSeconds)) s from enqueue to nothing pending \
+        (\(String(format: "%.0f", Double(jobs) / max(wallSeconds, 0.001))) jobs/s)
+        chaos: temporary files left: \(temporaryFilesOfKilledWorkers.count) by killed workers, \(otherTemporaryFiles.count) others
+        """
+    }
+}
+
+enum ChaosRun {
+    static func run(_ plan: ChaosPlan) throws -> ChaosResult {
+        let system = try ChaosSystem(plan.system, label: plan.label)
+        defer { system.tearDown() }
+        var random = SplitMix64(seed: plan.seed)
+        var result = ChaosResult()
+        result.jobs = plan.jobs
+
+        let files = try WorkoutFiles(routes: plan.routes, into: system.directory.appendingPathComponent("inputs"))
+        try system.startCoordinator()
+        try system.startWorkers()
+        try system.waitForWorkers(plan.system.workers)
+
+        let imported = try system.workctl(["import", "--coordinator", system.controlEndpoint, "--json", files.directory.path])
+        guard imported.status == 0 else { throw ChaosFailure("workctl import exited \(imported.status):\n\(imported.output)") }
+        let before = try system.status()
+        guard before.workouts == plan.workouts else {
+            throw ChaosFailure("\(before.workouts) workouts in the index after import, expected \(plan.workouts):\n\(imported.output)")
+        }
+
+        let started = Date()
+        let enqueued = try system.workctl([
+            "enqueue", "--all", "--kind", plan.kinds.map(\.rawValue).joined(separator: ","), "--theme",
+            plan.themes.map(\.rawValue).joined(separator: ","), "--scale", plan.scales.map(String.init).joined(separator: ","),
+            "--json", "--coordinator", system.controlEndpoint,
+        ])
+        guard enqueued.status == 0, let reply = try? ControlCodec.decode(EnqueueReply.self, from: Array(enqueued.output.utf8)) else {
+            throw ChaosFailure("workctl enqueue exited \(enqueued.status):\n\(enqueued.output)")
+        }
+        guard reply.created == plan.jobs else { throw ChaosFailure("ENQUEUE created \(reply.created) jobs, expected \(plan.jobs)") }
+
+        // The chaos loop: one thread, polling STATUS; kills and restarts happen between polls.
+        var workerKillFractions = plan.workerKillsAtFractions.sorted()
+        var coordinatorKillFractions = plan.coordinatorKillsAtFractions.sorted()
+        var nextWorkerKill = plan.workerKillInterval.map { Date().addingTimeInterval(random.uniform(in: $0)) }
+        var restarts: [(worker: Int, at: Date)] = []
+        var killedPids = Set<Int32>()
+        var lastStatus: StatusReply?
+        let deadline = started.addingTimeInterval(plan.timeout)
+        while true {
+            guard Date() < deadline else {
+                throw ChaosFailure(
+                    "not done after \(Int(plan.timeout)) s; last STATUS: \(lastStatus.map(ChaosSystem.describe) ?? "none")\n"
+                        + "coordinator log:\n\(system.coordinator.logTail(30))")
+            }
+            // Restart the workers whose downtime is over; notice any process that ended by itself.
+            let now = Date()
+            for restart in restarts where restart.at <= now { try system.workers[restart.worker].start() }
+            restarts.removeAll { $0.at <= now }
+            for (number, worker) in system.workers.enumerated() where !worker.isRunning && !restarts.contains(where: { $0.worker == number }) {
+                result.unexpectedExits.append("\(worker.name) ended by itself (\(worker.terminationDescription)):\n\(worker.logTail(15))")
+                try worker.start()
+            }
+            if !system.coordinator.isRunning {
+                result.unexpectedExits.append("coordinator ended by itself (\(system.coordinator.terminationDescription)):\n\(system.coordinator.logTail(30))")
+                try system.startCoordinator()
+            }
+
+            guard let status = try? system.status(timeoutMilliseconds: 2_000) else {
+                Thread.sleep(forTimeInterval: 0.05)
+                continue
+            }
+            lastStatus = status
+            let done = status.total(.generated) + status.total(.failedNoRetry)
+            let pending = status.total(.pending)
+            if pending == 0 && status.leased == 0 && done == plan.jobs && workerKillFractions.isEmpty && coordinatorKillFractions.isEmpty {
+                break
+            }
+            if pending == 0 && status.leased == 0 && (!workerKillFractions.isEmpty || !coordinatorKillFractions.isEmpty) {
+                throw ChaosFailure(
+                    "the work was done before the planned kills (workers at \(workerKillFractions), coordinator at \(coordinatorKillFractions)); "
+                        + "give the run more work")
+            }
+
+            if let fraction = coordinatorKillFractions.first, Double(done) >= fraction * Double(plan.jobs) {
+                coordinatorKillFractions.removeFirst()
+                if let pid = system.coordinator.pid { killedPids.insert(pid) }
+                system.coordinator.kill9()
+                result.coordinatorKills += 1
+                result.notes.append("coordinator killed at \(done)/\(plan.jobs) done, \(status.leased) leased")
+                Thread.sleep(forTimeInterval: plan.coordinatorRestartDelay)
+                try system.startCoordinator()
+                continue
+            }
+
+            var killNow = false
+            if let fraction = workerKillFractions.first, Double(done) >= fraction * Double(plan.jobs) {
+                workerKillFractions.removeFirst()
+                killNow = true
+            }
+            if let due = nextWorkerKill, Date() >= due, let interval = plan.workerKillInterval {
+                nextWorkerKill = Date().addingTimeInterval(random.uniform(in: interval))
+                killNow = true
+            }
+            if killNow {
+                // A busy worker if there is one, so that the kill takes jobs down with it.
+                let running = system.workers.indices.filter { system.workers[$0].isRunning }
+                let busyNames = Set(status.workers.filter { $0.busy > 0 }.map(\.name))
+                let busy = running.filter { busyNames.contains(system.workers[$0].name) }
+                let candidates = busy.isEmpty ? running : busy
+                if !candidates.isEmpty {
+                    let victim = candidates[Int(random.next() % UInt64(candidates.count))]
+                    if let pid = system.workers[victim].pid { killedPids.insert(pid) }
+                    system.workers[victim].kill9()
+                    result.workerKills += 1
+                    restarts.append((victim, Date().addingTimeInterval(random.uniform(in: plan.workerRestartDelay))))
+                }
+            }
+            // Often enough not to miss a planned kill on a fast machine; STATUS is cheap.
+            Thread.sleep(forTimeInterval: workerKillFractions.isEmpty && coordinatorKillFractions.isEmpty ? 0.1 : 0.02)
+        }
+        result.wallSeconds = Date().timeIntervalSince(started)
+
+        let final = try system.status()
+        result.generated = final.total(.generated)
+        result.failed = final.total(.failedNoRetry)
+        let feed = try system.feed()
+        result.stubborn = system.stop()
+        let released = system.releasedLeases()
+        result.releasedFromWorkers = released.fromWorkers
+        result.releasedAtRestart = released.atRestart
+
+        // Temporary files are looked for once every writer has stopped.
+        for file in system.temporaryFiles() {
+            // `.<name>.<pid>.<random>.tmp`
+            let parts = (file as NSString).lastPathComponent.split(separator: ".")
+            let pid = parts.count >= 4 ? Int32(parts[parts.count - 3]) : nil
+            if let pid, killedPids.contains(pid) {
+                result.temporaryFilesOfKilledWorkers.append(file)
+            } else {
+                result.otherTemporaryFiles.append(file)
+            }
+        }
+
+        let references = try ReferencePictures(
+            files: files, kinds: plan.kinds, themes: plan.themes, scales: plan.scales, system: system,
+            into: system.directory.appendingPathComponent("references"))
+        result.verification = Verification(
+            feed: feed, files: files, kinds: plan.kinds, themes: plan.themes, scales: plan.scales, cacheDirectory: system.cacheDirectory,
+            references: references)
+        return result
+    }
+}
+
+/// SplitMix64: a small seeded generator, so that a run's kill schedule can be replayed.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    mutating func uniform(in range: ClosedRange<Double>) -> Double {
+        range.lowerBound + (range.upperBound - range.lowerBound) * uniform()
+    }
+}

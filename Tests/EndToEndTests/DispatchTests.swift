@@ -1,0 +1,183 @@
+import ArgumentParser
+import CZeroMQ
+import Foundation
+import Logging
+import Testing
+import WorkFeedConfig
+import WorkFeedCoordinator
+import WorkFeedCtl
+import WorkFeedImport
+import WorkFeedModel
+import WorkFeedWire
+import WorkFeedWorker
+
+/// Imports one fixture through the control protocol and returns its id.
+func importFixture(_ name: String, into client: inout ControlClient) throws -> WorkoutID {
+    let workout = try #require(try WorkoutFileReader.read(contentsOf: URL(fileURLWithPath: fixture(name))).first)
+    let reply: ImportReply = try client.request(
+        .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+    return reply.id
+}
+
+/// A worker speaking the protocol by hand, to play the parts real workers must survive.
+struct FakeWorker: ~Copyable {
+    let socket: ZMQSocket
+
+    init(_ system: RunningSystem, capacity: Int, name: String, curve: CurveClientKeys? = nil) throws {
+        let socket = try ZMQSocket(system.context, type: .dealer)
+        if let curve { try socket.makeCurveClient(curve) }
+        try socket.setOption(ZMQ_SNDTIMEO, int32: 500)
+        try socket.connect(system.endpoints.workers)
+        // A refused worker cannot even hand in its READY; that is the point of the test that makes one.
+        try? socket.send(WorkerMessage.ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name).frames)
+        self.socket = socket
+    }
+
+    /// The next message other than a heartbeat, or nil after `seconds`.
+    func next(within seconds: Double, heartbeat: Bool = true) throws -> WorkerMessage? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if heartbeat { try? socket.send(WorkerMessage.heartbeat.frames) }
+            guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else { continue }
+            let message = try WorkerMessage(frames: frames)
+            if message != .heartbeat { return message }
+        }
+        return nil
+    }
+}
+
+@Suite(.serialized) struct DispatchTests {
+    @Test func aJobPastItsDeadlineIsLeasedAgainEvenIfItsWorkerStaysAlive() throws {
+        // Liveness so long that only the deadline can take the job back.
+        let system = try RunningSystem(workers: 0, adjust: { $0.jobDeadlineSeconds = 1; $0.heartbeatLiveness = 100 })
+        defer { system.stop() }
+        var client = try system.client()
+        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &client)
+        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))
+        let stuck = try FakeWorker(system, capacity: 1, name: "stuck")
+        guard case .job(let first) = try #require(try stuck.next(within: 5)) else { Issue.record("expected a JOB"); return }
+        // It keeps sending heartbeats but never reports: the same job comes again under a new lease.
+        let other = try FakeWorker(system, capacity: 1, name: "other")
+        guard case .job(let second) = try #require(try other.next(within: 10)) else { Issue.record("expected the JOB again"); return }
+        #expect(second.workoutID == first.workoutID)
+        #expect(second.lease != first.lease)
+        // The stuck worker's late report is ignored; the second one counts.
+        try stuck.socket.send(WorkerMessage.status(JobReport(lease: first.lease, outcome: .failedNoRetry, detail: "late", renderMicroseconds: 1)).frames)
+        try other.socket.send(WorkerMessage.status(JobReport(lease: second.lease, outcome: .generated, detail: second.cacheKey, renderMicroseconds: 1)).frames)
+        var picture: PictureRecord?
+        for _ in 0..<50 {
+            let show: ShowReply = try client.request(.show, ShowRequest(id: id))
+            picture = show.item.pictures.first
+            if picture?.status == .generated { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(picture?.status == .generated)
+        #expect(picture?.cacheKey == second.cacheKey)
+    }
+
+    @Test func interactiveRequestsGoAheadOfBulkWork() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        var client = try system.client()
+        let bulk = try importFixture("garmin-connect_ride_2020_short_ns3-hr.gpx", into: &client)
+        let visible = try importFixture("apple-watch_run_2025_3seg_partial-hr.gpx", into: &client)
+        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]))
+        var request = try WorkCtl.parseAsRoot(["request", visible.description, "--theme", "dark", "--coordinator", system.endpoints.control])
+        try request.run()
+        let worker = try FakeWorker(system, capacity: 1, name: "one-slot")
+        guard case .job(let job) = try #require(try worker.next(within: 5)) else { Issue.record("expected a JOB"); return }
+        #expect(job.workoutID == visible)
+        #expect(String(decoding: job.spec, as: UTF8.self).contains("\"theme\":\"dark\""))
+        _ = bulk
+    }
+
+    @Test func statusChangesArePublishedOnTheEventStream() throws {
+        let system = try RunningSystem(workers: 1)
+        defer { system.stop() }
+        let subscriber = try ZMQSocket(system.context, type: .sub)
+        try subscriber.subscribe("status")
+        try subscriber.connect(system.endpoints.events)
+        Thread.sleep(forTimeInterval: 0.3)  // let the subscription reach the publisher
+        var client = try system.client()
+        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &client)
+        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))
+        #expect(try ZMQPoll.poll([subscriber.pollItem()], timeoutMilliseconds: 15_000) == [true])
+        let frames = try #require(try subscriber.receive())
+        #expect(frames[0] == Array("status".utf8))
+        let event = try ControlCodec.decode(StatusEvent.self, from: frames[1])
+        #expect(event.workoutID == id)
+        #expect(event.status == .generated)
+    }
+}
+
+@Suite(.serialized) struct SecurityTests {
+    final class Keys {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-keys-\(UUID().uuidString)")
+        let coordinator: CurveKeyPair
+        let worker: CurveKeyPair
+        let stranger: CurveKeyPair
+
+        init() throws {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            coordinator = try CurveKeyPair.generate()
+            worker = try CurveKeyPair.generate()
+            stranger = try CurveKeyPair.generate()
+            for (name, pair) in [("coordinator", coordinator), ("worker", worker), ("stranger", stranger)] {
+                try pair.fileContents.write(to: directory.appendingPathComponent(name + ".key"), atomically: true, encoding: .utf8)
+            }
+        }
+
+        func file(_ name: String) -> String { directory.appendingPathComponent(name + ".key").path }
+        deinit { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    @Test func onlyAllowedKeysGetIn() throws {
+        let keys = try Keys()
+        let system = try RunningSystem(
+            workers: 1,
+            adjust: {
+                $0.keyFile = keys.file("coordinator")
+                $0.allowedKeys = [keys.worker.publicKey]
+            },
+            workerKeys: (keys.file("worker"), keys.coordinator.publicKey))
+        defer { system.stop() }
+
+        // An allowed operator (the worker's key doubles as one here) gets answers, and work gets done.
+        var allowed = try ControlClient(
+            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000,
+            curve: CurveClientKeys(serverKey: keys.coordinator.publicKey, keyPair: keys.worker))
+        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &allowed)
+        let _: EnqueueReply = try allowed.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))
+        var status: PictureRecord?
+        for _ in 0..<100 {
+            let show: ShowReply = try allowed.request(.show, ShowRequest(id: id))
+            status = show.item.pictures.first
+            if status?.status == .generated { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(status?.status == .generated)
+
+        // A client with a key not on the list, or with no key at all, gets nothing.
+        var stranger = try ControlClient(
+            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 1_500,
+            curve: CurveClientKeys(serverKey: keys.coordinator.publicKey, keyPair: keys.stranger))
+        #expect(throws: ControlClientError.self) { let _: StatusReply = try stranger.request(.status, [String: String]()) }
+        var plain = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 1_500)
+        #expect(throws: ControlClientError.self) { let _: StatusReply = try plain.request(.status, [String: String]()) }
+        // A worker with a key not on the list is never given a job.
+        let _: EnqueueReply = try allowed.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.dark]))
+        let intruder = try FakeWorker(system, capacity: 4, name: "intruder", curve: CurveClientKeys(serverKey: keys.coordinator.publicKey, keyPair: keys.stranger))
+        #expect(try intruder.next(within: 2) == nil)
+    }
+
+    @Test(arguments: ["tcp://0.0.0.0:5555", "tcp://10.1.2.3:5555"])
+    func withoutKeysTheCoordinatorRefusesToListenBeyondLoopback(endpoint: String) async throws {
+        do {
+            _ = try await CoordinatorConfiguration.load(file: nil, environment: ["WORKFEED_LISTEN_WORKERS": endpoint])
+            Issue.record("accepted \(endpoint) without keys")
+        } catch {
+            #expect(error.key == "listen.workers")
+            #expect(error.description.contains("loopback only"))
+        }
+    }
+}
