@@ -29,11 +29,12 @@ let package = Package(
         // C libraries from Debian (libzmq3-dev, libpng-dev, zlib1g-dev), linked in their module maps.
         .systemLibrary(name: "CZeroMQ"),
         .systemLibrary(name: "CLibPNG"),
+        .systemLibrary(name: "CZlib"),
 
         // Domain types shared by every part: workouts, routes, jobs, styles, the series codec.
         .target(name: "WorkFeedModel", swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
-        .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "CZlib"], swiftSettings: strictSettings),
         // The SQLite index: workouts, series, jobs, anchors.
         .target(
             name: "WorkFeedIndex",
