@@ -9,7 +9,8 @@ extension CoordinatorLoop {
     /// Answers one control request inside the turn's transaction. Never throws: whatever goes wrong
     /// becomes an ERROR reply that says what.
     func handleControl(
-        _ frames: [[UInt8]], workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction
+        _ frames: [[UInt8]], workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
+        outbox: inout Outbox
     ) -> ControlReply {
         let request: ControlRequest
         do {
@@ -19,7 +20,7 @@ extension CoordinatorLoop {
             return .error(id: 0, "malformed request: \(error)")
         }
         do {
-            let body = try answer(request, workers: workers, specs: &specs, transaction: &transaction)
+            let body = try answer(request, workers: workers, specs: &specs, transaction: &transaction, outbox: &outbox)
             return ControlReply(id: request.id, ok: true, body: body)
         } catch let error as ControlRequestError {
             return .error(id: request.id, error.description)
@@ -30,7 +31,8 @@ extension CoordinatorLoop {
     }
 
     private func answer(
-        _ request: ControlRequest, workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction
+        _ request: ControlRequest, workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
+        outbox: inout Outbox
     ) throws -> [UInt8] {
         switch request.command {
         case .ping:
@@ -103,6 +105,24 @@ extension CoordinatorLoop {
             }
             let items = try page.workouts.map { WorkoutWithPictures(workout: $0, pictures: try transaction.reader.pictures(of: $0.id)) }
             return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory))
+
+        case .delete:
+            let body = try decode(DeleteRequest.self, request)
+            let deleted = try transaction.delete(body.ids)
+            // The files go once the deletion is committed.
+            let paths = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
+            outbox.removals += paths
+            logger.info("workouts deleted", metadata: ["workouts": "\(deleted.count)", "pictures": "\(paths.count)"])
+            return try ControlCodec.encode(
+                DeleteReply(
+                    deleted: body.ids.filter { deleted[$0] != nil }, missing: body.ids.filter { deleted[$0] == nil }, pictures: paths.count))
+
+        case .changes:
+            let body = try decode(ChangesRequest.self, request)
+            guard (1...100_000).contains(body.limit) else { throw ControlRequestError("CHANGES: limit must be 1...100000") }
+            guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
+            let page = try transaction.reader.changes(since: body.since, limit: body.limit)
+            return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: transaction.anchorSoFar))
         }
     }
 

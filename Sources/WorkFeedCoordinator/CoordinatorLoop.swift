@@ -58,6 +58,8 @@ struct CoordinatorLoop: ~Copyable {
         var worker: [(identity: [UInt8], message: WorkerMessage)] = []
         var control: [(identity: [UInt8], reply: ControlReply)] = []
         var events: [CoordinatorEvent] = []
+        /// Cache files of deleted workouts.
+        var removals: [String] = []
     }
 
     /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
@@ -170,7 +172,7 @@ struct CoordinatorLoop: ~Copyable {
             }
             for message in controlMessages {
                 outbox.control.append(
-                    (message.identity, handleControl(message.frames, workers: workersAfter, specs: &specsAfter, transaction: &transaction)))
+                    (message.identity, handleControl(message.frames, workers: workersAfter, specs: &specsAfter, transaction: &transaction, outbox: &outbox)))
             }
             try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
             if now - lastDeadlineCheck >= .seconds(1) {
@@ -331,6 +333,15 @@ extension CoordinatorLoop {
             } catch {
                 // The worker is gone (EHOSTUNREACH): its leases return when it expires.
                 logger.warning("could not send to worker", metadata: ["worker": "\(workers[identity]?.name ?? identity.hexString)", "error": "\(error)"])
+            }
+        }
+        for path in outbox.removals {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch CocoaError.fileNoSuchFile {
+                // Never rendered, or already gone.
+            } catch {
+                logger.warning("could not remove a deleted workout's picture", metadata: ["path": "\(path)", "error": "\(error)"])
             }
         }
         for event in outbox.events {

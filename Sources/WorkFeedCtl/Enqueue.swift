@@ -30,6 +30,9 @@ extension WorkCtl {
         @Option(name: .long, help: "Scales, comma-separated (default: the coordinator's pictures.scales).")
         var scale: String?
 
+        @Flag(name: .long, help: "Also make failed-no-retry pictures pending again.")
+        var failed = false
+
         @Flag(name: .long, help: "Wait until the pictures are done, showing progress.")
         var wait = false
 
@@ -77,14 +80,14 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            let request = EnqueueRequest(ids: try parsedIDs(), kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales())
+            let request = EnqueueRequest(ids: try parsedIDs(), kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales(), includeFailed: failed ? true : nil)
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
             if json && !wait {
                 try printJSON(reply)
             } else {
                 say(
-                    "enqueued: \(reply.created) new, \(reply.stale) stale; \(reply.alreadyPending) already pending, "
-                        + "\(reply.current) current, \(reply.failed) failed-no-retry (see workctl show)")
+                    "enqueued: \(reply.created) new, \(reply.stale) stale, \(reply.revived) failed retried; "
+                        + "\(reply.alreadyPending) already pending, \(reply.current) current, \(reply.failed) failed-no-retry (workctl retry)")
             }
             guard wait else { return }
             let status = try talking { () throws(ControlClientError) in

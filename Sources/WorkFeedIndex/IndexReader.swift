@@ -81,6 +81,36 @@ public struct IndexReader {
         return (workouts, next)
     }
 
+    /// What changed after `anchor`, oldest first: the way a client syncs incrementally. A workout
+    /// appears once per kind of change, at its latest anchor.
+    /// - Returns: up to `limit` changes, and whether more follow.
+    public func changes(since anchor: Int64, limit: Int) throws -> (changes: [WorkoutChange], more: Bool) {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, anchor, 'workout' AS change FROM workout WHERE anchor > :since
+                UNION ALL
+                SELECT workout_id, max(anchor), 'pictures' FROM job WHERE anchor > :since GROUP BY workout_id
+                UNION ALL
+                SELECT id, anchor, 'deleted' FROM deleted_workout WHERE anchor > :since
+                ORDER BY 2, 1
+                LIMIT :limit
+                """,
+            arguments: ["since": anchor, "limit": limit + 1])
+        var changes = rows.compactMap { row -> WorkoutChange? in
+            guard let id = WorkoutID(row[0] as String), let kind = WorkoutChange.Kind(rawValue: row[2]) else { return nil }
+            return WorkoutChange(anchor: row[1], id: id, change: kind)
+        }
+        let more = changes.count > limit
+        if more { changes.removeLast() }
+        return (changes, more)
+    }
+
+    /// The last anchor handed out.
+    public func currentAnchor() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
+    }
+
     static func workoutRecord(_ row: Row) -> WorkoutRecord {
         var record = WorkoutRecord(
             id: WorkoutID(row["id"] as String)!,

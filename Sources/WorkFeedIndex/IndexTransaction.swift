@@ -58,6 +58,9 @@ public struct IndexTransaction {
         return anchor
     }
 
+    /// The last anchor handed out, including this transaction's changes so far.
+    public var anchorSoFar: Int64 { anchor }
+
     /// Read queries inside this transaction.
     public var reader: IndexReader { IndexReader(db: db) }
 
@@ -135,6 +138,24 @@ public struct IndexTransaction {
         return ImportReply(id: id, result: .updated, routeVersion: version)
     }
 
+    /// Deletes workouts, their series and their jobs, leaving a tombstone for `changes`.
+    /// - Returns: the pictures each deleted workout had, so their files can be removed; ids not in
+    ///   the index are left out.
+    public mutating func delete(_ ids: [WorkoutID]) throws -> [WorkoutID: [PictureID]] {
+        var deleted: [WorkoutID: [PictureID]] = [:]
+        for id in ids {
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM workout WHERE id = ?", arguments: [id.description]) != nil else { continue }
+            let pictures = try Row.fetchAll(db, sql: "SELECT workout_id, kind, theme, scale FROM job WHERE workout_id = ?", arguments: [id.description])
+                .map(Self.picture)
+            try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [id.description])
+            try db.execute(
+                sql: "INSERT INTO deleted_workout (id, anchor) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET anchor = excluded.anchor",
+                arguments: [id.description, nextAnchor()])
+            deleted[id] = pictures
+        }
+        return deleted
+    }
+
     // MARK: Jobs
 
     /// Makes sure the requested pictures exist and are current: missing jobs are created `pending`,
@@ -175,13 +196,18 @@ public struct IndexTransaction {
                             WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(workoutFilter)
                             """, arguments: arguments)
                     var stale: [Int64] = []
+                    var revive: [Int64] = []
                     while let row = try rows.next() {
                         let status: String = row["status"]
                         switch JobStatus(rawValue: status) {
                         case .pending:
                             if row["anchor"] as Int64 != anchor { reply.alreadyPending += 1 }
                         case .failedNoRetry:
-                            reply.failed += 1
+                            if request.includeFailed == true {
+                                revive.append(row["id"])
+                            } else {
+                                reply.failed += 1
+                            }
                         case .generated:
                             let picture = PictureID(workoutID: WorkoutID(row["workout_id"] as String)!, kind: kind, theme: theme, scale: scale)
                             if row["cache_key"] as String? == cacheKey(picture, row["route_hash"], row["hr_hash"]) {
@@ -199,6 +225,16 @@ public struct IndexTransaction {
                             arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
                     }
                     reply.stale += stale.count
+                    for id in revive {
+                        try db.execute(
+                            sql: """
+                                UPDATE job SET status = 'pending', attempts = 0, reason = NULL, not_before = NULL, priority = ?,
+                                    updated_at = ?, anchor = ?
+                                WHERE id = ?
+                                """,
+                            arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
+                    }
+                    reply.revived += revive.count
                     if let priority = request.priority, priority > 0 {
                         // An interactive request moves what is already waiting to the front.
                         try db.execute(

@@ -28,13 +28,18 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     public var themes: [Theme]
     /// `nil`: the scales the coordinator is configured with.
     public var scales: [Int]?
+    /// Also make `failed-no-retry` jobs `pending` again (`workctl retry`, `enqueue --failed`).
+    public var includeFailed: Bool?
     /// Higher goes first. Bulk regeneration is 0; an interactive request (a feed row became
     /// visible) is ``interactivePriority``.
     public var priority: Int?
 
     public static let interactivePriority = 100
 
-    public init(ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil, priority: Int? = nil) {
+    public init(
+        ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil, priority: Int? = nil, includeFailed: Bool? = nil
+    ) {
+        self.includeFailed = includeFailed
         self.ids = ids
         self.kinds = kinds
         self.themes = themes
@@ -54,8 +59,11 @@ public struct EnqueueReply: Codable, Sendable, Hashable {
     public var current: Int
     /// `failed-no-retry` jobs left as they are (see `workctl retry`).
     public var failed: Int
+    /// `failed-no-retry` jobs made `pending` again, when asked to.
+    public var revived: Int
 
-    public init(created: Int = 0, stale: Int = 0, alreadyPending: Int = 0, current: Int = 0, failed: Int = 0) {
+    public init(created: Int = 0, stale: Int = 0, alreadyPending: Int = 0, current: Int = 0, failed: Int = 0, revived: Int = 0) {
+        self.revived = revived
         self.created = created
         self.stale = stale
         self.alreadyPending = alreadyPending
@@ -64,3 +72,25 @@ public struct EnqueueReply: Codable, Sendable, Hashable {
     }
 }
 
+
+/// One entry of the change log: what changed about a workout at an anchor.
+public struct WorkoutChange: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable, Hashable {
+        /// The workout was imported or updated.
+        case workout
+        /// One or more of its pictures changed status.
+        case pictures
+        /// The workout and its pictures were deleted.
+        case deleted
+    }
+
+    public var anchor: Int64
+    public var id: WorkoutID
+    public var change: Kind
+
+    public init(anchor: Int64, id: WorkoutID, change: Kind) {
+        self.anchor = anchor
+        self.id = id
+        self.change = change
+    }
+}

@@ -10,6 +10,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case status = "STATUS"
     case show = "SHOW"
     case feed = "FEED"
+    case delete = "DELETE"
+    case changes = "CHANGES"
 }
 
 /// `[WFC1][request id: u64][COMMAND][body: JSON][attachment...]`
@@ -267,5 +269,49 @@ public struct WorkerEvent: Codable, Sendable, Hashable {
         self.name = name
         self.change = change
         self.at = at
+    }
+}
+
+/// DELETE: remove workouts, their series, jobs and pictures.
+public struct DeleteRequest: Codable, Sendable, Hashable {
+    public var ids: [WorkoutID]
+    public init(ids: [WorkoutID]) { self.ids = ids }
+}
+
+public struct DeleteReply: Codable, Sendable, Hashable {
+    public var deleted: [WorkoutID]
+    /// Ids that were not in the index.
+    public var missing: [WorkoutID]
+    /// Picture files removed from the cache (as the coordinator sees it).
+    public var pictures: Int
+
+    public init(deleted: [WorkoutID], missing: [WorkoutID], pictures: Int) {
+        self.deleted = deleted
+        self.missing = missing
+        self.pictures = pictures
+    }
+}
+
+/// CHANGES: what changed after an anchor.
+public struct ChangesRequest: Codable, Sendable, Hashable {
+    public var since: Int64
+    public var limit: Int
+    public init(since: Int64, limit: Int) {
+        self.since = since
+        self.limit = limit
+    }
+}
+
+public struct ChangesReply: Codable, Sendable, Hashable {
+    public var changes: [WorkoutChange]
+    /// Whether more changes follow the last one returned: ask again from its anchor.
+    public var more: Bool
+    /// The index's current anchor.
+    public var anchor: Int64
+
+    public init(changes: [WorkoutChange], more: Bool, anchor: Int64) {
+        self.changes = changes
+        self.more = more
+        self.anchor = anchor
     }
 }

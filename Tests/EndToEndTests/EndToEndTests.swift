@@ -144,6 +144,19 @@ func fixture(_ name: String) throws -> String {
         #expect(second == EnqueueReply(created: 0, stale: 0, alreadyPending: 0, current: 6, failed: 2))
         let after: StatusReply = try client.request(.status, [String: String]())
         #expect(after.workouts == 4)
+
+        // Deleting a workout removes its pictures from the cache; the change log says so.
+        let victim = try #require(feed.items.first { $0.workout.pointCount > 0 })
+        let files = victim.pictures.map { system.configuration.cacheDirectory + "/" + $0.relativePath }
+        #expect(files.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+        let anchor = try #require(feed.items.map(\.workout.anchor).max())
+        var delete = try WorkCtl.parseAsRoot(["delete", victim.workout.id.description, "--coordinator", system.endpoints.control])
+        try delete.run()
+        #expect(files.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+        let changes: ChangesReply = try client.request(.changes, ChangesRequest(since: anchor, limit: 100))
+        #expect(changes.changes.contains(WorkoutChange(anchor: changes.anchor, id: victim.workout.id, change: .deleted)))
+        let final: StatusReply = try client.request(.status, [String: String]())
+        #expect(final.workouts == 3)
     }
 
     @Test func heatmapsGoThroughTheSystemToTheirCachePaths() throws {

@@ -177,4 +177,50 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(third.next == nil)
         #expect(throws: IndexError.self) { try temporary.index.read { try $0.feed(limit: 2, cursor: "garbage") } }
     }
+
+    @Test func deleteLeavesATombstoneAndChangesSinceTellsEverything() throws {
+        let temporary = try TemporaryIndex()
+        let a = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: "a")) }.id
+        let b = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: "b")) }.id
+        let afterImports = try temporary.index.read { try $0.currentAnchor() }
+        #expect(try temporary.index.read { try $0.changes(since: 0, limit: 10) }.changes.map(\.change) == [.workout, .workout])
+
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: [a], kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        let deleted = try temporary.index.write { try $0.delete([b, WorkoutID(UUID())]) }
+        #expect(deleted.keys.sorted() == [b])
+        #expect(try temporary.index.read { try $0.workout(b) } == nil)
+        #expect(try temporary.index.read { try $0.series(of: b) } == nil)
+
+        let since = try temporary.index.read { try $0.changes(since: afterImports, limit: 10) }
+        #expect(since.changes.map(\.id) == [a, b])
+        #expect(since.changes.map(\.change) == [.pictures, .deleted])
+        #expect(!since.more)
+        // Paging: one at a time, resuming from the last anchor seen.
+        let first = try temporary.index.read { try $0.changes(since: afterImports, limit: 1) }
+        #expect(first.changes.count == 1 && first.more)
+        let rest = try temporary.index.read { try $0.changes(since: first.changes[0].anchor, limit: 1) }
+        #expect(rest.changes.map(\.change) == [.deleted])
+
+        // Importing it again brings it back under the same id, and the tombstone goes.
+        let back = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: "b")) }
+        #expect(back.id == b && back.result == .imported)
+        let latest = try temporary.index.read { try $0.changes(since: afterImports, limit: 10) }
+        #expect(!latest.changes.contains { $0.change == .deleted })
+    }
+
+    @Test func retryRevivesFailedPicturesOnlyWhenAsked() throws {
+        let temporary = try TemporaryIndex()
+        _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        var counter: UInt64 = 0
+        let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w") { counter += 1; return counter } }
+        _ = try temporary.index.write { try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route"), retry: RetryPolicy()) }
+        let plain = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        #expect(plain.failed == 1 && plain.revived == 0)
+        let retried = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], includeFailed: true), scales: [1], cacheKey: anyKey)
+        }
+        #expect(retried.revived == 1 && retried.failed == 0)
+        #expect(try temporary.index.read { try $0.readyCount() } == 1)
+    }
 }

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import WorkFeedModel
+import WorkFeedWire
+
+extension WorkCtl {
+    /// `workctl delete ID...`: removes workouts, their series, jobs and pictures.
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete workouts with their series, jobs and pictures (the cache files too).",
+            discussion: "Exits 2 when some ids were not in the index; the others are deleted.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Argument(help: "Workout ids.")
+        var ids: [String]
+
+        @Flag(name: .long, help: "Print the result as JSON.")
+        var json = false
+
+        func validate() throws {
+            for text in ids where WorkoutID(text) == nil { throw ValidationError("'\(text)' is not a workout id (a UUID)") }
+        }
+
+        func run() throws {
+            var client = try connection.client()
+            let request = DeleteRequest(ids: ids.compactMap(WorkoutID.init))
+            let reply: DeleteReply = try talking { () throws(ControlClientError) in try client.request(.delete, request) }
+            if json {
+                try printJSON(reply)
+            } else {
+                say("deleted \(reply.deleted.count) workouts and \(reply.pictures) pictures")
+                for id in reply.missing { say("  not in the index: \(id)") }
+            }
+            if !reply.missing.isEmpty { throw WorkCtlExit.partial }
+        }
+    }
+
+    /// `workctl changes --since N`: what changed after an anchor, for incremental sync.
+    struct Changes: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List what changed after an anchor (imports, picture statuses, deletions), oldest first.",
+            discussion: "Pass the printed anchor as --since next time to get only what changed since.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Option(name: .long, help: "The anchor of the last sync; 0 for everything.")
+        var since: Int64 = 0
+
+        @Option(name: .long, help: "At most this many changes per request.")
+        var limit: Int = 10_000
+
+        @Flag(name: .long, help: "Print as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard since >= 0 else { throw ValidationError("--since must be 0 or more") }
+            guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be 1...100000") }
+        }
+
+        func run() throws {
+            var client = try connection.client()
+            var all: [WorkoutChange] = []
+            var anchor = since
+            var reply: ChangesReply
+            repeat {
+                let request = ChangesRequest(since: anchor, limit: limit)
+                reply = try talking { () throws(ControlClientError) in try client.request(.changes, request) }
+                all += reply.changes
+                anchor = reply.changes.last?.anchor ?? anchor
+            } while reply.more
+            let final = ChangesReply(changes: all, more: false, anchor: reply.anchor)
+            if json {
+                try printJSON(final)
+            } else {
+                for change in all { say("\(change.anchor) \(change.id) \(change.change.rawValue)") }
+                say("anchor: \(final.anchor)")
+            }
+        }
+    }
+
+    /// `workctl retry`: failed-no-retry pictures get another chance.
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make failed-no-retry pictures pending again (after fixing what made them fail).")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Flag(name: .long, help: "Every workout.")
+        var all = false
+
+        @Option(name: .long, parsing: .upToNextOption, help: "Only these workout ids.")
+        var ids: [String] = []
+
+        @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
+        var kind: String = "route,heatmap"
+
+        @Option(name: .long, help: "Themes, comma-separated: light, dark.")
+        var theme: String = "light,dark"
+
+        func validate() throws {
+            guard all != !ids.isEmpty else { throw ValidationError("give either --all or --ids ID...") }
+            for text in ids where WorkoutID(text) == nil { throw ValidationError("--ids: '\(text)' is not a workout id (a UUID)") }
+        }
+
+        func run() throws {
+            let kinds = try kind.split(separator: ",").map { text in
+                guard let kind = JobKind(rawValue: String(text)) else { throw ValidationError("--kind: '\(text)' is not route or heatmap") }
+                return kind
+            }
+            let themes = try theme.split(separator: ",").map { text in
+                guard let theme = Theme(rawValue: String(text)) else { throw ValidationError("--theme: '\(text)' is not light or dark") }
+                return theme
+            }
+            var client = try connection.client()
+            // Only pictures that exist are retried: no new jobs are created here.
+            let request = EnqueueRequest(ids: all ? nil : ids.compactMap(WorkoutID.init), kinds: kinds, themes: themes, includeFailed: true)
+            let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
+            say("retrying \(reply.revived) failed pictures" + (reply.created > 0 ? " (and \(reply.created) not queued before)" : ""))
+        }
+    }
+}
