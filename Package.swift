@@ -123,6 +123,7 @@ let package = Package(
         ),
 
         .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(name: "WorkFeedConfigTests", dependencies: ["WorkFeedConfig", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
             name: "WorkFeedImportTests",
             dependencies: ["WorkFeedImport", "WorkFeedModel"],

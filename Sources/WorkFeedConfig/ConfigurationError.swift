@@ -4,6 +4,8 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public var key: String
     public var value: String?
     public var allowed: String
+    /// Where the value came from: the file (with its line for unknown keys), an environment
+    /// variable or a flag; `nil` for a default.
     public var file: String?
 
     public init(key: String, value: String?, allowed: String, file: String? = nil) {
@@ -14,7 +16,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     }
 
     public var description: String {
-        let place = file.map { " in \($0)" } ?? ""
+        let place = file.map { " (from \($0))" } ?? ""
         let shown = value.map { " = '\($0)'" } ?? ""
         return "invalid configuration\(place): \(key)\(shown): \(allowed)"
     }

@@ -12,6 +12,8 @@ import Yams
 public struct Settings: Sendable {
     let reader: ConfigReader
     let file: String?
+    let environment: [String: String]
+    let overrides: [String: String]
 
     /// - Parameters:
     ///   - file: a YAML file, or `nil` for the embedded defaults alone.
@@ -37,6 +39,8 @@ public struct Settings: Sendable {
         }
         reader = ConfigReader(providers: providers)
         self.file = file
+        self.environment = environment
+        self.overrides = overrides
     }
 
     /// Rejects keys the program does not know: a misspelt key would otherwise be ignored silently.
@@ -72,8 +76,18 @@ public struct Settings: Sendable {
         reader.string(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
     }
 
+    /// The environment variable that sets `key`.
+    public static func environmentName(_ key: String) -> String {
+        "WORKFEED_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+    }
+
+    /// An error that names where the bad value came from: a flag, the environment, or the file.
     func invalid(_ key: String, _ value: String, _ allowed: String) -> ConfigurationError {
-        ConfigurationError(key: key, value: value, allowed: allowed, file: file)
+        let source: String? =
+            if overrides[key] != nil { "a command-line flag" }
+            else if environment[Self.environmentName(key)] != nil { "environment variable \(Self.environmentName(key))" }
+            else { file }
+        return ConfigurationError(key: key, value: value, allowed: allowed, file: source)
     }
 
     public func string(_ key: String, default value: String) -> String {

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import WorkFeedConfig
+import WorkFeedModel
+
+@Suite struct ConfigurationTests {
+    /// A configuration file in a temporary directory.
+    func file(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-config-\(UUID().uuidString).yaml")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test func theShippedFilesLoadAndEqualTheEmbeddedDefaults() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let coordinator = try await CoordinatorConfiguration.load(file: root.appendingPathComponent("Config/coordinator.yaml").path, environment: [:])
+        #expect(coordinator == CoordinatorConfiguration.defaults)
+        let worker = try await WorkerConfiguration.load(file: root.appendingPathComponent("Config/worker.yaml").path, environment: [:])
+        #expect(worker == WorkerConfiguration())
+    }
+
+    @Test func flagsBeatEnvironmentBeatFileBeatDefaults() async throws {
+        let path = try file("index:\n  path: from-file.sqlite\ncache:\n  directory: file-cache\nheartbeat:\n  interval_ms: 700\n")
+        let loaded = try await CoordinatorConfiguration.load(
+            file: path,
+            environment: ["WORKFEED_CACHE_DIRECTORY": "env-cache", "WORKFEED_HEARTBEAT_INTERVAL_MS": "900"],
+            overrides: ["heartbeat.interval_ms": "1100"])
+        #expect(loaded.indexPath == "from-file.sqlite")
+        #expect(loaded.cacheDirectory == "env-cache")
+        #expect(loaded.heartbeatIntervalMilliseconds == 1100)
+        #expect(loaded.heartbeatLiveness == CoordinatorConfiguration.defaults.heartbeatLiveness)
+    }
+
+    @Test func aBadValueNamesTheKeyTheValueWhatIsAllowedAndWhereItCameFrom() async throws {
+        let path = try file("pictures:\n  width: huge\n")
+        do {
+            _ = try await CoordinatorConfiguration.load(file: path, environment: [:])
+            Issue.record("accepted width: huge")
+        } catch {
+            #expect(error.key == "pictures.width")
+            #expect(error.value == "huge")
+            #expect(error.description.contains("a whole number from 16 to 4096"))
+            #expect(error.file == path)
+        }
+        do {
+            _ = try await WorkerConfiguration.load(file: nil, environment: ["WORKFEED_RENDER_THREADS": "-1"])
+            Issue.record("accepted -1 threads")
+        } catch {
+            #expect(error.key == "render_threads")
+            #expect(error.file == "environment variable WORKFEED_RENDER_THREADS")
+        }
+    }
+
+    @Test func anUnknownKeyIsATypoAndStopsTheLoad() async throws {
+        let path = try file("heartbeat:\n  intervall_ms: 5\n")
+        await #expect(throws: ConfigurationError.self) { try await CoordinatorConfiguration.load(file: path, environment: [:]) }
+        do {
+            _ = try await CoordinatorConfiguration.load(file: path, environment: [:])
+        } catch {
+            #expect(error.key == "heartbeat.intervall_ms")
+            #expect(error.file?.hasPrefix(path + ":") == true)
+        }
+    }
+
+    @Test func stylesAndZonesAreChecked() async throws {
+        let colours = try file("styles:\n  dark:\n    line: '#12345'\n")
+        await #expect(throws: ConfigurationError.self) { try await CoordinatorConfiguration.load(file: colours, environment: [:]) }
+        let zones = try file("heatmap:\n  thresholds: [100, 140]\n")
+        do {
+            _ = try await CoordinatorConfiguration.load(file: zones, environment: [:])
+            Issue.record("accepted 2 thresholds with 4 colours")
+        } catch {
+            #expect(error.key == "heatmap.colors")
+        }
+        let good = try file("styles:\n  dark:\n    line: '#ff0000'\n    outline_width: 0\n")
+        let loaded = try await CoordinatorConfiguration.load(file: good, environment: [:])
+        #expect(loaded.darkStyle.line == RGBA(hex: "#ff0000"))
+        #expect(loaded.darkStyle.outlineWidth == 0)
+        #expect(loaded.lightStyle == RouteStyle.light)
+    }
+}
