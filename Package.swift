@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries from Debian (libzmq3-dev, libpng-dev, zlib1g-dev), linked in their module maps.
@@ -51,6 +52,12 @@ let package = Package(
             dependencies: ["WorkFeedModel", "CZeroMQ", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
+        // Prometheus metrics and the small HTTP endpoint that serves them.
+        .target(
+            name: "WorkFeedMetrics",
+            dependencies: [.product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         // Configuration files, environment and flags for every process.
         .target(
             name: "WorkFeedConfig",
@@ -65,7 +72,7 @@ let package = Package(
         .target(
             name: "WorkFeedCoordinator",
             dependencies: [
-                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig",
+                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -73,7 +80,7 @@ let package = Package(
         .target(
             name: "WorkFeedWorker",
             dependencies: [
-                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig",
+                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -152,7 +159,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

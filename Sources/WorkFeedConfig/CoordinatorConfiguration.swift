@@ -15,6 +15,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var controlEndpoint = "tcp://127.0.0.1:5556"
     /// Where the event stream (status changes, workers coming and going) is published.
     public var eventsEndpoint = "tcp://127.0.0.1:5557"
+    /// `HOST:PORT` where Prometheus scrapes `/metrics`; empty turns it off.
+    public var metricsListen = "127.0.0.1:9464"
     /// A leased job not reported within this many seconds is leased again.
     public var jobDeadlineSeconds = 120.0
     /// The coordinator's CURVE key file (`workctl keygen`); empty: no encryption, loopback only.
@@ -51,7 +53,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = Set(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
-            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys",
+            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "metrics.listen",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
@@ -70,6 +72,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.workerEndpoint = try settings.endpoint("listen.workers", default: c.workerEndpoint)
         c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)
         c.eventsEndpoint = try settings.endpoint("listen.events", default: c.eventsEndpoint)
+        c.metricsListen = settings.string("metrics.listen", default: c.metricsListen)
         c.jobDeadlineSeconds = try settings.double("jobs.deadline_seconds", default: c.jobDeadlineSeconds, in: 1...86_400)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         c.allowedKeys = settings.strings("security.allowed_keys", default: c.allowedKeys)

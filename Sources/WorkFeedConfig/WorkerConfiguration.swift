@@ -16,6 +16,9 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var shutdownGraceSeconds = 30.0
     /// Shown in `workctl status`; empty means host name and process id.
     public var name = ""
+    /// `HOST:PORT` where Prometheus scrapes this worker's `/metrics`; empty (the default) turns it
+    /// off, so that several workers on one host do not compete for a port.
+    public var metricsListen = ""
     /// This worker's CURVE key file (`workctl keygen`); empty: no encryption.
     public var keyFile = ""
     /// The coordinator's public key (Z85), required with a key file.
@@ -28,7 +31,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = [
         "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
         "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
-        "security.key_file", "security.server_key",
+        "security.key_file", "security.server_key", "metrics.listen",
     ]
 
     /// Loads the configuration: flags over environment over file over defaults.
@@ -46,6 +49,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
         c.reconnectMaximumMilliseconds = try settings.int("reconnect.max_ms", default: c.reconnectMaximumMilliseconds, in: 10...600_000)
         c.shutdownGraceSeconds = try settings.double("shutdown.grace_seconds", default: c.shutdownGraceSeconds, in: 0...3600)
         c.name = settings.string("name", default: c.name)
+        c.metricsListen = settings.string("metrics.listen", default: c.metricsListen)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         c.serverKey = settings.string("security.server_key", default: c.serverKey)
         if !c.keyFile.isEmpty && c.serverKey.utf8.count != 40 {

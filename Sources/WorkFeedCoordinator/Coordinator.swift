@@ -2,6 +2,7 @@ public import Logging
 import Foundation
 import Synchronization
 public import WorkFeedConfig
+public import WorkFeedMetrics
 public import WorkFeedWire
 
 /// The coordinator: owns the index, dispatches jobs to workers and answers workctl.
@@ -25,11 +26,15 @@ public final class Coordinator: Sendable {
         public var control: String
         /// Where status changes are published.
         public var events: String
+        /// The Prometheus endpoint's URL, when metrics are on.
+        public var metrics: String?
     }
 
     private let configuration: CoordinatorConfiguration
     private let context: ZMQContext
     private let logger: Logger
+    public let metrics: CoordinatorMetrics
+    private let metricsServer = Mutex<MetricsServer?>(nil)
     private let wakeEndpoint = "inproc://workfeed-coordinator-wake-\(UUID().uuidString)"
     private let state = Mutex<State>(.idle)
 
@@ -39,7 +44,8 @@ public final class Coordinator: Sendable {
         case stopped
     }
 
-    public init(configuration: CoordinatorConfiguration, context: ZMQContext, logger: Logger) {
+    public init(configuration: CoordinatorConfiguration, context: ZMQContext, logger: Logger, metrics: CoordinatorMetrics = CoordinatorMetrics()) {
+        self.metrics = metrics
         self.configuration = configuration
         self.context = context
         self.logger = logger
@@ -52,9 +58,10 @@ public final class Coordinator: Sendable {
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Endpoints, CoordinatorError>?>(nil)
-        let thread = Thread { [configuration, context, logger, wakeEndpoint] in
+        let thread = Thread { [configuration, context, logger, wakeEndpoint, metrics] in
             do {
-                var loop = try CoordinatorLoop(configuration: configuration, context: context, wakeEndpoint: wakeEndpoint, logger: logger)
+                var loop = try CoordinatorLoop(
+                    configuration: configuration, context: context, wakeEndpoint: wakeEndpoint, metrics: metrics, logger: logger)
                 outcome.withLock { $0 = .success(loop.endpoints) }
                 started.signal()
                 loop.run()
@@ -68,8 +75,19 @@ public final class Coordinator: Sendable {
         thread.start()
         started.wait()
         switch outcome.withLock({ $0 })! {
-        case .success(let endpoints):
+        case .success(var endpoints):
             state.withLock { $0 = .running(done: done) }
+            if !configuration.metricsListen.isEmpty {
+                do {
+                    let server = try MetricsServer(listen: configuration.metricsListen, registry: metrics.registry, logger: logger)
+                    metricsServer.withLock { $0 = server }
+                    let host = configuration.metricsListen.split(separator: ":").first.map(String.init) ?? "127.0.0.1"
+                    endpoints.metrics = "http://\(host):\(server.port)/metrics"
+                } catch {
+                    stop()
+                    throw CoordinatorError("\(error)")
+                }
+            }
             return endpoints
         case .failure(let error):
             done.wait()
@@ -85,6 +103,7 @@ public final class Coordinator: Sendable {
             return done
         }
         guard let done else { return }
+        metricsServer.withLock { $0?.stop() }
         do {
             let wake = try ZMQSocket(context, type: .pair)
             try wake.connect(wakeEndpoint)

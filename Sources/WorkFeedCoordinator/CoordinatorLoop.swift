@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import WorkFeedConfig
 import WorkFeedIndex
+import WorkFeedMetrics
 import WorkFeedModel
 import WorkFeedWire
 
@@ -19,6 +20,8 @@ struct CoordinatorLoop: ~Copyable {
     /// The cache directory as an absolute path, as operators are told it.
     let cacheDirectory: String
     let logger: Logger
+    let metrics: CoordinatorMetrics
+    var lastGaugeUpdate: ContinuousClock.Instant?
     let index: WorkoutIndex
     let workerSocket: ZMQSocket
     let controlSocket: ZMQSocket
@@ -63,7 +66,9 @@ struct CoordinatorLoop: ~Copyable {
     }
 
     /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
-    init(configuration: CoordinatorConfiguration, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
+    init(
+        configuration: CoordinatorConfiguration, context: ZMQContext, wakeEndpoint: String, metrics: CoordinatorMetrics, logger: Logger
+    ) throws {
         let index = try WorkoutIndex(
             path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
             logger: logger)
@@ -106,6 +111,7 @@ struct CoordinatorLoop: ~Copyable {
         self.configuration = configuration
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         self.logger = logger
+        self.metrics = metrics
         specs = PictureSpecs(configuration: configuration)
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
@@ -176,7 +182,10 @@ struct CoordinatorLoop: ~Copyable {
             }
             try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
             if now - lastDeadlineCheck >= .seconds(1) {
-                for effect in try transaction.expireLeases(retry: retry) {
+                let expired = try transaction.expireLeases(retry: retry)
+                metrics.leasesExpired(expired.count, cause: "deadline")
+                for effect in expired {
+                    record(effect, renderMicroseconds: nil)
                     if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
                     if case .updated(let picture, _, let reason, _) = effect {
                         logger.warning("job past its deadline; leased again", metadata: ["picture": "\(picture)", "reason": "\(reason ?? "")"])
@@ -186,11 +195,19 @@ struct CoordinatorLoop: ~Copyable {
             if !stopping {
                 try dispatch(workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
             }
+            if lastGaugeUpdate.map({ now - $0 >= .seconds(2) }) ?? true {
+                let reader = transaction.reader
+                for count in try reader.statusCounts() {
+                    metrics.jobs(kind: count.kind.rawValue, theme: count.theme.rawValue, status: count.status.rawValue, count: count.count)
+                }
+                metrics.queue(ready: try reader.readyCount(), leased: try reader.leasedCount(), workers: workersAfter.count)
+            }
             if progressAfter.isDue(now: now) {
                 progressAfter.report(transaction.reader, workers: workersAfter, logger: logger, now: now)
             }
         }
         if now - lastDeadlineCheck >= .seconds(1) { lastDeadlineCheck = now }
+        if lastGaugeUpdate.map({ now - $0 >= .seconds(2) }) ?? true { lastGaugeUpdate = now }
         workers = workersAfter
         specs = specsAfter
         leaseCounter = leaseCounterAfter
@@ -235,7 +252,7 @@ extension CoordinatorLoop {
             }
             if let previous = workers[identity] {
                 // A worker that says READY again has reset: whatever it held is not coming back.
-                try release(previous, reason: "worker \(previous.name) restarted", transaction: &transaction)
+                try release(previous, reason: "worker \(previous.name) restarted", cause: "restarted", transaction: &transaction)
             }
             workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now, lastSent: now)
             logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
@@ -252,6 +269,7 @@ extension CoordinatorLoop {
             let effect = try transaction.complete(JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
+            record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
             switch effect {
             case .staleLease:
                 logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
@@ -274,7 +292,7 @@ extension CoordinatorLoop {
                 logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
                 outbox.events.append(.worker(name: worker.name, change: "disconnected"))
                 // A worker that says goodbye has reported what it finished; the rest were never started.
-                try release(worker, reason: "worker \(worker.name) disconnected", countAttempt: false, transaction: &transaction)
+                try release(worker, reason: "worker \(worker.name) disconnected", cause: "disconnected", countAttempt: false, transaction: &transaction)
             }
         case .job, .error:
             outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
@@ -289,12 +307,14 @@ extension CoordinatorLoop {
             workers.removeValue(forKey: identity)
             outbox.events.append(.worker(name: worker.name, change: "gone"))
             logger.warning("worker went silent; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
-            try release(worker, reason: "worker \(worker.name) went silent", transaction: &transaction)
+            try release(worker, reason: "worker \(worker.name) went silent", cause: "silent", transaction: &transaction)
         }
     }
 
-    func release(_ worker: WorkerState, reason: String, countAttempt: Bool = true, transaction: inout IndexTransaction) throws {
-        _ = try transaction.releaseLeases(of: worker.key, reason: reason, countAttempt: countAttempt, retry: retry)
+    func release(_ worker: WorkerState, reason: String, cause: String, countAttempt: Bool = true, transaction: inout IndexTransaction) throws {
+        let effects = try transaction.releaseLeases(of: worker.key, reason: reason, countAttempt: countAttempt, retry: retry)
+        metrics.leasesExpired(worker.inFlight.count, cause: cause)
+        for effect in effects { record(effect, renderMicroseconds: nil) }
         if !worker.inFlight.isEmpty {
             logger.notice("leases returned to the queue", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)", "reason": "\(reason)"])
         }
@@ -369,6 +389,13 @@ extension CoordinatorLoop {
                 logger.debug("heartbeat not sent", metadata: ["worker": "\(worker.name)", "error": "\(error)"])
             }
         }
+    }
+
+    /// Counts a job's new status in the metrics.
+    func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
+        guard case .updated(let picture, let status, let reason, _) = effect else { return }
+        metrics.completed(kind: picture.kind.rawValue, status: status.rawValue, renderMicroseconds: renderMicroseconds)
+        if let reason { metrics.failed(reason: reason) }
     }
 
     /// Lets in CURVE clients whose public key is on the allow-list; logs every refusal.

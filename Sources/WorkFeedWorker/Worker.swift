@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import Synchronization
 public import WorkFeedConfig
+public import WorkFeedMetrics
 public import WorkFeedWire
 
 /// A worker process's engine: one socket thread that talks to the coordinator (so heartbeats keep
@@ -17,11 +18,14 @@ public final class Worker: Sendable {
     private let configuration: WorkerConfiguration
     private let context: ZMQContext
     private let logger: Logger
+    public let metrics: WorkerMetrics
+    private let metricsServer = Mutex<MetricsServer?>(nil)
     private let wakeEndpoint = "inproc://workfeed-worker-wake-\(UUID().uuidString)"
     private let done = DispatchSemaphore(value: 0)
     private let started = Mutex(false)
 
-    public init(configuration: WorkerConfiguration, context: ZMQContext, logger: Logger) {
+    public init(configuration: WorkerConfiguration, context: ZMQContext, logger: Logger, metrics: WorkerMetrics = WorkerMetrics()) {
+        self.metrics = metrics
         self.configuration = configuration
         self.context = context
         self.logger = logger
@@ -42,10 +46,11 @@ public final class Worker: Sendable {
         }) else { return }
         let bound = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
-        let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done] in
+        let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done, metrics] in
             do {
                 var loop = try WorkerLoop(
-                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint, logger: logger)
+                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint,
+                    metrics: metrics, logger: logger)
                 bound.signal()
                 loop.run()
             } catch {
@@ -60,12 +65,22 @@ public final class Worker: Sendable {
         if let message = failure.withLock({ $0 }) {
             throw WorkerError("worker cannot start: \(message)")
         }
+        if !configuration.metricsListen.isEmpty {
+            do {
+                let server = try MetricsServer(listen: configuration.metricsListen, registry: metrics.registry, logger: logger)
+                metricsServer.withLock { $0 = server }
+            } catch {
+                stop()
+                throw WorkerError("\(error)")
+            }
+        }
     }
 
     /// Stops taking jobs, finishes the ones in hand within the grace period, reports them, says
     /// DISCONNECT, and returns when the worker has stopped.
     public func stop() {
         guard started.withLock({ $0 }) else { return }
+        metricsServer.withLock { $0?.stop() }
         do {
             let wake = try ZMQSocket(context, type: .pair)
             try wake.connect(wakeEndpoint)

@@ -2,6 +2,7 @@ import CZeroMQ
 import Foundation
 import Logging
 import WorkFeedConfig
+import WorkFeedMetrics
 import WorkFeedModel
 import WorkFeedWire
 
@@ -12,6 +13,7 @@ struct WorkerLoop: ~Copyable {
     let configuration: WorkerConfiguration
     let context: ZMQContext
     let logger: Logger
+    let metrics: WorkerMetrics
     let name: String
     let capacity: Int
     let curve: CurveClientKeys?
@@ -31,7 +33,10 @@ struct WorkerLoop: ~Copyable {
     let renderThreadsDone = DispatchGroup()
 
     /// - Throws: ``ZMQError`` when the internal sockets cannot be made or the endpoint is malformed.
-    init(configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, logger: Logger) throws {
+    init(
+        configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, metrics: WorkerMetrics,
+        logger: Logger
+    ) throws {
         let resultsEndpoint = "inproc://workfeed-worker-results-\(UUID().uuidString)"
         let curve: CurveClientKeys? =
             configuration.keyFile.isEmpty
@@ -45,6 +50,7 @@ struct WorkerLoop: ~Copyable {
         self.dealer = dealer
         self.resultsEndpoint = resultsEndpoint
         self.configuration = configuration
+        self.metrics = metrics
         self.context = context
         self.logger = logger
         capacity = renderThreads
@@ -175,6 +181,7 @@ struct WorkerLoop: ~Copyable {
             backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
             if stopping { return }  // its lease returns to the queue when we say DISCONNECT
             inHand.insert(job.lease)
+            metrics.inHand(inHand.count)
             queue.push(job)
         case .heartbeat:
             backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
@@ -192,6 +199,8 @@ struct WorkerLoop: ~Copyable {
         while let frames = try results.receive(dontWait: true) {
             guard case .status(let report) = try? WorkerMessage(frames: frames) else { continue }
             inHand.remove(report.lease)
+            metrics.inHand(inHand.count)
+            metrics.finished(outcome: report.outcome.rawValue, microseconds: report.renderMicroseconds)
             if connected {
                 try dealer.send(frames, dontWait: true)
                 lastSent = .now

@@ -30,6 +30,7 @@ final class RunningSystem {
         configuration.workerEndpoint = "tcp://127.0.0.1:*"
         configuration.controlEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"
+        configuration.metricsListen = "127.0.0.1:0"
         configuration.heartbeatIntervalMilliseconds = 200
         adjust(&configuration)
         self.configuration = configuration

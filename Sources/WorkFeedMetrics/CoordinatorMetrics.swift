@@ -1,0 +1,85 @@
+public import Prometheus
+
+/// The coordinator's metrics. Safe to update from the loop thread while the HTTP thread scrapes.
+public final class CoordinatorMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    let renderDuration: DurationHistogram
+    let workersConnected: Gauge
+    let queueReady: Gauge
+    let leased: Gauge
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        renderDuration = registry.makeDurationHistogram(
+            name: "workfeed_render_duration_seconds",
+            buckets: [.milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
+                .milliseconds(250), .seconds(1), .seconds(5)],
+            help: "Time workers spent drawing and encoding each generated picture, as they report it.")
+        workersConnected = registry.makeGauge(name: "workfeed_workers_connected", help: "Workers connected now.")
+        queueReady = registry.makeGauge(name: "workfeed_queue_ready", help: "Pending jobs ready to be leased (not leased, not backing off).")
+        leased = registry.makeGauge(name: "workfeed_jobs_leased", help: "Jobs leased to workers now.")
+    }
+
+    /// A job's new status after a worker's report.
+    public func completed(kind: String, status: String, renderMicroseconds: UInt64?) {
+        registry.makeCounter(
+            name: "workfeed_job_results_total", labels: [("kind", kind), ("status", status)],
+            help: "Jobs that reached a status after a report, a retry or an expiry.").increment()
+        if let renderMicroseconds {
+            renderDuration.recordNanoseconds(Int64(clamping: renderMicroseconds.multipliedReportingOverflow(by: 1000).partialValue))
+        }
+    }
+
+    /// A failure, by its reason's category (the text before any colon, so paths and details do not
+    /// make a new series each).
+    public func failed(reason: String) {
+        let category = reason.split(separator: ":", maxSplits: 1).first.map { String($0.prefix(64)) } ?? "unknown"
+        registry.makeCounter(name: "workfeed_failures_total", labels: [("reason", category)], help: "Job failures by reason.").increment()
+    }
+
+    /// Leases taken back from a worker: `silent`, `deadline`, `disconnected`, `restarted`.
+    public func leasesExpired(_ count: Int, cause: String) {
+        guard count > 0 else { return }
+        registry.makeCounter(name: "workfeed_leases_expired_total", labels: [("cause", cause)], help: "Leases taken back from workers.")
+            .increment(by: Int64(count))
+    }
+
+    /// Jobs by status, kind and theme, from the index.
+    public func jobs(kind: String, theme: String, status: String, count: Int) {
+        registry.makeGauge(
+            name: "workfeed_jobs", labels: [("kind", kind), ("theme", theme), ("status", status)], help: "Jobs by status, from the index."
+        ).set(Double(count))
+    }
+
+    public func queue(ready: Int, leased: Int, workers: Int) {
+        queueReady.set(Double(ready))
+        self.leased.set(Double(leased))
+        workersConnected.set(Double(workers))
+    }
+}
+
+/// A worker's metrics.
+public final class WorkerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    let renderDuration: DurationHistogram
+    let busy: Gauge
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        renderDuration = registry.makeDurationHistogram(
+            name: "workfeed_worker_render_duration_seconds",
+            buckets: [.milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
+                .milliseconds(250), .seconds(1), .seconds(5)],
+            help: "Time spent on each job: decode, draw, encode, write.")
+        busy = registry.makeGauge(name: "workfeed_worker_jobs_in_hand", help: "Jobs this worker holds now.")
+    }
+
+    public func finished(outcome: String, microseconds: UInt64) {
+        registry.makeCounter(name: "workfeed_worker_jobs_total", labels: [("outcome", outcome)], help: "Jobs finished, by outcome.").increment()
+        renderDuration.recordNanoseconds(Int64(clamping: microseconds.multipliedReportingOverflow(by: 1000).partialValue))
+    }
+
+    public func inHand(_ count: Int) {
+        busy.set(Double(count))
+    }
+}

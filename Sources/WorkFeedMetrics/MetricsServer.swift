@@ -1,0 +1,118 @@
+import Foundation
+public import Logging
+public import Prometheus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves a Prometheus registry at `GET /metrics` over plain HTTP/1.1, on a thread of its own.
+///
+/// Deliberately small: one connection at a time, one request per connection, for a Prometheus
+/// scraper on a trusted network. It is the only HTTP in WorkFeed, and carries no work between the
+/// parts.
+public final class MetricsServer: Sendable {
+    private let registry: PrometheusCollectorRegistry
+    private let logger: Logger
+    private let descriptor: Int32
+    /// The port actually bound (a requested 0 resolved).
+    public let port: Int
+
+    /// Binds `listen` (`HOST:PORT`, an IPv4 address) and starts serving.
+    /// - Throws: ``MetricsServerError`` naming the address and the system's reason.
+    public init(listen: String, registry: PrometheusCollectorRegistry, logger: Logger) throws(MetricsServerError) {
+        self.registry = registry
+        self.logger = logger
+        let parts = listen.split(separator: ":")
+        guard parts.count == 2, let port = UInt16(parts[1]) else {
+            throw MetricsServerError("metrics listen address must be HOST:PORT, e.g. 127.0.0.1:9464, not '\(listen)'")
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, String(parts[0]), &address.sin_addr) == 1 else {
+            throw MetricsServerError("metrics listen address: '\(parts[0])' is not an IPv4 address")
+        }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw MetricsServerError("socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw MetricsServerError("cannot listen for metrics on \(listen): \(reason)")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.port = Int(UInt16(bigEndian: actual.sin_port))
+        descriptor = fd
+        let thread = Thread { [self] in serve() }
+        thread.name = "metrics-http"
+        thread.start()
+        logger.info("metrics served", metadata: ["url": "http://\(parts[0]):\(self.port)/metrics"])
+    }
+
+    /// Stops accepting connections.
+    public func stop() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    private func serve() {
+        while true {
+            let client = accept(descriptor, nil, nil)
+            if client < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                close(descriptor)
+                return
+            }
+            answer(client)
+            close(client)
+        }
+    }
+
+    private func answer(_ client: Int32) {
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var request: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while request.count < 16_384, !request.ends(with: [13, 10, 13, 10]) {
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            request += buffer[..<count]
+        }
+        let line = String(decoding: request.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
+        let response: [UInt8]
+        if line.hasPrefix("GET /metrics ") || line == "GET /metrics" {
+            let body = registry.emitToBuffer()
+            response = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+        } else {
+            let body = Array("only GET /metrics is served here\n".utf8)
+            response = Array("HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+        }
+        var sent = 0
+        while sent < response.count {
+            let count = response.withUnsafeBytes { send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return }
+            sent += count
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
+
+/// The metrics endpoint could not be set up.
+public struct MetricsServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

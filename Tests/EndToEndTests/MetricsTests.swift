@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import WorkFeedModel
+import WorkFeedWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// GETs a URL of the form http://127.0.0.1:PORT/PATH over a plain socket.
+func httpGet(_ url: String) throws -> (status: Int, body: String) {
+    let rest = url.dropFirst("http://".count)
+    let hostPort = rest.prefix { $0 != "/" }
+    let path = String(rest.dropFirst(hostPort.count))
+    let port = UInt16(hostPort.split(separator: ":")[1])!
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    try #require(connected == 0, "cannot connect to \(url)")
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        response += buffer[..<count]
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+    let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    return (status, body)
+}
+
+/// The value of a sample line in Prometheus text format, e.g. `workfeed_jobs{kind="route",...} 3`.
+func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> Double? {
+    for line in body.split(separator: "\n") where line.hasPrefix(name) && !line.hasPrefix("#") {
+        let series = line.split(separator: " ")[0]
+        guard series == name || series.hasPrefix(name + "{") else { continue }
+        if labels.allSatisfy({ series.contains("\($0.key)=\"\($0.value)\"") }) {
+            return Double(line.split(separator: " ").last ?? "")
+        }
+    }
+    return nil
+}
+
+@Suite(.serialized) struct MetricsTests {
+    @Test func theCoordinatorsMetricsEndpointIsScrapedAndParsed() throws {
+        let system = try RunningSystem()
+        defer { system.stop() }
+        let url = try #require(system.endpoints.metrics)
+        var client = try system.client()
+        _ = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &client)
+        _ = try importFixture("runkeeper_hr-on-waypoint.gpx", into: &client)
+        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]))
+        var body = ""
+        for _ in 0..<100 {
+            body = try httpGet(url).body
+            if sample(body, "workfeed_jobs", labels: ["status": "generated"]) == 1,
+                sample(body, "workfeed_jobs", labels: ["status": "failed-no-retry"]) == 1
+            {
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1)
+        #expect(sample(body, "workfeed_jobs", labels: ["status": "failed-no-retry"]) == 1)
+        #expect(sample(body, "workfeed_workers_connected") == 2)
+        #expect(sample(body, "workfeed_render_duration_seconds_count") == 1)
+        #expect(sample(body, "workfeed_failures_total", labels: ["reason": "no route"]) == 1)
+        #expect(sample(body, "workfeed_job_results_total", labels: ["kind": "route", "status": "generated"]) == 1)
+        #expect(body.contains("# TYPE workfeed_jobs gauge"))
+        #expect(try httpGet(url.replacingOccurrences(of: "/metrics", with: "/other")).status == 404)
+    }
+}
