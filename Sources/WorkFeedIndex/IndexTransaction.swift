@@ -258,16 +258,16 @@ public struct IndexTransaction {
         limit: Int, to worker: String, now: Date = Date(), deadline: Double = 120, nextLease: () -> UInt64
     ) throws -> [LeasedJob] {
         guard limit > 0 else { return [] }
-        let rows = try Row.fetchAll(
-            db,
+        // Cached statements: leasing and reporting run for every job, thousands of times a second.
+        let select = try db.cachedStatement(
             sql: """
                 SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, w.route_hash, w.hr_hash, s.route, s.heart_rate
                 FROM job j JOIN workout w ON w.id = j.workout_id JOIN series s ON s.workout_id = j.workout_id
                 WHERE j.status = 'pending' AND j.lease_id IS NULL AND (j.not_before IS NULL OR j.not_before <= ?)
                 ORDER BY j.priority DESC, j.id
                 LIMIT ?
-                """,
-            arguments: [now.timeIntervalSince1970, limit])
+                """)
+        let rows = try Row.fetchAll(select, arguments: [now.timeIntervalSince1970, limit])
         var jobs: [LeasedJob] = []
         jobs.reserveCapacity(rows.count)
         let statement = try db.cachedStatement(sql: "UPDATE job SET lease_id = ?, leased_to = ?, lease_deadline = ? WHERE id = ?")
@@ -292,23 +292,20 @@ public struct IndexTransaction {
 
     /// Records a worker's report on a lease.
     public mutating func complete(_ report: JobReportRecord, retry: RetryPolicy, now: Date = Date()) throws -> CompletionEffect {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE lease_id = ?",
-                arguments: [Int64(bitPattern: report.lease)])
-        else { return .staleLease }
+        let select = try db.cachedStatement(sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE lease_id = ?")
+        guard let row = try Row.fetchOne(select, arguments: [Int64(bitPattern: report.lease)]) else { return .staleLease }
         let picture = try Self.picture(row)
         let jobID: Int64 = row["id"]
         let anchor = nextAnchor()
         switch report.outcome {
         case .generated:
-            try db.execute(
+            let update = try db.cachedStatement(
                 sql: """
                     UPDATE job SET status = 'generated', cache_key = ?, reason = NULL, attempts = 0, priority = 0, lease_id = NULL,
-                        leased_to = NULL, not_before = NULL, updated_at = ?, anchor = ?
+                        leased_to = NULL, lease_deadline = NULL, not_before = NULL, updated_at = ?, anchor = ?
                     WHERE id = ?
-                    """,
-                arguments: [report.detail, now.timeIntervalSince1970, anchor, jobID])
+                    """)
+            try update.execute(arguments: [report.detail, now.timeIntervalSince1970, anchor, jobID])
             return .updated(picture, .generated, reason: nil, retryAt: nil)
         case .failedNoRetry:
             try markFailed(jobID, reason: report.detail, now: now, anchor: anchor)

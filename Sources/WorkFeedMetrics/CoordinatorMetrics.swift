@@ -1,4 +1,5 @@
 public import Prometheus
+import Synchronization
 
 /// The coordinator's metrics. Safe to update from the loop thread while the HTTP thread scrapes.
 public final class CoordinatorMetrics: Sendable {
@@ -7,6 +8,8 @@ public final class CoordinatorMetrics: Sendable {
     let workersConnected: Gauge
     let queueReady: Gauge
     let leased: Gauge
+    /// Counters by kind and status, made once: the registry's lookup takes a lock and builds a key.
+    private let results = Mutex<[String: Counter]>([:])
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -22,9 +25,15 @@ public final class CoordinatorMetrics: Sendable {
 
     /// A job's new status after a worker's report.
     public func completed(kind: String, status: String, renderMicroseconds: UInt64?) {
-        registry.makeCounter(
-            name: "workfeed_job_results_total", labels: [("kind", kind), ("status", status)],
-            help: "Jobs that reached a status after a report, a retry or an expiry.").increment()
+        let counter = results.withLock { counters in
+            if let counter = counters[kind + "/" + status] { return counter }
+            let counter = registry.makeCounter(
+                name: "workfeed_job_results_total", labels: [("kind", kind), ("status", status)],
+                help: "Jobs that reached a status after a report, a retry or an expiry.")
+            counters[kind + "/" + status] = counter
+            return counter
+        }
+        counter.increment()
         if let renderMicroseconds {
             renderDuration.recordNanoseconds(Int64(clamping: renderMicroseconds.multipliedReportingOverflow(by: 1000).partialValue))
         }
