@@ -78,13 +78,27 @@ extension CoordinatorLoop {
         case .status:
             let reader = transaction.reader
             let counts = try reader.statusCounts().map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
+            let now = ContinuousClock.now
             let workerList = workers.values.sorted { $0.name < $1.name }.map {
-                StatusReply.Worker(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done)
+                let silent = now - $0.lastHeard
+                return StatusReply.Worker(
+                    name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done,
+                    silentSeconds: Double(silent.components.seconds) + Double(silent.components.attoseconds) / 1e18)
             }
             return try ControlCodec.encode(
                 StatusReply(
                     workouts: try reader.workoutCount(), counts: counts, leased: try reader.leasedCount(), workers: workerList,
-                    cacheDirectory: cacheDirectory))
+                    cacheDirectory: cacheDirectory, ready: try reader.readyCount(), finishedLastMinute: finishedLastMinute,
+                    oldestPending: try reader.oldestPending(), anchor: transaction.anchorSoFar))
+
+        case .failed:
+            let body = try decode(FailedRequest.self, request)
+            guard (1...100_000).contains(body.limit) else { throw ControlRequestError("FAILED: limit must be 1...100000") }
+            let reader = transaction.reader
+            return try ControlCodec.encode(
+                FailedReply(
+                    groups: body.group ? try reader.failureReasons(limit: body.limit).map { FailedReply.Group(reason: $0.reason, count: $0.count) } : [],
+                    pictures: body.group ? [] : try reader.failedPictures(limit: body.limit), total: try reader.failedCount()))
 
         case .show:
             let body = try decode(ShowRequest.self, request)

@@ -42,6 +42,9 @@ struct CoordinatorLoop: ~Copyable {
     let bootPrefix = UInt64(UInt32.random(in: 1...UInt32.max)) << 32
     var leaseCounter: UInt64 = 0
     var progress = ProgressReporter()
+    /// Jobs finished in the last minute, for `workctl status`.
+    let finishedCounter = RateWindow()
+    var finishedLastMinute: Int { finishedCounter.total() }
     var stopping = false
 
     /// What the loop knows of a connected worker. Credits are `capacity - inFlight.count`.
@@ -394,6 +397,7 @@ extension CoordinatorLoop {
     /// Counts a job's new status in the metrics.
     func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
         guard case .updated(let picture, let status, let reason, _) = effect else { return }
+        if status != .pending { finishedCounter.add() }
         metrics.completed(kind: picture.kind.rawValue, status: status.rawValue, renderMicroseconds: renderMicroseconds)
         if let reason { metrics.failed(reason: reason) }
     }

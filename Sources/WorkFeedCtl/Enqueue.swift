@@ -30,6 +30,21 @@ extension WorkCtl {
         @Option(name: .long, help: "Scales, comma-separated (default: the coordinator's pictures.scales).")
         var scale: String?
 
+        @Option(name: .long, help: "Read workout ids from this file, one per line ('-' for standard input).")
+        var idsFrom: String?
+
+        @Option(name: .long, help: "Only these activities, comma-separated: running, walking, cycling, other.")
+        var activity: String?
+
+        @Option(name: .long, help: "Only workouts that started on or after this date (YYYY-MM-DD or ISO 8601).")
+        var since: String?
+
+        @Option(name: .long, help: "Only workouts that started before this date (YYYY-MM-DD or ISO 8601).")
+        var until: String?
+
+        @Flag(name: .long, help: "Only pictures whose inputs or style changed since they were made; create none.")
+        var stale = false
+
         @Flag(name: .long, help: "Also make failed-no-retry pictures pending again.")
         var failed = false
 
@@ -40,10 +55,14 @@ extension WorkCtl {
         var json = false
 
         func validate() throws {
-            guard all != !ids.isEmpty else { throw ValidationError("give either --all or --ids ID...") }
+            let selections = [all, !ids.isEmpty, idsFrom != nil].filter { $0 }.count
+            guard selections == 1 else { throw ValidationError("give exactly one of --all, --ids ID... or --ids-from FILE") }
+            _ = try parsedActivities()
+            _ = try Self.date(since, "--since")
+            _ = try Self.date(until, "--until")
             _ = try parsedKinds()
             _ = try parsedThemes()
-            _ = try parsedIDs()
+            if idsFrom != "-" { _ = try parsedIDs() }
             _ = try parsedScales()
         }
 
@@ -61,8 +80,48 @@ extension WorkCtl {
             }
         }
 
+        func parsedActivities() throws -> [ActivityType]? {
+            try activity.map { list in
+                try list.split(separator: ",").map { text in
+                    guard let activity = ActivityType(rawValue: String(text)) else {
+                        throw ValidationError("--activity: '\(text)' is not running, walking, cycling or other")
+                    }
+                    return activity
+                }
+            }
+        }
+
+        /// Parses `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 time.
+        static func date(_ text: String?, _ option: String) throws -> Date? {
+            guard let text else { return nil }
+            let full = ISO8601DateFormatter()
+            if let date = full.date(from: text) { return date }
+            let day = ISO8601DateFormatter()
+            day.formatOptions = [.withFullDate]
+            if let date = day.date(from: text) { return date }
+            throw ValidationError("\(option): '\(text)' is not a date (YYYY-MM-DD or 2026-11-21T10:00:00Z)")
+        }
+
         func parsedIDs() throws -> [WorkoutID]? {
-            guard !all else { return nil }
+            if all { return nil }
+            if let idsFrom {
+                let text: String
+                if idsFrom == "-" {
+                    text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                } else {
+                    do { text = try String(contentsOfFile: idsFrom, encoding: .utf8) } catch {
+                        throw ValidationError("--ids-from: cannot read \(idsFrom): \(error.localizedDescription)")
+                    }
+                }
+                var result: [WorkoutID] = []
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                    guard let id = WorkoutID(trimmed) else { throw ValidationError("--ids-from \(idsFrom):\(number + 1): '\(trimmed)' is not a workout id") }
+                    result.append(id)
+                }
+                return result
+            }
             return try ids.map { text in
                 guard let id = WorkoutID(text) else { throw ValidationError("--ids: '\(text)' is not a workout id (a UUID)") }
                 return id
@@ -80,7 +139,11 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            let request = EnqueueRequest(ids: try parsedIDs(), kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales(), includeFailed: failed ? true : nil)
+            var request = EnqueueRequest(ids: try parsedIDs(), kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales(), includeFailed: failed ? true : nil)
+            request.activities = try parsedActivities()
+            request.since = try Self.date(since, "--since")
+            request.until = try Self.date(until, "--until")
+            request.existingOnly = stale ? true : nil
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
             if json && !wait {
                 try printJSON(reply)

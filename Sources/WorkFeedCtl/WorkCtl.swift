@@ -11,8 +11,8 @@ public struct WorkCtl: AsyncParsableCommand {
         commandName: "workctl",
         abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
         subcommands: [
-            Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Show.self, Feed.self, Changes.self, Watch.self,
-            Delete.self, Render.self, Keygen.self,
+            Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Workers.self, Failed.self, Show.self, Feed.self,
+            Changes.self, Watch.self, Delete.self, Render.self, Keygen.self,
         ])
 
     public init() {}

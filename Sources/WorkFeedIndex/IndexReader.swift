@@ -106,6 +106,30 @@ public struct IndexReader {
         return (changes, more)
     }
 
+    /// When the longest-waiting pending job was last changed (queued, or made pending again).
+    public func oldestPending() throws -> Date? {
+        try Double.fetchOne(db, sql: "SELECT min(updated_at) FROM job WHERE status = 'pending'").map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// Failed pictures grouped by reason, most frequent first.
+    public func failureReasons(limit: Int) throws -> [(reason: String, count: Int)] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT coalesce(reason, '') AS reason, count(*) AS n FROM job WHERE status = 'failed-no-retry' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?",
+            arguments: [limit]
+        ).map { ($0["reason"], $0["n"]) }
+    }
+
+    /// Failed pictures, most recent first.
+    public func failedPictures(limit: Int) throws -> [PictureRecord] {
+        try Row.fetchAll(db, sql: "SELECT * FROM job WHERE status = 'failed-no-retry' ORDER BY updated_at DESC, id LIMIT ?", arguments: [limit])
+            .map(Self.pictureRecord)
+    }
+
+    public func failedCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE status = 'failed-no-retry'") ?? 0
+    }
+
     /// The last anchor handed out.
     public func currentAnchor() throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0

@@ -170,7 +170,15 @@ public struct IndexTransaction {
         let idsJSON: String? = request.ids.map { ids in
             "[" + ids.map { "\"\($0.description)\"" }.joined(separator: ",") + "]"
         }
-        let workoutFilter = idsJSON == nil ? "1" : "w.id IN (SELECT value FROM json_each(:ids))"
+        var conditions: [String] = []
+        if idsJSON != nil { conditions.append("w.id IN (SELECT value FROM json_each(:ids))") }
+        if request.activities != nil { conditions.append("w.activity IN (SELECT value FROM json_each(:activities))") }
+        if request.since != nil { conditions.append("w.start_at >= :since") }
+        if request.until != nil { conditions.append("w.start_at < :until") }
+        let workoutFilter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+        let activitiesJSON: String? = request.activities.map { list in
+            "[" + list.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        }
         for kind in request.kinds {
             for theme in request.themes {
                 for scale in request.scales ?? scales {
@@ -178,15 +186,19 @@ public struct IndexTransaction {
                     let arguments: StatementArguments = [
                         "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "ids": idsJSON,
                         "now": now.timeIntervalSince1970, "anchor": anchor, "priority": request.priority ?? 0,
+                        "activities": activitiesJSON, "since": request.since?.timeIntervalSince1970,
+                        "until": request.until?.timeIntervalSince1970,
                     ]
-                    try db.execute(
+                    if request.existingOnly != true {
+                        try db.execute(
                         sql: """
                             INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor)
                             SELECT w.id, :kind, :theme, :scale, 'pending', :priority, :now, :anchor FROM workout w
                             WHERE \(workoutFilter)
                             ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
                             """, arguments: arguments)
-                    reply.created += db.changesCount
+                        reply.created += db.changesCount
+                    }
 
                     let rows = try Row.fetchCursor(
                         db,

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// What importing one workout did to the index.
 public enum ImportResult: String, Codable, Sendable, Hashable {
     /// New to the index.
@@ -30,6 +32,14 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     public var scales: [Int]?
     /// Also make `failed-no-retry` jobs `pending` again (`workctl retry`, `enqueue --failed`).
     public var includeFailed: Bool?
+    /// Only workouts of these activities.
+    public var activities: [ActivityType]?
+    /// Only workouts that started at or after this.
+    public var since: Date?
+    /// Only workouts that started before this.
+    public var until: Date?
+    /// Touch only existing jobs (stale ones, and failed ones with `includeFailed`): create none.
+    public var existingOnly: Bool?
     /// Higher goes first. Bulk regeneration is 0; an interactive request (a feed row became
     /// visible) is ``interactivePriority``.
     public var priority: Int?

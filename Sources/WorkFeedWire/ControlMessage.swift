@@ -12,6 +12,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case feed = "FEED"
     case delete = "DELETE"
     case changes = "CHANGES"
+    case failed = "FAILED"
 }
 
 /// `[WFC1][request id: u64][COMMAND][body: JSON][attachment...]`
@@ -154,12 +155,15 @@ public struct StatusReply: Codable, Sendable, Hashable {
         public var capacity: Int
         public var busy: Int
         public var done: Int
+        /// Seconds since its last message.
+        public var silentSeconds: Double?
 
-        public init(name: String, capacity: Int, busy: Int, done: Int) {
+        public init(name: String, capacity: Int, busy: Int, done: Int, silentSeconds: Double? = nil) {
             self.name = name
             self.capacity = capacity
             self.busy = busy
             self.done = done
+            self.silentSeconds = silentSeconds
         }
     }
 
@@ -167,15 +171,30 @@ public struct StatusReply: Codable, Sendable, Hashable {
     public var counts: [Count]
     /// Jobs leased to workers right now.
     public var leased: Int
+    /// Pending jobs ready to be leased now: the queue depth.
+    public var ready: Int?
+    /// Jobs finished (generated or failed) in the last minute.
+    public var finishedLastMinute: Int?
+    /// When the longest-waiting pending job was queued.
+    public var oldestPending: Date?
+    /// The index's current anchor.
+    public var anchor: Int64?
     public var workers: [Worker]
     public var cacheDirectory: String
 
-    public init(workouts: Int, counts: [Count], leased: Int, workers: [Worker], cacheDirectory: String) {
+    public init(
+        workouts: Int, counts: [Count], leased: Int, workers: [Worker], cacheDirectory: String, ready: Int? = nil,
+        finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil
+    ) {
         self.workouts = workouts
         self.counts = counts
         self.leased = leased
         self.workers = workers
         self.cacheDirectory = cacheDirectory
+        self.ready = ready
+        self.finishedLastMinute = finishedLastMinute
+        self.oldestPending = oldestPending
+        self.anchor = anchor
     }
 
     /// The number of jobs with `status`, over every kind and theme.
@@ -313,5 +332,38 @@ public struct ChangesReply: Codable, Sendable, Hashable {
         self.changes = changes
         self.more = more
         self.anchor = anchor
+    }
+}
+
+/// FAILED: failed-no-retry pictures, listed or grouped by reason.
+public struct FailedRequest: Codable, Sendable, Hashable {
+    public var limit: Int
+    public var group: Bool
+    public init(limit: Int, group: Bool) {
+        self.limit = limit
+        self.group = group
+    }
+}
+
+public struct FailedReply: Codable, Sendable, Hashable {
+    public struct Group: Codable, Sendable, Hashable {
+        public var reason: String
+        public var count: Int
+        public init(reason: String, count: Int) {
+            self.reason = reason
+            self.count = count
+        }
+    }
+
+    /// With `group`: reasons by count, most first.
+    public var groups: [Group]
+    /// Without `group`: the pictures, most recent first.
+    public var pictures: [PictureRecord]
+    public var total: Int
+
+    public init(groups: [Group], pictures: [PictureRecord], total: Int) {
+        self.groups = groups
+        self.pictures = pictures
+        self.total = total
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkFeedCoordinator
 import WorkFeedModel
 import WorkFeedWire
 
@@ -41,10 +42,12 @@ func httpGet(_ url: String) throws -> (status: Int, body: String) {
 /// The value of a sample line in Prometheus text format, e.g. `workfeed_jobs{kind="route",...} 3`.
 func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> Double? {
     for line in body.split(separator: "\n") where line.hasPrefix(name) && !line.hasPrefix("#") {
-        let series = line.split(separator: " ")[0]
+        // The value follows the last space; label values may hold spaces.
+        guard let space = line.lastIndex(of: " ") else { continue }
+        let series = line[..<space]
         guard series == name || series.hasPrefix(name + "{") else { continue }
         if labels.allSatisfy({ series.contains("\($0.key)=\"\($0.value)\"") }) {
-            return Double(line.split(separator: " ").last ?? "")
+            return Double(line[line.index(after: space)...])
         }
     }
     return nil
