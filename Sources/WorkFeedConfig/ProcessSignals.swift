@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+public import Logging
 
 /// Waiting for the signals that ask a process to stop.
 public enum ProcessSignals {
@@ -20,6 +21,21 @@ public enum ProcessSignals {
         }
         received.wait()
         return name.get()
+    }
+
+    /// Waits (off Swift's cooperative pool) for SIGTERM or SIGINT, logs it, and runs `stop` on a
+    /// thread of its own: how both daemons end.
+    public static func runUntilTerminated(logger: Logger, stop: @escaping @Sendable () -> Void) async {
+        let signal = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: waitForTermination()) }
+        }
+        logger.info("stopping", metadata: ["signal": "\(signal)"])
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                stop()
+                continuation.resume()
+            }
+        }
     }
 
     private final class LockedName: @unchecked Sendable {

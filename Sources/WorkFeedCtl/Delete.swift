@@ -104,14 +104,8 @@ extension WorkCtl {
         }
 
         func run() throws {
-            let kinds = try kind.split(separator: ",").map { text in
-                guard let kind = JobKind(rawValue: String(text)) else { throw ValidationError("--kind: '\(text)' is not route or heatmap") }
-                return kind
-            }
-            let themes = try theme.split(separator: ",").map { text in
-                guard let theme = Theme(rawValue: String(text)) else { throw ValidationError("--theme: '\(text)' is not light or dark") }
-                return theme
-            }
+            let kinds = try parseKinds(kind)
+            let themes = try parseThemes(theme)
             var client = try connection.client()
             // Only pictures that exist are retried: no new jobs are created here.
             let request = EnqueueRequest(ids: all ? nil : ids.compactMap(WorkoutID.init), kinds: kinds, themes: themes, includeFailed: true)

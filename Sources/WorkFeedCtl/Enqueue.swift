@@ -66,19 +66,8 @@ extension WorkCtl {
             _ = try parsedScales()
         }
 
-        func parsedKinds() throws -> [JobKind] {
-            try kind.split(separator: ",").map { text in
-                guard let kind = JobKind(rawValue: String(text)) else { throw ValidationError("--kind: '\(text)' is not route or heatmap") }
-                return kind
-            }
-        }
-
-        func parsedThemes() throws -> [Theme] {
-            try theme.split(separator: ",").map { text in
-                guard let theme = Theme(rawValue: String(text)) else { throw ValidationError("--theme: '\(text)' is not light or dark") }
-                return theme
-            }
-        }
+        func parsedKinds() throws -> [JobKind] { try parseKinds(kind) }
+        func parsedThemes() throws -> [Theme] { try parseThemes(theme) }
 
         func parsedActivities() throws -> [ActivityType]? {
             try activity.map { list in

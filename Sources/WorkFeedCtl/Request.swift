@@ -29,14 +29,8 @@ extension WorkCtl {
                 guard let id = WorkoutID(text) else { throw ValidationError("'\(text)' is not a workout id (a UUID)") }
                 workouts.append(id)
             }
-            let kinds = try kind.split(separator: ",").map { text in
-                guard let kind = JobKind(rawValue: String(text)) else { throw ValidationError("--kind: '\(text)' is not route or heatmap") }
-                return kind
-            }
-            let themes = try theme.split(separator: ",").map { text in
-                guard let theme = Theme(rawValue: String(text)) else { throw ValidationError("--theme: '\(text)' is not light or dark") }
-                return theme
-            }
+            let kinds = try parseKinds(kind)
+            let themes = try parseThemes(theme)
             var client = try connection.client()
             let request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, priority: EnqueueRequest.interactivePriority)
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }

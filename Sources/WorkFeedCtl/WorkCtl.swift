@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+import WorkFeedModel
 import WorkFeedWire
 
 /// `workctl`: the operator's tool. Talks only to the coordinator's control socket.
@@ -105,4 +106,20 @@ func printJSON(_ value: some Encodable) throws {
 /// on standard error keep their order in a log.
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Parses a comma-separated list of kinds, naming the option on error.
+func parseKinds(_ text: String, option: String = "--kind") throws -> [JobKind] {
+    try text.split(separator: ",").map { part in
+        guard let kind = JobKind(rawValue: String(part)) else { throw ValidationError("\(option): '\(part)' is not route or heatmap") }
+        return kind
+    }
+}
+
+/// Parses a comma-separated list of themes, naming the option on error.
+func parseThemes(_ text: String, option: String = "--theme") throws -> [Theme] {
+    try text.split(separator: ",").map { part in
+        guard let theme = Theme(rawValue: String(part)) else { throw ValidationError("\(option): '\(part)' is not light or dark") }
+        return theme
+    }
 }

@@ -63,16 +63,6 @@ struct CoordinatorCommand: AsyncParsableCommand {
             logger.critical("coordinator cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
-        // Blocking waits run on a thread of their own, off Swift's cooperative pool.
-        let signal = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: ProcessSignals.waitForTermination()) }
-        }
-        logger.info("stopping", metadata: ["signal": "\(signal)"])
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                coordinator.stop()
-                continuation.resume()
-            }
-        }
+        await ProcessSignals.runUntilTerminated(logger: logger) { coordinator.stop() }
     }
 }

@@ -63,15 +63,6 @@ struct WorkerCommand: AsyncParsableCommand {
             logger.critical("worker cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(69)
         }
-        let signal = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: ProcessSignals.waitForTermination()) }
-        }
-        logger.info("stopping", metadata: ["signal": "\(signal)"])
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                worker.stop()
-                continuation.resume()
-            }
-        }
+        await ProcessSignals.runUntilTerminated(logger: logger) { worker.stop() }
     }
 }
