@@ -108,9 +108,10 @@ extension WorkCtl {
             let themes = try parseThemes(theme)
             var client = try connection.client()
             // Only pictures that exist are retried: no new jobs are created here.
-            let request = EnqueueRequest(ids: all ? nil : ids.compactMap(WorkoutID.init), kinds: kinds, themes: themes, includeFailed: true)
+            var request = EnqueueRequest(ids: all ? nil : ids.compactMap(WorkoutID.init), kinds: kinds, themes: themes, includeFailed: true)
+            request.existingOnly = true
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
-            say("retrying \(reply.revived) failed pictures" + (reply.created > 0 ? " (and \(reply.created) not queued before)" : ""))
+            say("retrying \(reply.revived) failed pictures")
         }
     }
 }
