@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import WorkFeedCoordinator
+import WorkFeedModel
+import WorkFeedWire
+
+/// Runs the real `workctl` executable, built beside this test bundle, and captures what it says.
+struct WorkCtlProcess {
+    struct Result {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static func executable() throws -> URL {
+        let candidates = [
+            Bundle.module.bundleURL.deletingLastPathComponent(),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent(".build/debug"),
+        ].map { $0.appendingPathComponent("workctl") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "workctl not built beside the tests (swift build --build-tests builds it)"])
+        }
+        return found
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+}
+
+func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return try decoder.decode(type, from: Data(text.utf8))
+}
+
+@Suite(.serialized) struct WorkCtlCommandTests {
+    @Test func everyCommandAgainstARealCoordinator() throws {
+        let system = try RunningSystem()
+        defer { system.stop() }
+        let at = ["--coordinator", system.endpoints.control]
+        func workctl(_ arguments: [String]) throws -> WorkCtlProcess.Result {
+            try WorkCtlProcess.run(arguments + at)
+        }
+
+        // import: a summary, exit 0; a broken file is named with its line, the rest goes on, exit 2.
+        let broken = system.directory.appendingPathComponent("broken.gpx")
+        try Data("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><trkseg>\n<trkpt lat=\"95\" lon=\"0\"/>\n".utf8)
+            .write(to: broken)
+        let imported = try workctl(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("runkeeper_hr-on-waypoint.gpx"), broken.path])
+        #expect(imported.status == 2)
+        #expect(imported.output.contains("imported 2, unchanged 0, updated 0, skipped 1"))
+        #expect(imported.output.contains("broken.gpx:4"))
+        let json = try workctl(["import", "--json", try fixture("strava_run_2015_short_gpxtpx-hr.gpx")])
+        #expect(json.status == 0)
+        #expect(json.output.contains("\"unchanged\" : 1"))
+
+        // enqueue --wait --json: the final status as JSON.
+        let enqueued = try workctl(["enqueue", "--all", "--kind", "route", "--theme", "light", "--wait", "--json"])
+        #expect(enqueued.status == 0)
+        let status = try decodeJSON(StatusReply.self, String(enqueued.output.drop { $0 != "{" }))
+        #expect(status.total(.generated) == 1 && status.total(.failedNoRetry) == 1 && status.total(.pending) == 0)
+
+        // status, workers, failed: text and JSON.
+        #expect(try workctl(["status"]).output.contains("workouts: 2"))
+        #expect(try decodeJSON(StatusReply.self, try workctl(["status", "--json"]).output).workouts == 2)
+        #expect(try decodeJSON([StatusReply.Worker].self, try workctl(["workers", "--json"]).output).count == 2)
+        let failed = try decodeJSON(FailedReply.self, try workctl(["failed", "--group", "--json"]).output)
+        #expect(failed.groups == [FailedReply.Group(reason: "no route", count: 1)])
+        #expect(try workctl(["failed"]).output.contains("no route"))
+
+        // feed, show, changes.
+        let feed = try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--json"]).output)
+        #expect(feed.count == 2)
+        let run = try #require(feed.first { $0.workout.pointCount > 0 }).workout.id
+        let shown = try workctl(["show", run.description])
+        #expect(shown.output.contains("route light: generated"))
+        #expect(try decodeJSON(ShowReply.self, try workctl(["show", run.description, "--json"]).output).item.workout.id == run)
+        let changes = try decodeJSON(ChangesReply.self, try workctl(["changes", "--since", "0", "--json"]).output)
+        #expect(Set(changes.changes.map(\.id)).count == 2)
+
+        // retry revives the failed one (which fails again: still no route); request queues ahead.
+        #expect(try workctl(["retry", "--all", "--kind", "route", "--theme", "light"]).output.contains("retrying 1 failed"))
+        #expect(try workctl(["request", run.description, "--theme", "dark"]).status == 0)
+
+        // delete: exit 0, then 2 for an id no longer there.
+        #expect(try workctl(["delete", run.description]).status == 0)
+        #expect(try workctl(["delete", run.description]).status == 2)
+
+        // Exit codes for errors: usage 64, refused 1, no coordinator 69.
+        #expect(try workctl(["show", "not-a-uuid"]).status == 64)
+        #expect(try workctl(["enqueue", "--kind", "route"]).status == 64)
+        let missing = try workctl(["show", UUID().uuidString])
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("no workout with id"))
+        let nobody = try WorkCtlProcess.run(["status", "--coordinator", "tcp://127.0.0.1:9", "--timeout", "1"])
+        #expect(nobody.status == 69)
+        #expect(nobody.errors.contains("is workfeed-coordinator running"))
+    }
+
+    @Test func keygenWritesAPrivateKeyFileAndNeverOverwrites() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-keygen-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.key").path
+        let first = try WorkCtlProcess.run(["keygen", "--out", file])
+        #expect(first.status == 0)
+        let pair = try CurveKeyPair.load(file: file)
+        #expect(first.output.contains(pair.publicKey))
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try WorkCtlProcess.run(["keygen", "--out", file]).status == 1)
+    }
+}
