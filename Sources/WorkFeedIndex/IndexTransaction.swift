@@ -79,27 +79,26 @@ public struct IndexTransaction {
         let summary = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end)
 
         let existing = try Row.fetchOne(
-            db, sql: "SELECT id, route_version, route_hash, hr_hash FROM workout WHERE source = ? AND source_id = ?",
+            try db.cachedStatement(sql: "SELECT id, route_version, route_hash, hr_hash FROM workout WHERE source = ? AND source_id = ?"),
             arguments: [workout.source.rawValue, sourceID])
         guard let existing else {
             let id = WorkoutID.derived(source: workout.source, sourceID: sourceID)
             let anchor = nextAnchor()
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO workout (id, source, source_id, activity, name, start_at, end_at, tz_offset, distance,
                         duration, elevation_gain, hr_avg, hr_max, point_count, route_version, route_hash, hr_hash, anchor)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
-                    """,
+                    """).execute(
                 arguments: [
                     id.description, workout.source.rawValue, sourceID, workout.activity.rawValue, workout.name,
                     summary.start?.timeIntervalSince1970, summary.end?.timeIntervalSince1970, workout.timeZoneOffset,
                     summary.distance, summary.duration, summary.elevationGain, summary.heartRateAverage,
                     summary.heartRateMax, summary.pointCount, routeHash, heartRateHash, anchor,
                 ])
-            try db.execute(
-                sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)",
+            try db.cachedStatement(sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)").execute(
                 arguments: [id.description, Data(route), Data(heartRate)])
-            try db.execute(sql: "DELETE FROM deleted_workout WHERE id = ?", arguments: [id.description])
+            try db.cachedStatement(sql: "DELETE FROM deleted_workout WHERE id = ?").execute(
+                arguments: [id.description])
             return ImportReply(id: id, result: .imported, routeVersion: 1)
         }
 
@@ -195,46 +194,54 @@ public struct IndexTransaction {
                             INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor)
                             SELECT w.id, :kind, :theme, :scale, 'pending', :priority, :now, :anchor FROM workout w
                             WHERE \(workoutFilter)
+                            ORDER BY w.id -- in the unique index's order: appends instead of random B-tree inserts
                             ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
                             """, arguments: arguments)
                         reply.created += db.changesCount
                     }
 
-                    let rows = try Row.fetchCursor(
-                        db,
-                        sql: """
-                            SELECT j.id, j.workout_id, j.status, j.cache_key, j.anchor, w.route_hash, w.hr_hash
-                            FROM job j JOIN workout w ON w.id = j.workout_id
-                            WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(workoutFilter)
-                            """, arguments: arguments)
-                    var stale: [Int64] = []
-                    var revive: [Int64] = []
-                    while let row = try rows.next() {
-                        let status: String = row["status"]
-                        switch JobStatus(rawValue: status) {
-                        case .pending:
-                            if row["anchor"] as Int64 != anchor { reply.alreadyPending += 1 }
-                        case .failedNoRetry:
-                            if request.includeFailed == true {
-                                revive.append(row["id"])
-                            } else {
-                                reply.failed += 1
-                            }
-                        case .generated:
-                            let picture = PictureID(workoutID: WorkoutID(row["workout_id"] as String)!, kind: kind, theme: theme, scale: scale)
-                            if row["cache_key"] as String? == cacheKey(picture, row["route_hash"], row["hr_hash"]) {
-                                reply.current += 1
-                            } else {
-                                stale.append(row["id"])
-                            }
-                        case nil:
-                            break
+                    // Counting is SQL's work; only generated jobs need a look from Swift, to compare
+                    // their cache key with the current one.
+                    let scope =
+                        conditions.isEmpty
+                        ? "FROM job j WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale"
+                        : "FROM job j JOIN workout w ON w.id = j.workout_id WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(workoutFilter)"
+                    for row in try Row.fetchAll(
+                        db, sql: "SELECT j.status, j.anchor = :anchor AS fresh, count(*) AS n \(scope) AND j.status != 'generated' GROUP BY 1, 2",
+                        arguments: arguments)
+                    {
+                        let count: Int = row["n"]
+                        switch JobStatus(rawValue: row["status"]) {
+                        case .pending: if !(row["fresh"] as Bool) { reply.alreadyPending += count }
+                        case .failedNoRetry: if request.includeFailed != true { reply.failed += count }
+                        default: break
                         }
                     }
+                    var stale: [Int64] = []
+                    let generated = try Row.fetchCursor(
+                        db,
+                        sql: """
+                            SELECT j.id, j.workout_id, j.cache_key, w.route_hash, w.hr_hash
+                            FROM job j JOIN workout w ON w.id = j.workout_id
+                            WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(workoutFilter) AND j.status = 'generated'
+                            """,
+                        arguments: arguments)
+                    while let row = try generated.next() {
+                        let picture = PictureID(workoutID: WorkoutID(row["workout_id"] as String)!, kind: kind, theme: theme, scale: scale)
+                        if row["cache_key"] as String? == cacheKey(picture, row["route_hash"], row["hr_hash"]) {
+                            reply.current += 1
+                        } else {
+                            stale.append(row["id"])
+                        }
+                    }
+                    var revive: [Int64] = []
+                    if request.includeFailed == true {
+                        revive = try Int64.fetchAll(db, sql: "SELECT j.id \(scope) AND j.status = 'failed-no-retry'", arguments: arguments)
+                    }
+                    let makeStale = try db.cachedStatement(
+                        sql: "UPDATE job SET status = 'pending', attempts = 0, reason = NULL, priority = ?, updated_at = ?, anchor = ? WHERE id = ?")
                     for id in stale {
-                        try db.execute(
-                            sql: "UPDATE job SET status = 'pending', attempts = 0, reason = NULL, priority = ?, updated_at = ?, anchor = ? WHERE id = ?",
-                            arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
+                        try makeStale.execute(arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
                     }
                     reply.stale += stale.count
                     for id in revive {

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import WorkFeedIndex
+import WorkFeedModel
+
+/// The index's own speed: how fast workouts go in, and how long a bulk enqueue of a million jobs
+/// takes (the operator's `workctl enqueue --all` after a style change).
+enum IndexBench {
+    static func run(_ options: BenchOptions) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-index-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        print("index: inserts and bulk enqueue on a SQLite file in \(directory.path)")
+        try inserts(directory: directory)
+        try bulkEnqueue(directory: directory)
+    }
+
+    /// A distinct synthetic workout of `points` points, one segment, 1 Hz, with heart rate.
+    static func workout(_ number: Int, points: Int) -> ImportedWorkout {
+        let start = 1_600_000_000.0 + Double(number) * 3_600
+        var route: [RoutePoint] = []
+        route.reserveCapacity(points)
+        var heartRate: [HeartRateSample] = []
+        for i in 0..<points {
+            let t = Double(i)
+            route.append(
+                RoutePoint(
+                    latitude: 47 + Double(number % 100) * 0.01 + sin(t / 50) * 0.002, longitude: 8 + t * 0.00003,
+                    elevation: 400 + sin(t / 30) * 5, time: Date(timeIntervalSince1970: start + t)))
+            if i % 5 == 0 { heartRate.append(HeartRateSample(time: Date(timeIntervalSince1970: start + t), bpm: 120 + Double(i % 60))) }
+        }
+        return ImportedWorkout(
+            source: .gpx, sourceID: "bench-\(number)", activity: .running, route: Route(segments: [route]), heartRate: heartRate,
+            origin: "bench")
+    }
+
+    static func inserts(directory: URL) throws {
+        let index = try WorkoutIndex(path: directory.appendingPathComponent("inserts.sqlite").path, durability: .full, logger: Logger(label: "bench"))
+        let count = 2_000
+        let points = 1_000
+        let batch = 100
+        let workouts = (0..<count).map { workout($0, points: points) }
+        let started = ContinuousClock.now
+        for first in stride(from: 0, to: count, by: batch) {
+            _ = try index.write { transaction in
+                for number in first..<min(count, first + batch) { _ = try transaction.importWorkout(workouts[number]) }
+            }
+        }
+        let took = seconds(since: started)
+        let size = (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("inserts.sqlite").path)[.size] as? Int) ?? 0
+        print(
+            String(
+                format: "  insert %d workouts of %d points, %d per transaction (durability full): %.2f s, %.0f workouts/s, %.0f points/s, %.1f bytes/point on disk",
+                count, points, batch, took, Double(count) / took, Double(count * points) / took, Double(size) / Double(count * points)))
+    }
+
+    static func bulkEnqueue(directory: URL) throws {
+        let index = try WorkoutIndex(path: directory.appendingPathComponent("enqueue.sqlite").path, durability: .full, logger: Logger(label: "bench"))
+        let workouts = 250_000
+        let setup = ContinuousClock.now
+        for first in stride(from: 0, to: workouts, by: 5_000) {
+            _ = try index.write { transaction in
+                for number in first..<min(workouts, first + 5_000) { _ = try transaction.importWorkout(workout(number, points: 2)) }
+            }
+        }
+        print(String(format: "  setup: %d two-point workouts imported in %.1f s", workouts, seconds(since: setup)))
+        let request = EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark])
+        let started = ContinuousClock.now
+        let reply = try index.write { transaction in
+            try transaction.enqueue(request, scales: [1]) { _, route, _ in route }
+        }
+        let took = seconds(since: started)
+        print(String(format: "  enqueue --all, 2 kinds x 2 themes: %d jobs created in %.2f s (%.0f jobs/s)", reply.created, took, Double(reply.created) / took))
+        let again = ContinuousClock.now
+        let second = try index.write { transaction in
+            try transaction.enqueue(request, scales: [1]) { _, route, _ in route }
+        }
+        print(String(format: "  the same enqueue again (all %d pending, nothing to create): %.2f s", second.alreadyPending, seconds(since: again)))
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
