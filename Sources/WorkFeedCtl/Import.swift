@@ -58,15 +58,11 @@ extension WorkCtl {
             var progress = ProgressLine(total: files.count, unit: "files")
             for (number, file) in files.enumerated() {
                 defer { progress.update(done: number + 1) }
-                let workouts: [ImportedWorkout]
-                do {
-                    workouts = try WorkoutFileReader.read(contentsOf: file)
-                } catch {
-                    summary.skipped.append(.init(file: file.path, reason: error.description))
-                    progress.note("skipped \(error)")
-                    continue
-                }
-                for workout in workouts {
+                // One workout at a time: an Apple Health export can hold thousands, and a broken entry
+                // of an archive or export is reported while the rest goes in.
+                var lost: ControlClientError?
+                let errors = WorkoutFileReader.readEach(contentsOf: file) { workout in
+                    guard lost == nil else { return }
                     switch send(workout, with: &client) {
                     case .success(let result):
                         switch result {
@@ -75,13 +71,21 @@ extension WorkCtl {
                         case .updated: summary.updated += 1
                         }
                     case .failure(let error):
-                        guard error.fromCoordinator else {
-                            progress.finish()
-                            throw error.exit()
+                        if error.fromCoordinator {
+                            summary.skipped.append(.init(file: workout.origin, reason: error.description))
+                            progress.note("skipped \(workout.origin): \(error)")
+                        } else {
+                            lost = error
                         }
-                        summary.skipped.append(.init(file: workout.origin, reason: error.description))
-                        progress.note("skipped \(workout.origin): \(error)")
                     }
+                }
+                if let lost {
+                    progress.finish()
+                    throw lost.exit()
+                }
+                for error in errors {
+                    summary.skipped.append(.init(file: error.file, reason: error.description))
+                    progress.note("skipped \(error)")
                 }
             }
             progress.finish()

@@ -77,12 +77,12 @@ extension WorkCtl {
             var progress = ProgressLine(total: files.count, unit: "files")
             for (number, file) in files.enumerated() {
                 defer { progress.update(done: number + 1) }
-                let workouts: [ImportedWorkout]
-                do { workouts = try WorkoutFileReader.read(contentsOf: file) } catch {
+                let batch = WorkoutFileReader.readAll(contentsOf: file)
+                for error in batch.errors {
                     progress.note("skipped \(error)")
                     failures += 1
-                    continue
                 }
+                let workouts = batch.workouts
                 for (index, workout) in workouts.enumerated() {
                     let base = file.deletingPathExtension().lastPathComponent + (workouts.count > 1 ? "-\(index + 1)" : "")
                     let route = SeriesCodec.encode(workout.route)

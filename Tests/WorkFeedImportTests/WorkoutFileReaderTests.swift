@@ -26,13 +26,17 @@ import WorkFeedModel
         ("", "x.gpx", "the file is empty"),
         ("garbage", "notes.txt", "unknown file format"),
         ("<kml/>", "places.kml", "unknown file format"),
-        ("<HealthData locale=\"en_US\"/>", "export.xml", "Apple Health"),
-        ("PK\u{3}\u{4}rest", "export.zip", "zip archive"),
+        ("<HealthDatum/>", "export.xml", "not an Apple Health export"),
+        ("PK\u{3}\u{4}rest", "export.zip", "not a zip archive, or truncated"),
     ])
     func refusesWhatItCannotRead(text: String, file: String, message: String) {
         let failure = #expect(throws: ImportError.self) { try WorkoutFileReader.read(bytes: Array(text.utf8), file: file) }
         #expect(failure?.file == file)
         #expect(failure?.message.contains(message) == true, "\(String(describing: failure))")
+    }
+
+    @Test func anEmptyHealthExportHasNoWorkouts() throws {
+        #expect(try WorkoutFileReader.read(bytes: Array("<HealthData locale=\"en_US\"/>".utf8), file: "export.xml").isEmpty)
     }
 
     @Test func namesAFileThatCannotBeRead() {

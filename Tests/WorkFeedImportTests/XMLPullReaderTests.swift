@@ -147,6 +147,9 @@ import WorkFeedModel
         ("<a>\u{1}</a>", 1, "not allowed in XML"),
         ("<a x=1/>", 1, "not quoted"),
         ("<a x=\"1\" x=\"2\"/>", 1, "appears twice"),
+        ("<a y=\"0\" x=\"1\" z=\"0\" x=\"2\"/>", 1, "appears twice"),
+        ("<a xmlns:p=\"u\" xmlns:q=\"u\" p:x=\"1\" q:x=\"2\"/>", 1, "appears twice"),
+        ("<a xmlns=\"u\" xmlns=\"v\"/>", 1, "appears twice"),
         ("<a x=\"<\"/>", 1, "'<' is not allowed in an attribute value"),
         ("<a>&#0;</a>", 1, "not a valid character reference"),
         ("<a>AT&T</a>", 1, "does not start a reference"),
@@ -161,6 +164,22 @@ import WorkFeedModel
         #expect(failure?.file == "test.xml")
         #expect(failure?.line == line)
         #expect(failure?.message.contains(message) == true, "\(String(describing: failure))")
+    }
+
+    @Test func decodesReferencesAndWhiteSpaceInRuns() throws {
+        var reader = XMLPullReader(
+            bytes: Array("<a v=\"x&lt;y&#65;&#x42;\tz\r\nw&amp;&quot;&apos;&gt;\" d=\"&lt;&lt;HKDevice: 0x1&gt;, name:Watch&gt;\">1&gt;0\r\n&quot;x&apos;</a>".utf8),
+            file: "t.xml")
+        #expect(try reader.next() == .startElement)
+        #expect(reader.attribute("v") == "x<yAB z w&\"'>")
+        #expect(reader.attribute("d") == "<<HKDevice: 0x1>, name:Watch>")
+        #expect(try reader.next() == .text)
+        #expect(reader.textString == "1>0\n\"x'")
+    }
+
+    @Test func attributesWithTheSameLocalNameInOtherNamespacesAreDistinct() throws {
+        #expect(try events("<a x=\"1\" p:x=\"2\" xmlns:p=\"u\" y=\"3\"/>").count == 3)
+        #expect(try events("<a xmlns:p=\"u\" xmlns:q=\"v\" p:x=\"1\" q:x=\"2\"/>").count == 3)
     }
 
     @Test func refusesUTF16AndBinaryData() throws {

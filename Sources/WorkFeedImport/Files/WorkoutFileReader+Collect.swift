@@ -3,12 +3,13 @@ public import WorkFeedModel
 
 extension WorkoutFileReader {
     /// File extensions picked up inside folders. A file named explicitly is always read.
-    static let collectedExtensions: Set<String> = ["gpx", "tcx", "fit"]
+    static let collectedExtensions: Set<String> = ["gpx", "tcx", "fit", "zip"]
 
     /// Expands files and folders into the files to read: folders recursively, each folder's
     /// files sorted by path, hidden files and folders and `__MACOSX` (zip debris) skipped, and
-    /// inside folders only `.gpx`, `.tcx` and `.fit` files. Paths named explicitly come in the
-    /// order given, each once.
+    /// inside folders only `.gpx`, `.tcx`, `.fit` and `.zip` files. A folder holding an Apple
+    /// Health `export.xml` gives that file alone: its `workout-routes` are read through it, not
+    /// as workouts of their own. Paths named explicitly come in the order given, each once.
     /// - Throws: ``ImportError`` naming a path that does not exist or a folder that cannot be listed.
     public static func collectFiles(_ paths: [String]) throws(ImportError) -> [URL] {
         var files: [URL] = []
@@ -39,6 +40,14 @@ extension WorkoutFileReader {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         } catch {
             throw ImportError(file: folder.path, message: "cannot list the folder: \(error.localizedDescription)")
+        }
+        if names.contains(appleHealthExportName) {
+            let export = folder.appendingPathComponent(appleHealthExportName)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: export.path, isDirectory: &isFolder), !isFolder.boolValue {
+                if seen.insert(export.path).inserted { files.append(export) }
+                return
+            }
         }
         for name in names.sorted() where !name.hasPrefix(".") && name != "__MACOSX" {
             let url = folder.appendingPathComponent(name)

@@ -1,27 +1,27 @@
 public import Foundation
 public import WorkFeedModel
 
-/// Reads workout files of any supported format: GPX, TCX and FIT.
+/// Reads workout files of any supported format: GPX, TCX, FIT, zip archives of them, and Apple
+/// Health exports (`export.zip`, the `apple_health_export` folder or its `export.xml`).
 ///
 /// ```swift
 /// for url in try WorkoutFileReader.collectFiles(["~/Exports"]) {
-///     let workouts = try WorkoutFileReader.read(contentsOf: url)
+///     let batch = WorkoutFileReader.readAll(contentsOf: url)   // workouts and per-part errors
 /// }
 /// ```
 public enum WorkoutFileReader {
     /// Reads one file, choosing the format by its content (sniffing), falling back to the
     /// extension when the content is not recognized.
-    /// - Returns: the workouts in the file: one for GPX and FIT, one per activity or course for TCX.
-    /// - Throws: ``ImportError`` when the file cannot be read, its format is unknown or
-    ///   unsupported, or its content is broken; never a partial result.
+    ///
+    /// All or nothing: for an archive or an Apple Health export, any error (one broken entry, one
+    /// missing route file) is thrown and the rest is not returned; ``readAll(contentsOf:limits:)``
+    /// returns both.
+    /// - Returns: the workouts in the file: one for GPX and FIT, one per activity or course for
+    ///   TCX, one per workout of an Apple Health export, all of them for a zip.
+    /// - Throws: ``ImportError`` when the file cannot be read, its format is unknown or its
+    ///   content is broken; never a partial result.
     public static func read(contentsOf url: URL) throws(ImportError) -> [ImportedWorkout] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ImportError(file: url.path, message: "cannot read the file: \(error.localizedDescription)")
-        }
-        return try read(bytes: [UInt8](data), file: url.path)
+        try readAll(contentsOf: url).workoutsOrFirstError()
     }
 
     /// Reads one file's bytes.
@@ -29,11 +29,154 @@ public enum WorkoutFileReader {
     ///   extension when the content is not recognized.
     /// - Throws: ``ImportError``, as ``read(contentsOf:)``.
     public static func read(bytes: [UInt8], file: String) throws(ImportError) -> [ImportedWorkout] {
-        guard !bytes.isEmpty else { throw ImportError(file: file, message: "the file is empty") }
-        let pathExtension = URL(fileURLWithPath: file).pathExtension
-        guard let format = WorkoutFormat.sniff(bytes) ?? WorkoutFormat(pathExtension: pathExtension) else {
-            throw ImportError(file: file, message: "unknown file format: expected GPX, TCX or FIT")
+        try readAll(bytes: bytes, file: file).workoutsOrFirstError()
+    }
+
+    /// Reads a file or a folder and returns what could be read together with what could not.
+    ///
+    /// - A GPX, TCX or FIT file: its workouts, or its error.
+    /// - A zip archive: every `.gpx`, `.tcx`, `.fit` and `.zip` entry (a zip inside the zip is
+    ///   read too, one level deep), and every Apple Health `export.xml` with its route files.
+    ///   Folders, `__MACOSX/` and dot files are skipped. Each entry that fails gives an error
+    ///   naming `archive.zip:path/inside`; the other entries are still read. Limits against zip
+    ///   bombs: see ``ArchiveLimits``.
+    /// - An Apple Health `export.xml`, or a folder holding one: see ``AppleHealthReader``.
+    /// - Any other folder: the files ``collectFiles(_:)`` finds in it.
+    ///
+    /// Every workout is kept in memory until the end; ``readEach(contentsOf:limits:_:)`` hands
+    /// them out one at a time instead.
+    public static func readAll(contentsOf url: URL, limits: ArchiveLimits = .standard) -> ImportBatch {
+        var workouts: [ImportedWorkout] = []
+        let errors = readEach(contentsOf: url, limits: limits) { workouts.append($0) }
+        return ImportBatch(workouts: workouts, errors: errors)
+    }
+
+    /// Reads what ``readAll(contentsOf:limits:)`` reads, handing each workout to `body` as soon
+    /// as it is complete. Memory then holds one workout's route at a time (plus, for an Apple
+    /// Health export, every heart-rate sample at 8 bytes each and a small record per workout),
+    /// whatever the size of the archive or export.
+    /// - Returns: the errors, in the order met.
+    public static func readEach(
+        contentsOf url: URL, limits: ArchiveLimits = .standard, _ body: (ImportedWorkout) -> Void
+    ) -> [ImportError] {
+        withoutActuallyEscaping(body) { emit in read(url, limits: limits, emit: emit) }
+    }
+
+    /// Reads a file's bytes held in memory, as ``readAll(contentsOf:limits:)``. An Apple Health
+    /// `export.xml` given this way finds its route files beside `file` on disk.
+    public static func readAll(bytes: [UInt8], file: String, limits: ArchiveLimits = .standard) -> ImportBatch {
+        var workouts: [ImportedWorkout] = []
+        let errors = withoutActuallyEscaping({ (workout: ImportedWorkout) in workouts.append(workout) }) { emit in
+            do throws(ImportError) {
+                return try read(bytes: bytes, file: file, limits: limits, emit: emit)
+            } catch {
+                return [error]
+            }
         }
+        return ImportBatch(workouts: workouts, errors: errors)
+    }
+
+    static let appleHealthExportName = "export.xml"
+
+    private static func read(_ url: URL, limits: ArchiveLimits, emit: @escaping (ImportedWorkout) -> Void) -> [ImportError] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            return [ImportError(file: url.path, message: "cannot read the file: no such file or folder")]
+        }
+        guard isFolder.boolValue else {
+            do throws(ImportError) {
+                return try readFile(url, limits: limits, emit: emit)
+            } catch {
+                return [error]
+            }
+        }
+        let export = url.appendingPathComponent(appleHealthExportName)
+        if FileManager.default.fileExists(atPath: export.path) { return AppleHealthReader.readEach(exportAt: export, emit) }
+        var errors: [ImportError] = []
+        do throws(ImportError) {
+            for file in try collectFiles([url.path]) { errors += read(file, limits: limits, emit: emit) }
+        } catch {
+            errors.append(error)
+        }
+        return errors
+    }
+
+    private static func read(
+        bytes: [UInt8], file: String, limits: ArchiveLimits, emit: @escaping (ImportedWorkout) -> Void
+    ) throws(ImportError) -> [ImportError] {
+        guard !bytes.isEmpty else { throw ImportError(file: file, message: "the file is empty") }
+        switch try format(of: bytes, file: file) {
+        case .zip:
+            var walker = ArchiveWalker(limits: limits, emit: emit)
+            walker.read(try ZipArchive(source: ZipMemorySource(bytes), name: file, maxEntryCount: limits.maxEntryCount), depth: 0)
+            return walker.errors
+        case .appleHealth:
+            let reader = XMLPullReader(bytes: bytes, file: file)
+            return AppleHealthReader.read(
+                reader, loadRoute: AppleHealthReader.folderRouteLoader(export: URL(fileURLWithPath: file)), emit: emit)
+        case let format:
+            try readSingle(bytes, format: format, file: file).forEach(emit)
+            return []
+        }
+    }
+
+    /// Sniffs the first bytes of a file and reads it the way its format needs: archives and
+    /// Apple Health exports from disk as they go, GPX and TCX files as a stream when they are
+    /// large, the rest whole.
+    private static func readFile(
+        _ url: URL, limits: ArchiveLimits, emit: @escaping (ImportedWorkout) -> Void
+    ) throws(ImportError) -> [ImportError] {
+        let path = url.path
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ImportError(file: path, message: "cannot read the file: it cannot be opened")
+        }
+        let head: [UInt8]
+        let size: UInt64
+        do {
+            defer { try? handle.close() }
+            head = [UInt8](try handle.read(upToCount: 64 << 10) ?? Data())
+            size = try handle.seekToEnd()
+        } catch {
+            throw ImportError(file: path, message: "cannot read the file: \(error.localizedDescription)")
+        }
+        guard !head.isEmpty else { throw ImportError(file: path, message: "the file is empty") }
+        switch try format(of: head, file: path) {
+        case .zip:
+            var walker = ArchiveWalker(limits: limits, emit: emit)
+            let archive = try ZipArchive(source: ZipFileSource(path: path, name: path), name: path, maxEntryCount: limits.maxEntryCount)
+            walker.read(archive, depth: 0)
+            return walker.errors
+        case .appleHealth:
+            return AppleHealthReader.readEach(exportAt: url, emit)
+        case .gpx where size > limits.inMemoryEntrySize:
+            var parser = GPXParser(reader: XMLPullReader(source: try XMLFileSource(path: path), file: path))
+            emit(try parser.parse())
+        case .tcx where size > limits.inMemoryEntrySize:
+            var parser = TCXParser(reader: XMLPullReader(source: try XMLFileSource(path: path), file: path))
+            try parser.parse().forEach(emit)
+        case let format:
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw ImportError(file: path, message: "cannot read the file: \(error.localizedDescription)")
+            }
+            try readSingle([UInt8](data), format: format, file: path).forEach(emit)
+        }
+        return []
+    }
+
+    /// The format of a file from its first bytes, else its extension, else its name.
+    static func format(of head: [UInt8], file: String) throws(ImportError) -> WorkoutFormat {
+        let url = URL(fileURLWithPath: file)
+        if let format = WorkoutFormat.sniff(head) ?? WorkoutFormat(pathExtension: url.pathExtension) { return format }
+        if url.lastPathComponent.lowercased() == appleHealthExportName { return .appleHealth }
+        throw ImportError(
+            file: file, message: "unknown file format: expected GPX, TCX, FIT, a zip archive or an Apple Health export.xml")
+    }
+
+    /// Reads a GPX, TCX or FIT file held in memory.
+    static func readSingle(_ bytes: [UInt8], format: WorkoutFormat, file: String) throws(ImportError) -> [ImportedWorkout] {
         switch format {
         case .gpx:
             return try GPXReader.read(bytes, file: file)
@@ -41,10 +184,8 @@ public enum WorkoutFileReader {
             return try TCXReader.read(bytes, file: file)
         case .fit:
             return try FITReader.read(bytes, file: file)
-        case .appleHealth:
-            throw ImportError(file: file, message: "an Apple Health export.xml: not supported by this reader yet")
-        case .zip:
-            throw ImportError(file: file, message: "a zip archive: not supported yet, unzip it first")
+        case .appleHealth, .zip:
+            return try readAll(bytes: bytes, file: file).workoutsOrFirstError()
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Parses ISO 8601 / RFC 3339 timestamps from bytes as workout files write them:
 /// `2020-06-01T14:52:40Z`, `…T14:52:40.123Z`, `…T14:52:40.123456+01:00`, `+0115`, `+01`, a space
-/// instead of `T`, or no zone at all (taken as UTC, which GPX prescribes).
+/// instead of `T`, or no zone at all (taken as UTC, which GPX prescribes). A numeric offset may
+/// follow one space, as in Apple Health's `2019-06-11 15:00:00 -0700`.
 enum TimestampParser {
     struct Timestamp: Sendable, Hashable {
         var date: Date
@@ -33,6 +34,8 @@ enum TimestampParser {
             fraction = value
         }
 
+        // Apple Health writes `2019-06-11 15:00:00 -0700`: one space before a numeric offset.
+        cursor.skipSpaceBeforeSign()
         var offset: Int?
         if cursor.take(letterZ) || cursor.take(lowerZ) {
             offset = nil
@@ -109,6 +112,13 @@ enum TimestampParser {
         mutating func trim() {
             while index < end && Self.isSpace(bytes[index]) { index += 1 }
             while end > index && Self.isSpace(bytes[end - 1]) { end -= 1 }
+        }
+
+        mutating func skipSpaceBeforeSign() {
+            guard index + 1 < end, bytes[index] == TimestampParser.space,
+                bytes[index + 1] == TimestampParser.plus || bytes[index + 1] == TimestampParser.minus
+            else { return }
+            index += 1
         }
 
         mutating func take(_ byte: UInt8) -> Bool {

@@ -99,7 +99,7 @@ extension XMLPullReader {
                 throw failure(
                     "unexpected \(Self.describe(bytes[index])) in tag <\(element.description)>", at: index - position)
             }
-            let attributeName = try qualifiedName(bytes, attributeStart..<attributeEnd)
+            let (attributeName, attributeIndex) = try internedName(bytes, attributeStart..<attributeEnd)
             index = attributeEnd
             while index < contentEnd && XMLByteClass.isWhitespace(bytes[index]) { index += 1 }
             guard index < contentEnd, bytes[index] == XMLByteClass.equals else {
@@ -125,10 +125,13 @@ extension XMLPullReader {
             index = valueEnd + 1
 
             var namespace = ""
-            if attributeName.prefix == "xmlns" {
+            // Only a name starting with "xmlns" can declare a namespace: checking the first byte
+            // spares two string comparisons for every other attribute.
+            let mayDeclare = bytes[attributeStart] == UInt8(ascii: "x")
+            if mayDeclare && attributeName.prefix == "xmlns" {
                 namespace = Self.xmlnsNamespace
                 try declare(prefix: attributeName.local, uriBytes: stored..<attributeBytes.count, at: attributeStart)
-            } else if attributeName.prefix.isEmpty && attributeName.local == "xmlns" {
+            } else if mayDeclare && attributeName.prefix.isEmpty && attributeName.local == "xmlns" {
                 namespace = Self.xmlnsNamespace
                 try declare(prefix: "", uriBytes: stored..<attributeBytes.count, at: attributeStart)
             } else if !attributeName.prefix.isEmpty {
@@ -137,7 +140,7 @@ extension XMLPullReader {
             attributes.append(
                 Attribute(
                     name: XMLName(namespace: namespace, local: attributeName.local), prefix: attributeName.prefix,
-                    value: stored..<attributeBytes.count))
+                    value: stored..<attributeBytes.count, nameIndex: attributeIndex))
         }
 
         if hasPrefixedAttribute {
@@ -218,9 +221,11 @@ extension XMLPullReader {
     private func checkUniqueAttributes(in element: QualifiedName) throws(ImportError) {
         guard attributes.count > 1 else { return }
         if attributes.count <= 16 {
-            for first in 0..<attributes.count - 1 {
-                for second in first + 1..<attributes.count where attributes[first].name == attributes[second].name {
-                    throw failure("attribute \(attributes[second].name) appears twice in <\(element.description)>")
+            try attributes.withUnsafeBufferPointer { (attributes) throws(ImportError) in
+                for first in 0..<attributes.count - 1 {
+                    for second in first + 1..<attributes.count where Self.sameName(attributes[first], attributes[second]) {
+                        throw failure("attribute \(attributes[second].name) appears twice in <\(element.description)>")
+                    }
                 }
             }
         } else {
@@ -229,6 +234,17 @@ extension XMLPullReader {
                 throw failure("attribute \(attribute.name) appears twice in <\(element.description)>")
             }
         }
+    }
+
+    /// Whether two attributes of a tag have the same expanded name. Unprefixed interned names are
+    /// compared by their index, which spares a string comparison for every pair (Apple Health
+    /// records have nine attributes); prefixed names can differ in prefix and still clash.
+    @inline(__always)
+    private static func sameName(_ first: Attribute, _ second: Attribute) -> Bool {
+        if first.nameIndex >= 0 && second.nameIndex >= 0 && first.prefix.isEmpty && second.prefix.isEmpty {
+            return first.nameIndex == second.nameIndex
+        }
+        return first.name == second.name
     }
 
     /// Reads an end tag at `position` (which holds `</`).

@@ -144,6 +144,23 @@ extension XMLPullReader {
         var index = position + range.lowerBound
         let end = position + range.upperBound
         while index < end {
+            // Bytes that need nothing are copied a run at a time (Apple Health's `device`
+            // attributes hold a few references in a long value).
+            let runStart = index
+            let runEnd = buffer.withUnsafeBufferPointer { bytes in
+                var next = runStart
+                while next < end {
+                    let byte = bytes[next]
+                    if byte < 0x20 || byte == XMLByteClass.ampersand || byte == XMLByteClass.lessThan { break }
+                    next += 1
+                }
+                return next
+            }
+            if runEnd > runStart {
+                buffer.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[runStart..<runEnd])) }
+                index = runEnd
+                if index == end { break }
+            }
             let byte = buffer[index]
             switch byte {
             case XMLByteClass.ampersand:
@@ -185,18 +202,30 @@ extension XMLPullReader {
             XMLTextEncoding.appendUTF8(scalar, to: &out)
             return semicolon + 1
         }
-        switch String(decoding: name, as: UTF8.self) {
-        case "lt": out.append(XMLByteClass.lessThan)
-        case "gt": out.append(XMLByteClass.greaterThan)
-        case "amp": out.append(XMLByteClass.ampersand)
-        case "quot": out.append(XMLByteClass.quote)
-        case "apos": out.append(XMLByteClass.apostrophe)
-        case let other:
+        // The five predefined entities, matched on bytes.
+        if name.elementsEqual(Self.entityLT) {
+            out.append(XMLByteClass.lessThan)
+        } else if name.elementsEqual(Self.entityGT) {
+            out.append(XMLByteClass.greaterThan)
+        } else if name.elementsEqual(Self.entityAmp) {
+            out.append(XMLByteClass.ampersand)
+        } else if name.elementsEqual(Self.entityQuot) {
+            out.append(XMLByteClass.quote)
+        } else if name.elementsEqual(Self.entityApos) {
+            out.append(XMLByteClass.apostrophe)
+        } else {
             throw failure(
-                "undefined entity &\(other); (entities declared in a DTD are never expanded)", at: index - position)
+                "undefined entity &\(String(decoding: name, as: UTF8.self)); (entities declared in a DTD are never expanded)",
+                at: index - position)
         }
         return semicolon + 1
     }
+
+    private static let entityLT: [UInt8] = [0x6C, 0x74]
+    private static let entityGT: [UInt8] = [0x67, 0x74]
+    private static let entityAmp: [UInt8] = [0x61, 0x6D, 0x70]
+    private static let entityQuot: [UInt8] = [0x71, 0x75, 0x6F, 0x74]
+    private static let entityApos: [UInt8] = [0x61, 0x70, 0x6F, 0x73]
 
     /// Parses `x1F` or `31` (the part of `&#…;` after `#`).
     private static func characterReference(_ digits: ArraySlice<UInt8>) -> UInt32? {

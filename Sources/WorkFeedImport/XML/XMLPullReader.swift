@@ -35,6 +35,9 @@ struct XMLPullReader {
         var prefix: String
         /// Where the decoded value is in ``XMLPullReader/attributeBytes``.
         var value: Range<Int>
+        /// The qualified name's index in ``XMLPullReader/qualifiedNames``, -1 when not interned:
+        /// two unprefixed attributes with interned names are the same exactly when their indices are.
+        var nameIndex = -1
     }
 
     struct QualifiedName {

@@ -18,7 +18,7 @@ extension ZipByteSource {
         guard count > 0 else { return [] }
         var failure: ImportError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            do {
+            do throws(ImportError) {
                 initialized = try read(at: offset, count: count, into: buffer.baseAddress!)
             } catch {
                 failure = error
@@ -62,7 +62,8 @@ final class ZipFileSource: ZipByteSource {
             let result = pread(descriptor, destination + done, count - done, off_t(offset) + off_t(done))
             if result < 0 {
                 if errno == EINTR { continue }
-                throw ImportError(file: name, message: "read failed at offset \(offset + UInt64(done)): \(String(cString: strerror(errno)))")
+                let reason = String(cString: strerror(errno))
+                throw ImportError(file: name, message: "read failed at offset \(offset + UInt64(done)): \(reason)")
             }
             if result == 0 { break }
             done += result

@@ -1,0 +1,257 @@
+import Foundation
+import WorkFeedModel
+
+/// A `Workout` of an Apple Health export as read from `export.xml`, before its route files are
+/// read and its heart rate is attached.
+struct AppleHealthWorkoutDraft: Sendable {
+    /// The line of the `<Workout>` start tag.
+    var line: Int
+    /// `workoutActivityType` as written (`HKWorkoutActivityTypeRunning`), "" when absent.
+    var activityTypeName: String
+    var sourceName: String
+    var start: Date
+    var end: Date
+    /// The offset written in `startDate` (the phone's zone when the export was made).
+    var writtenOffset: Int?
+    /// The `HKTimeZone` metadata entry (`America/Los_Angeles`), the zone the workout took place in.
+    var timeZoneName: String?
+    /// `FileReference` paths of its `WorkoutRoute`s, as written (`/workout-routes/route_….gpx`).
+    var routeFiles: [String] = []
+    /// Inline `Location`s (older exports): one segment per `WorkoutRoute`.
+    var inlineSegments: [[RoutePoint]] = []
+}
+
+/// Walks an Apple Health `export.xml` as a stream: heart-rate records into a
+/// ``HeartRateCollector``, workouts into drafts. Everything else (other records, correlations,
+/// activity summaries, ECGs, clinical records) is skipped element by element, so memory depends
+/// on the number of heart-rate samples and workouts, never on the file's size.
+struct AppleHealthParser {
+    var reader: XMLPullReader
+    var heartRate = HeartRateCollector()
+    var workouts: [AppleHealthWorkoutDraft] = []
+    /// Problems that cost one workout or some records, not the whole file.
+    var errors: [ImportError] = []
+    private var skippedRecords = 0
+    private var firstSkippedRecord: ImportError?
+
+    static let heartRateType = Array("HKQuantityTypeIdentifierHeartRate".utf8)
+    private static let countPerMinute = Array("count/min".utf8)
+    private static let countPerSecond = Array("count/s".utf8)
+
+    init(reader: XMLPullReader) {
+        self.reader = reader
+    }
+
+    var file: String { reader.file }
+
+    /// Reads the whole document.
+    /// - Throws: ``ImportError`` when the file is not well-formed XML or not an Apple Health
+    ///   export; problems inside one workout or record end up in ``errors`` instead.
+    mutating func parse() throws(ImportError) {
+        try readRoot()
+        while true {
+            switch try reader.next() {
+            case .startElement:
+                // Every child of the root is read or skipped whole, so this is depth 2.
+                let local = reader.name.local
+                if local == "Record" {
+                    try readRecord()
+                } else if local == "Workout" {
+                    try readWorkout()
+                } else {
+                    try reader.skipElement()
+                }
+            case .endDocument:
+                if let first = firstSkippedRecord {
+                    var summary = first
+                    if skippedRecords > 1 {
+                        summary.message += " (\(skippedRecords) heart-rate records skipped, this is the first)"
+                    }
+                    errors.append(summary)
+                }
+                return
+            default:
+                continue
+            }
+        }
+    }
+
+    private mutating func readRoot() throws(ImportError) {
+        while true {
+            switch try reader.next() {
+            case .startElement:
+                guard reader.name.local == "HealthData", reader.name.namespace.isEmpty else {
+                    throw ImportError(
+                        file: file, line: reader.eventLine,
+                        message: "not an Apple Health export (root element is \(reader.name.local), not HealthData)")
+                }
+                return
+            case .endDocument:
+                throw ImportError(file: file, line: reader.eventLine, message: "not an Apple Health export (no root element)")
+            default:
+                continue
+            }
+        }
+    }
+
+    // MARK: - Records
+
+    /// A top-level `Record`: kept when it is a heart rate. Records inside a `Correlation` are
+    /// skipped with it; the DTD says they are repeated at the top level.
+    private mutating func readRecord() throws(ImportError) {
+        if let type = reader.attributeRange("type"), attributeEquals(type, Self.heartRateType) {
+            do throws(ImportError) {
+                try readHeartRate()
+            } catch {
+                skippedRecords += 1
+                if firstSkippedRecord == nil { firstSkippedRecord = error }
+            }
+        }
+        try reader.skipElement()
+    }
+
+    private mutating func readHeartRate() throws(ImportError) {
+        let value = try reader.numberAttribute("value")
+        var factor = 1.0
+        if let unit = reader.attributeRange("unit") {
+            if attributeEquals(unit, Self.countPerSecond) {
+                factor = 60
+            } else if !attributeEquals(unit, Self.countPerMinute) {
+                throw ImportError(
+                    file: file, line: reader.eventLine, field: "unit",
+                    message: "'\(reader.attribute("unit") ?? "")' is not a heart-rate unit (count/min)")
+            }
+        }
+        let start = try timestamp("startDate")
+        guard heartRate.add(seconds: start.date.timeIntervalSince1970, bpm: value * factor) else {
+            throw ImportError(
+                file: file, line: reader.eventLine, field: "value", message: "\(value * factor) bpm at \(start.date) is out of range")
+        }
+    }
+
+    // MARK: - Workouts
+
+    private mutating func readWorkout() throws(ImportError) {
+        let line = reader.eventLine
+        let depth = reader.depth
+        var failure: ImportError?
+        var draft: AppleHealthWorkoutDraft?
+        do throws(ImportError) {
+            let start = try timestamp("startDate")
+            let end = try timestamp("endDate")
+            draft = AppleHealthWorkoutDraft(
+                line: line, activityTypeName: reader.attribute("workoutActivityType") ?? "",
+                sourceName: reader.attribute("sourceName") ?? "", start: start.date, end: end.date, writtenOffset: start.offset)
+        } catch {
+            failure = error
+        }
+        while true {
+            switch try reader.next() {
+            case .startElement:
+                switch reader.name.local {
+                case "MetadataEntry" where reader.depth == depth + 1:
+                    if reader.attribute("key") == "HKTimeZone", let zone = reader.attribute("value") { draft?.timeZoneName = zone }
+                case "WorkoutRoute":
+                    do throws(ImportError) {
+                        try readRoute(into: &draft)
+                    } catch {
+                        if failure == nil { failure = error }
+                    }
+                default:
+                    // WorkoutStatistics (heart-rate average, minimum, maximum: the samples are
+                    // better), WorkoutEvent, WorkoutActivity: looked into for routes, else unused.
+                    continue
+                }
+            case .endElement where reader.depth < depth:
+                if let failure {
+                    errors.append(failure)
+                } else if let draft {
+                    workouts.append(draft)
+                }
+                return
+            case .endDocument:
+                return
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Reads a `WorkoutRoute`: its `FileReference` paths and its inline `Location`s.
+    private mutating func readRoute(into draft: inout AppleHealthWorkoutDraft?) throws(ImportError) {
+        let depth = reader.depth
+        var points: [RoutePoint] = []
+        var failure: ImportError?
+        while true {
+            switch try reader.next() {
+            case .startElement:
+                switch reader.name.local {
+                case "FileReference":
+                    guard let path = reader.attribute("path"), !path.isEmpty else {
+                        if failure == nil {
+                            failure = ImportError(
+                                file: file, line: reader.eventLine, field: "path", message: "missing in <FileReference>")
+                        }
+                        continue
+                    }
+                    draft?.routeFiles.append(path)
+                case "Location":
+                    do throws(ImportError) {
+                        points.append(try location())
+                    } catch {
+                        if failure == nil { failure = error }
+                    }
+                default:
+                    continue
+                }
+            case .endElement where reader.depth < depth:
+                if let failure { throw failure }
+                if !points.isEmpty { draft?.inlineSegments.append(points) }
+                return
+            case .endDocument:
+                return
+            default:
+                continue
+            }
+        }
+    }
+
+    private func location() throws(ImportError) -> RoutePoint {
+        let latitude = try reader.numberAttribute("latitude")
+        let longitude = try reader.numberAttribute("longitude")
+        guard (-90...90).contains(latitude) else {
+            throw ImportError(file: file, line: reader.eventLine, field: "latitude", message: "\(latitude) is outside -90...90")
+        }
+        guard (-180...180).contains(longitude) else {
+            throw ImportError(file: file, line: reader.eventLine, field: "longitude", message: "\(longitude) is outside -180...180")
+        }
+        var point = RoutePoint(latitude: latitude, longitude: longitude)
+        if reader.attributeRange("altitude") != nil { point.elevation = try reader.numberAttribute("altitude") }
+        if reader.attributeRange("date") != nil { point.time = try timestamp("date").date }
+        return point
+    }
+
+    // MARK: - Values
+
+    /// A date attribute of the current start tag (`2019-06-11 15:00:00 -0700`).
+    private func timestamp(_ local: String) throws(ImportError) -> TimestampParser.Timestamp {
+        guard let range = reader.attributeRange(local) else {
+            throw ImportError(file: file, line: reader.eventLine, field: local, message: "missing in <\(reader.name.local)>")
+        }
+        let parsed = reader.attributeBytes.withUnsafeBufferPointer { TimestampParser.parse(UnsafeBufferPointer(rebasing: $0[range])) }
+        guard let parsed else {
+            let value = XMLPullReader.excerpt(reader.attributeBytes[range])
+            throw ImportError(file: file, line: reader.eventLine, field: local, message: "not a date: '\(value)'")
+        }
+        return parsed
+    }
+
+    private func attributeEquals(_ range: Range<Int>, _ literal: [UInt8]) -> Bool {
+        guard range.count == literal.count else { return false }
+        return reader.attributeBytes.withUnsafeBufferPointer { bytes in
+            literal.withUnsafeBufferPointer { literal in
+                memcmp(bytes.baseAddress! + range.lowerBound, literal.baseAddress!, literal.count) == 0
+            }
+        }
+    }
+}
