@@ -10,6 +10,7 @@ import WorkFeedModel
 struct PictureSpecs {
     private let configuration: CoordinatorConfiguration
     private var encoded: [SpecKey: [UInt8]] = [:]
+    private var hashers: [SpecKey: SHA256] = [:]
 
     private struct SpecKey: Hashable {
         var kind: JobKind
@@ -37,6 +38,14 @@ struct PictureSpecs {
     }
 
     mutating func cacheKey(for picture: PictureID, routeHash: String, heartRateHash: String) -> String {
-        PictureSpec.cacheKey(kind: picture.kind, encodedSpec: encodedSpec(for: picture), routeHash: routeHash, heartRateHash: heartRateHash)
+        let key = SpecKey(kind: picture.kind, theme: picture.theme, scale: picture.scale)
+        let hasher: SHA256
+        if let cached = hashers[key] {
+            hasher = cached
+        } else {
+            hasher = PictureSpec.specHasher(encodedSpec: encodedSpec(for: picture))
+            hashers[key] = hasher
+        }
+        return PictureSpec.cacheKey(kind: picture.kind, specHasher: hasher, routeHash: routeHash, heartRateHash: heartRateHash)
     }
 }

@@ -16,9 +16,21 @@ extension PictureSpec {
     /// the current one is stale.
     /// - Parameter encodedSpec: ``encoded()``, passed in so callers can encode once per spec.
     public static func cacheKey(kind: JobKind, encodedSpec: [UInt8], routeHash: String, heartRateHash: String) -> String {
+        cacheKey(kind: kind, specHasher: specHasher(encodedSpec: encodedSpec), routeHash: routeHash, heartRateHash: heartRateHash)
+    }
+
+    /// The hash state after the part of the key that is the same for every job of one spec; the
+    /// coordinator keeps one per spec so that each job hashes only its series' hashes.
+    public static func specHasher(encodedSpec: [UInt8]) -> SHA256 {
         var hasher = SHA256()
         hasher.update("workfeed-cache-key-v1\nrenderer=\(rendererVersion)\nspec=")
         hasher.update(encodedSpec)
+        return hasher
+    }
+
+    /// ``cacheKey(kind:encodedSpec:routeHash:heartRateHash:)`` from a ``specHasher(encodedSpec:)``.
+    public static func cacheKey(kind: JobKind, specHasher: SHA256, routeHash: String, heartRateHash: String) -> String {
+        var hasher = specHasher
         hasher.update("\nroute=\(routeHash)")
         // A route picture does not depend on heart rate: a new heart-rate series alone keeps its key.
         if kind == .heatmap { hasher.update("\nheartrate=\(heartRateHash)") }

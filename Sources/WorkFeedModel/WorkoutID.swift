@@ -1,28 +1,78 @@
 public import Foundation
 
 /// A workout's identifier in the index: a UUID, written in lower case everywhere (paths, wire, logs).
+///
+/// Parsing and printing are done here rather than by Foundation's `UUID(uuidString:)` and
+/// `uuidString.lowercased()`, which go through `sscanf` and `printf` and showed up at several
+/// microseconds a job in the coordinator's dispatch loop.
 public struct WorkoutID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     public let uuid: UUID
 
     public init(_ uuid: UUID) { self.uuid = uuid }
 
-    /// Parses a UUID in any case; `nil` when the text is not one.
+    /// Parses a UUID (`8-4-4-4-12` hex digits, any case); `nil` when the text is not one.
     public init?(_ text: String) {
-        guard let uuid = UUID(uuidString: text) else { return nil }
-        self.uuid = uuid
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var count = 0
+        var high: UInt8?
+        var position = 0
+        for byte in text.utf8 {
+            defer { position += 1 }
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                guard count < 16 else { return nil }
+                bytes[count] = first << 4 | value
+                count += 1
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        guard position == 36, count == 16, high == nil else { return nil }
+        uuid = UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        ))
     }
 
     /// The lower-case form used in paths and on the wire.
-    public var description: String { uuid.uuidString.lowercased() }
+    public var description: String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid.uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { buffer in
+                var out = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        buffer[out] = UInt8(ascii: "-")
+                        out += 1
+                    }
+                    buffer[out] = digits[Int(byte >> 4)]
+                    buffer[out + 1] = digits[Int(byte & 0x0F)]
+                    out += 2
+                }
+                return out
+            }
+        }
+    }
 
     public static func < (lhs: WorkoutID, rhs: WorkoutID) -> Bool { lhs.description < rhs.description }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let uuid = UUID(uuidString: text) else {
+        guard let id = WorkoutID(text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a UUID: \(text)"))
         }
-        self.uuid = uuid
+        self = id
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -98,3 +98,20 @@ import WorkFeedModel
         #expect(ActivityType(sourceName: name) == expected)
     }
 }
+
+@Suite struct WorkoutIDTests {
+    @Test func parsesAndPrintsLikeFoundationButInLowerCase() {
+        for _ in 0..<200 {
+            let uuid = UUID()
+            let id = WorkoutID(uuid.uuidString)
+            #expect(id?.uuid == uuid)
+            #expect(id?.description == uuid.uuidString.lowercased())
+            #expect(WorkoutID(uuid.uuidString.lowercased()) == id)
+        }
+    }
+
+    @Test(arguments: ["", "3f2a", "3f2a0000-0000-4000-8000-00000000000", "3f2a0000-0000-4000-8000-0000000000001", "3f2a0000x0000-4000-8000-000000000001", "3g2a0000-0000-4000-8000-000000000001", "3f2a00000000-4000-8000-0000000000001"])
+    func refusesWhatIsNotAUUID(text: String) {
+        #expect(WorkoutID(text) == nil)
+    }
+}
