@@ -10,12 +10,17 @@ struct BenchOptions {
     var dumpRoutePoints: Int?
     /// When set, write sample pictures into this directory and stop.
     var samplesDirectory: String?
+    /// The "import" group: the size of the generated Apple Health export.xml, in MB.
+    var importMegabytes = 1024
+    /// The "import" group: where the inputs are generated (a temporary folder inside it, removed after).
+    var importDirectory: String?
 
     static let usage = """
         usage: workfeed-bench [--only GROUP[,GROUP]] [--runs N] [--sizes N,N,...] [--kinds route,heatmap] [--scales 1,2]
                workfeed-bench --dump-route N        (CSV of the synthetic route, for cairo_reference.py)
                workfeed-bench --samples DIRECTORY   (light and dark route and heatmap pictures)
-        groups: render, png
+               workfeed-bench --only import [--import-mb 1024] [--import-dir DIRECTORY]
+        groups: render, png, dispatch, import, index
         """
 
     init(arguments: [String]) throws(BenchUsageError) {
@@ -31,6 +36,10 @@ struct BenchOptions {
             case "--samples":
                 guard let value = iterator.next() else { throw BenchUsageError("--samples needs a directory") }
                 samplesDirectory = value
+            case "--import-mb": importMegabytes = try Self.number(iterator.next(), argument)
+            case "--import-dir":
+                guard let value = iterator.next() else { throw BenchUsageError("--import-dir needs a directory") }
+                importDirectory = value
             case "--help", "-h": throw BenchUsageError("")
             default: throw BenchUsageError("unknown argument \(argument)")
             }

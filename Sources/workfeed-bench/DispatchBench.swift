@@ -20,7 +20,8 @@ import WorkFeedWire
 /// turn, to say where the time goes.
 ///
 /// Settings (environment): WORKFEED_BENCH_DISPATCH_WORKOUTS (20000), _WORKERS (1,2),
-/// _CAPACITIES (8,64), _DURABILITY (full,normal), _RUNS (1; the median is shown).
+/// _CAPACITIES (8,64), _DURABILITY (full,normal), _RUNS (1; the median is shown), _PHASES (0: skip
+/// the index-only breakdown); WORKFEED_BENCH_LOG=info shows the coordinator's log.
 enum DispatchBench {
     struct Settings {
         var workouts = 20_000
@@ -28,6 +29,8 @@ enum DispatchBench {
         var capacities = [8, 64]
         var durabilities = ["full", "normal"]
         var runs = 1
+        /// Whether to run the index-only breakdown after the measurements.
+        var phases = true
 
         init(environment: [String: String]) {
             func ints(_ key: String) -> [Int]? {
@@ -38,6 +41,7 @@ enum DispatchBench {
             capacities = ints("WORKFEED_BENCH_DISPATCH_CAPACITIES") ?? capacities
             durabilities = environment["WORKFEED_BENCH_DISPATCH_DURABILITY"].map { $0.split(separator: ",").map(String.init) } ?? durabilities
             runs = ints("WORKFEED_BENCH_DISPATCH_RUNS")?.first ?? runs
+            phases = environment["WORKFEED_BENCH_DISPATCH_PHASES"] != "0"
         }
     }
 
@@ -45,7 +49,7 @@ enum DispatchBench {
         let settings = Settings(environment: ProcessInfo.processInfo.environment)
         print("## dispatch (\(settings.workouts) jobs: route light @1x of 2-point workouts; fake workers answer each JOB at once; \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         print("time from sending ENQUEUE until STATUS shows 0 pending; median of \(settings.runs) run(s); cpu = this process over that time")
-        print("durability  workers  capacity  import/s  enqueue ms  dispatch s  jobs/s   turns≈  jobs/turn  cpu s (fakes)")
+        print("durability  workers  capacity  import/s  enqueue ms  dispatch s  jobs/s   jobs/wake  cpu s (fakes)")
         for durability in settings.durabilities {
             for workers in settings.workerCounts {
                 for capacity in settings.capacities {
@@ -60,13 +64,13 @@ enum DispatchBench {
                             + RenderBench.pad(Measure.format(result.enqueueMilliseconds, 0), 12)
                             + RenderBench.pad(Measure.format(result.dispatchSeconds, 2), 12)
                             + RenderBench.pad(Measure.format(result.jobsPerSecond, 0), 9)
-                            + RenderBench.pad("\(result.turns)", 8) + RenderBench.pad(Measure.format(result.jobsPerTurn, 1), 11)
+                            + RenderBench.pad(Measure.format(result.jobsPerWake, 1), 11)
                             + Measure.format(result.processCPUSeconds, 2) + " (" + Measure.format(result.fakeCPUSeconds, 2) + ")")
                 }
             }
         }
         print("")
-        try phases(settings: settings)
+        if settings.phases { try phases(settings: settings) }
     }
 
     struct Result {
@@ -74,9 +78,9 @@ enum DispatchBench {
         var enqueueMilliseconds: Double
         var dispatchSeconds: Double
         var jobsPerSecond: Double
-        /// Batches of JOBs the fake workers saw arrive together: about the coordinator's loop turns.
-        var turns: Int
-        var jobsPerTurn: Double
+        /// JOBs a fake worker found waiting each time it woke: how many jobs the coordinator's turns
+        /// hand out at once.
+        var jobsPerWake: Double
         var processCPUSeconds: Double
         var fakeCPUSeconds: Double
     }
@@ -133,21 +137,24 @@ enum DispatchBench {
                 if status.total(.pending) == 0 { break }
             }
         }
+        var final: StatusReply
         while true {
-            let status: StatusReply = try client.request(.status, [String: String]())
-            if status.total(.pending) == 0 { break }
+            final = try client.request(.status, [String: String]())
+            if final.total(.pending) == 0 { break }
             guard ContinuousClock.now < deadline else { throw BenchError("dispatch did not finish in 600 s") }
             Thread.sleep(forTimeInterval: 0.001)
         }
         let elapsed = seconds(ContinuousClock.now - started)
+        guard final.total(.generated) == workouts else {
+            throw BenchError("\(final.total(.generated)) jobs generated at the end, expected \(workouts)")
+        }
         let cpu = seconds(processCPUTime() - cpuStarted)
         for fake in fakes { fake.stop() }
-        let turns = fakes.reduce(0) { $0 + $1.batches.load(ordering: .relaxed) }
+        let wakes = fakes.reduce(0) { $0 + $1.batches.load(ordering: .relaxed) }
         let answered = fakes.reduce(0) { $0 + $1.answered.load(ordering: .relaxed) }
         return Result(
             importsPerSecond: Double(workouts) / importSeconds, enqueueMilliseconds: enqueueMilliseconds, dispatchSeconds: elapsed,
-            jobsPerSecond: Double(workouts) / elapsed, turns: turns / max(workerCount, 1),
-            jobsPerTurn: Double(answered) / Double(max(turns, 1)), processCPUSeconds: cpu,
+            jobsPerSecond: Double(workouts) / elapsed, jobsPerWake: Double(answered) / Double(max(wakes, 1)), processCPUSeconds: cpu,
             fakeCPUSeconds: fakes.reduce(0) { $0 + $1.cpuSeconds() })
     }
 
@@ -229,7 +236,6 @@ enum DispatchBench {
                 let started = clock.now
                 while true {
                     var bodyEnd = clock.now
-                    let turnStart = clock.now
                     let leased = try index.write { transaction in
                         let a = clock.now
                         for job in inFlight {
@@ -247,7 +253,6 @@ enum DispatchBench {
                         return jobs
                     }
                     commitTime += clock.now - bodyEnd
-                    _ = turnStart
                     turns += 1
                     if leased.isEmpty && inFlight.isEmpty { break }
                     inFlight = leased.map { ($0.lease, PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: $0.routeHash, heartRateHash: $0.heartRateHash)) }
@@ -314,7 +319,7 @@ final class FakeWorker: Sendable {
     let endpoint: String
     let context: ZMQContext
     let answered = Atomic<Int>(0)
-    /// Times a receive found JOBs waiting: roughly one per coordinator turn that sent to this worker.
+    /// Times it woke and found JOBs waiting.
     let batches = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let cpu = Mutex<Duration>(.zero)

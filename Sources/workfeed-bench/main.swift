@@ -21,6 +21,8 @@ do {
             "render": RenderBench.run,
             "png": RenderBench.compression,
             "dispatch": DispatchBench.run,
+            "import": ImportBench.run,
+            "index": IndexBench.run,
         ]
         for name in options.groups {
             guard let group = groups[name] else {

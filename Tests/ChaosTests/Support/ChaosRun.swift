@@ -174,6 +174,7 @@ enum ChaosRun {
             Thread.sleep(forTimeInterval: workerKillFractions.isEmpty && coordinatorKillFractions.isEmpty ? 0.1 : 0.02)
         }
         result.wallSeconds = Date().timeIntervalSince(started)
+        result.unexpectedExits += system.failedCoordinatorStarts.map { "the coordinator did not come up: \($0)" }
 
         let final = try system.status()
         result.generated = final.total(.generated)

@@ -31,6 +31,8 @@ final class ChaosSystem {
     let workerEndpoint: String
     let controlEndpoint: String
     let eventsEndpoint: String
+    /// Where the coordinator serves its Prometheus `/metrics`.
+    let metricsListen: String
     let coordinator: ManagedProcess
     private(set) var workers: [ManagedProcess] = []
     let context = ZMQContext()
@@ -47,11 +49,12 @@ final class ChaosSystem {
         cacheDirectory = directory.appendingPathComponent("cache").path
         try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         var ports = Set<Int>()
-        while ports.count < 3 { ports.insert(try freeLoopbackPort()) }
+        while ports.count < 4 { ports.insert(try freeLoopbackPort()) }
         let sorted = ports.sorted()
         workerEndpoint = "tcp://127.0.0.1:\(sorted[0])"
         controlEndpoint = "tcp://127.0.0.1:\(sorted[1])"
         eventsEndpoint = "tcp://127.0.0.1:\(sorted[2])"
+        metricsListen = "127.0.0.1:\(sorted[3])"
         coordinator = ManagedProcess(
             name: "coordinator", executable: binaries.appendingPathComponent("workfeed-coordinator"),
             arguments: [
@@ -64,8 +67,10 @@ final class ChaosSystem {
                 "WORKFEED_RETRY_MAX_ATTEMPTS": "\(settings.maximumAttempts)",
                 "WORKFEED_RETRY_INITIAL_BACKOFF_SECONDS": "0.2",
                 "WORKFEED_RETRY_MAX_BACKOFF_SECONDS": "2",
-                // The event stream's port, so that several systems (and a demo) can run side by side.
+                // The event stream's and the metrics' ports too, so that several systems (and a demo)
+                // can run side by side.
                 "WORKFEED_LISTEN_EVENTS": eventsEndpoint,
+                "WORKFEED_METRICS_LISTEN": metricsListen,
             ],
             logURL: logDirectory.appendingPathComponent("coordinator.log"))
         workers = (0..<settings.workers).map { number in
@@ -85,6 +90,9 @@ final class ChaosSystem {
         }
     }
 
+    /// Coordinator starts that ended before answering PING (a port not yet free, say), with their logs.
+    private(set) var failedCoordinatorStarts: [String] = []
+
     /// Starts the coordinator and waits until it answers PING. A port still held by the killed
     /// generation is retried for a while.
     func startCoordinator(timeout: TimeInterval = 60) throws {
@@ -98,6 +106,7 @@ final class ChaosSystem {
             if coordinator.isRunning {
                 throw ChaosFailure("the coordinator did not answer PING within \(Int(timeout)) s:\n\(coordinator.logTail())")
             }
+            failedCoordinatorStarts.append("start #\(coordinator.starts) ended (\(coordinator.terminationDescription)):\n\(coordinator.logTail(10))")
             guard Date() < deadline else {
                 throw ChaosFailure("the coordinator could not start (\(coordinator.terminationDescription)):\n\(coordinator.logTail())")
             }
