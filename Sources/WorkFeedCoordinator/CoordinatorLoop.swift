@@ -94,6 +94,9 @@ struct CoordinatorLoop: ~Copyable {
         let controlSocket = try ZMQSocket(context, type: .router)
         try controlSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
         try controlSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        // Replies are sent without blocking the loop; a client may pipeline up to this many
+        // requests before replies would be dropped (libzmq's default is 1,000).
+        try controlSocket.setOption(ZMQ_SNDHWM, int32: Int32(Self.maximumRequestsInFlight))
         if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey) }
         let control = try controlSocket.bind(configuration.controlEndpoint)
         let eventSocket = try ZMQSocket(context, type: .pub)
@@ -148,6 +151,8 @@ struct CoordinatorLoop: ~Copyable {
     /// At most this many messages are taken from a socket per turn, so that one busy socket cannot
     /// starve the others and a turn's transaction stays short.
     static let maximumMessagesPerTurn = 2_000
+    /// Control requests a client may have in flight (docs/PROTOCOL.md).
+    static let maximumRequestsInFlight = 100_000
 
     mutating func turn() throws {
         let ready = try ZMQPoll.poll(
@@ -378,7 +383,9 @@ extension CoordinatorLoop {
             do {
                 try controlSocket.send([identity] + reply.frames, dontWait: true)
             } catch {
-                logger.warning("could not reply to a control client", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "could not reply to a control client (gone, or more than \(Self.maximumRequestsInFlight) requests in flight)",
+                    metadata: ["error": "\(error)"])
             }
         }
     }

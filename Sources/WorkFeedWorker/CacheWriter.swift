@@ -22,7 +22,7 @@ struct CacheWriter: Sendable {
             throw CacheWriteError(path: directory, reason: "cannot create the directory: \(error.localizedDescription)")
         }
         let name = (path as NSString).lastPathComponent
-        let temporary = "\(directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = "\(directory)/.\(name).\(Self.hostTag).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw CacheWriteError(path: temporary, reason: String(cString: strerror(errno))) }
         var failure: CacheWriteError?
@@ -50,6 +50,35 @@ struct CacheWriter: Sendable {
             throw failure
         }
         return path
+    }
+}
+
+extension CacheWriter {
+    /// This host's name as it appears in temporary file names (no dots, so names split cleanly).
+    static let hostTag = ProcessInfo.processInfo.hostName.replacingOccurrences(of: ".", with: "_").replacingOccurrences(of: "/", with: "_")
+
+    /// Removes temporary files that a killed writer left behind: `.<picture>.<host>.<pid>.<n>.tmp`
+    /// files of this host whose process is gone, and any that are older than `staleAfter` seconds
+    /// (a write takes milliseconds; an hour-old one belongs to a dead process on some host).
+    /// - Returns: how many files were removed.
+    static func sweep(root: String, staleAfter: TimeInterval = 3_600, now: Date = Date()) -> Int {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
+        var removed = 0
+        while let relative = walker.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") else { continue }
+            let path = root + "/" + relative
+            let parts = name.split(separator: ".")
+            var dead = false
+            if parts.count >= 5, String(parts[parts.count - 4]) == hostTag, let pid = Int32(parts[parts.count - 3]) {
+                dead = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+            }
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? now
+            if dead || now.timeIntervalSince(modified) > staleAfter {
+                if unlink(path) == 0 { removed += 1 }
+            }
+        }
+        return removed
     }
 }
 

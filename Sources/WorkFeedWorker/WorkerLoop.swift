@@ -69,6 +69,7 @@ struct WorkerLoop: ~Copyable {
 
     mutating func run() {
         startRenderThreads()
+        sweepLeftovers()
         logger.info(
             "worker starting",
             metadata: ["worker": "\(name)", "coordinator": "\(configuration.coordinatorEndpoint)", "slots": "\(capacity)", "cache": "\(configuration.cacheDirectory)"])
@@ -89,6 +90,19 @@ struct WorkerLoop: ~Copyable {
         queue.close()
         renderThreadsDone.wait()
         logger.info("worker stopped", metadata: ["worker": "\(name)"])
+    }
+
+    /// Once per start, in the background: temporary files of killed writers go (see ``CacheWriter/sweep(root:staleAfter:now:)``).
+    func sweepLeftovers() {
+        let root = configuration.cacheDirectory
+        let logger = logger
+        let thread = Thread {
+            let removed = CacheWriter.sweep(root: root)
+            if removed > 0 { logger.notice("removed temporary files left by killed writers", metadata: ["files": "\(removed)"]) }
+        }
+        thread.name = "cache-sweep"
+        thread.qualityOfService = .background
+        thread.start()
     }
 
     mutating func startRenderThreads() {
