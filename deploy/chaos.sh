@@ -16,7 +16,6 @@
 #   WORKFEED_CHAOS_SEED=...        the kill schedule's seed (printed), to replay a run
 #   WORKFEED_CHAOS_TIMEOUT=1800    seconds before the run counts as stuck
 #   WORKFEED_CHAOS_KEEP=1          keep the run's directory (index, cache, every process's log)
-#   WORKFEED_CHAOS_STRICT_TMP=1    fail (instead of a known issue) on temporary files of killed workers
 #   CHAOS_RELEASE=1                run release builds of the three programs (the test harness
 #                                  itself stays a debug build)
 #   SCRATCH_PATH=.build            SwiftPM's build directory (--scratch-path)

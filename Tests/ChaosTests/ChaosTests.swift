@@ -67,18 +67,10 @@ import WorkFeedWire
         #expect(verification.generated + verification.failedAsExpected == plan.jobs)
         #expect(verification.bytesCompared == verification.generated)
         #expect(result.otherTemporaryFiles.isEmpty, "temporary files left by workers that were not killed: \(result.otherTemporaryFiles.prefix(10))")
-        if !result.temporaryFilesOfKilledWorkers.isEmpty {
-            // A worker killed between creating its temporary file and renaming it leaves the file
-            // behind, and nothing removes it later (docs/chaos.md, "Findings"). Reported as a known
-            // issue until workers clean up; WORKFEED_CHAOS_STRICT_TMP=1 makes it a failure.
-            let message = Comment(rawValue: "temporary files of killed workers left in the cache: \(result.temporaryFilesOfKilledWorkers.prefix(10))")
-            if ProcessInfo.processInfo.environment["WORKFEED_CHAOS_STRICT_TMP"] == "1" {
-                Issue.record(message)
-            } else {
-                withKnownIssue("workers do not remove the temporary files of a killed predecessor", isIntermittent: true) {
-                    Issue.record(message)
-                }
-            }
-        }
+        // A worker killed between creating its temporary file and renaming it leaves the file behind;
+        // the next worker to start on the host removes it (CacheWriter.sweep).
+        #expect(
+            result.temporaryFilesOfKilledWorkers.isEmpty,
+            "temporary files of killed workers left in the cache: \(result.temporaryFilesOfKilledWorkers.prefix(10))")
     }
 }
