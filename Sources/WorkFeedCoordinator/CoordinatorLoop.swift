@@ -151,6 +151,8 @@ struct CoordinatorLoop: ~Copyable {
     /// At most this many messages are taken from a socket per turn, so that one busy socket cannot
     /// starve the others and a turn's transaction stays short.
     static let maximumMessagesPerTurn = 2_000
+    /// Below this many worker messages, a turn waits a moment for more (see ``turn()``).
+    static let smallTurn = 32
     /// Control requests a client may have in flight (docs/PROTOCOL.md).
     static let maximumRequestsInFlight = 100_000
 
@@ -166,6 +168,16 @@ struct CoordinatorLoop: ~Copyable {
         while workerMessages.count < Self.maximumMessagesPerTurn, var frames = try workerSocket.receive(dontWait: true) {
             let identity = frames.removeFirst()
             workerMessages.append((identity, frames))
+        }
+        // A turn's fixed cost (its transaction, its commit) is spread over what it carries: when
+        // reports trickle in, wait up to a millisecond for more before committing.
+        if (1..<Self.smallTurn).contains(workerMessages.count), !stopping,
+            try ZMQPoll.poll([workerSocket.pollItem()], timeoutMilliseconds: 1)[0]
+        {
+            while workerMessages.count < Self.maximumMessagesPerTurn, var frames = try workerSocket.receive(dontWait: true) {
+                let identity = frames.removeFirst()
+                workerMessages.append((identity, frames))
+            }
         }
         var controlMessages: [(identity: [UInt8], frames: [[UInt8]])] = []
         while controlMessages.count < Self.maximumMessagesPerTurn, var frames = try controlSocket.receive(dontWait: true) {

@@ -311,27 +311,33 @@ public struct IndexTransaction {
 
     /// Records a worker's report on a lease.
     public mutating func complete(_ report: JobReportRecord, retry: RetryPolicy, now: Date = Date()) throws -> CompletionEffect {
+        if report.outcome == .generated {
+            // The common case in one statement: the update says which job it was, or (no row) that
+            // the lease is no longer current.
+            let update = try db.cachedStatement(
+                sql: """
+                    UPDATE job SET status = 'generated', cache_key = ?, reason = NULL, attempts = 0, priority = 0, lease_id = NULL,
+                        leased_to = NULL, lease_deadline = NULL, not_before = NULL, updated_at = ?, anchor = ?
+                    WHERE lease_id = ?
+                    RETURNING workout_id, kind, theme, scale
+                    """)
+            guard
+                let row = try Row.fetchOne(
+                    update, arguments: [report.detail, now.timeIntervalSince1970, anchor + 1, Int64(bitPattern: report.lease)])
+            else { return .staleLease }
+            anchor += 1
+            return .updated(try Self.picture(row), .generated, reason: nil, retryAt: nil)
+        }
         let select = try db.cachedStatement(sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE lease_id = ?")
         guard let row = try Row.fetchOne(select, arguments: [Int64(bitPattern: report.lease)]) else { return .staleLease }
         let picture = try Self.picture(row)
         let jobID: Int64 = row["id"]
         let anchor = nextAnchor()
-        switch report.outcome {
-        case .generated:
-            let update = try db.cachedStatement(
-                sql: """
-                    UPDATE job SET status = 'generated', cache_key = ?, reason = NULL, attempts = 0, priority = 0, lease_id = NULL,
-                        leased_to = NULL, lease_deadline = NULL, not_before = NULL, updated_at = ?, anchor = ?
-                    WHERE id = ?
-                    """)
-            try update.execute(arguments: [report.detail, now.timeIntervalSince1970, anchor, jobID])
-            return .updated(picture, .generated, reason: nil, retryAt: nil)
-        case .failedNoRetry:
+        if report.outcome == .failedNoRetry {
             try markFailed(jobID, reason: report.detail, now: now, anchor: anchor)
             return .updated(picture, .failedNoRetry, reason: report.detail, retryAt: nil)
-        case .failedRetry:
-            return try retryOrFail(jobID, picture: picture, attempts: row["attempts"] as Int + 1, reason: report.detail, retry: retry, now: now, anchor: anchor)
         }
+        return try retryOrFail(jobID, picture: picture, attempts: row["attempts"] as Int + 1, reason: report.detail, retry: retry, now: now, anchor: anchor)
     }
 
     /// Returns the jobs leased to a worker that is gone to the queue.
