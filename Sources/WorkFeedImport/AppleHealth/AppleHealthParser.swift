@@ -145,35 +145,26 @@ struct AppleHealthParser {
         } catch {
             failure = error
         }
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                switch reader.name.local {
-                case "MetadataEntry" where reader.depth == depth + 1:
-                    if reader.attribute("key") == "HKTimeZone", let zone = reader.attribute("value") { draft?.timeZoneName = zone }
-                case "WorkoutRoute":
-                    do throws(ImportError) {
-                        try readRoute(into: &draft)
-                    } catch {
-                        if failure == nil { failure = error }
-                    }
-                default:
-                    // WorkoutStatistics (heart-rate average, minimum, maximum: the samples are
-                    // better), WorkoutEvent, WorkoutActivity: looked into for routes, else unused.
-                    continue
+        while try reader.nextChild(of: depth) {
+            switch reader.name.local {
+            case "MetadataEntry" where reader.depth == depth + 1:
+                if reader.attribute("key") == "HKTimeZone", let zone = reader.attribute("value") { draft?.timeZoneName = zone }
+            case "WorkoutRoute":
+                do throws(ImportError) {
+                    try readRoute(into: &draft)
+                } catch {
+                    if failure == nil { failure = error }
                 }
-            case .endElement where reader.depth < depth:
-                if let failure {
-                    errors.append(failure)
-                } else if let draft {
-                    workouts.append(draft)
-                }
-                return
-            case .endDocument:
-                return
             default:
+                // WorkoutStatistics (heart-rate average, minimum, maximum: the samples are
+                // better), WorkoutEvent, WorkoutActivity: looked into for routes, else unused.
                 continue
             }
+        }
+        if let failure {
+            errors.append(failure)
+        } else if let draft {
+            workouts.append(draft)
         }
     }
 
@@ -182,38 +173,28 @@ struct AppleHealthParser {
         let depth = reader.depth
         var points: [RoutePoint] = []
         var failure: ImportError?
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                switch reader.name.local {
-                case "FileReference":
-                    guard let path = reader.attribute("path"), !path.isEmpty else {
-                        if failure == nil {
-                            failure = ImportError(
-                                file: file, line: reader.eventLine, field: "path", message: "missing in <FileReference>")
-                        }
-                        continue
+        while try reader.nextChild(of: depth) {
+            switch reader.name.local {
+            case "FileReference":
+                guard let path = reader.attribute("path"), !path.isEmpty else {
+                    if failure == nil {
+                        failure = ImportError(file: file, line: reader.eventLine, field: "path", message: "missing in <FileReference>")
                     }
-                    draft?.routeFiles.append(path)
-                case "Location":
-                    do throws(ImportError) {
-                        points.append(try location())
-                    } catch {
-                        if failure == nil { failure = error }
-                    }
-                default:
                     continue
                 }
-            case .endElement where reader.depth < depth:
-                if let failure { throw failure }
-                if !points.isEmpty { draft?.inlineSegments.append(points) }
-                return
-            case .endDocument:
-                return
+                draft?.routeFiles.append(path)
+            case "Location":
+                do throws(ImportError) {
+                    points.append(try location())
+                } catch {
+                    if failure == nil { failure = error }
+                }
             default:
                 continue
             }
         }
+        if let failure { throw failure }
+        if !points.isEmpty { draft?.inlineSegments.append(points) }
     }
 
     private func location() throws(ImportError) -> RoutePoint {

@@ -17,34 +17,26 @@ extension GPXParser {
         }
         var point = GPXPoint(point: RoutePoint(latitude: latitude, longitude: longitude))
         let depth = reader.depth
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                guard reader.name.namespace == namespace else {
-                    try reader.skipElement()
-                    continue
-                }
-                switch reader.name.local {
-                case "ele":
-                    point.point.elevation = try reader.readNumber(field: "ele")
-                case "time":
-                    let timestamp = try reader.readTimestamp(field: "time")
-                    point.point.time = timestamp?.date
-                    point.offset = timestamp?.offset
-                case "extensions":
-                    let heartRate = try readExtensions()
-                    if point.heartRate == nil { point.heartRate = heartRate }
-                default:
-                    try reader.skipElement()
-                }
-            case .endElement where reader.depth < depth:
-                return point
-            case .endDocument:
-                return point
-            default:
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == namespace else {
+                try reader.skipElement()
                 continue
             }
+            switch reader.name.local {
+            case "ele":
+                point.point.elevation = try reader.readNumber(field: "ele")
+            case "time":
+                let timestamp = try reader.readTimestamp(field: "time")
+                point.point.time = timestamp?.date
+                point.offset = timestamp?.offset
+            case "extensions":
+                let heartRate = try readExtensions()
+                if point.heartRate == nil { point.heartRate = heartRate }
+            default:
+                try reader.skipElement()
+            }
         }
+        return point
     }
 
     /// Reads an `<extensions>` block and returns the first heart rate in it, in any of the
@@ -52,19 +44,13 @@ extension GPXParser {
     private mutating func readExtensions() throws(ImportError) -> Double? {
         let depth = reader.depth
         var heartRate: Double?
-        while true {
-            switch try reader.next() {
-            case .startElement where isHeartRate(reader.name):
-                let value = try reader.readNumber(field: "hr")
-                if heartRate == nil, let value, value > 0 { heartRate = value }
-            case .endElement where reader.depth < depth:
-                return heartRate
-            case .endDocument:
-                return heartRate
-            default:
-                continue
-            }
+        // Other elements are looked into, not skipped: the reading may be nested in them.
+        while try reader.nextChild(of: depth) {
+            guard isHeartRate(reader.name) else { continue }
+            let value = try reader.readNumber(field: "hr")
+            if heartRate == nil, let value, value > 0 { heartRate = value }
         }
+        return heartRate
     }
 
     private func isHeartRate(_ name: XMLName) -> Bool {

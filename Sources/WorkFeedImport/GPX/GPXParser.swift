@@ -105,73 +105,46 @@ struct GPXParser {
 
     private mutating func readMetadata() throws(ImportError) {
         let depth = reader.depth
-        while true {
-            switch try reader.next() {
-            case .startElement where reader.depth == depth + 1:
-                if reader.name.namespace == namespace && reader.name.local == "name" {
-                    let name = try reader.readTrimmedText()
-                    if documentName == nil { documentName = name }
-                } else {
-                    try reader.skipElement()
-                }
-            case .endElement where reader.depth < depth:
-                return
-            case .endDocument:
-                return
-            default:
-                continue
+        while try reader.nextChild(of: depth) {
+            if reader.name.namespace == namespace && reader.name.local == "name" {
+                let name = try reader.readTrimmedText()
+                if documentName == nil { documentName = name }
+            } else {
+                try reader.skipElement()
             }
         }
     }
 
     private mutating func readTrack() throws(ImportError) {
         let depth = reader.depth
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                guard reader.name.namespace == namespace else {
-                    try reader.skipElement()
-                    continue
-                }
-                switch reader.name.local {
-                case "trkseg":
-                    tracks.segments.append([])
-                    try readTrackSegment()
-                case "name":
-                    let name = try reader.readTrimmedText()
-                    if tracks.name == nil { tracks.name = name }
-                case "type":
-                    let type = try reader.readTrimmedText()
-                    if tracks.type == nil { tracks.type = type }
-                default:
-                    try reader.skipElement()
-                }
-            case .endElement where reader.depth < depth:
-                return
-            case .endDocument:
-                return
-            default:
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == namespace else {
+                try reader.skipElement()
                 continue
+            }
+            switch reader.name.local {
+            case "trkseg":
+                tracks.segments.append([])
+                try readTrackSegment()
+            case "name":
+                let name = try reader.readTrimmedText()
+                if tracks.name == nil { tracks.name = name }
+            case "type":
+                let type = try reader.readTrimmedText()
+                if tracks.type == nil { tracks.type = type }
+            default:
+                try reader.skipElement()
             }
         }
     }
 
     private mutating func readTrackSegment() throws(ImportError) {
         let depth = reader.depth
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                if reader.name.local == "trkpt" && reader.name.namespace == namespace {
-                    tracks.add(try readPoint())
-                } else {
-                    try reader.skipElement()
-                }
-            case .endElement where reader.depth < depth:
-                return
-            case .endDocument:
-                return
-            default:
-                continue
+        while try reader.nextChild(of: depth) {
+            if reader.name.local == "trkpt" && reader.name.namespace == namespace {
+                tracks.add(try readPoint())
+            } else {
+                try reader.skipElement()
             }
         }
     }
@@ -179,31 +152,22 @@ struct GPXParser {
     private mutating func readRoute() throws(ImportError) {
         let depth = reader.depth
         routes.segments.append([])
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                guard reader.name.namespace == namespace else {
-                    try reader.skipElement()
-                    continue
-                }
-                switch reader.name.local {
-                case "rtept":
-                    routes.add(try readPoint())
-                case "name":
-                    let name = try reader.readTrimmedText()
-                    if routes.name == nil { routes.name = name }
-                case "type":
-                    let type = try reader.readTrimmedText()
-                    if routes.type == nil { routes.type = type }
-                default:
-                    try reader.skipElement()
-                }
-            case .endElement where reader.depth < depth:
-                return
-            case .endDocument:
-                return
-            default:
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == namespace else {
+                try reader.skipElement()
                 continue
+            }
+            switch reader.name.local {
+            case "rtept":
+                routes.add(try readPoint())
+            case "name":
+                let name = try reader.readTrimmedText()
+                if routes.name == nil { routes.name = name }
+            case "type":
+                let type = try reader.readTrimmedText()
+                if routes.type == nil { routes.type = type }
+            default:
+                try reader.skipElement()
             }
         }
     }

@@ -10,37 +10,31 @@ extension TCXParser {
         var trackpoint = Trackpoint()
         var elevation: Double?
         var position: (latitude: Double, longitude: Double)?
-        while true {
-            switch try reader.next() {
-            case .startElement where reader.name.namespace == namespace:
-                switch reader.name.local {
-                case "Time":
-                    let timestamp = try reader.readTimestamp(field: "Time")
-                    trackpoint.time = timestamp?.date
-                    trackpoint.offset = timestamp?.offset
-                case "Position":
-                    position = try readPosition()
-                case "AltitudeMeters":
-                    elevation = try reader.readNumber(field: "AltitudeMeters")
-                case "HeartRateBpm":
-                    trackpoint.heartRate = try readHeartRate()
-                default:
-                    try reader.skipElement()
-                }
-            case .startElement:
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == namespace else {
                 try reader.skipElement()
-            case .endElement where reader.depth < depth:
-                if let position {
-                    trackpoint.point = RoutePoint(
-                        latitude: position.latitude, longitude: position.longitude, elevation: elevation, time: trackpoint.time)
-                }
-                return trackpoint
-            case .endDocument:
-                return trackpoint
-            default:
                 continue
             }
+            switch reader.name.local {
+            case "Time":
+                let timestamp = try reader.readTimestamp(field: "Time")
+                trackpoint.time = timestamp?.date
+                trackpoint.offset = timestamp?.offset
+            case "Position":
+                position = try readPosition()
+            case "AltitudeMeters":
+                elevation = try reader.readNumber(field: "AltitudeMeters")
+            case "HeartRateBpm":
+                trackpoint.heartRate = try readHeartRate()
+            default:
+                try reader.skipElement()
+            }
         }
+        if let position {
+            trackpoint.point = RoutePoint(
+                latitude: position.latitude, longitude: position.longitude, elevation: elevation, time: trackpoint.time)
+        }
+        return trackpoint
     }
 
     /// Reads `Position`; `nil` when it is empty.
@@ -49,37 +43,28 @@ extension TCXParser {
         let line = reader.eventLine
         var latitude: Double?
         var longitude: Double?
-        while true {
-            switch try reader.next() {
-            case .startElement where reader.name.namespace == namespace && reader.name.local == "LatitudeDegrees":
-                latitude = try reader.readNumber(field: "LatitudeDegrees")
-            case .startElement where reader.name.namespace == namespace && reader.name.local == "LongitudeDegrees":
-                longitude = try reader.readNumber(field: "LongitudeDegrees")
-            case .startElement:
-                try reader.skipElement()
-            case .endElement where reader.depth < depth:
-                switch (latitude, longitude) {
-                case (nil, nil):
-                    return nil
-                case (let latitude?, let longitude?):
-                    guard (-90...90).contains(latitude) else {
-                        throw ImportError(file: file, line: line, field: "LatitudeDegrees", message: "\(latitude) is outside -90...90")
-                    }
-                    guard (-180...180).contains(longitude) else {
-                        throw ImportError(
-                            file: file, line: line, field: "LongitudeDegrees", message: "\(longitude) is outside -180...180")
-                    }
-                    return (latitude, longitude)
-                case (nil, _):
-                    throw ImportError(file: file, line: line, field: "LatitudeDegrees", message: "missing in <Position>")
-                case (_, nil):
-                    throw ImportError(file: file, line: line, field: "LongitudeDegrees", message: "missing in <Position>")
-                }
-            case .endDocument:
-                return nil
-            default:
-                continue
+        while try reader.nextChild(of: depth) {
+            switch (reader.name.namespace == namespace, reader.name.local) {
+            case (true, "LatitudeDegrees"): latitude = try reader.readNumber(field: "LatitudeDegrees")
+            case (true, "LongitudeDegrees"): longitude = try reader.readNumber(field: "LongitudeDegrees")
+            default: try reader.skipElement()
             }
+        }
+        switch (latitude, longitude) {
+        case (nil, nil):
+            return nil
+        case (let latitude?, let longitude?):
+            guard (-90...90).contains(latitude) else {
+                throw ImportError(file: file, line: line, field: "LatitudeDegrees", message: "\(latitude) is outside -90...90")
+            }
+            guard (-180...180).contains(longitude) else {
+                throw ImportError(file: file, line: line, field: "LongitudeDegrees", message: "\(longitude) is outside -180...180")
+            }
+            return (latitude, longitude)
+        case (nil, _):
+            throw ImportError(file: file, line: line, field: "LatitudeDegrees", message: "missing in <Position>")
+        case (_, nil):
+            throw ImportError(file: file, line: line, field: "LongitudeDegrees", message: "missing in <Position>")
         }
     }
 
@@ -87,19 +72,13 @@ extension TCXParser {
     private mutating func readHeartRate() throws(ImportError) -> Double? {
         let depth = reader.depth
         var heartRate: Double?
-        while true {
-            switch try reader.next() {
-            case .startElement where reader.name.namespace == namespace && reader.name.local == "Value":
+        while try reader.nextChild(of: depth) {
+            if reader.name.namespace == namespace && reader.name.local == "Value" {
                 if let value = try reader.readNumber(field: "HeartRateBpm"), value > 0 { heartRate = value }
-            case .startElement:
+            } else {
                 try reader.skipElement()
-            case .endElement where reader.depth < depth:
-                return heartRate
-            case .endDocument:
-                return heartRate
-            default:
-                continue
             }
         }
+        return heartRate
     }
 }

@@ -98,32 +98,27 @@ struct TCXParser {
         var result = ImportedWorkout(source: .tcx, activity: ActivityType(sourceName: reader.attribute("Sport")), origin: file)
         var workout = Workout()
         var idTime: Date?
-        while true {
-            switch try reader.next() {
-            case .startElement where reader.name.namespace == namespace:
-                switch reader.name.local {
-                case "Id" where reader.depth == depth + 1:
-                    let id = try reader.readTrimmedText()
-                    result.sourceID = id
-                    idTime = reader.trimmedText.flatMap { TimestampParser.parse(Array($0.utf8)[...])?.date }
-                case "Track":
-                    workout.segments.append([])
-                    try readTrack(into: &workout)
-                case "Creator", "Training":
-                    try reader.skipElement()
-                default:
-                    continue
-                }
-            case .startElement:
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == namespace else {
                 try reader.skipElement()
-            case .endElement where reader.depth < depth:
-                return finish(result, workout, idTime: idTime)
-            case .endDocument:
-                return finish(result, workout, idTime: idTime)
+                continue
+            }
+            switch reader.name.local {
+            case "Id" where reader.depth == depth + 1:
+                let id = try reader.readTrimmedText()
+                result.sourceID = id
+                idTime = reader.trimmedText.flatMap { TimestampParser.parse(Array($0.utf8)[...])?.date }
+            case "Track":
+                workout.segments.append([])
+                try readTrack(into: &workout)
+            case "Creator", "Training":
+                try reader.skipElement()
             default:
+                // Laps and the like are looked into: the tracks are inside them.
                 continue
             }
         }
+        return finish(result, workout, idTime: idTime)
     }
 
     /// Reads a `Course`; called at its start, returns after its end.
@@ -131,28 +126,22 @@ struct TCXParser {
         let depth = reader.depth
         var result = ImportedWorkout(source: .tcx, origin: file)
         var workout = Workout()
-        while true {
-            switch try reader.next() {
-            case .startElement where reader.name.namespace == namespace:
-                switch reader.name.local {
-                case "Name" where reader.depth == depth + 1:
-                    result.name = try reader.readTrimmedText()
-                case "Track":
-                    workout.segments.append([])
-                    try readTrack(into: &workout)
-                default:
-                    try reader.skipElement()
-                }
-            case .startElement:
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == namespace else {
                 try reader.skipElement()
-            case .endElement where reader.depth < depth:
-                return finish(result, workout, idTime: nil)
-            case .endDocument:
-                return finish(result, workout, idTime: nil)
-            default:
                 continue
             }
+            switch reader.name.local {
+            case "Name" where reader.depth == depth + 1:
+                result.name = try reader.readTrimmedText()
+            case "Track":
+                workout.segments.append([])
+                try readTrack(into: &workout)
+            default:
+                try reader.skipElement()
+            }
         }
+        return finish(result, workout, idTime: nil)
     }
 
     private func finish(_ result: ImportedWorkout, _ workout: Workout, idTime: Date?) -> ImportedWorkout {
@@ -169,18 +158,11 @@ struct TCXParser {
 
     private mutating func readTrack(into workout: inout Workout) throws(ImportError) {
         let depth = reader.depth
-        while true {
-            switch try reader.next() {
-            case .startElement where reader.name.namespace == namespace && reader.name.local == "Trackpoint":
+        while try reader.nextChild(of: depth) {
+            if reader.name.namespace == namespace && reader.name.local == "Trackpoint" {
                 workout.add(try readTrackpoint())
-            case .startElement:
+            } else {
                 try reader.skipElement()
-            case .endElement where reader.depth < depth:
-                return
-            case .endDocument:
-                return
-            default:
-                continue
             }
         }
     }

@@ -80,3 +80,27 @@ extension XMLPullReader {
         return bytes[lower..<upper]
     }
 }
+
+extension XMLPullReader {
+    /// Moves to the next element start inside the element opened at `depth` (the reader's
+    /// ``depth`` just after its start tag), skipping text and comments. A child that the caller
+    /// neither reads nor skips is descended into, so its own children come next:
+    ///
+    /// ```swift
+    /// let depth = reader.depth
+    /// while try reader.nextChild(of: depth) {
+    ///     // at a child's start tag: read it, or skipElement()
+    /// }
+    /// ```
+    /// - Returns: `true` at an element's start tag; `false` once the element at `depth` has closed.
+    mutating func nextChild(of depth: Int) throws(ImportError) -> Bool {
+        while true {
+            switch try next() {
+            case .startElement: return true
+            case .endElement where self.depth < depth: return false
+            case .endDocument: return false
+            default: continue
+            }
+        }
+    }
+}
