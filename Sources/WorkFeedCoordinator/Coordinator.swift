@@ -79,7 +79,9 @@ public final class Coordinator: Sendable {
             state.withLock { $0 = .running(done: done) }
             if !configuration.metricsListen.isEmpty {
                 do {
-                    let server = try MetricsServer(listen: configuration.metricsListen, registry: metrics.registry, logger: logger)
+                    let gauges = try JobGauges(indexPath: configuration.indexPath, metrics: metrics, logger: logger)
+                    let server = try MetricsServer(
+                        listen: configuration.metricsListen, registry: metrics.registry, beforeScrape: { gauges.refresh() }, logger: logger)
                     metricsServer.withLock { $0 = server }
                     let host = configuration.metricsListen.split(separator: ":").first.map(String.init) ?? "127.0.0.1"
                     endpoints.metrics = "http://\(host):\(server.port)/metrics"

@@ -21,7 +21,6 @@ struct CoordinatorLoop: ~Copyable {
     let cacheDirectory: String
     let logger: Logger
     let metrics: CoordinatorMetrics
-    var lastGaugeUpdate: ContinuousClock.Instant?
     let index: WorkoutIndex
     let workerSocket: ZMQSocket
     let controlSocket: ZMQSocket
@@ -215,19 +214,14 @@ struct CoordinatorLoop: ~Copyable {
             if !stopping {
                 try dispatch(workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
             }
-            if lastGaugeUpdate.map({ now - $0 >= .seconds(2) }) ?? true {
-                let reader = transaction.reader
-                for count in try reader.statusCounts() {
-                    metrics.jobs(kind: count.kind.rawValue, theme: count.theme.rawValue, status: count.status.rawValue, count: count.count)
-                }
-                metrics.queue(ready: try reader.readyCount(), leased: try reader.leasedCount(), workers: workersAfter.count)
-            }
             if progressAfter.isDue(now: now) {
                 progressAfter.report(transaction.reader, workers: workersAfter, logger: logger, now: now)
             }
         }
         if now - lastDeadlineCheck >= .seconds(1) { lastDeadlineCheck = now }
-        if lastGaugeUpdate.map({ now - $0 >= .seconds(2) }) ?? true { lastGaugeUpdate = now }
+        // The job gauges, which need a scan of the index, are computed when Prometheus scrapes
+        // (Coordinator.start), not here on the loop thread.
+        metrics.workers(workersAfter.count)
         workers = workersAfter
         specs = specsAfter
         leaseCounter = leaseCounterAfter

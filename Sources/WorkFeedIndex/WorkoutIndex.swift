@@ -47,6 +47,21 @@ public final class WorkoutIndex {
         logger.debug("index opened", metadata: ["path": "\(path)", "anchor": "\(lastAnchor)"])
     }
 
+    /// Opens an existing index for reading only, beside the coordinator's own connection (WAL lets
+    /// readers run while the loop writes). For work that must stay off the loop thread, such as
+    /// the metrics a Prometheus scrape asks for.
+    public init(readingFrom path: String, logger: Logger) throws(IndexError) {
+        self.logger = logger
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw IndexError("cannot open the index at \(path) for reading", cause: error)
+        }
+        lastAnchor = 0
+    }
+
     /// Runs `body` in one transaction; everything it did is committed together or not at all.
     public func write<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> T {
         do {

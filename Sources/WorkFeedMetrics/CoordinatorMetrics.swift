@@ -60,10 +60,13 @@ public final class CoordinatorMetrics: Sendable {
         ).set(Double(count))
     }
 
-    public func queue(ready: Int, leased: Int, workers: Int) {
+    public func queue(ready: Int, leased: Int) {
         queueReady.set(Double(ready))
         self.leased.set(Double(leased))
-        workersConnected.set(Double(workers))
+    }
+
+    public func workers(_ count: Int) {
+        workersConnected.set(Double(count))
     }
 }
 

@@ -13,6 +13,7 @@ import Glibc
 /// parts.
 public final class MetricsServer: Sendable {
     private let registry: PrometheusCollectorRegistry
+    private let beforeScrape: (@Sendable () -> Void)?
     private let logger: Logger
     private let descriptor: Int32
     /// The port actually bound (a requested 0 resolved).
@@ -20,8 +21,13 @@ public final class MetricsServer: Sendable {
 
     /// Binds `listen` (`HOST:PORT`, an IPv4 address) and starts serving.
     /// - Throws: ``MetricsServerError`` naming the address and the system's reason.
-    public init(listen: String, registry: PrometheusCollectorRegistry, logger: Logger) throws(MetricsServerError) {
+    /// - Parameter beforeScrape: runs on the server's thread before each scrape, to bring gauges
+    ///   that are costly to keep current up to date only when someone asks.
+    public init(
+        listen: String, registry: PrometheusCollectorRegistry, beforeScrape: (@Sendable () -> Void)? = nil, logger: Logger
+    ) throws(MetricsServerError) {
         self.registry = registry
+        self.beforeScrape = beforeScrape
         self.logger = logger
         let parts = listen.split(separator: ":")
         guard parts.count == 2, let port = UInt16(parts[1]) else {
@@ -90,6 +96,7 @@ public final class MetricsServer: Sendable {
         let line = String(decoding: request.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
         let response: [UInt8]
         if line.hasPrefix("GET /metrics ") || line == "GET /metrics" {
+            beforeScrape?()
             let body = registry.emitToBuffer()
             response = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
         } else {
