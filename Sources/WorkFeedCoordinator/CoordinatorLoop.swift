@@ -163,26 +163,15 @@ struct CoordinatorLoop: ~Copyable {
             stopping = true
         }
         if ready[3] { try answerAuthentication() }
-        var workerMessages: [(identity: [UInt8], frames: [[UInt8]])] = []
-        while workerMessages.count < Self.maximumMessagesPerTurn, var frames = try workerSocket.receive(dontWait: true) {
-            let identity = frames.removeFirst()
-            workerMessages.append((identity, frames))
-        }
+        var workerMessages = try Self.drain(workerSocket)
         // A turn's fixed cost (its transaction, its commit) is spread over what it carries: when
         // reports trickle in, wait up to a millisecond for more before committing.
         if (1..<Self.smallTurn).contains(workerMessages.count), !stopping,
             try ZMQPoll.poll([workerSocket.pollItem()], timeoutMilliseconds: 1)[0]
         {
-            while workerMessages.count < Self.maximumMessagesPerTurn, var frames = try workerSocket.receive(dontWait: true) {
-                let identity = frames.removeFirst()
-                workerMessages.append((identity, frames))
-            }
+            workerMessages += try Self.drain(workerSocket, upTo: Self.maximumMessagesPerTurn - workerMessages.count)
         }
-        var controlMessages: [(identity: [UInt8], frames: [[UInt8]])] = []
-        while controlMessages.count < Self.maximumMessagesPerTurn, var frames = try controlSocket.receive(dontWait: true) {
-            let identity = frames.removeFirst()
-            controlMessages.append((identity, frames))
-        }
+        let controlMessages = try Self.drain(controlSocket)
 
         let now = ContinuousClock.now
         var outbox = Outbox()
@@ -229,6 +218,17 @@ struct CoordinatorLoop: ~Copyable {
         send(outbox, now: now)
         sendHeartbeats(now: now)
         if stopping { sayGoodbye() }
+    }
+
+    /// Takes what is waiting on a ROUTER socket, without blocking: each message split into the
+    /// sender's identity and the protocol frames.
+    static func drain(_ socket: borrowing ZMQSocket, upTo limit: Int = maximumMessagesPerTurn) throws -> [(identity: [UInt8], frames: [[UInt8]])] {
+        var messages: [(identity: [UInt8], frames: [[UInt8]])] = []
+        while messages.count < limit, var frames = try socket.receive(dontWait: true), !frames.isEmpty {
+            let identity = frames.removeFirst()
+            messages.append((identity, frames))
+        }
+        return messages
     }
 
     /// Wake for the next heartbeat at the latest; sooner when backed-off jobs become ready.
