@@ -40,7 +40,8 @@ let package = Package(
         .target(
             name: "WorkFeedIndex",
             dependencies: [
-                "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -87,8 +87,8 @@ extension CoordinatorLoop {
             }
             return try ControlCodec.encode(
                 StatusReply(
-                    workouts: try reader.workoutCount(), counts: counts, leased: try reader.leasedCount(), workers: workerList,
-                    cacheDirectory: cacheDirectory, ready: try reader.readyCount(), finishedLastMinute: finishedLastMinute,
+                    workouts: try reader.workoutCount(), counts: counts, leased: transaction.leasedCount, workers: workerList,
+                    cacheDirectory: cacheDirectory, ready: try transaction.readyCount(), finishedLastMinute: finishedLastMinute,
                     oldestPending: try reader.oldestPending(), anchor: transaction.anchorSoFar))
 
         case .failed:

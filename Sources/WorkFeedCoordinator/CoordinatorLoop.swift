@@ -74,10 +74,6 @@ struct CoordinatorLoop: ~Copyable {
         let index = try WorkoutIndex(
             path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
             logger: logger)
-        let released = try index.write { transaction in try transaction.releaseAllLeases() }
-        if released > 0 {
-            logger.notice("leases of a previous run returned to the queue", metadata: ["jobs": "\(released)"])
-        }
         let keyPair: CurveKeyPair? = configuration.keyFile.isEmpty ? nil : try CurveKeyPair.load(file: configuration.keyFile)
         let zapSocket = try ZMQSocket(context, type: .rep)
         if keyPair != nil {
@@ -204,13 +200,14 @@ struct CoordinatorLoop: ~Copyable {
                 try dispatch(workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
             }
             if progressAfter.isDue(now: now) {
-                progressAfter.report(transaction.reader, workers: workersAfter, logger: logger, now: now)
+                progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
             }
         }
         if now - lastDeadlineCheck >= .seconds(1) { lastDeadlineCheck = now }
         // The job gauges, which need a scan of the index, are computed when Prometheus scrapes
         // (Coordinator.start), not here on the loop thread.
         metrics.workers(workersAfter.count)
+        metrics.leased(index.leases.count)
         workers = workersAfter
         specs = specsAfter
         leaseCounter = leaseCounterAfter
@@ -280,7 +277,8 @@ extension CoordinatorLoop {
                 case .failedNoRetry: .failedNoRetry
                 case .failedRetry: .failedRetry
                 }
-            let effect = try transaction.complete(JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), retry: retry)
+            let effect = try transaction.complete(
+                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), from: leaseKey(identity), retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
@@ -334,28 +332,30 @@ extension CoordinatorLoop {
         }
     }
 
-    /// Leases ready jobs to workers with free slots, never more than their free slots.
+    /// Leases ready jobs to workers with free slots, never more than their free slots, the least
+    /// loaded workers first.
     func dispatch(
         workers: inout [[UInt8]: WorkerState], specs: inout PictureSpecs, leaseCounter: inout UInt64,
         transaction: inout IndexTransaction, outbox: inout Outbox
     ) throws {
-        // Fairness: the least loaded workers first.
-        let order = workers.keys.sorted { (workers[$0]!.inFlight.count, workers[$0]!.key) < (workers[$1]!.inFlight.count, workers[$1]!.key) }
-        for identity in order {
-            guard let worker = workers[identity], worker.credits > 0 else { continue }
-            let jobs = try transaction.lease(limit: worker.credits, to: worker.key, deadline: configuration.jobDeadlineSeconds) {
-                leaseCounter += 1
-                return bootPrefix | leaseCounter
-            }
-            if jobs.isEmpty { break }
-            for job in jobs {
-                workers[identity]!.inFlight.insert(job.lease)
-                let assignment = JobAssignment(
-                    lease: job.lease, workoutID: job.picture.workoutID,
-                    cacheKey: specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash),
-                    spec: specs.encodedSpec(for: job.picture), route: job.route, heartRate: job.heartRate)
-                outbox.worker.append((identity, .job(assignment)))
-            }
+        let order = workers.filter { $0.value.credits > 0 }
+            .sorted { ($0.value.inFlight.count, $0.value.key) < ($1.value.inFlight.count, $1.value.key) }
+        guard !order.isEmpty else { return }
+        let identities = Dictionary(uniqueKeysWithValues: order.map { ($0.value.key, $0.key) })
+        let jobs = try transaction.lease(
+            order.map { ($0.value.key, $0.value.credits) }, deadline: configuration.jobDeadlineSeconds
+        ) {
+            leaseCounter += 1
+            return bootPrefix | leaseCounter
+        }
+        for job in jobs {
+            guard let identity = identities[job.worker] else { continue }
+            workers[identity]!.inFlight.insert(job.lease)
+            let assignment = JobAssignment(
+                lease: job.lease, workoutID: job.picture.workoutID,
+                cacheKey: specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash),
+                spec: specs.encodedSpec(for: job.picture), route: job.route, heartRate: job.heartRate)
+            outbox.worker.append((identity, .job(assignment)))
         }
     }
 

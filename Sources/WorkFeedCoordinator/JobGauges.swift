@@ -4,7 +4,7 @@ import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedModel
 
-/// The job gauges (jobs by status, queue depth, leased jobs), read from the index when Prometheus
+/// The job gauges (jobs by status, queue depth), read from the index when Prometheus
 /// scrapes, through a read-only connection of their own: the counts scan the job table, which at a
 /// million jobs is too slow to repeat on the loop thread.
 final class JobGauges: Sendable {
@@ -25,7 +25,7 @@ final class JobGauges: Sendable {
                     for count in try reader.statusCounts() {
                         metrics.jobs(kind: count.kind.rawValue, theme: count.theme.rawValue, status: count.status.rawValue, count: count.count)
                     }
-                    metrics.queue(ready: try reader.readyCount(), leased: try reader.leasedCount())
+                    metrics.queue(pendingReady: try reader.pendingReadyCount())
                 }
             }
         } catch {

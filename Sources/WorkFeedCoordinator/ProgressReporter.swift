@@ -34,7 +34,7 @@ struct ProgressReporter {
         return now - lastReport >= Self.interval
     }
 
-    mutating func report(_ reader: IndexReader, workers: [[UInt8]: CoordinatorLoop.WorkerState], logger: Logger, now: ContinuousClock.Instant) {
+    mutating func report(_ transaction: IndexTransaction, workers: [[UInt8]: CoordinatorLoop.WorkerState], logger: Logger, now: ContinuousClock.Instant) {
         let seconds = lastReport.map { Double((now - $0).components.seconds) + Double((now - $0).components.attoseconds) / 1e18 } ?? 0
         let rate = seconds > 0 ? Double(generated) / seconds : 0
         logger.info(
@@ -42,8 +42,8 @@ struct ProgressReporter {
             metadata: [
                 "generated": "\(generated)", "failed": "\(failed)", "retried": "\(retried)",
                 "rate_per_s": "\(Int(rate.rounded()))",
-                "ready": "\((try? reader.readyCount()) ?? -1)",
-                "leased": "\((try? reader.leasedCount()) ?? -1)",
+                "ready": "\((try? transaction.readyCount()) ?? -1)",
+                "leased": "\(transaction.leasedCount)",
                 "workers": "\(workers.count)",
                 "mean_render_ms": "\(generated > 0 ? Double(renderMicroseconds / UInt64(generated)) / 1000 : 0)",
             ])

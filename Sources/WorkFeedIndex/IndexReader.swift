@@ -21,22 +21,19 @@ public struct IndexReader {
             }
     }
 
-    public func leasedCount() throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE lease_id IS NOT NULL") ?? 0
-    }
-
-    /// Pending jobs that could be leased now (not leased, past any back-off).
-    public func readyCount(now: Date = Date()) throws -> Int {
+    /// Pending jobs past any back-off, leased ones included (leases are not in the index: see
+    /// ``IndexTransaction/readyCount(now:)`` for the jobs ready to lease).
+    public func pendingReadyCount(now: Date = Date()) throws -> Int {
         try Int.fetchOne(
             db,
-            sql: "SELECT count(*) FROM job WHERE status = 'pending' AND lease_id IS NULL AND (not_before IS NULL OR not_before <= ?)",
+            sql: "SELECT count(*) FROM job INDEXED BY job_queue WHERE status = 'pending' AND (not_before IS NULL OR not_before <= ?)",
             arguments: [now.timeIntervalSince1970]) ?? 0
     }
 
     /// When the earliest backed-off pending job becomes ready, if any is waiting.
     public func nextRetry(after now: Date = Date()) throws -> Date? {
         try Double.fetchOne(
-            db, sql: "SELECT min(not_before) FROM job WHERE status = 'pending' AND lease_id IS NULL AND not_before > ?",
+            db, sql: "SELECT min(not_before) FROM job WHERE status = 'pending' AND not_before > ?",
             arguments: [now.timeIntervalSince1970]
         ).map { Date(timeIntervalSince1970: $0) }
     }

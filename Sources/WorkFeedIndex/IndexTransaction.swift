@@ -7,6 +7,8 @@ public import WorkFeedModel
 public struct LeasedJob: Sendable, Hashable {
     public var jobID: Int64
     public var lease: UInt64
+    /// The worker's key it was leased to.
+    public var worker: String
     public var picture: PictureID
     public var routeHash: String
     public var heartRateHash: String
@@ -47,10 +49,13 @@ public struct IndexTransaction {
     public let db: Database
     /// The last anchor handed out in this transaction.
     var anchor: Int64
+    /// The leases, as this transaction has left them so far.
+    public internal(set) var leases: LeaseTable
 
-    init(db: Database, anchor: Int64) {
+    init(db: Database, anchor: Int64, leases: LeaseTable) {
         self.db = db
         self.anchor = anchor
+        self.leases = leases
     }
 
     mutating func nextAnchor() -> Int64 {
@@ -126,11 +131,10 @@ public struct IndexTransaction {
         try db.execute(
             sql: "UPDATE series SET route = ?, heart_rate = ? WHERE workout_id = ?",
             arguments: [Data(route), Data(heartRate), id.description])
-        // Clearing the lease makes a worker's late report on the old inputs stale.
+        // The new anchor makes a worker's late report on the old inputs stale (see LeaseTable.Lease.anchor).
         try db.execute(
             sql: """
-                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, lease_id = NULL, leased_to = NULL, lease_deadline = NULL,
-                    not_before = NULL, updated_at = ?, anchor = ?
+                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, not_before = NULL, updated_at = ?, anchor = ?
                 WHERE workout_id = ?
                 """,
             arguments: [Date().timeIntervalSince1970, anchor, id.description])
@@ -152,6 +156,8 @@ public struct IndexTransaction {
                 arguments: [id.description, nextAnchor()])
             deleted[id] = pictures
         }
+        // Their leases end; the workers' reports will find nothing.
+        for lease in leases.leases(onWorkouts: Set(deleted.keys)) { leases.remove(lease) }
         return deleted
     }
 
@@ -269,155 +275,181 @@ public struct IndexTransaction {
         return reply
     }
 
-    /// Leases up to `limit` ready jobs (pending, not leased, past any back-off) to `worker`,
-    /// highest priority first, then oldest.
-    /// - Parameter nextLease: hands out a new lease id each call.
-    /// - Parameter deadline: how long the worker has; past it the job is leased again (see ``expireLeases(now:retry:)``).
-    public func lease(
+    // MARK: Leases
+
+    /// The leases as they stand in this transaction.
+    public var leasedCount: Int { leases.count }
+
+    /// Pending jobs that could be leased now: not leased, past any back-off.
+    public func readyCount(now: Date = Date()) throws -> Int {
+        // Every leased job was ready when leased and still counts as ready in the index.
+        max(0, try reader.pendingReadyCount(now: now) - leases.count)
+    }
+
+    /// Leases up to `limit` ready jobs to `worker` (see ``lease(_:now:deadline:nextLease:)``).
+    public mutating func lease(
         limit: Int, to worker: String, now: Date = Date(), deadline: Double = 120, nextLease: () -> UInt64
     ) throws -> [LeasedJob] {
-        guard limit > 0 else { return [] }
-        // Cached statements: leasing and reporting run for every job, thousands of times a second.
-        let select = try db.cachedStatement(
+        try lease([(worker, limit)], now: now, deadline: deadline, nextLease: nextLease)
+    }
+
+    /// Leases ready jobs (pending, not leased, past any back-off), highest priority first, then
+    /// oldest, to workers with free slots: up to `count` each, dealt one at a time in the order
+    /// given, so that a few ready jobs spread over idle workers instead of queueing on the first.
+    /// - Parameter nextLease: hands out a new lease id each call.
+    /// - Parameter deadline: how long a worker has; past it the job is leased again
+    ///   (see ``expireLeases(now:retry:)``).
+    public mutating func lease(
+        _ slots: [(worker: String, count: Int)], now: Date = Date(), deadline: Double = 120, nextLease: () -> UInt64
+    ) throws -> [LeasedJob] {
+        let wanted = slots.reduce(0) { $0 + max(0, $1.count) }
+        guard wanted > 0 else { return [] }
+        // The queue's covering index gives ids in order without touching the table; jobs out with
+        // a worker are still `pending` there and are skipped.
+        let ready = try RawStatement(
+            db,
             sql: """
-                SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, w.route_hash, w.hr_hash, s.route, s.heart_rate
-                FROM job j JOIN workout w ON w.id = j.workout_id JOIN series s ON s.workout_id = j.workout_id
-                WHERE j.status = 'pending' AND j.lease_id IS NULL AND (j.not_before IS NULL OR j.not_before <= ?)
-                ORDER BY j.priority DESC, j.id
-                LIMIT ?
+                SELECT id FROM job INDEXED BY job_queue
+                WHERE status = 'pending' AND (not_before IS NULL OR not_before <= ?1)
+                ORDER BY priority DESC, id
                 """)
-        let rows = try Row.fetchAll(select, arguments: [now.timeIntervalSince1970, limit])
-        var jobs: [LeasedJob] = []
-        jobs.reserveCapacity(rows.count)
-        let statement = try db.cachedStatement(sql: "UPDATE job SET lease_id = ?, leased_to = ?, lease_deadline = ? WHERE id = ?")
+        ready.bind(1, now.timeIntervalSince1970)
+        var ids: [Int64] = []
+        ids.reserveCapacity(wanted)
+        while ids.count < wanted, try ready.step() {
+            let id = ready.int64(0)
+            if !leases.isLeased(job: id) { ids.append(id) }
+        }
+        ready.reset()
+        guard !ids.isEmpty else { return [] }
+
+        let select = try RawStatement(
+            db,
+            sql: """
+                SELECT j.workout_id, j.kind, j.theme, j.scale, j.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate
+                FROM job j JOIN workout w ON w.id = j.workout_id JOIN series s ON s.workout_id = j.workout_id
+                WHERE j.id = ?1
+                """)
+        var remaining = slots.map { max(0, $0.count) }
+        var slot = 0
         let expires = now.timeIntervalSince1970 + deadline
-        for row in rows {
-            guard let id = WorkoutID(row["workout_id"] as String),
-                let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"])
-            else { continue }
+        var jobs: [LeasedJob] = []
+        jobs.reserveCapacity(ids.count)
+        for id in ids {
+            select.bind(1, id)
+            defer { select.reset() }
+            guard try select.step() else { continue }
+            guard let workoutID = select.withText(0, WorkoutID.init(utf8:)), let kind = JobKind(rawValue: select.text(1)),
+                let theme = Theme(rawValue: select.text(2))
+            else { throw IndexError("job \(id) has a malformed workout id, kind or theme") }
+            while remaining[slot] == 0 { slot = (slot + 1) % remaining.count }
+            remaining[slot] -= 1
+            let worker = slots[slot].worker
+            slot = (slot + 1) % remaining.count
+            let picture = PictureID(workoutID: workoutID, kind: kind, theme: theme, scale: Int(select.int64(3)))
             let lease = nextLease()
-            let jobID: Int64 = row["id"]
-            // SQLite integers are signed; the lease's bits are stored as they are.
-            try statement.execute(arguments: [Int64(bitPattern: lease), worker, expires, jobID])
-            let route: Data = row["route"]
-            let heartRate: Data = row["heart_rate"]
+            let anchor = select.int64(4)
+            leases.add(lease, LeaseTable.Lease(jobID: id, anchor: anchor, picture: picture, worker: worker, deadline: expires))
             jobs.append(
                 LeasedJob(
-                    jobID: jobID, lease: lease, picture: PictureID(workoutID: id, kind: kind, theme: theme, scale: row["scale"]),
-                    routeHash: row["route_hash"], heartRateHash: row["hr_hash"], route: Array(route), heartRate: Array(heartRate)))
+                    jobID: id, lease: lease, worker: worker, picture: picture, routeHash: select.text(5), heartRateHash: select.text(6),
+                    route: select.bytes(7), heartRate: select.bytes(8)))
         }
         return jobs
     }
 
-    /// Records a worker's report on a lease.
-    public mutating func complete(_ report: JobReportRecord, retry: RetryPolicy, now: Date = Date()) throws -> CompletionEffect {
-        if report.outcome == .generated {
-            // The common case in one statement: the update says which job it was, or (no row) that
-            // the lease is no longer current.
-            let update = try db.cachedStatement(
+    /// Records `worker`'s report on a lease. A report for a lease that is not current (never
+    /// given, already reported, taken back, given to another worker, or on inputs that have changed
+    /// since) changes nothing.
+    public mutating func complete(_ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date = Date()) throws -> CompletionEffect {
+        guard let lease = leases[report.lease], lease.worker == worker else { return .staleLease }
+        leases.remove(report.lease)
+        switch report.outcome {
+        case .generated:
+            let update = try RawStatement(
+                db,
                 sql: """
-                    UPDATE job SET status = 'generated', cache_key = ?, reason = NULL, attempts = 0, priority = 0, lease_id = NULL,
-                        leased_to = NULL, lease_deadline = NULL, not_before = NULL, updated_at = ?, anchor = ?
-                    WHERE lease_id = ?
-                    RETURNING workout_id, kind, theme, scale
+                    UPDATE job SET status = 'generated', cache_key = ?1, reason = NULL, attempts = 0, priority = 0, not_before = NULL,
+                        updated_at = ?2, anchor = ?3
+                    WHERE id = ?4 AND anchor = ?5 AND status = 'pending'
                     """)
-            guard
-                let row = try Row.fetchOne(
-                    update, arguments: [report.detail, now.timeIntervalSince1970, anchor + 1, Int64(bitPattern: report.lease)])
-            else { return .staleLease }
+            update.bind(1, report.detail)
+            update.bind(2, now.timeIntervalSince1970)
+            update.bind(3, anchor + 1)
+            update.bind(4, lease.jobID)
+            update.bind(5, lease.anchor)
+            try update.execute()
+            guard update.changes == 1 else { return .staleLease }
             anchor += 1
-            return .updated(try Self.picture(row), .generated, reason: nil, retryAt: nil)
+            return .updated(lease.picture, .generated, reason: nil, retryAt: nil)
+        case .failedNoRetry:
+            guard try attempts(of: lease) != nil else { return .staleLease }
+            try markFailed(lease.jobID, reason: report.detail, now: now, anchor: nextAnchor())
+            return .updated(lease.picture, .failedNoRetry, reason: report.detail, retryAt: nil)
+        case .failedRetry:
+            return try retryOrFail(lease, reason: report.detail, retry: retry, now: now)
         }
-        let select = try db.cachedStatement(sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE lease_id = ?")
-        guard let row = try Row.fetchOne(select, arguments: [Int64(bitPattern: report.lease)]) else { return .staleLease }
-        let picture = try Self.picture(row)
-        let jobID: Int64 = row["id"]
-        let anchor = nextAnchor()
-        if report.outcome == .failedNoRetry {
-            try markFailed(jobID, reason: report.detail, now: now, anchor: anchor)
-            return .updated(picture, .failedNoRetry, reason: report.detail, retryAt: nil)
-        }
-        return try retryOrFail(jobID, picture: picture, attempts: row["attempts"] as Int + 1, reason: report.detail, retry: retry, now: now, anchor: anchor)
     }
 
-    /// Returns the jobs leased to a worker that is gone to the queue.
+    /// Takes back the leases of a worker that is gone.
     /// - Parameter countAttempt: whether the loss counts against the jobs (a worker that died or went
     ///   silent may have been killed by the job; one that said goodbye was not).
+    /// - Returns: what happened to each job whose lease still mattered; the others are ready again
+    ///   without a change to the index.
     public mutating func releaseLeases(
         of worker: String, reason: String, countAttempt: Bool = true, retry: RetryPolicy, now: Date = Date()
     ) throws -> [CompletionEffect] {
-        guard countAttempt else {
-            try db.execute(
-                sql: "UPDATE job SET lease_id = NULL, leased_to = NULL, lease_deadline = NULL, anchor = ? WHERE leased_to = ? AND lease_id IS NOT NULL",
-                arguments: [nextAnchor(), worker])
-            return []
-        }
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT id, workout_id, kind, theme, scale, attempts FROM job WHERE leased_to = ? AND lease_id IS NOT NULL",
-            arguments: [worker])
         var effects: [CompletionEffect] = []
-        for row in rows {
-            let anchor = nextAnchor()
-            effects.append(
-                try retryOrFail(row["id"], picture: try Self.picture(row), attempts: row["attempts"] as Int + 1, reason: reason, retry: retry, now: now, anchor: anchor))
+        for (lease, entry) in leases.leases(of: worker) {
+            leases.remove(lease)
+            if countAttempt { effects.append(try retryOrFail(entry, reason: reason, retry: retry, now: now)) }
         }
-        return effects
+        return effects.filter { $0 != .staleLease }
     }
 
     /// Leases past their deadline go back to the queue, counting an attempt: a job that keeps
     /// timing out ends `failed-no-retry` instead of holding the pool forever.
     public mutating func expireLeases(now: Date = Date(), retry: RetryPolicy) throws -> [CompletionEffect] {
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, workout_id, kind, theme, scale, attempts, leased_to, lease_deadline FROM job
-                WHERE lease_id IS NOT NULL AND lease_deadline < ?
-                """,
-            arguments: [now.timeIntervalSince1970])
         var effects: [CompletionEffect] = []
-        for row in rows {
-            let anchor = nextAnchor()
-            let reason = "timed out on worker \(row["leased_to"] as String? ?? "?")"
-            effects.append(
-                try retryOrFail(row["id"], picture: try Self.picture(row), attempts: row["attempts"] as Int + 1, reason: reason, retry: retry, now: now, anchor: anchor))
+        for (lease, entry) in leases.expired(at: now.timeIntervalSince1970) {
+            leases.remove(lease)
+            effects.append(try retryOrFail(entry, reason: "timed out on worker \(entry.worker)", retry: retry, now: now))
         }
-        return effects
+        return effects.filter { $0 != .staleLease }
     }
 
-    /// Clears every lease without counting an attempt: at start-up, the leases of a previous run
-    /// belong to no worker this coordinator knows.
-    public func releaseAllLeases() throws -> Int {
-        try db.execute(sql: "UPDATE job SET lease_id = NULL, leased_to = NULL, lease_deadline = NULL WHERE lease_id IS NOT NULL")
-        return db.changesCount
+    /// The job's attempts so far, when the lease is still current: the job is still pending with
+    /// the inputs it was leased with.
+    private func attempts(of lease: LeaseTable.Lease) throws -> Int? {
+        let select = try RawStatement(db, sql: "SELECT attempts FROM job WHERE id = ?1 AND anchor = ?2 AND status = 'pending'")
+        select.bind(1, lease.jobID)
+        select.bind(2, lease.anchor)
+        defer { select.reset() }
+        return try select.step() ? Int(select.int64(0)) : nil
     }
 
     private func markFailed(_ jobID: Int64, reason: String, now: Date, anchor: Int64) throws {
         try db.execute(
-            sql: """
-                UPDATE job SET status = 'failed-no-retry', reason = ?, lease_id = NULL, leased_to = NULL, lease_deadline = NULL,
-                    not_before = NULL, updated_at = ?, anchor = ?
-                WHERE id = ?
-                """,
+            sql: "UPDATE job SET status = 'failed-no-retry', reason = ?, not_before = NULL, updated_at = ?, anchor = ? WHERE id = ?",
             arguments: [reason, now.timeIntervalSince1970, anchor, jobID])
     }
 
-    private func retryOrFail(
-        _ jobID: Int64, picture: PictureID, attempts: Int, reason: String, retry: RetryPolicy, now: Date, anchor: Int64
-    ) throws -> CompletionEffect {
+    /// A lease that ended without a picture: the job waits and is tried again, or, after its last
+    /// attempt, fails for good.
+    private mutating func retryOrFail(_ lease: LeaseTable.Lease, reason: String, retry: RetryPolicy, now: Date) throws -> CompletionEffect {
+        guard let previous = try attempts(of: lease) else { return .staleLease }
+        let attempts = previous + 1
+        let anchor = nextAnchor()
         if attempts >= retry.maximumAttempts {
             let final = "gave up after \(attempts) attempts: \(reason)"
-            try markFailed(jobID, reason: final, now: now, anchor: anchor)
-            return .updated(picture, .failedNoRetry, reason: final, retryAt: nil)
+            try markFailed(lease.jobID, reason: final, now: now, anchor: anchor)
+            return .updated(lease.picture, .failedNoRetry, reason: final, retryAt: nil)
         }
         let retryAt = now.addingTimeInterval(retry.backoff(afterAttempt: attempts))
         try db.execute(
-            sql: """
-                UPDATE job SET status = 'pending', reason = ?, attempts = ?, lease_id = NULL, leased_to = NULL, lease_deadline = NULL,
-                    not_before = ?, updated_at = ?, anchor = ?
-                WHERE id = ?
-                """,
-            arguments: [reason, attempts, retryAt.timeIntervalSince1970, now.timeIntervalSince1970, anchor, jobID])
-        return .updated(picture, .pending, reason: reason, retryAt: retryAt)
+            sql: "UPDATE job SET reason = ?, attempts = ?, not_before = ?, updated_at = ?, anchor = ? WHERE id = ?",
+            arguments: [reason, attempts, retryAt.timeIntervalSince1970, now.timeIntervalSince1970, anchor, lease.jobID])
+        return .updated(lease.picture, .pending, reason: reason, retryAt: retryAt)
     }
 
     static func picture(_ row: Row) throws -> PictureID {

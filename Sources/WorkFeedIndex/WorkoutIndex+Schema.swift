@@ -77,6 +77,41 @@ extension WorkoutIndex {
                     CREATE INDEX job_lease_deadline ON job (lease_deadline) WHERE lease_id IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v3: leases in memory") { db in
+            // The job table is rebuilt (SQLite cannot drop indexed columns or change a CHECK in
+            // place):
+            // - leases live in the coordinator's memory (LeaseTable), so their columns and indexes go;
+            // - the status CHECK is written with `=` instead of `IN (...)`, for which SQLite builds
+            //   a temporary table on every UPDATE of a job;
+            // - the queue index covers everything the search for ready jobs reads (`status` too:
+            //   SQLite does not count a partial index's condition as covering the column).
+            try db.execute(
+                sql: """
+                    CREATE TABLE job_v3 (
+                        id INTEGER PRIMARY KEY,
+                        workout_id TEXT NOT NULL REFERENCES workout(id) ON DELETE CASCADE,
+                        kind TEXT NOT NULL,
+                        theme TEXT NOT NULL,
+                        scale INTEGER NOT NULL,
+                        status TEXT NOT NULL CHECK (status = 'pending' OR status = 'generated' OR status = 'failed-no-retry'),
+                        priority INTEGER NOT NULL DEFAULT 0,
+                        reason TEXT,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        cache_key TEXT,
+                        not_before REAL,
+                        updated_at REAL NOT NULL,
+                        anchor INTEGER NOT NULL,
+                        UNIQUE (workout_id, kind, theme, scale)
+                    ) STRICT;
+                    INSERT INTO job_v3 (id, workout_id, kind, theme, scale, status, priority, reason, attempts, cache_key, not_before, updated_at, anchor)
+                        SELECT id, workout_id, kind, theme, scale, status, priority, reason, attempts, cache_key, not_before, updated_at, anchor
+                        FROM job ORDER BY id;
+                    DROP TABLE job;
+                    ALTER TABLE job_v3 RENAME TO job;
+                    CREATE INDEX job_by_anchor ON job (anchor);
+                    CREATE INDEX job_queue ON job (priority DESC, id, not_before, status) WHERE status = 'pending';
+                    """)
+        }
         return migrator
     }
 

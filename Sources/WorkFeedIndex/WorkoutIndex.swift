@@ -13,6 +13,8 @@ public final class WorkoutIndex {
     let logger: Logger
     /// The last anchor handed out. Anchors only go up; a rolled-back transaction leaves a gap.
     var lastAnchor: Int64
+    /// The jobs out with workers, as of the last committed transaction.
+    public private(set) var leases = LeaseTable()
 
     /// How durable each transaction is.
     public enum Durability: String, Sendable, CaseIterable {
@@ -32,6 +34,10 @@ public final class WorkoutIndex {
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+            // 64 MiB of page cache (SQLite's default is 2 MiB): the job queue, the jobs being
+            // recorded and the workouts being leased stay in memory instead of being read again
+            // from the file system for every job.
+            try db.execute(sql: "PRAGMA cache_size = -65536")
         }
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -62,20 +68,24 @@ public final class WorkoutIndex {
         lastAnchor = 0
     }
 
-    /// Runs `body` in one transaction; everything it did is committed together or not at all.
+    /// Runs `body` in one transaction; everything it did is committed together or not at all,
+    /// its leases included.
     public func write<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> T {
         do {
-            return try queue.write { db in
-                var transaction = IndexTransaction(db: db, anchor: lastAnchor)
+            let (result, anchor, leasesAfter) = try queue.write { db in
+                var transaction = IndexTransaction(db: db, anchor: lastAnchor, leases: self.leases)
                 let result = try body(&transaction)
                 if transaction.anchor != lastAnchor {
-                    try db.execute(
-                        sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                        arguments: [transaction.anchor])
+                    try db.cachedStatement(
+                        sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+                    ).execute(arguments: [transaction.anchor])
                 }
-                lastAnchor = transaction.anchor
-                return result
+                return (result, transaction.anchor, transaction.leases)
             }
+            // Committed: only now does memory follow.
+            lastAnchor = anchor
+            leases = leasesAfter
+            return result
         } catch let error as IndexError {
             throw error
         } catch {

@@ -10,6 +10,8 @@ public final class CoordinatorMetrics: Sendable {
     let leased: Gauge
     /// Counters by kind and status, made once: the registry's lookup takes a lock and builds a key.
     private let results = Mutex<[String: Counter]>([:])
+    /// Jobs leased now, as the loop last set it (leases live in its memory, not in the index).
+    private let leasedNow = Atomic<Int>(0)
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -60,9 +62,16 @@ public final class CoordinatorMetrics: Sendable {
         ).set(Double(count))
     }
 
-    public func queue(ready: Int, leased: Int) {
-        queueReady.set(Double(ready))
-        self.leased.set(Double(leased))
+    /// Jobs leased to workers now; the coordinator's loop sets it every turn.
+    public func leased(_ count: Int) {
+        leasedNow.store(count, ordering: .relaxed)
+        leased.set(Double(count))
+    }
+
+    /// The queue's depth, from the index's count of pending jobs past any back-off, which includes
+    /// the leased ones.
+    public func queue(pendingReady: Int) {
+        queueReady.set(Double(max(0, pendingReady - leasedNow.load(ordering: .relaxed))))
     }
 
     public func workers(_ count: Int) {

@@ -12,37 +12,42 @@ public struct WorkoutID: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// Parses a UUID (`8-4-4-4-12` hex digits, any case); `nil` when the text is not one.
     public init?(_ text: String) {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var count = 0
-        var high: UInt8?
-        var position = 0
-        for byte in text.utf8 {
-            defer { position += 1 }
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
+        var text = text
+        guard let id = text.withUTF8(WorkoutID.init(utf8:)) else { return nil }
+        self = id
+    }
+
+    /// Parses a UUID from its UTF-8 bytes, as a database column or a frame holds them.
+    public init?(utf8 text: UnsafeBufferPointer<UInt8>) {
+        guard text.count == 36 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            var count = 0
+            var high: UInt8?
+            for (position, byte) in text.enumerated() {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                    continue
+                }
+                let value: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+                default: return false
+                }
+                if let first = high {
+                    out[count] = first << 4 | value
+                    count += 1
+                    high = nil
+                } else {
+                    high = value
+                }
             }
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if let first = high {
-                guard count < 16 else { return nil }
-                bytes[count] = first << 4 | value
-                count += 1
-                high = nil
-            } else {
-                high = value
-            }
+            return count == 16
         }
-        guard position == 36, count == 16, high == nil else { return nil }
-        uuid = UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-        ))
+        guard parsed else { return nil }
+        uuid = UUID(uuid: bytes)
     }
 
     /// The lower-case form used in paths and on the wire.

@@ -239,7 +239,7 @@ enum DispatchBench {
                     let leased = try index.write { transaction in
                         let a = clock.now
                         for job in inFlight {
-                            _ = try transaction.complete(JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), retry: RetryPolicy())
+                            _ = try transaction.complete(JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), from: "bench", retry: RetryPolicy())
                         }
                         let b = clock.now
                         let jobs = try transaction.lease(limit: batch, to: "bench") {

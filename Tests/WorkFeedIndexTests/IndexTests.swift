@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import Testing
-import WorkFeedIndex
+@testable import WorkFeedIndex
 import WorkFeedModel
 
 /// A fresh index file in its own temporary directory, removed afterwards.
@@ -16,6 +16,9 @@ final class TemporaryIndex {
     }
 
     var path: String { directory.appendingPathComponent("index.sqlite").path }
+
+    /// Jobs ready to lease now.
+    func ready() throws -> Int { try index.write { try $0.readyCount() } }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
@@ -36,9 +39,12 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
 @Suite struct IndexTests {
     @Test func migrationsCreateTheSchemaOnAnEmptyFileAndReopen() throws {
         let temporary = try TemporaryIndex()
-        #expect(try temporary.index.appliedMigrations() == ["v1: workouts, series, jobs, anchors", "v2: lease deadlines"])
+        #expect(
+            try temporary.index.appliedMigrations() == ["v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory"])
         let reopened = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
-        #expect(try reopened.appliedMigrations().count == 2)
+        #expect(try reopened.appliedMigrations().count == 3)
+        let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
+        #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
@@ -73,6 +79,38 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(a.result == .imported && b.result == .unchanged && a.id == b.id)
     }
 
+    @Test func anIndexWithLeasesInItsJobRowsMigratesWithEveryJobKept() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-index-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("index.sqlite").path
+        // An index as the previous release left it: one job generated, one leased, one failed.
+        let old = try DatabaseQueue(path: path)
+        try WorkoutIndex.migrator.migrate(old, upTo: "v2: lease deadlines")
+        let id = WorkoutID(UUID()).description
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO workout (id, source, source_id, activity, distance, point_count, route_version, route_hash, hr_hash, anchor)
+                    VALUES (?, 'gpx', 'old', 'running', 1000, 2, 1, 'r', 'h', 1);
+                    INSERT INTO series (workout_id, route, heart_rate) VALUES (?, x'00', x'00');
+                    INSERT INTO job (workout_id, kind, theme, scale, status, cache_key, updated_at, anchor) VALUES (?, 'route', 'light', 1, 'generated', 'key', 0, 2);
+                    INSERT INTO job (workout_id, kind, theme, scale, status, lease_id, leased_to, lease_deadline, updated_at, anchor)
+                        VALUES (?, 'route', 'dark', 1, 'pending', 42, 'worker', 100, 0, 3);
+                    INSERT INTO job (workout_id, kind, theme, scale, status, reason, updated_at, anchor) VALUES (?, 'heatmap', 'light', 1, 'failed-no-retry', 'no route', 0, 4);
+                    """, arguments: [id, id, id, id, id])
+        }
+        try old.close()
+
+        let index = try WorkoutIndex(path: path, logger: Logger(label: "test"))
+        let pictures = try index.read { try $0.pictures(of: WorkoutID(id)!) }
+        #expect(pictures.map(\.status) == [.failedNoRetry, .pending, .generated])
+        #expect(pictures.map(\.cacheKey) == [nil, nil, "key"])
+        #expect(pictures.first?.reason == "no route")
+        // The job leased by the previous run is simply ready.
+        #expect(try index.write { try $0.readyCount() } == 1)
+    }
+
     @Test func aChangedRouteBumpsTheVersionAndRevivesEveryPicture() throws {
         let temporary = try TemporaryIndex()
         let id = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }.id
@@ -86,8 +124,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         }
         #expect(jobs.count == 2)
         _ = try temporary.index.write { transaction in
-            _ = try transaction.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), retry: RetryPolicy())
-            _ = try transaction.complete(JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), retry: RetryPolicy())
+            _ = try transaction.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "w", retry: RetryPolicy())
+            _ = try transaction.complete(JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy())
         }
         let reply = try temporary.index.write { try $0.importWorkout(sampleWorkout(shift: 0.01)) }
         #expect(reply.result == .updated)
@@ -110,15 +148,15 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         let leased = try temporary.index.write { transaction in try transaction.lease(limit: 1, to: "w") { counter += 1; return counter } }
         #expect(leased.count == 1)
         #expect(leased[0].route.starts(with: Array("WFR1".utf8)))
-        #expect(try temporary.index.read { try $0.leasedCount() } == 1)
-        #expect(try temporary.index.read { try $0.readyCount() } == 1)
+        #expect(temporary.index.leases.count == 1)
+        #expect(try temporary.ready() == 1)
 
         let key = anyKey(leased[0].picture, leased[0].routeHash, leased[0].heartRateHash)
-        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), retry: RetryPolicy()) }
+        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), from: "w", retry: RetryPolicy()) }
         #expect(effect == .updated(leased[0].picture, .generated, reason: nil, retryAt: nil))
         // The same report again, or one for a lease never given, changes nothing.
-        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .failedNoRetry, detail: "late"), retry: RetryPolicy()) } == .staleLease)
-        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: 999, outcome: .generated, detail: "x"), retry: RetryPolicy()) } == .staleLease)
+        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .failedNoRetry, detail: "late"), from: "w", retry: RetryPolicy()) } == .staleLease)
+        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: 999, outcome: .generated, detail: "x"), from: "w", retry: RetryPolicy()) } == .staleLease)
 
         // Enqueueing again: the generated one is current, the other already pending.
         let again = try temporary.index.write {
@@ -140,7 +178,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         let now = Date(timeIntervalSince1970: 2_000_000_000)
         var counter: UInt64 = 0
         let first = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now) { counter += 1; return counter } }
-        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), retry: policy, now: now) }
+        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), from: "w", retry: policy, now: now) }
         #expect(effect == .updated(first[0].picture, .pending, reason: "disk full", retryAt: now.addingTimeInterval(10)))
         // Not ready during the back-off, ready after it.
         #expect(try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(5)) { counter += 1; return counter } }.isEmpty)
@@ -156,11 +194,100 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey) }
         var counter: UInt64 = 0
         _ = try temporary.index.write { tx in try tx.lease(limit: 2, to: "gone") { counter += 1; return counter } }
-        #expect(try temporary.index.read { try $0.readyCount() } == 0)
+        #expect(try temporary.ready() == 0)
         _ = try temporary.index.write { try $0.releaseLeases(of: "gone", reason: "bye", countAttempt: false, retry: RetryPolicy()) }
-        #expect(try temporary.index.read { try $0.readyCount() } == 2)
-        _ = try temporary.index.write { tx in try tx.lease(limit: 2, to: "next") { counter += 1; return counter } }
-        #expect(try temporary.index.write { try $0.releaseAllLeases() } == 2)
+        #expect(try temporary.ready() == 2)
+        let next = try temporary.index.write { tx in try tx.lease(limit: 2, to: "next") { counter += 1; return counter } }
+        #expect(next.count == 2 && temporary.index.leases.count == 2)
+        // A restarted coordinator starts with no leases: both jobs are ready again, and a late
+        // report for a lease of the previous run changes nothing.
+        let restarted = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
+        #expect(restarted.leases.count == 0)
+        #expect(try restarted.write { try $0.readyCount() } == 2)
+        let late = try restarted.write {
+            try $0.complete(JobReportRecord(lease: next[0].lease, outcome: .generated, detail: "k"), from: "next", retry: RetryPolicy())
+        }
+        #expect(late == .staleLease)
+    }
+
+    @Test func oneSearchDealsReadyJobsOverWorkersAndSkipsLeasedOnes() throws {
+        let temporary = try TemporaryIndex()
+        for i in 0..<3 { _ = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: "w\(i)")) } }
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        var counter: UInt64 = 0
+        let first = try temporary.index.write { tx in try tx.lease([("a", 8), ("b", 8)]) { counter += 1; return counter } }
+        // Three jobs for sixteen slots: dealt a, b, a rather than all to a.
+        #expect(first.map(\.worker) == ["a", "b", "a"])
+        #expect(Set(first.map(\.jobID)).count == 3)
+        #expect(try temporary.index.write { tx in try tx.lease([("c", 8)]) { counter += 1; return counter } }.isEmpty)
+        // A job whose lease ends is found again, and only that one.
+        _ = try temporary.index.write { try $0.releaseLeases(of: "b", reason: "bye", countAttempt: false, retry: RetryPolicy()) }
+        let again = try temporary.index.write { tx in try tx.lease([("c", 8)]) { counter += 1; return counter } }
+        #expect(again.map(\.jobID) == [first[1].jobID])
+    }
+
+    @Test func aReportCountsOnlyFromTheWorkerHoldingACurrentLease() throws {
+        let temporary = try TemporaryIndex()
+        let id = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }.id
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        var counter: UInt64 = 0
+        let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w") { counter += 1; return counter } }
+        // Another worker quoting the lease changes nothing, and the lease stays with its holder.
+        let forged = try temporary.index.write {
+            try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "intruder", retry: RetryPolicy())
+        }
+        #expect(forged == .staleLease)
+        #expect(temporary.index.leases[jobs[0].lease]?.worker == "w")
+
+        // New inputs while it renders: the holder's report on the old ones is stale, and the job,
+        // pending with its new inputs, is ready again once that report is in.
+        _ = try temporary.index.write { try $0.importWorkout(sampleWorkout(shift: 0.01)) }
+        #expect(try temporary.ready() == 0)
+        let late = try temporary.index.write {
+            try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "old"), from: "w", retry: RetryPolicy())
+        }
+        #expect(late == .staleLease)
+        #expect(try temporary.index.read { try $0.pictures(of: id) }.map(\.status) == [.pending])
+        let fresh = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w") { counter += 1; return counter } }
+        #expect(fresh.map(\.jobID) == jobs.map(\.jobID) && fresh[0].routeHash != jobs[0].routeHash)
+
+        // A deleted workout's lease ends with it.
+        _ = try temporary.index.write { try $0.delete([id]) }
+        #expect(temporary.index.leases.count == 0)
+        let gone = try temporary.index.write {
+            try $0.complete(JobReportRecord(lease: fresh[0].lease, outcome: .generated, detail: "k"), from: "w", retry: RetryPolicy())
+        }
+        #expect(gone == .staleLease)
+    }
+
+    @Test func leasesPastTheirDeadlineAreTakenBackAndCountAnAttempt() throws {
+        let temporary = try TemporaryIndex()
+        _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        let policy = RetryPolicy(maximumAttempts: 3, initialBackoff: 1, maximumBackoff: 1)
+        let now = Date(timeIntervalSince1970: 2_000_000_000)
+        var counter: UInt64 = 0
+        let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now, deadline: 30) { counter += 1; return counter } }
+        #expect(try temporary.index.write { try $0.expireLeases(now: now.addingTimeInterval(29), retry: policy) }.isEmpty)
+        let expired = try temporary.index.write { try $0.expireLeases(now: now.addingTimeInterval(31), retry: policy) }
+        #expect(expired == [.updated(jobs[0].picture, .pending, reason: "timed out on worker w", retryAt: now.addingTimeInterval(32))])
+        #expect(temporary.index.leases.count == 0)
+        #expect(try temporary.index.read { try $0.pictures(of: jobs[0].picture.workoutID) }.first?.attempts == 1)
+    }
+
+    @Test func aTransactionThatFailsForgetsItsLeases() throws {
+        let temporary = try TemporaryIndex()
+        _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
+        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        var counter: UInt64 = 0
+        #expect(throws: IndexError.self) {
+            try temporary.index.write { tx in
+                _ = try tx.lease(limit: 1, to: "w") { counter += 1; return counter }
+                throw IndexError("the turn failed")
+            }
+        }
+        #expect(temporary.index.leases.count == 0)
+        #expect(try temporary.ready() == 1)
     }
 
     @Test func feedPagesNewestFirstWithACursor() throws {
@@ -214,13 +341,13 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
         var counter: UInt64 = 0
         let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w") { counter += 1; return counter } }
-        _ = try temporary.index.write { try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route"), retry: RetryPolicy()) }
+        _ = try temporary.index.write { try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy()) }
         let plain = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
         #expect(plain.failed == 1 && plain.revived == 0)
         let retried = try temporary.index.write {
             try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], includeFailed: true), scales: [1], cacheKey: anyKey)
         }
         #expect(retried.revived == 1 && retried.failed == 0)
-        #expect(try temporary.index.read { try $0.readyCount() } == 1)
+        #expect(try temporary.ready() == 1)
     }
 }
