@@ -18,14 +18,16 @@ enum CoordinatorEvent {
         self = .status(picture, status, reason: reason)
     }
 
-    var frames: [[UInt8]] {
-        let timestamp = Date()
+    var frames: [[UInt8]] { frames(at: Date(), stamped: Self.iso8601(Date())) }
+
+    /// The frames, with `stamp` (``iso8601(_:)`` of `timestamp`) made once for a whole turn's events.
+    func frames(at timestamp: Date, stamped stamp: String) -> [[UInt8]] {
         switch self {
         case .status(let picture, let status, let reason):
             // Written by hand: one of these goes out for every finished job, and JSONEncoder would
             // cost more than the rest of the job's bookkeeping. Same keys and order as StatusEvent's
             // sorted-key encoding.
-            var json = "{\"at\":\"\(Self.iso8601(timestamp))\",\"kind\":\"\(picture.kind.rawValue)\""
+            var json = "{\"at\":\"\(stamp)\",\"kind\":\"\(picture.kind.rawValue)\""
             if let reason { json += ",\"reason\":" + Self.quoted(reason) }
             json += ",\"scale\":\(picture.scale),\"status\":\"\(status.rawValue)\",\"theme\":\"\(picture.theme.rawValue)\""
             json += ",\"workoutID\":\"\(picture.workoutID)\"}"

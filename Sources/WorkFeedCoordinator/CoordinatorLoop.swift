@@ -278,7 +278,8 @@ extension CoordinatorLoop {
                 case .failedRetry: .failedRetry
                 }
             let effect = try transaction.complete(
-                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), from: leaseKey(identity), retry: retry)
+                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), from: workers[identity]?.key ?? "",
+                retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
@@ -362,7 +363,7 @@ extension CoordinatorLoop {
     mutating func send(_ outbox: Outbox, now: ContinuousClock.Instant) {
         for (identity, message) in outbox.worker {
             do {
-                try workerSocket.send([identity] + message.frames, dontWait: true)
+                try workerSocket.send(message.frames, to: identity, dontWait: true)
                 workers[identity]?.lastSent = now
             } catch {
                 // The worker is gone (EHOSTUNREACH): its leases return when it expires.
@@ -378,16 +379,18 @@ extension CoordinatorLoop {
                 logger.warning("could not remove a deleted workout's picture", metadata: ["path": "\(path)", "error": "\(error)"])
             }
         }
+        let timestamp = Date()
+        let stamp = CoordinatorEvent.iso8601(timestamp)
         for event in outbox.events {
             do {
-                try eventSocket.send(event.frames, dontWait: true)
+                try eventSocket.send(event.frames(at: timestamp, stamped: stamp), dontWait: true)
             } catch {
                 logger.debug("event not published", metadata: ["error": "\(error)"])
             }
         }
         for (identity, reply) in outbox.control {
             do {
-                try controlSocket.send([identity] + reply.frames, dontWait: true)
+                try controlSocket.send(reply.frames, to: identity, dontWait: true)
             } catch {
                 logger.warning(
                     "could not reply to a control client (gone, or more than \(Self.maximumRequestsInFlight) requests in flight)",
@@ -399,7 +402,7 @@ extension CoordinatorLoop {
     mutating func sendHeartbeats(now: ContinuousClock.Instant) {
         for (identity, worker) in workers where now - worker.lastSent >= heartbeatInterval {
             do {
-                try workerSocket.send([identity] + WorkerMessage.heartbeat.frames, dontWait: true)
+                try workerSocket.send(WorkerMessage.heartbeat.frames, to: identity, dontWait: true)
                 workers[identity]?.lastSent = now
             } catch {
                 logger.debug("heartbeat not sent", metadata: ["worker": "\(worker.name)", "error": "\(error)"])
@@ -430,7 +433,7 @@ extension CoordinatorLoop {
     /// the heartbeat expiry.
     func sayGoodbye() {
         for identity in workers.keys {
-            try? workerSocket.send([identity] + WorkerMessage.disconnect(reason: "coordinator stopping").frames, dontWait: true)
+            try? workerSocket.send(WorkerMessage.disconnect(reason: "coordinator stopping").frames, to: identity, dontWait: true)
         }
     }
 }

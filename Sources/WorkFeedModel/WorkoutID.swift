@@ -50,11 +50,21 @@ public struct WorkoutID: Sendable, Hashable, Comparable, Codable, CustomStringCo
         uuid = UUID(uuid: bytes)
     }
 
+    /// ``description``'s UTF-8 bytes, as a frame carries them.
+    public var utf8: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 36) { buffer, count in count = write(into: buffer) }
+    }
+
     /// The lower-case form used in paths and on the wire.
     public var description: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        return withUnsafeBytes(of: uuid.uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { buffer in
+        String(unsafeUninitializedCapacity: 36) { write(into: $0) }
+    }
+
+    /// Writes the 36 characters of the lower-case form; returns 36.
+    private func write(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let digits: StaticString = "0123456789abcdef"
+        return digits.withUTF8Buffer { digits in
+            withUnsafeBytes(of: uuid.uuid) { raw in
                 var out = 0
                 for (index, byte) in raw.enumerated() {
                     if index == 4 || index == 6 || index == 8 || index == 10 {

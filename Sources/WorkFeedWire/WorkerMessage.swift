@@ -72,6 +72,21 @@ public enum WorkerMessage: Sendable, Hashable {
     /// Messages larger than this are refused by the sockets (ZMQ_MAXMSGSIZE).
     public static let maximumMessageSize: Int64 = 256 << 20
 
+    /// Frames made once: every message starts with these.
+    static let protocolFrame = Array(protocolName.utf8)
+    private static let commandFrames = ["READY", "JOB", "STATUS", "HEARTBEAT", "DISCONNECT", "ERROR"].map { Array($0.utf8) }
+
+    private var commandFrame: [UInt8] {
+        switch self {
+        case .ready: Self.commandFrames[0]
+        case .job: Self.commandFrames[1]
+        case .status: Self.commandFrames[2]
+        case .heartbeat: Self.commandFrames[3]
+        case .disconnect: Self.commandFrames[4]
+        case .error: Self.commandFrames[5]
+        }
+    }
+
     public var command: String {
         switch self {
         case .ready: "READY"
@@ -85,13 +100,13 @@ public enum WorkerMessage: Sendable, Hashable {
 
     /// The frames to send (without any routing envelope).
     public var frames: [[UInt8]] {
-        var frames: [[UInt8]] = [Array(Self.protocolName.utf8), Array(command.utf8)]
+        var frames: [[UInt8]] = [Self.protocolFrame, commandFrame]
         switch self {
         case .ready(let capacity, let version, let name):
             frames += [UInt32(clamping: capacity).bigEndianBytes, UInt32(clamping: version).bigEndianBytes, Array(name.utf8)]
         case .job(let job):
             frames += [
-                job.lease.bigEndianBytes, Array(job.workoutID.description.utf8), Array(job.cacheKey.utf8),
+                job.lease.bigEndianBytes, job.workoutID.utf8, Array(job.cacheKey.utf8),
                 job.spec, job.route, job.heartRate,
             ]
         case .status(let report):

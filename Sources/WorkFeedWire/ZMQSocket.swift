@@ -92,15 +92,25 @@ public struct ZMQSocket: ~Copyable {
     ///   (or, on a ROUTER with `ROUTER_MANDATORY`, when the peer is gone: `EHOSTUNREACH`).
     public func send(_ frames: [[UInt8]], dontWait: Bool = false) throws(ZMQError) {
         for (index, frame) in frames.enumerated() {
-            var flags: Int32 = dontWait ? wf_zmq_dontwait : 0
-            if index < frames.count - 1 { flags |= wf_zmq_sndmore }
-            while true {
-                let sent = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
-                if sent >= 0 { break }
-                let error = ZMQError("send")
-                if error.isInterrupted { continue }
-                throw error
-            }
+            try send(frame, more: index < frames.count - 1, dontWait: dontWait)
+        }
+    }
+
+    /// Sends `frames` to a ROUTER socket's peer: its identity frame first, then the message.
+    public func send(_ frames: [[UInt8]], to identity: [UInt8], dontWait: Bool = false) throws(ZMQError) {
+        try send(identity, more: true, dontWait: dontWait)
+        try send(frames, dontWait: dontWait)
+    }
+
+    private func send(_ frame: [UInt8], more: Bool, dontWait: Bool) throws(ZMQError) {
+        var flags: Int32 = dontWait ? wf_zmq_dontwait : 0
+        if more { flags |= wf_zmq_sndmore }
+        while true {
+            let sent = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+            if sent >= 0 { return }
+            let error = ZMQError("send")
+            if error.isInterrupted { continue }
+            throw error
         }
     }
 
@@ -109,12 +119,12 @@ public struct ZMQSocket: ~Copyable {
     /// - Returns: the frames, or `nil` when `dontWait` and nothing is waiting.
     public func receive(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
         var frames: [[UInt8]] = []
+        // zmq_msg_t must not be copied or moved while initialised (small messages live inline),
+        // so it lives in memory of its own for the whole receive.
+        let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
+        defer { message.deallocate() }
         var more = true
         while more {
-            // zmq_msg_t must not be copied or moved while initialised (small messages live inline),
-            // so it lives in memory of its own for the whole receive.
-            let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
-            defer { message.deallocate() }
             zmq_msg_init(message)
             defer { zmq_msg_close(message) }
             // Only the first frame may be skipped for lack of a message; the rest of a multipart

@@ -18,6 +18,24 @@ import WorkFeedModel
     @Test func millionAs() {
         #expect(SHA256.hex(Array(repeating: UInt8(ascii: "a"), count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    /// Pieces of any size, across block and padding boundaries (55, 56, 63, 64 bytes), give the
+    /// digest of the whole.
+    @Test func piecesHashLikeTheWhole() {
+        var generator = SystemRandomNumberGenerator()
+        for total in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000] {
+            let bytes = (0..<total).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            var hasher = SHA256()
+            var offset = 0
+            while offset < total {
+                let size = Int.random(in: 1...70, using: &generator)
+                hasher.update(bytes[offset..<min(total, offset + size)])
+                offset += size
+            }
+            #expect(hasher.finalize().hexString == SHA256.hex(bytes), "\(total) bytes")
+            #expect(SHA256.hex(bytes) == SHA256.hex(AnySequence(bytes)), "\(total) bytes, not contiguous")
+        }
+    }
 }
 
 @Suite struct SeriesCodecTests {

@@ -142,6 +142,9 @@ enum ChaosRun {
                 system.coordinator.kill9()
                 result.coordinatorKills += 1
                 result.notes.append("coordinator killed at \(done)/\(plan.jobs) done, \(status.leased) leased")
+                // Leases live in the coordinator's memory: the ones it had out die with it, and the
+                // new coordinator leases those jobs again.
+                result.releasedAtRestart += status.leased
                 Thread.sleep(forTimeInterval: plan.coordinatorRestartDelay)
                 try system.startCoordinator()
                 continue
@@ -181,9 +184,7 @@ enum ChaosRun {
         result.failed = final.total(.failedNoRetry)
         let feed = try system.feed()
         result.stubborn = system.stop()
-        let released = system.releasedLeases()
-        result.releasedFromWorkers = released.fromWorkers
-        result.releasedAtRestart = released.atRestart
+        result.releasedFromWorkers = system.releasedLeases()
 
         // Temporary files are looked for once every writer has stopped.
         for file in system.temporaryFiles() {

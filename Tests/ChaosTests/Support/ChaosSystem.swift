@@ -218,21 +218,12 @@ final class ChaosSystem {
         }
     }
 
-    /// Jobs whose lease the coordinator took back: from workers that died, went silent, restarted
-    /// or left ("leases returned to the queue"), and at start-up those of the killed generation
-    /// ("leases of a previous run returned to the queue").
-    func releasedLeases() -> (fromWorkers: Int, atRestart: Int) {
-        var fromWorkers = 0
-        var atRestart = 0
-        for entry in coordinatorLogEntries() {
-            let jobs = entry["jobs"].flatMap { Int($0) } ?? 0
-            switch entry["msg"] {
-            case "leases returned to the queue": fromWorkers += jobs
-            case "leases of a previous run returned to the queue": atRestart += jobs
-            default: break
-            }
+    /// Jobs whose lease the coordinator took back from workers that died, went silent, restarted
+    /// or left ("leases returned to the queue").
+    func releasedLeases() -> Int {
+        coordinatorLogEntries().reduce(0) { total, entry in
+            entry["msg"] == "leases returned to the queue" ? total + (entry["jobs"].flatMap { Int($0) } ?? 0) : total
         }
-        return (fromWorkers, atRestart)
     }
 
     /// `*.tmp` files under the cache: pictures whose writer died between writing and renaming.
