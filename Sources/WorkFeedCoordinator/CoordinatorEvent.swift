@@ -24,14 +24,31 @@ enum CoordinatorEvent {
     func frames(at timestamp: Date, stamped stamp: String) -> [[UInt8]] {
         switch self {
         case .status(let picture, let status, let reason):
-            // Written by hand: one of these goes out for every finished job, and JSONEncoder would
-            // cost more than the rest of the job's bookkeeping. Same keys and order as StatusEvent's
-            // sorted-key encoding.
-            var json = "{\"at\":\"\(stamp)\",\"kind\":\"\(picture.kind.rawValue)\""
-            if let reason { json += ",\"reason\":" + Self.quoted(reason) }
-            json += ",\"scale\":\(picture.scale),\"status\":\"\(status.rawValue)\",\"theme\":\"\(picture.theme.rawValue)\""
-            json += ",\"workoutID\":\"\(picture.workoutID)\"}"
-            return [Array("status".utf8), Array(json.utf8)]
+            // Written by hand, as bytes: one of these goes out for every finished job, and
+            // JSONEncoder would cost more than the rest of the job's bookkeeping. Same keys and
+            // order as StatusEvent's sorted-key encoding.
+            var json: [UInt8] = []
+            json.reserveCapacity(192)
+            json += #"{"at":""#.utf8
+            json += stamp.utf8
+            json += #"","kind":""#.utf8
+            json += picture.kind.rawValue.utf8
+            if let reason {
+                json += #"","reason":"#.utf8
+                json += Self.quoted(reason).utf8
+                json += #","scale":"#.utf8
+            } else {
+                json += #"","scale":"#.utf8
+            }
+            json += String(picture.scale).utf8
+            json += #","status":""#.utf8
+            json += status.rawValue.utf8
+            json += #"","theme":""#.utf8
+            json += picture.theme.rawValue.utf8
+            json += #"","workoutID":""#.utf8
+            json += picture.workoutID.utf8
+            json += #""}"#.utf8
+            return [Self.statusTopic, json]
         case .worker(let name, let change):
             return [Array("worker".utf8), (try? ControlCodec.encode(WorkerEvent(name: name, change: change, at: timestamp))) ?? []]
         }
@@ -39,6 +56,8 @@ enum CoordinatorEvent {
 }
 
 extension CoordinatorEvent {
+    static let statusTopic = Array("status".utf8)
+
     /// `2026-11-21T23:05:00Z`, built from digits: `String(format:)` goes through CoreFoundation
     /// and `vfprintf`, several microseconds for every finished job.
     static func iso8601(_ date: Date) -> String {

@@ -65,6 +65,27 @@ struct CoordinatorLoop: ~Copyable {
         var events: [CoordinatorEvent] = []
         /// Cache files of deleted workouts.
         var removals: [String] = []
+        /// What the turn adds to the metrics.
+        var tally = Tally()
+    }
+
+    /// The metrics a turn's changes add up to, recorded once its transaction has committed: a
+    /// rolled-back turn counts nothing, and the metrics' locks are taken once a turn, not once a job.
+    struct Tally {
+        struct Result: Hashable {
+            var kind: JobKind
+            var status: JobStatus
+        }
+        var results: [Result: Int] = [:]
+        var renderMicroseconds: [UInt64] = []
+        var failures: [String] = []
+
+        mutating func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
+            guard case .updated(let picture, let status, let reason, _) = effect else { return }
+            results[Result(kind: picture.kind, status: status), default: 0] += 1
+            if let renderMicroseconds { self.renderMicroseconds.append(renderMicroseconds) }
+            if let reason { failures.append(reason) }
+        }
     }
 
     /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
@@ -176,6 +197,7 @@ struct CoordinatorLoop: ~Copyable {
         var specsAfter = specs
         var leaseCounterAfter = leaseCounter
         var progressAfter = progress
+        progressAfter.countTurn()
         try index.write { transaction in
             for message in workerMessages {
                 try handleWorker(message.identity, message.frames, now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox, progress: &progressAfter)
@@ -189,7 +211,7 @@ struct CoordinatorLoop: ~Copyable {
                 let expired = try transaction.expireLeases(retry: retry)
                 metrics.leasesExpired(expired.count, cause: "deadline")
                 for effect in expired {
-                    record(effect, renderMicroseconds: nil)
+                    outbox.tally.record(effect, renderMicroseconds: nil)
                     if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
                     if case .updated(let picture, _, let reason, _) = effect {
                         logger.warning("job past its deadline; leased again", metadata: ["picture": "\(picture)", "reason": "\(reason ?? "")"])
@@ -251,7 +273,9 @@ extension CoordinatorLoop {
             outbox.worker.append((identity, .error("\(error)")))
             return
         }
-        workers[identity]?.lastHeard = now
+        // One lookup for the common messages (STATUS, HEARTBEAT); valid until a worker is added or removed.
+        let known = workers.index(forKey: identity)
+        if let known { workers.values[known].lastHeard = now }
         switch message {
         case .ready(let capacity, let rendererVersion, let name):
             guard rendererVersion == PictureSpec.rendererVersion else {
@@ -263,14 +287,18 @@ extension CoordinatorLoop {
             }
             if let previous = workers[identity] {
                 // A worker that says READY again has reset: whatever it held is not coming back.
-                try release(previous, reason: "worker \(previous.name) restarted", cause: "restarted", transaction: &transaction)
+                try release(previous, reason: "worker \(previous.name) restarted", cause: "restarted", transaction: &transaction, outbox: &outbox)
             }
             workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now, lastSent: now)
             logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
             outbox.events.append(.worker(name: name, change: "connected"))
         case .status(let report):
-            workers[identity]?.inFlight.remove(report.lease)
-            workers[identity]?.done += 1
+            var key = ""
+            if let known {
+                workers.values[known].inFlight.remove(report.lease)
+                workers.values[known].done += 1
+                key = workers.values[known].key
+            }
             let outcome: JobReportRecord.Outcome =
                 switch report.outcome {
                 case .generated: .generated
@@ -278,11 +306,10 @@ extension CoordinatorLoop {
                 case .failedRetry: .failedRetry
                 }
             let effect = try transaction.complete(
-                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), from: workers[identity]?.key ?? "",
-                retry: retry)
+                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), from: key, retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
-            record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
+            outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
             switch effect {
             case .staleLease:
                 logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
@@ -293,11 +320,11 @@ extension CoordinatorLoop {
                     logger.debug("picture generated", metadata: ["picture": "\(picture)", "render_us": "\(report.renderMicroseconds)"])
                 }
             }
-            if workers[identity] == nil {
+            if known == nil {
                 outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
             }
         case .heartbeat:
-            if workers[identity] == nil {
+            if known == nil {
                 outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
             }
         case .disconnect(let reason):
@@ -305,7 +332,9 @@ extension CoordinatorLoop {
                 logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
                 outbox.events.append(.worker(name: worker.name, change: "disconnected"))
                 // A worker that says goodbye has reported what it finished; the rest were never started.
-                try release(worker, reason: "worker \(worker.name) disconnected", cause: "disconnected", countAttempt: false, transaction: &transaction)
+                try release(
+                    worker, reason: "worker \(worker.name) disconnected", cause: "disconnected", countAttempt: false, transaction: &transaction,
+                    outbox: &outbox)
             }
         case .job, .error:
             outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
@@ -320,14 +349,16 @@ extension CoordinatorLoop {
             workers.removeValue(forKey: identity)
             outbox.events.append(.worker(name: worker.name, change: "gone"))
             logger.warning("worker went silent; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
-            try release(worker, reason: "worker \(worker.name) went silent", cause: "silent", transaction: &transaction)
+            try release(worker, reason: "worker \(worker.name) went silent", cause: "silent", transaction: &transaction, outbox: &outbox)
         }
     }
 
-    func release(_ worker: WorkerState, reason: String, cause: String, countAttempt: Bool = true, transaction: inout IndexTransaction) throws {
+    func release(
+        _ worker: WorkerState, reason: String, cause: String, countAttempt: Bool = true, transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
         let effects = try transaction.releaseLeases(of: worker.key, reason: reason, countAttempt: countAttempt, retry: retry)
         metrics.leasesExpired(worker.inFlight.count, cause: cause)
-        for effect in effects { record(effect, renderMicroseconds: nil) }
+        for effect in effects { outbox.tally.record(effect, renderMicroseconds: nil) }
         if !worker.inFlight.isEmpty {
             logger.notice("leases returned to the queue", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)", "reason": "\(reason)"])
         }
@@ -361,6 +392,7 @@ extension CoordinatorLoop {
     }
 
     mutating func send(_ outbox: Outbox, now: ContinuousClock.Instant) {
+        record(outbox.tally)
         for (identity, message) in outbox.worker {
             do {
                 try workerSocket.send(message.frames, to: identity, dontWait: true)
@@ -410,12 +442,16 @@ extension CoordinatorLoop {
         }
     }
 
-    /// Counts a job's new status in the metrics.
-    func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
-        guard case .updated(let picture, let status, let reason, _) = effect else { return }
-        if status != .pending { finishedCounter.add() }
-        metrics.completed(kind: picture.kind.rawValue, status: status.rawValue, renderMicroseconds: renderMicroseconds)
-        if let reason { metrics.failed(reason: reason) }
+    /// Counts a committed turn's changes in the metrics.
+    func record(_ tally: Tally) {
+        var finished = 0
+        for (result, count) in tally.results {
+            metrics.completed(kind: result.kind.rawValue, status: result.status.rawValue, count: count)
+            if result.status != .pending { finished += count }
+        }
+        if finished > 0 { finishedCounter.add(finished) }
+        for microseconds in tally.renderMicroseconds { metrics.rendered(microseconds: microseconds) }
+        for reason in tally.failures { metrics.failed(reason: reason) }
     }
 
     /// Lets in CURVE clients whose public key is on the allow-list; logs every refusal.

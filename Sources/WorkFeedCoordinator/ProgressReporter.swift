@@ -12,6 +12,10 @@ struct ProgressReporter {
     private var failed = 0
     private var retried = 0
     private var renderMicroseconds: UInt64 = 0
+    /// Loop turns since the last report: with `generated`, how much each turn's transaction carries.
+    private var turns = 0
+
+    mutating func countTurn() { turns += 1 }
 
     mutating func record(_ effect: CompletionEffect, renderMicroseconds: UInt64) {
         guard case .updated(_, let status, let reason, _) = effect else { return }
@@ -45,6 +49,7 @@ struct ProgressReporter {
                 "ready": "\((try? transaction.readyCount()) ?? -1)",
                 "leased": "\(transaction.leasedCount)",
                 "workers": "\(workers.count)",
+                "turns_per_s": "\(seconds > 0 ? Int((Double(turns) / seconds).rounded()) : 0)",
                 "mean_render_ms": "\(generated > 0 ? Double(renderMicroseconds / UInt64(generated)) / 1000 : 0)",
             ])
         lastReport = now
@@ -52,5 +57,6 @@ struct ProgressReporter {
         failed = 0
         retried = 0
         renderMicroseconds = 0
+        turns = 0
     }
 }

@@ -25,8 +25,8 @@ public final class CoordinatorMetrics: Sendable {
         leased = registry.makeGauge(name: "workfeed_jobs_leased", help: "Jobs leased to workers now.")
     }
 
-    /// A job's new status after a worker's report.
-    public func completed(kind: String, status: String, renderMicroseconds: UInt64?) {
+    /// `count` jobs reached `status` (after a worker's report, a retry or an expiry).
+    public func completed(kind: String, status: String, count: Int = 1) {
         let counter = results.withLock { counters in
             if let counter = counters[kind + "/" + status] { return counter }
             let counter = registry.makeCounter(
@@ -35,10 +35,12 @@ public final class CoordinatorMetrics: Sendable {
             counters[kind + "/" + status] = counter
             return counter
         }
-        counter.increment()
-        if let renderMicroseconds {
-            renderDuration.recordNanoseconds(Int64(clamping: renderMicroseconds.multipliedReportingOverflow(by: 1000).partialValue))
-        }
+        counter.increment(by: Int64(count))
+    }
+
+    /// A generated picture's render time, as its worker reported it.
+    public func rendered(microseconds: UInt64) {
+        renderDuration.recordNanoseconds(Int64(clamping: microseconds.multipliedReportingOverflow(by: 1000).partialValue))
     }
 
     /// A failure, by its reason's category (the text before any colon, so paths and details do not
