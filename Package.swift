@@ -160,7 +160,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics", "WorkFeedIndex",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -38,7 +38,7 @@ struct ProgressReporter {
         return now - lastReport >= Self.interval
     }
 
-    mutating func report(_ transaction: IndexTransaction, workers: [[UInt8]: CoordinatorLoop.WorkerState], logger: Logger, now: ContinuousClock.Instant) {
+    mutating func report(_ transaction: IndexTransaction, workers: [[UInt8]: Dispatcher.WorkerState], logger: Logger, now: ContinuousClock.Instant) {
         let seconds = lastReport.map { Double((now - $0).components.seconds) + Double((now - $0).components.attoseconds) / 1e18 } ?? 0
         let rate = seconds > 0 ? Double(generated) / seconds : 0
         logger.info(

@@ -391,6 +391,14 @@ public struct IndexTransaction {
         }
     }
 
+    /// Ends a lease whose JOB never reached its worker, without counting an attempt: the job is
+    /// ready again at once.
+    /// - Returns: whether the lease was current.
+    @discardableResult
+    public mutating func returnLease(_ lease: UInt64) -> Bool {
+        leases.remove(lease) != nil
+    }
+
     /// Takes back the leases of a worker that is gone.
     /// - Parameter countAttempt: whether the loss counts against the jobs (a worker that died or went
     ///   silent may have been killed by the job; one that said goodbye was not).

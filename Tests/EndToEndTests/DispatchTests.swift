@@ -7,6 +7,7 @@ import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedCtl
 import WorkFeedImport
+import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedWire
 import WorkFeedWorker
@@ -73,6 +74,68 @@ struct FakeWorker: ~Copyable {
         }
         #expect(picture?.status == .generated)
         #expect(picture?.cacheKey == second.cacheKey)
+    }
+
+    @Test func aJobThatCannotReachItsWorkerGoesToAnotherAtOnceWithoutCountingAnAttempt() throws {
+        // Liveness so long that only the failed send can take the job back in time.
+        let system = try RunningSystem(workers: 0, adjust: { $0.heartbeatLiveness = 100 })
+        defer { system.stop() }
+        var client = try system.client()
+        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &client)
+        do {
+            // Says READY, then vanishes without a word.
+            let vanishing = try FakeWorker(system, capacity: 1, name: "vanishing")
+            _ = try vanishing.next(within: 0.3)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))
+        let other = try FakeWorker(system, capacity: 1, name: "other")
+        guard case .job(let job) = try #require(try other.next(within: 3)) else { Issue.record("expected the JOB"); return }
+        #expect(job.workoutID == id)
+        let show: ShowReply = try client.request(.show, ShowRequest(id: id))
+        #expect(show.item.pictures.first?.attempts == 0)
+        let status: StatusReply = try client.request(.status, [String: String]())
+        #expect(status.workers.map(\.name) == ["other"])
+    }
+
+    @Test func heartbeatsKeepFlowingWhileALongTransactionRuns() throws {
+        // 8,000 workouts and one ENQUEUE of 12 pictures each: a 96,000-job transaction, which in a
+        // debug build takes half a second or more. Workers must not lose the coordinator meanwhile.
+        let system = try RunningSystem(workers: 0, adjust: { configuration in
+            configuration.heartbeatIntervalMilliseconds = 50
+            let index = try! WorkoutIndex(path: configuration.indexPath, logger: Logger(label: "test"))
+            try! index.write { transaction in
+                for number in 0..<8_000 { _ = try transaction.importWorkout(twoPointWorkout(number)) }
+            }
+        })
+        defer { system.stop() }
+        let worker = try FakeWorker(system, capacity: 1, name: "listener")
+        _ = try worker.next(within: 0.3)
+        let client = try ZMQSocket(system.context, type: .dealer)
+        try client.connect(system.endpoints.control)
+        let request = ControlRequest(
+            id: 1, command: .enqueue,
+            body: try ControlCodec.encode(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1, 2, 3])))
+        let started = Date()
+        try client.send(request.frames)
+        var lastHeard = Date()
+        var longestSilence = 0.0
+        while true {
+            let ready = try ZMQPoll.poll([client.pollItem(), worker.socket.pollItem()], timeoutMilliseconds: 50)
+            if ready[1], try worker.socket.receive(dontWait: true) != nil {
+                longestSilence = max(longestSilence, Date().timeIntervalSince(lastHeard))
+                lastHeard = Date()
+            }
+            if ready[0], let frames = try client.receive(dontWait: true) {
+                #expect(try ControlReply(frames: frames).ok)
+                break
+            }
+            try worker.socket.send(WorkerMessage.heartbeat.frames)
+            try #require(Date().timeIntervalSince(started) < 60, "no ENQUEUE reply in 60 s")
+        }
+        let took = Date().timeIntervalSince(started)
+        try #require(took > 0.4, "the ENQUEUE took \(took) s: too quick to show whether heartbeats wait for it")
+        #expect(longestSilence < 0.25, "the worker heard nothing for \(longestSilence) s while a \(took)-s transaction ran")
     }
 
     @Test func interactiveRequestsGoAheadOfBulkWork() throws {
@@ -180,4 +243,18 @@ struct FakeWorker: ~Copyable {
             #expect(error.description.contains("loopback only"))
         }
     }
+}
+
+/// A workout of two points, different for each number.
+func twoPointWorkout(_ number: Int) -> ImportedWorkout {
+    let start = Date(timeIntervalSince1970: 1_700_000_000 + Double(number) * 60)
+    let latitude = 52.0 + Double(number % 1000) * 0.0001
+    let longitude = 4.0 + Double(number / 1000) * 0.0001
+    let route = Route(segments: [[
+        RoutePoint(latitude: latitude, longitude: longitude, elevation: 1, time: start),
+        RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, elevation: 2, time: start.addingTimeInterval(30)),
+    ]])
+    return ImportedWorkout(
+        source: .gpx, sourceID: "two-point-\(number)", activity: .running, name: nil, route: route, heartRate: [], start: start,
+        end: start.addingTimeInterval(30), timeZoneOffset: 0, origin: "test \(number)")
 }

@@ -5,7 +5,7 @@ import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedWire
 
-extension CoordinatorLoop {
+extension Dispatcher {
     /// Answers one control request inside the turn's transaction. Never throws: whatever goes wrong
     /// becomes an ERROR reply that says what.
     func handleControl(

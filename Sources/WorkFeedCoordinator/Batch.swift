@@ -1,0 +1,153 @@
+import Dispatch
+import Synchronization
+import WorkFeedModel
+import WorkFeedIndex
+import WorkFeedWire
+
+/// What the loop hands the dispatcher: the messages received since the last batch.
+struct Batch: Sendable {
+    typealias Message = (identity: [UInt8], frames: [[UInt8]])
+    var workerMessages: [Message] = []
+    var controlMessages: [Message] = []
+    /// JOBs the loop could not send (the worker is gone or not reading): their leases end at once
+    /// instead of at their deadline.
+    var unsent: [(identity: [UInt8], lease: UInt64)] = []
+    /// When the batch was cut; the dispatcher's clock for heartbeat expiry.
+    var received = ContinuousClock.now
+    /// The last batch: record what it carries, lease nothing new.
+    var stopping = false
+
+    var count: Int { workerMessages.count + controlMessages.count }
+}
+
+/// Everything a batch wants sent once its transaction has committed.
+struct Outbox: Sendable {
+    var worker: [(identity: [UInt8], message: WorkerMessage)] = []
+    var control: [(identity: [UInt8], reply: ControlReply)] = []
+    var events: [CoordinatorEvent] = []
+    /// Cache files of deleted workouts (removed by the dispatcher after the commit).
+    var removals: [String] = []
+    /// What the batch adds to the metrics (recorded by the dispatcher after the commit).
+    var tally = Tally()
+    /// The workers connected after the batch, whom the loop keeps sending heartbeats.
+    var workers: [[UInt8]] = []
+    /// The outbox of the last batch, after a stop: the loop says goodbye to the workers and ends.
+    var isLast = false
+}
+
+/// The metrics a batch's changes add up to, recorded once its transaction has committed: a
+/// rolled-back batch counts nothing, and the metrics' locks are taken once a batch, not once a job.
+struct Tally: Sendable {
+    struct Result: Hashable, Sendable {
+        var kind: JobKind
+        var status: JobStatus
+    }
+    var results: [Result: Int] = [:]
+    var renderMicroseconds: [UInt64] = []
+    var failures: [String] = []
+
+    mutating func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
+        guard case .updated(let picture, let status, let reason, _) = effect else { return }
+        results[Result(kind: picture.kind, status: status), default: 0] += 1
+        if let renderMicroseconds { self.renderMicroseconds.append(renderMicroseconds) }
+        if let reason { failures.append(reason) }
+    }
+}
+
+/// Messages the loop has received and the dispatcher not yet taken. The dispatcher takes
+/// everything there is as soon as it has finished its previous batch, so its next transaction
+/// starts without waiting for the loop.
+final class Inbox: Sendable {
+    private struct State {
+        var batch = Batch()
+        /// Something for the dispatcher to do: messages, a tick, or the stop.
+        var ready = false
+    }
+    private let state = Mutex(State())
+    private let signal = DispatchSemaphore(value: 0)
+
+    /// Messages waiting, for the loop to stop receiving while a batch is full.
+    var count: Int { state.withLock { $0.batch.count } }
+
+    func add(worker: [Batch.Message], control: [Batch.Message], unsent: [(identity: [UInt8], lease: UInt64)] = []) {
+        guard !worker.isEmpty || !control.isEmpty || !unsent.isEmpty else { return }
+        state.withLock {
+            $0.batch.workerMessages += worker
+            $0.batch.controlMessages += control
+            $0.batch.unsent += unsent
+            $0.ready = true
+        }
+        signal.signal()
+    }
+
+    /// Asks for a batch even if nothing came in, so that expiries and back-offs are looked at.
+    func tick() {
+        state.withLock { $0.ready = true }
+        signal.signal()
+    }
+
+    /// Makes the next batch the last: it records what it carries and leases nothing new, and the
+    /// dispatcher ends after it.
+    func close() {
+        state.withLock {
+            $0.batch.stopping = true
+            $0.ready = true
+        }
+        signal.signal()
+    }
+
+    /// Waits until there is something to do and takes all of it. A batch's fixed cost (its
+    /// transaction, its commit) is spread over what it carries: when reports trickle in, it waits
+    /// up to a millisecond for more.
+    func take() -> Batch {
+        var batch = takeReady(waitingUntil: .distantFuture)!
+        if batch.workerMessages.count < Self.smallBatch, !batch.stopping,
+            let more = takeReady(waitingUntil: .now() + .milliseconds(1))
+        {
+            batch.workerMessages += more.workerMessages
+            batch.controlMessages += more.controlMessages
+            batch.unsent += more.unsent
+            batch.stopping = more.stopping
+        }
+        batch.received = .now
+        return batch
+    }
+
+    /// Below this many worker messages, a batch waits a moment for more.
+    static let smallBatch = 32
+
+    private func takeReady(waitingUntil deadline: DispatchTime) -> Batch? {
+        while signal.wait(timeout: deadline) == .success {
+            let taken: Batch? = state.withLock { state in
+                guard state.ready else { return nil }
+                let batch = state.batch
+                state = State()
+                return batch
+            }
+            if let taken { return taken }
+        }
+        return nil
+    }
+}
+
+/// Items passed from one thread to another, in order; `take()` waits for the next.
+final class Handoff<Item: Sendable>: Sendable {
+    private let items = Mutex<[Item]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    func put(_ item: Item) {
+        items.withLock { $0.append(item) }
+        available.signal()
+    }
+
+    func take() -> Item {
+        available.wait()
+        return items.withLock { $0.removeFirst() }
+    }
+
+    /// The next item if one is waiting, without waiting.
+    func poll() -> Item? {
+        guard available.wait(timeout: .now()) == .success else { return nil }
+        return items.withLock { $0.removeFirst() }
+    }
+}

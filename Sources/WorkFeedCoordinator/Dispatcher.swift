@@ -1,0 +1,307 @@
+import Foundation
+import Logging
+import WorkFeedConfig
+import WorkFeedIndex
+import WorkFeedMetrics
+import WorkFeedModel
+import WorkFeedWire
+
+/// The coordinator's index side. Lives on the index thread, which alone touches the index.
+///
+/// The loop thread (``CoordinatorLoop``) owns the sockets: it receives messages, hands them over
+/// in batches, and sends what each batch produced. For each batch the dispatcher runs one
+/// transaction (statuses, imports, enqueues, expired workers and leases, new leases) and only once
+/// it has committed hands back the jobs, replies and events. A status a worker reported is in the
+/// index before its slot is given another job; a reply never reports something that might roll
+/// back. While one batch is in its transaction, the loop collects the next: the two threads work
+/// side by side.
+struct Dispatcher {
+    let configuration: CoordinatorConfiguration
+    /// The cache directory as an absolute path, as operators are told it.
+    let cacheDirectory: String
+    let logger: Logger
+    let metrics: CoordinatorMetrics
+    let index: WorkoutIndex
+    var lastDeadlineCheck = ContinuousClock.now
+    var specs: PictureSpecs
+    var workers: [[UInt8]: WorkerState] = [:]
+    let retry: RetryPolicy
+    let workerExpiry: Duration
+    /// Leases are `boot << 32 | counter`: a random boot number keeps a previous run's late reports
+    /// from matching this run's leases.
+    let bootPrefix = UInt64(UInt32.random(in: 1...UInt32.max)) << 32
+    var leaseCounter: UInt64 = 0
+    var progress = ProgressReporter()
+    /// Jobs finished in the last minute, for `workctl status`.
+    let finishedCounter = RateWindow()
+    var finishedLastMinute: Int { finishedCounter.total() }
+
+    /// What the dispatcher knows of a connected worker. Credits are `capacity - inFlight.count`.
+    struct WorkerState {
+        var name: String
+        var key: String
+        var capacity: Int
+        var inFlight: Set<UInt64> = []
+        var lastHeard: ContinuousClock.Instant
+        var done = 0
+        var credits: Int { max(0, capacity - inFlight.count) }
+    }
+
+    /// - Throws: ``IndexError`` when the index cannot be opened.
+    init(configuration: CoordinatorConfiguration, metrics: CoordinatorMetrics, logger: Logger) throws {
+        index = try WorkoutIndex(
+            path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
+            logger: logger)
+        self.configuration = configuration
+        cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
+        self.logger = logger
+        self.metrics = metrics
+        specs = PictureSpecs(configuration: configuration)
+        retry = RetryPolicy(
+            maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
+            maximumBackoff: configuration.maximumBackoffSeconds)
+        workerExpiry = .milliseconds(configuration.heartbeatIntervalMilliseconds * configuration.heartbeatLiveness)
+    }
+
+    /// Applies a batch in one transaction. Never throws: a batch whose transaction fails changes
+    /// nothing (its reports are lost; their leases expire) and the error is logged.
+    mutating func process(_ batch: Batch) -> Outbox {
+        let now = batch.received
+        var outbox = Outbox()
+        // Worker bookkeeping is applied to a copy and kept only if the transaction commits.
+        var workersAfter = workers
+        var specsAfter = specs
+        var leaseCounterAfter = leaseCounter
+        var progressAfter = progress
+        progressAfter.countTurn()
+        let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
+        do {
+            try index.write { transaction in
+                try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
+                for message in batch.workerMessages {
+                    try handleWorker(
+                        message.identity, message.frames, now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox,
+                        progress: &progressAfter)
+                }
+                for message in batch.controlMessages {
+                    outbox.control.append(
+                        (message.identity,
+                         handleControl(message.frames, workers: workersAfter, specs: &specsAfter, transaction: &transaction, outbox: &outbox)))
+                }
+                try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
+                if checkDeadlines {
+                    let expired = try transaction.expireLeases(retry: retry)
+                    metrics.leasesExpired(expired.count, cause: "deadline")
+                    for effect in expired {
+                        outbox.tally.record(effect, renderMicroseconds: nil)
+                        if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
+                        if case .updated(let picture, _, let reason, _) = effect {
+                            logger.warning("job past its deadline; leased again", metadata: ["picture": "\(picture)", "reason": "\(reason ?? "")"])
+                        }
+                    }
+                }
+                if !batch.stopping {
+                    try dispatch(
+                        workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
+                }
+                if progressAfter.isDue(now: now) {
+                    progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
+                }
+            }
+        } catch {
+            logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
+            return Outbox(workers: Array(workers.keys), isLast: batch.stopping)
+        }
+        if checkDeadlines { lastDeadlineCheck = now }
+        // The job gauges, which need a scan of the index, are computed when Prometheus scrapes
+        // (Coordinator.start), not here.
+        metrics.workers(workersAfter.count)
+        metrics.leased(index.leases.count)
+        workers = workersAfter
+        specs = specsAfter
+        leaseCounter = leaseCounterAfter
+        progress = progressAfter
+        record(outbox.tally)
+        removeFiles(outbox.removals)
+        outbox.removals = []
+        outbox.workers = Array(workers.keys)
+        outbox.isLast = batch.stopping
+        return outbox
+    }
+
+    func leaseKey(_ identity: [UInt8]) -> String {
+        identity.hexString
+    }
+
+    mutating func handleWorker(
+        _ identity: [UInt8], _ frames: [[UInt8]], now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
+        transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
+    ) throws {
+        let message: WorkerMessage
+        do {
+            message = try WorkerMessage(frames: frames)
+        } catch {
+            logger.warning("malformed worker message", metadata: ["peer": "\(identity.hexString)", "error": "\(error)"])
+            outbox.worker.append((identity, .error("\(error)")))
+            return
+        }
+        // One lookup for the common messages (STATUS, HEARTBEAT); valid until a worker is added or removed.
+        let known = workers.index(forKey: identity)
+        if let known { workers.values[known].lastHeard = now }
+        switch message {
+        case .ready(let capacity, let rendererVersion, let name):
+            guard rendererVersion == PictureSpec.rendererVersion else {
+                logger.error(
+                    "worker refused: its renderer version differs from the coordinator's",
+                    metadata: ["worker": "\(name)", "worker_renderer": "\(rendererVersion)", "renderer": "\(PictureSpec.rendererVersion)"])
+                outbox.worker.append((identity, .disconnect(reason: "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker")))
+                return
+            }
+            if let previous = workers[identity] {
+                // A worker that says READY again has reset: whatever it held is not coming back.
+                try release(previous, reason: "worker \(previous.name) restarted", cause: "restarted", transaction: &transaction, outbox: &outbox)
+            }
+            workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now)
+            logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
+            outbox.events.append(.worker(name: name, change: "connected"))
+        case .status(let report):
+            var key = ""
+            if let known {
+                workers.values[known].inFlight.remove(report.lease)
+                workers.values[known].done += 1
+                key = workers.values[known].key
+            }
+            let outcome: JobReportRecord.Outcome =
+                switch report.outcome {
+                case .generated: .generated
+                case .failedNoRetry: .failedNoRetry
+                case .failedRetry: .failedRetry
+                }
+            let effect = try transaction.complete(
+                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), from: key, retry: retry)
+            progress.record(effect, renderMicroseconds: report.renderMicroseconds)
+            if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
+            outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
+            switch effect {
+            case .staleLease:
+                logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
+            case .updated(let picture, let status, let reason, _):
+                if status == .failedNoRetry || reason != nil {
+                    logger.info("picture failed", metadata: ["picture": "\(picture)", "status": "\(status.rawValue)", "reason": "\(reason ?? "")"])
+                } else {
+                    logger.debug("picture generated", metadata: ["picture": "\(picture)", "render_us": "\(report.renderMicroseconds)"])
+                }
+            }
+            if known == nil {
+                outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
+            }
+        case .heartbeat:
+            if known == nil {
+                outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
+            }
+        case .disconnect(let reason):
+            if let worker = workers.removeValue(forKey: identity) {
+                logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
+                outbox.events.append(.worker(name: worker.name, change: "disconnected"))
+                // A worker that says goodbye has reported what it finished; the rest were never started.
+                try release(
+                    worker, reason: "worker \(worker.name) disconnected", cause: "disconnected", countAttempt: false, transaction: &transaction,
+                    outbox: &outbox)
+            }
+        case .job, .error:
+            outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
+        }
+    }
+
+    /// JOBs that could not be sent: their leases end without counting an attempt, and their
+    /// worker, unreachable, is gone (a worker that comes back says READY again).
+    func returnUnsent(
+        _ unsent: [(identity: [UInt8], lease: UInt64)], workers: inout [[UInt8]: WorkerState], transaction: inout IndexTransaction,
+        outbox: inout Outbox
+    ) throws {
+        for (identity, lease) in unsent where transaction.returnLease(lease) {
+            workers[identity]?.inFlight.remove(lease)
+        }
+        for identity in Set(unsent.map(\.identity)) {
+            guard let worker = workers.removeValue(forKey: identity) else { continue }
+            outbox.events.append(.worker(name: worker.name, change: "gone"))
+            logger.warning("worker unreachable; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
+            try release(worker, reason: "worker \(worker.name) unreachable", cause: "unreachable", transaction: &transaction, outbox: &outbox)
+        }
+    }
+
+    /// Workers silent past their expiry are gone; their leases return to the queue.
+    func expireWorkers(
+        now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState], transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
+        for (identity, worker) in workers where now - worker.lastHeard > workerExpiry {
+            workers.removeValue(forKey: identity)
+            outbox.events.append(.worker(name: worker.name, change: "gone"))
+            logger.warning("worker went silent; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
+            try release(worker, reason: "worker \(worker.name) went silent", cause: "silent", transaction: &transaction, outbox: &outbox)
+        }
+    }
+
+    func release(
+        _ worker: WorkerState, reason: String, cause: String, countAttempt: Bool = true, transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
+        let effects = try transaction.releaseLeases(of: worker.key, reason: reason, countAttempt: countAttempt, retry: retry)
+        metrics.leasesExpired(worker.inFlight.count, cause: cause)
+        for effect in effects { outbox.tally.record(effect, renderMicroseconds: nil) }
+        if !worker.inFlight.isEmpty {
+            logger.notice("leases returned to the queue", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)", "reason": "\(reason)"])
+        }
+    }
+
+    /// Leases ready jobs to workers with free slots, never more than their free slots, the least
+    /// loaded workers first.
+    func dispatch(
+        workers: inout [[UInt8]: WorkerState], specs: inout PictureSpecs, leaseCounter: inout UInt64,
+        transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
+        let order = workers.filter { $0.value.credits > 0 }
+            .sorted { ($0.value.inFlight.count, $0.value.key) < ($1.value.inFlight.count, $1.value.key) }
+        guard !order.isEmpty else { return }
+        let identities = Dictionary(uniqueKeysWithValues: order.map { ($0.value.key, $0.key) })
+        let jobs = try transaction.lease(
+            order.map { ($0.value.key, $0.value.credits) }, deadline: configuration.jobDeadlineSeconds
+        ) {
+            leaseCounter += 1
+            return bootPrefix | leaseCounter
+        }
+        for job in jobs {
+            guard let identity = identities[job.worker] else { continue }
+            workers[identity]!.inFlight.insert(job.lease)
+            let assignment = JobAssignment(
+                lease: job.lease, workoutID: job.picture.workoutID,
+                cacheKey: specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash),
+                spec: specs.encodedSpec(for: job.picture), route: job.route, heartRate: job.heartRate)
+            outbox.worker.append((identity, .job(assignment)))
+        }
+    }
+
+    /// Counts a committed turn's changes in the metrics.
+    func record(_ tally: Tally) {
+        var finished = 0
+        for (result, count) in tally.results {
+            metrics.completed(kind: result.kind.rawValue, status: result.status.rawValue, count: count)
+            if result.status != .pending { finished += count }
+        }
+        if finished > 0 { finishedCounter.add(finished) }
+        for microseconds in tally.renderMicroseconds { metrics.rendered(microseconds: microseconds) }
+        for reason in tally.failures { metrics.failed(reason: reason) }
+    }
+
+    /// Removes the cache files of deleted workouts, once their deletion has committed.
+    func removeFiles(_ paths: [String]) {
+        for path in paths {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch CocoaError.fileNoSuchFile {
+                // Never rendered, or already gone.
+            } catch {
+                logger.warning("could not remove a deleted workout's picture", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+}
