@@ -75,3 +75,20 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         return text + message
     }
 }
+
+extension ImportedWorkout {
+    /// A made-up workout of two points, different for each `number`, without heart rate: the
+    /// smallest real job, for the dispatch benchmark and the tests that need many workouts.
+    public static func twoPoint(_ number: Int) -> ImportedWorkout {
+        let start = Date(timeIntervalSince1970: 1_700_000_000 + Double(number) * 60)
+        let latitude = 52.0 + Double(number % 1000) * 0.0001
+        let longitude = 4.0 + Double(number / 1000) * 0.0001
+        let route = Route(segments: [[
+            RoutePoint(latitude: latitude, longitude: longitude, elevation: 1, time: start),
+            RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, elevation: 2, time: start.addingTimeInterval(30)),
+        ]])
+        return ImportedWorkout(
+            source: .gpx, sourceID: "two-point-\(number)", activity: .running, name: nil, route: route, heartRate: [], start: start,
+            end: start.addingTimeInterval(30), timeZoneOffset: 0, origin: "made up \(number)")
+    }
+}

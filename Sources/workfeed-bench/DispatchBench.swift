@@ -158,20 +158,6 @@ enum DispatchBench {
             fakeCPUSeconds: fakes.reduce(0) { $0 + $1.cpuSeconds() })
     }
 
-    /// The workouts of the run: two points each, all different, no heart rate.
-    static func tinyWorkout(_ number: Int) -> ImportedWorkout {
-        let start = Date(timeIntervalSince1970: 1_700_000_000 + Double(number) * 60)
-        let latitude = 52.0 + Double(number % 1000) * 0.0001
-        let longitude = 4.0 + Double(number / 1000) * 0.0001
-        let route = Route(segments: [[
-            RoutePoint(latitude: latitude, longitude: longitude, elevation: 1, time: start),
-            RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, elevation: 2, time: start.addingTimeInterval(30)),
-        ]])
-        return ImportedWorkout(
-            source: .gpx, sourceID: "dispatch-\(number)", activity: .running, name: nil, route: route, heartRate: [], start: start,
-            end: start.addingTimeInterval(30), timeZoneOffset: 0, origin: "bench \(number)")
-    }
-
     /// IMPORTs through the control socket, up to 200 in flight (one at a time would measure
     /// round trips and commits per request, not the coordinator). Not more: the coordinator drops
     /// replies it cannot queue at once (ZeroMQ's high-water mark, about 1,000 messages a peer).
@@ -182,7 +168,7 @@ enum DispatchBench {
         var answered = 0
         while answered < count {
             while sent < count && sent - answered < 200 {
-                let workout = tinyWorkout(sent)
+                let workout = ImportedWorkout.twoPoint(sent)
                 let request = ControlRequest(
                     id: UInt64(sent + 1), command: .importWorkout, body: try ControlCodec.encode(ImportRequest(workout)),
                     attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
@@ -221,7 +207,7 @@ enum DispatchBench {
                     style: configuration.lightStyle, heatmap: configuration.heatmap
                 ).encoded()
                 try index.write { transaction in
-                    for number in 0..<settings.workouts { _ = try transaction.importWorkout(tinyWorkout(number)) }
+                    for number in 0..<settings.workouts { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
                     _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], scales: [1]), scales: [1]) { _, route, heartRate in
                         PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: route, heartRateHash: heartRate)
                     }
@@ -275,7 +261,7 @@ enum DispatchBench {
             kind: .route, theme: .light, width: configuration.pictureWidth, height: configuration.pictureHeight, scale: 1,
             style: configuration.lightStyle, heatmap: configuration.heatmap
         ).encoded()
-        let workout = tinyWorkout(1)
+        let workout = ImportedWorkout.twoPoint(1)
         let route = SeriesCodec.encode(workout.route)
         let heartRate = SeriesCodec.encode(workout.heartRate)
         let routeHash = SHA256.hex(route)
