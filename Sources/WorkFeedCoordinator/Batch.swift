@@ -7,7 +7,9 @@ import WorkFeedWire
 /// What the loop hands the dispatcher: the messages received since the last batch.
 struct Batch: Sendable {
     typealias Message = (identity: [UInt8], frames: [[UInt8]])
-    var workerMessages: [Message] = []
+    /// Worker messages, parsed by the loop thread.
+    typealias WorkerInput = (identity: [UInt8], message: Result<WorkerMessage, WireError>)
+    var workerMessages: [WorkerInput] = []
     var controlMessages: [Message] = []
     /// JOBs the loop could not send (the worker is gone or not reading): their leases end at once
     /// instead of at their deadline.
@@ -69,7 +71,7 @@ final class Inbox: Sendable {
     /// Messages waiting, for the loop to stop receiving while a batch is full.
     var count: Int { state.withLock { $0.batch.count } }
 
-    func add(worker: [Batch.Message], control: [Batch.Message], unsent: [(identity: [UInt8], lease: UInt64)] = []) {
+    func add(worker: [Batch.WorkerInput], control: [Batch.Message], unsent: [(identity: [UInt8], lease: UInt64)] = []) {
         guard !worker.isEmpty || !control.isEmpty || !unsent.isEmpty else { return }
         state.withLock {
             $0.batch.workerMessages += worker

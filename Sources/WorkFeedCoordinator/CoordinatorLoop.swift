@@ -177,7 +177,11 @@ struct CoordinatorLoop: ~Copyable {
             var controlMessages: [Batch.Message] = []
             try Self.drain(workerSocket, into: &workerMessages, upTo: Self.maximumMessagesPerBatch)
             try Self.drain(controlSocket, into: &controlMessages, upTo: Self.maximumMessagesPerBatch)
-            inbox.add(worker: workerMessages, control: controlMessages)
+            // Parsed here, beside the sockets, to keep the index thread to the index.
+            let parsed = workerMessages.map { message in
+                (message.identity, Result { () throws(WireError) in try WorkerMessage(frames: message.frames) })
+            }
+            inbox.add(worker: parsed, control: controlMessages)
         }
         if ready[0] {
             while try doneSocket.receive(dontWait: true) != nil {}

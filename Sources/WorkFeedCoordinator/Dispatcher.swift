@@ -80,7 +80,7 @@ struct Dispatcher {
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 for message in batch.workerMessages {
                     try handleWorker(
-                        message.identity, message.frames, now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox,
+                        message.identity, message.message, now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox,
                         progress: &progressAfter)
                 }
                 for message in batch.controlMessages {
@@ -134,13 +134,14 @@ struct Dispatcher {
     }
 
     mutating func handleWorker(
-        _ identity: [UInt8], _ frames: [[UInt8]], now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
+        _ identity: [UInt8], _ parsed: Result<WorkerMessage, WireError>, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
         transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
     ) throws {
         let message: WorkerMessage
-        do {
-            message = try WorkerMessage(frames: frames)
-        } catch {
+        switch parsed {
+        case .success(let parsed):
+            message = parsed
+        case .failure(let error):
             logger.warning("malformed worker message", metadata: ["peer": "\(identity.hexString)", "error": "\(error)"])
             outbox.worker.append((identity, .error("\(error)")))
             return
