@@ -142,9 +142,19 @@ struct WorkerLoop: ~Copyable {
     }
 
     /// Waits out the back-off (still collecting results), then reconnects.
+    ///
+    /// The jobs waiting for a render thread are dropped: the new connection is a new worker to the
+    /// coordinator, which takes only the holder's reports and leases those jobs again, so drawing
+    /// them would be wasted and would keep the slots announced in READY busy.
     mutating func reconnect(reason: String) throws {
         logger.warning("reconnecting to the coordinator", metadata: ["reason": "\(reason)", "after_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)"])
         connected = false
+        let dropped = queue.drain()
+        for lease in dropped { inHand.remove(lease) }
+        metrics.inHand(inHand.count)
+        if !dropped.isEmpty {
+            logger.notice("jobs not started dropped; the coordinator leases them again", metadata: ["jobs": "\(dropped.count)"])
+        }
         let deadline = ContinuousClock.now + backoff
         while ContinuousClock.now < deadline && !stopping {
             let left = deadline - ContinuousClock.now
