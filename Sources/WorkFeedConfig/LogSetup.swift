@@ -21,6 +21,15 @@ struct JSONLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
+    /// Where each line goes: standard error, but for tests.
+    var output: @Sendable ([UInt8]) -> Void = { FileHandle.standardError.write(Data($0)) }
+
+    init(label: String) { self.label = label }
+
+    init(label: String, output: @escaping @Sendable ([UInt8]) -> Void) {
+        self.label = label
+        self.output = output
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -40,6 +49,6 @@ struct JSONLogHandler: LogHandler {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(fields) else { return }
         line.append(0x0A)
-        FileHandle.standardError.write(line)
+        output(Array(line))
     }
 }
