@@ -132,7 +132,10 @@ let package = Package(
 
         .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
-            name: "WorkFeedConfigTests", dependencies: ["WorkFeedConfig", "WorkFeedModel", .product(name: "Logging", package: "swift-log")], swiftSettings: strictSettings),
+            name: "WorkFeedConfigTests",
+            dependencies: ["WorkFeedConfig", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "WorkFeedImportTests",
             dependencies: ["WorkFeedImport", "WorkFeedModel"],
