@@ -323,37 +323,38 @@ public struct IndexTransaction {
         ready.reset()
         guard !ids.isEmpty else { return [] }
 
+        // One statement for all of them, in the order found: the ids as a JSON array.
         let select = try RawStatement(
             db,
             sql: """
-                SELECT j.workout_id, j.kind, j.theme, j.scale, j.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate
-                FROM job j JOIN workout w ON w.id = j.workout_id JOIN series s ON s.workout_id = j.workout_id
-                WHERE j.id = ?1
+                SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, j.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate
+                FROM json_each(?1) AS q CROSS JOIN job j ON j.id = q.value CROSS JOIN workout w ON w.id = j.workout_id
+                    CROSS JOIN series s ON s.workout_id = j.workout_id
                 """)
+        select.bind(1, "[" + ids.map(String.init).joined(separator: ",") + "]")
+        defer { select.reset() }
         var remaining = slots.map { max(0, $0.count) }
         var slot = 0
         let expires = now.timeIntervalSince1970 + deadline
         var jobs: [LeasedJob] = []
         jobs.reserveCapacity(ids.count)
-        for id in ids {
-            select.bind(1, id)
-            defer { select.reset() }
-            guard try select.step() else { continue }
-            guard let workoutID = select.withText(0, WorkoutID.init(utf8:)), let kind = JobKind(rawValue: select.text(1)),
-                let theme = Theme(rawValue: select.text(2))
+        while try select.step() {
+            let id = select.int64(0)
+            guard let workoutID = select.withText(1, WorkoutID.init(utf8:)), let kind = JobKind(rawValue: select.text(2)),
+                let theme = Theme(rawValue: select.text(3))
             else { throw IndexError("job \(id) has a malformed workout id, kind or theme") }
             while remaining[slot] == 0 { slot = (slot + 1) % remaining.count }
             remaining[slot] -= 1
             let worker = slots[slot].worker
             slot = (slot + 1) % remaining.count
-            let picture = PictureID(workoutID: workoutID, kind: kind, theme: theme, scale: Int(select.int64(3)))
+            let picture = PictureID(workoutID: workoutID, kind: kind, theme: theme, scale: Int(select.int64(4)))
             let lease = nextLease()
-            let anchor = select.int64(4)
+            let anchor = select.int64(5)
             leases.add(lease, LeaseTable.Lease(jobID: id, anchor: anchor, picture: picture, worker: worker, deadline: expires))
             jobs.append(
                 LeasedJob(
-                    jobID: id, lease: lease, worker: worker, picture: picture, routeHash: select.text(5), heartRateHash: select.text(6),
-                    route: select.bytes(7), heartRate: select.bytes(8)))
+                    jobID: id, lease: lease, worker: worker, picture: picture, routeHash: select.text(6), heartRateHash: select.text(7),
+                    route: select.bytes(8), heartRate: select.bytes(9)))
         }
         return jobs
     }

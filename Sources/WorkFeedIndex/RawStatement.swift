@@ -44,10 +44,10 @@ struct RawStatement {
         reset()
     }
 
-    /// Makes the statement ready to run again with new arguments.
+    /// Makes the statement ready to run again. Every use binds all of its parameters, so the old
+    /// values are not cleared.
     func reset() {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
     }
 
     /// Rows the last INSERT, UPDATE or DELETE changed.
