@@ -8,13 +8,13 @@ import WorkFeedWire
 
 /// The coordinator's index side. Lives on the index thread, which alone touches the index.
 ///
-/// The loop thread (``CoordinatorLoop``) owns the sockets: it receives messages, hands them over
-/// in batches, and sends what each batch produced. For each batch the dispatcher runs one
-/// transaction (statuses, imports, enqueues, expired workers and leases, new leases) and only once
-/// it has committed hands back the jobs, replies and events. A status a worker reported is in the
-/// index before its slot is given another job; a reply never reports something that might roll
-/// back. While one batch is in its transaction, the loop collects the next: the two threads work
-/// side by side.
+/// The loop thread (``CoordinatorLoop``) owns the sockets: it receives and parses messages, puts
+/// them in the ``Inbox``, and sends what each batch produced. The dispatcher takes everything in the
+/// inbox as one batch, runs one transaction for it (statuses, imports, enqueues, expired workers
+/// and leases, new leases) and only once it has committed hands back the jobs, replies and events.
+/// A status a worker reported is in the index before its slot is given another job; a reply never
+/// reports something that might roll back. While one batch is in its transaction, the loop
+/// collects the next: the two threads work side by side.
 struct Dispatcher {
     let configuration: CoordinatorConfiguration
     /// The cache directory as an absolute path, as operators are told it.
