@@ -99,8 +99,10 @@ final class Inbox: Sendable {
     }
 
     /// Waits until there is something to do and takes all of it. A batch's fixed cost (its
-    /// transaction, its commit) is spread over what it carries: when reports trickle in, it waits
-    /// up to a millisecond for more.
+    /// transaction, its commit) is spread over what it carries: when fewer than ``smallBatch``
+    /// reports came in, it waits for the next message to arrive, a millisecond at most, and takes
+    /// that too. (Waiting only when many jobs are out with workers made no difference: with 2 × 8
+    /// slots, 9,400–10,000 jobs/s either way.)
     func take() -> Batch {
         var batch = takeReady(waitingUntil: .distantFuture)!
         if batch.workerMessages.count < Self.smallBatch, !batch.stopping,
