@@ -18,8 +18,6 @@ enum CoordinatorEvent {
         self = .status(picture, status, reason: reason)
     }
 
-    var frames: [[UInt8]] { frames(at: Date(), stamped: Self.iso8601(Date())) }
-
     /// The frames, with `stamp` (``iso8601(_:)`` of `timestamp`) made once for a whole turn's events.
     func frames(at timestamp: Date, stamped stamp: String) -> [[UInt8]] {
         switch self {

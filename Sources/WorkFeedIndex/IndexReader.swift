@@ -30,14 +30,6 @@ public struct IndexReader {
             arguments: [now.timeIntervalSince1970]) ?? 0
     }
 
-    /// When the earliest backed-off pending job becomes ready, if any is waiting.
-    public func nextRetry(after now: Date = Date()) throws -> Date? {
-        try Double.fetchOne(
-            db, sql: "SELECT min(not_before) FROM job WHERE status = 'pending' AND not_before > ?",
-            arguments: [now.timeIntervalSince1970]
-        ).map { Date(timeIntervalSince1970: $0) }
-    }
-
     public func workout(_ id: WorkoutID) throws -> WorkoutRecord? {
         try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]).map(Self.workoutRecord)
     }

@@ -54,7 +54,6 @@ struct RawStatement {
     var changes: Int { Int(sqlite3_changes(db.sqliteConnection)) }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     /// A text column's UTF-8 bytes, valid only inside `body`.
     func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
