@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ"),
         .systemLibrary(name: "CLibPNG"),
         .systemLibrary(name: "CZlib"),
+        // libdeflate-dev: the PNG encoder's DEFLATE; libfreetype-dev: text (map attribution).
+        .systemLibrary(name: "CLibDeflate"),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2"),
 
         // Domain types shared by every part: workouts, routes, jobs, styles, the series codec.
         .target(name: "WorkFeedModel", swiftSettings: strictSettings),
@@ -45,8 +48,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Route and heatmap pictures, and PNG encoding through libpng's simplified API.
-        .target(name: "WorkFeedRender", dependencies: ["WorkFeedModel", "CLibPNG"], swiftSettings: strictSettings),
+        // Map tiles: MBTiles and PMTiles containers, the Mapbox Vector Tile decoder, tileset identity.
+        .target(
+            name: "WorkFeedTiles",
+            dependencies: [
+                "WorkFeedModel", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Route and heatmap pictures on the basemap, text through FreeType, PNG encoding.
+        .target(
+            name: "WorkFeedRender",
+            dependencies: ["WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType"],
+            swiftSettings: strictSettings
+        ),
         // ZeroMQ sockets and the coordinator/worker/control message formats.
         .target(
             name: "WorkFeedWire",
@@ -144,7 +160,13 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkFeedRenderTests",
-            dependencies: ["WorkFeedRender", "WorkFeedModel"],
+            dependencies: ["WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport"],
+            swiftSettings: strictSettings
+        ),
+        // Reads Tests/Data (shared fixtures with their origins beside them).
+        .testTarget(
+            name: "WorkFeedTilesTests",
+            dependencies: ["WorkFeedTiles", "WorkFeedModel"],
             swiftSettings: strictSettings
         ),
         .testTarget(
