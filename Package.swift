@@ -60,7 +60,10 @@ let package = Package(
         // Route and heatmap pictures on the basemap, text through FreeType, PNG encoding.
         .target(
             name: "WorkFeedRender",
-            dependencies: ["WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType"],
+            dependencies: [
+                "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // ZeroMQ sockets and the coordinator/worker/control message formats.
@@ -89,7 +92,7 @@ let package = Package(
         .target(
             name: "WorkFeedCoordinator",
             dependencies: [
-                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics",
+                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -97,7 +100,7 @@ let package = Package(
         .target(
             name: "WorkFeedWorker",
             dependencies: [
-                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics",
+                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -106,7 +109,7 @@ let package = Package(
         .target(
             name: "WorkFeedCtl",
             dependencies: [
-                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig",
+                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig", "WorkFeedTiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -160,7 +163,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkFeedRenderTests",
-            dependencies: ["WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport"],
+            dependencies: [
+                "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         // Reads Tests/Data (shared fixtures with their origins beside them).

@@ -38,6 +38,16 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var lightStyle = RouteStyle.light
     public var darkStyle = RouteStyle.dark
     public var heatmap = HeatmapStyle.standard
+    /// Tilesets (MBTiles or PMTiles) maps are drawn from, in the order to try; empty: no maps. The
+    /// coordinator reads only their metadata and index, for the cache keys; workers draw from
+    /// their own copies and must have the same ones.
+    public var basemapTilesets: [String] = []
+    /// The font the attribution is drawn with (its content is part of the basemap's identity).
+    public var basemapFont = BasemapDefaults.fontPath
+    /// Drawn instead of each tileset's own attribution when not empty.
+    public var basemapAttribution = ""
+    public var lightMap = MapStyle.light
+    public var darkMap = MapStyle.dark
     public var logLevel = "info"
     public var logFormat = "text"
 
@@ -49,6 +59,10 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         theme == .light ? lightStyle : darkStyle
     }
 
+    public func mapStyle(for theme: Theme) -> MapStyle {
+        theme == .light ? lightMap : darkMap
+    }
+
     /// The keys a coordinator configuration file may hold.
     public static let keys: Set<String> = Set(
         [
@@ -57,7 +71,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
-        ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } })
+            "basemap.tilesets", "basemap.font", "basemap.attribution",
+        ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
+            + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
 
     /// Loads the configuration: flags over environment over file over defaults.
     /// - Throws: ``ConfigurationError`` naming the first bad key, its value and what is allowed.
@@ -98,6 +114,11 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.lightStyle = try settings.routeStyle("styles.light", default: c.lightStyle)
         c.darkStyle = try settings.routeStyle("styles.dark", default: c.darkStyle)
         c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
+        c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
+        c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
+        c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)
+        c.lightMap = try settings.mapStyle("maps.light", default: c.lightMap)
+        c.darkMap = try settings.mapStyle("maps.dark", default: c.darkMap)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
         c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
         return c
@@ -129,6 +150,7 @@ public enum LogFormat: String, CaseIterable, Sendable {
 extension RouteStyle {
     static let keyNames = [
         "background", "line", "line_width", "outline", "outline_width", "start_mark", "end_mark", "mark_radius", "padding",
+        "minimum_span_metres",
     ]
 }
 
@@ -171,6 +193,7 @@ extension Settings {
         s.endMark = try colour("\(prefix).end_mark", default: s.endMark)
         s.markRadius = try double("\(prefix).mark_radius", default: s.markRadius, in: 0...64)
         s.padding = try double("\(prefix).padding", default: s.padding, in: 0...512)
+        s.minimumSpan = try double("\(prefix).minimum_span_metres", default: s.minimumSpan, in: 0...100_000)
         return s
     }
 
@@ -203,4 +226,10 @@ extension Settings {
         h.zoneColors = colours
         return h
     }
+}
+
+/// Defaults shared by the coordinator's and the workers' basemap settings.
+public enum BasemapDefaults {
+    /// DejaVu Sans from Debian's fonts-dejavu-core.
+    public static let fontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 }

@@ -23,6 +23,13 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var keyFile = ""
     /// The coordinator's public key (Z85), required with a key file.
     public var serverKey = ""
+    /// Tilesets (MBTiles or PMTiles) on this host, in the order to try; they must be the
+    /// coordinator's (the same content, any path). Empty: plain pictures only.
+    public var basemapTilesets: [String] = []
+    public var basemapFont = BasemapDefaults.fontPath
+    public var basemapAttribution = ""
+    /// The most memory decoded map tiles may take, in MiB.
+    public var basemapCacheMegabytes = 64
     public var logLevel = "info"
     public var logFormat = "text"
 
@@ -31,7 +38,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = [
         "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
         "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
-        "security.key_file", "security.server_key", "metrics.listen",
+        "security.key_file", "security.server_key", "metrics.listen", "basemap.tilesets", "basemap.font",
+        "basemap.attribution", "basemap.cache_mb",
     ]
 
     /// Loads the configuration: flags over environment over file over defaults.
@@ -55,6 +63,10 @@ public struct WorkerConfiguration: Sendable, Hashable {
         if !c.keyFile.isEmpty && c.serverKey.utf8.count != 40 {
             throw settings.invalid("security.server_key", c.serverKey, "the coordinator's Z85 public key (40 characters), needed with security.key_file")
         }
+        c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
+        c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
+        c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)
+        c.basemapCacheMegabytes = try settings.int("basemap.cache_mb", default: c.basemapCacheMegabytes, in: 1...65_536)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
         c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
         return c

@@ -4,6 +4,7 @@ import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedModel
+import WorkFeedTiles
 import WorkFeedWire
 
 /// The coordinator's index side. Lives on the index thread, which alone touches the index.
@@ -47,8 +48,27 @@ struct Dispatcher {
         var credits: Int { max(0, capacity - inFlight.count) }
     }
 
-    /// - Throws: ``IndexError`` when the index cannot be opened.
+    /// The basemap's identity hash; empty without tilesets. Workers must have the same one.
+    let basemap: String
+
+    /// - Throws: ``IndexError`` when the index cannot be opened, ``TileError`` when a configured
+    ///   tileset or the attribution font cannot be read.
     init(configuration: CoordinatorConfiguration, metrics: CoordinatorMetrics, logger: Logger) throws {
+        if configuration.basemapTilesets.isEmpty {
+            basemap = ""
+        } else {
+            let identity = try BasemapIdentity(
+                tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
+                attributionOverride: configuration.basemapAttribution)
+            basemap = identity.hash
+            for tileset in identity.tilesets {
+                logger.info(
+                    "tileset", metadata: [
+                        "path": "\(tileset.path)", "name": "\(tileset.name)", "zooms": "\(tileset.minZoom)-\(tileset.maxZoom)",
+                        "tiles": "\(tileset.tileCount)", "identity": "\(tileset.identity.prefix(12))",
+                    ])
+            }
+        }
         index = try WorkoutIndex(
             path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
             logger: logger)
@@ -56,7 +76,7 @@ struct Dispatcher {
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         self.logger = logger
         self.metrics = metrics
-        specs = PictureSpecs(configuration: configuration)
+        specs = PictureSpecs(configuration: configuration, basemap: basemap.isEmpty ? nil : basemap)
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
             maximumBackoff: configuration.maximumBackoffSeconds)
@@ -150,12 +170,22 @@ struct Dispatcher {
         let known = workers.index(forKey: identity)
         if let known { workers.values[known].lastHeard = now }
         switch message {
-        case .ready(let capacity, let rendererVersion, let name):
+        case .ready(let capacity, let rendererVersion, let name, let workerBasemap):
             guard rendererVersion == PictureSpec.rendererVersion else {
                 logger.error(
                     "worker refused: its renderer version differs from the coordinator's",
                     metadata: ["worker": "\(name)", "worker_renderer": "\(rendererVersion)", "renderer": "\(PictureSpec.rendererVersion)"])
                 outbox.worker.append((identity, .disconnect(reason: "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker")))
+                return
+            }
+            if !basemap.isEmpty, workerBasemap != basemap {
+                // Its pictures would carry keys that promise a map it does not draw.
+                logger.error(
+                    "worker refused: its basemap differs from the coordinator's",
+                    metadata: ["worker": "\(name)", "worker_basemap": "\(workerBasemap.prefix(12))", "basemap": "\(basemap.prefix(12))"])
+                let has = workerBasemap.isEmpty ? "no tilesets" : "basemap \(workerBasemap.prefix(12))"
+                outbox.worker.append((identity, .disconnect(
+                    reason: "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution")))
                 return
             }
             if let previous = workers[identity] {
@@ -179,7 +209,7 @@ struct Dispatcher {
                 case .failedRetry: .failedRetry
                 }
             let effect = try transaction.complete(
-                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail), from: key, retry: retry)
+                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map), from: key, retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)

@@ -26,6 +26,9 @@ final class JobGauges: Sendable {
                         metrics.jobs(kind: count.kind.rawValue, theme: count.theme.rawValue, status: count.status.rawValue, count: count.count)
                     }
                     metrics.queue(pendingReady: try reader.pendingReadyCount())
+                    for count in try reader.mapCoverageCounts() {
+                        metrics.pictures(kind: count.kind.rawValue, theme: count.theme.rawValue, map: count.map, count: count.count)
+                    }
                 }
             }
         } catch {

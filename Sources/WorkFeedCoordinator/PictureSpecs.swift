@@ -5,10 +5,13 @@ import WorkFeedModel
 /// cache keys derived from them.
 ///
 /// A cache key is the SHA-256 of everything a picture depends on: the renderer version, the spec
-/// (kind, theme, size, scale, style, heatmap zones) and the hashes of the series it draws. A
+/// (kind, theme, size, scale, that theme's route and map styles, heatmap zones for heatmaps, the
+/// basemap's identity) and the hashes of the series it draws. A
 /// `generated` job whose stored key differs from the current one is stale.
 struct PictureSpecs {
     private let configuration: CoordinatorConfiguration
+    /// The basemap's identity hash, `nil` without tilesets.
+    private let basemap: String?
     private var encoded: [SpecKey: [UInt8]] = [:]
     private var hashers: [SpecKey: SHA256] = [:]
 
@@ -18,14 +21,16 @@ struct PictureSpecs {
         var scale: Int
     }
 
-    init(configuration: CoordinatorConfiguration) {
+    init(configuration: CoordinatorConfiguration, basemap: String?) {
         self.configuration = configuration
+        self.basemap = basemap
     }
 
     func spec(kind: JobKind, theme: Theme, scale: Int) -> PictureSpec {
         PictureSpec(
             kind: kind, theme: theme, width: configuration.pictureWidth, height: configuration.pictureHeight,
-            scale: scale, style: configuration.style(for: theme), heatmap: configuration.heatmap)
+            scale: scale, style: configuration.style(for: theme), heatmap: configuration.heatmap,
+            map: configuration.mapStyle(for: theme), basemap: basemap)
     }
 
     /// The spec's JSON, encoded once per kind, theme and scale.

@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
+import Logging
 import WorkFeedConfig
 import WorkFeedImport
 import WorkFeedModel
 import WorkFeedRender
+import WorkFeedTiles
 
 extension WorkCtl {
     /// `workctl render FILE...`: draws pictures here, without a coordinator.
@@ -11,7 +13,9 @@ extension WorkCtl {
         static let configuration = CommandConfiguration(
             abstract: "Render pictures of workout files locally, without a coordinator (to check a style, or to measure).",
             discussion: """
-                Styles come from --config (a coordinator configuration file) or the embedded defaults. \
+                Styles come from --config (a coordinator configuration file) or the embedded defaults; \
+                maps are drawn from --tileset (repeatable) or the configuration's basemap.tilesets, as a \
+                worker with the same configuration draws them. \
                 Each picture is written as <file name>[-<n>]_<kind>_<theme>[@<scale>x].png in --out. A \
                 workout that cannot be drawn is reported with its reason; exits 2 if any could not.
                 """)
@@ -36,6 +40,9 @@ extension WorkCtl {
 
         @Option(name: .long, help: "A coordinator configuration file for the styles.")
         var config: String?
+
+        @Option(name: .long, help: "A tileset (MBTiles or PMTiles) to draw the map from; repeat for several, in the order to try.")
+        var tileset: [String] = []
 
         func validate() throws {
             guard JobKind(rawValue: kind) != nil else { throw ValidationError("--kind: '\(kind)' is not route or heatmap") }
@@ -71,7 +78,19 @@ extension WorkCtl {
                 printError("\(error)")
                 throw WorkCtlExit.failed
             }
-            let renderer = Renderer()
+            let tilesets = tileset.isEmpty ? configuration.basemapTilesets : tileset
+            var basemap: Basemap?
+            if !tilesets.isEmpty {
+                do {
+                    basemap = try Basemap(
+                        tilesetPaths: tilesets, fontPath: configuration.basemapFont,
+                        attributionOverride: configuration.basemapAttribution, logger: Logger(label: "workctl"))
+                } catch {
+                    printError("\(error)")
+                    throw WorkCtlExit.failed
+                }
+            }
+            let renderer = Renderer(basemap: basemap)
             var written = 0
             var failures = 0
             var progress = ProgressLine(total: files.count, unit: "files")
@@ -90,7 +109,8 @@ extension WorkCtl {
                     for theme in themes {
                         let spec = PictureSpec(
                             kind: kind, theme: theme, width: width, height: height, scale: scale,
-                            style: configuration.style(for: theme), heatmap: configuration.heatmap)
+                            style: configuration.style(for: theme), heatmap: configuration.heatmap,
+                            map: configuration.mapStyle(for: theme), basemap: basemap?.identity.hash)
                         let key = PictureSpec.cacheKey(
                             kind: kind, encodedSpec: spec.encoded(), routeHash: SHA256.hex(route), heartRateHash: SHA256.hex(heartRate))
                         let name = "\(base)_\(kind.rawValue)_\(theme.rawValue)\(scale == 1 ? "" : "@\(scale)x").png"
@@ -98,6 +118,9 @@ extension WorkCtl {
                             let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: key)
                             try Data(png).write(to: URL(fileURLWithPath: out).appendingPathComponent(name), options: .atomic)
                             written += 1
+                            if basemap != nil, renderer.lastStatistics.mapCoverage != .full {
+                                progress.note("\(name): \(renderer.lastStatistics.mapCoverage == .none ? "no tileset covers it: plain background" : "the map covers only part of it")")
+                            }
                         } catch let failure as RenderFailure {
                             progress.note("\(file.path): \(kind.rawValue) \(theme.rawValue): \(failure.reason)")
                             failures += 1

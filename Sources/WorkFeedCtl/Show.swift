@@ -45,7 +45,15 @@ extension WorkCtl {
                 if picture.picture.scale != 1 { line += " @\(picture.picture.scale)x" }
                 line += ": \(picture.status.rawValue)"
                 if let reason = picture.reason { line += " (\(reason))" }
-                if picture.status == .generated { line += " \(reply.cacheDirectory)/\(picture.relativePath)" }
+                if picture.status == .generated {
+                    line += " \(reply.cacheDirectory)/\(picture.relativePath)"
+                    switch picture.map {
+                    case .full: line += " (map)"
+                    case .partial: line += " (map covers part of it)"
+                    case .none?: line += " (no map: no tileset covers it)"
+                    case nil: break
+                    }
+                }
                 say(line)
             }
         }

@@ -21,6 +21,20 @@ public struct IndexReader {
             }
     }
 
+    /// Generated pictures by kind, theme and map coverage (`unknown` for pictures drawn before maps).
+    public func mapCoverageCounts() throws -> [(kind: JobKind, theme: Theme, map: String, count: Int)] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT kind, theme, coalesce(map, 'unknown') AS map, count(*) AS n FROM job WHERE status = 'generated'
+                GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+                """
+        ).compactMap { row in
+            guard let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"]) else { return nil }
+            return (kind, theme, row["map"], row["n"])
+        }
+    }
+
     /// Pending jobs past any back-off, leased ones included (leases are not in the index: see
     /// ``IndexTransaction/readyCount(now:)`` for the jobs ready to lease).
     public func pendingReadyCount(now: Date = Date()) throws -> Int {
@@ -157,6 +171,7 @@ public struct IndexReader {
             reason: row["reason"],
             cacheKey: row["cache_key"],
             attempts: row["attempts"],
-            updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+            updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
+            map: (row["map"] as String?).flatMap(MapCoverage.init(rawValue:)))
     }
 }

@@ -371,7 +371,7 @@ public struct IndexTransaction {
                 db,
                 sql: """
                     UPDATE job SET status = 'generated', cache_key = ?1, reason = NULL, attempts = 0, priority = 0, not_before = NULL,
-                        updated_at = ?2, anchor = ?3
+                        updated_at = ?2, anchor = ?3, map = ?6
                     WHERE id = ?4 AND anchor = ?5 AND status = 'pending'
                     """)
             update.bind(1, report.detail)
@@ -379,6 +379,7 @@ public struct IndexTransaction {
             update.bind(3, anchor + 1)
             update.bind(4, lease.jobID)
             update.bind(5, lease.anchor)
+            update.bind(6, report.map.rawValue)
             try update.execute()
             guard update.changes == 1 else { return .staleLease }
             anchor += 1
@@ -476,11 +477,14 @@ public struct JobReportRecord: Sendable, Hashable {
     public var outcome: Outcome
     /// The cache key for `generated`, the reason otherwise.
     public var detail: String
+    /// For `generated`: how much of the picture the basemap covered.
+    public var map: MapCoverage
 
-    public init(lease: UInt64, outcome: Outcome, detail: String) {
+    public init(lease: UInt64, outcome: Outcome, detail: String, map: MapCoverage = .none) {
         self.lease = lease
         self.outcome = outcome
         self.detail = detail
+        self.map = map
     }
 }
 

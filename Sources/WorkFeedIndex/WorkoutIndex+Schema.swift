@@ -112,6 +112,11 @@ extension WorkoutIndex {
                     CREATE INDEX job_queue ON job (priority DESC, id, not_before, status) WHERE status = 'pending';
                     """)
         }
+        migrator.registerMigration("v4: map coverage") { db in
+            // How much of a generated picture the basemap covered: 'full', 'partial' or 'none'
+            // (the plain background); NULL for pictures drawn before maps existed.
+            try db.execute(sql: "ALTER TABLE job ADD COLUMN map TEXT")
+        }
         return migrator
     }
 

@@ -64,6 +64,15 @@ public final class CoordinatorMetrics: Sendable {
         ).set(Double(count))
     }
 
+    /// Generated pictures by how much of them the basemap covered (`none`: no tileset covers the
+    /// picture, so it shows the plain background), from the index.
+    public func pictures(kind: String, theme: String, map: String, count: Int) {
+        registry.makeGauge(
+            name: "workfeed_pictures_generated", labels: [("kind", kind), ("theme", theme), ("map", map)],
+            help: "Generated pictures by map coverage (full, partial, none), from the index."
+        ).set(Double(count))
+    }
+
     /// Jobs leased to workers now; the coordinator's loop sets it every turn.
     public func leased(_ count: Int) {
         leasedNow.store(count, ordering: .relaxed)
@@ -104,5 +113,25 @@ public final class WorkerMetrics: Sendable {
 
     public func inHand(_ count: Int) {
         busy.set(Double(count))
+    }
+
+    /// A generated picture and how much of it the basemap covered.
+    public func drew(map: String, brokenTiles: Int) {
+        registry.makeCounter(
+            name: "workfeed_worker_pictures_total", labels: [("map", map)],
+            help: "Pictures drawn, by map coverage (full, partial, none: the plain background)."
+        ).increment()
+        if brokenTiles > 0 {
+            registry.makeCounter(name: "workfeed_worker_map_tiles_broken_total", help: "Map tiles that could not be read or decoded and were left out.")
+                .increment(by: Int64(brokenTiles))
+        }
+    }
+
+    /// The map tile cache's state.
+    public func tileCache(residentBytes: Int, residentTiles: Int, hits: Int, misses: Int) {
+        registry.makeGauge(name: "workfeed_worker_tile_cache_bytes", help: "Memory held by decoded map tiles.").set(Double(residentBytes))
+        registry.makeGauge(name: "workfeed_worker_tile_cache_tiles", help: "Map tiles held (found, absent or broken).").set(Double(residentTiles))
+        registry.makeGauge(name: "workfeed_worker_tile_cache_hits", help: "Map tile look-ups answered from memory.").set(Double(hits))
+        registry.makeGauge(name: "workfeed_worker_tile_cache_misses", help: "Map tile look-ups that read a tileset.").set(Double(misses))
     }
 }

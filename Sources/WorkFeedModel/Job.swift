@@ -43,3 +43,14 @@ public struct PictureID: Sendable, Hashable, Codable, CustomStringConvertible {
         "\(workoutID) \(kind.rawValue) \(theme.rawValue)" + (scale == 1 ? "" : " @\(scale)x")
     }
 }
+
+/// How much of a picture's area the basemap covered; reported with every generated picture and
+/// shown by `workctl show`, so that an operator sees which pictures have no map.
+public enum MapCoverage: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Every tile under the picture was found: the whole picture shows the map.
+    case full
+    /// Some tiles were found and some not: the rest shows the plain background.
+    case partial
+    /// No tileset covers the picture (or none is configured): the plain background. Not a failure.
+    case none
+}

@@ -63,10 +63,13 @@ public struct RouteStyle: Sendable, Hashable, Codable {
     public var markRadius: Double
     /// Space kept free around the route, in points.
     public var padding: Double
+    /// The least ground the picture shows across its smaller side, in metres: a short run is
+    /// shown with a few hundred metres of streets around it instead of filling the frame.
+    public var minimumSpan: Double
 
     public init(
         background: RGBA, line: RGBA, lineWidth: Double, outline: RGBA, outlineWidth: Double,
-        startMark: RGBA, endMark: RGBA, markRadius: Double, padding: Double
+        startMark: RGBA, endMark: RGBA, markRadius: Double, padding: Double, minimumSpan: Double = 600
     ) {
         self.background = background
         self.line = line
@@ -77,6 +80,7 @@ public struct RouteStyle: Sendable, Hashable, Codable {
         self.endMark = endMark
         self.markRadius = markRadius
         self.padding = padding
+        self.minimumSpan = minimumSpan
     }
 
     public static let light = RouteStyle(
@@ -116,6 +120,10 @@ public struct HeatmapStyle: Sendable, Hashable, Codable {
 }
 
 /// Everything a worker needs to know about how to draw, besides the workout's series.
+///
+/// It holds exactly what the picture depends on, because its JSON is hashed into the cache key:
+/// a route spec has no heatmap style (re-tuning zones leaves route pictures current), and each
+/// theme's spec has only that theme's styles (changing the dark map leaves light pictures current).
 public struct PictureSpec: Sendable, Hashable, Codable {
     public var kind: JobKind
     public var theme: Theme
@@ -124,22 +132,34 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     public var height: Int
     public var scale: Int
     public var style: RouteStyle
-    public var heatmap: HeatmapStyle
+    /// Heatmaps only; `nil` in a route spec.
+    public var heatmap: HeatmapStyle?
+    /// The basemap's style for this theme; `nil` when no tileset is configured (plain background).
+    public var map: MapStyle?
+    /// The identity of the basemap the picture is drawn on (``BasemapIdentity``: the tilesets'
+    /// content and the attribution font); workers with another basemap are refused.
+    public var basemap: String?
 
-    public init(kind: JobKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle) {
+    /// - Parameter heatmap: kept for heatmap specs only.
+    public init(
+        kind: JobKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle,
+        map: MapStyle? = nil, basemap: String? = nil
+    ) {
         self.kind = kind
         self.theme = theme
         self.width = width
         self.height = height
         self.scale = scale
         self.style = style
-        self.heatmap = heatmap
+        self.heatmap = kind == .heatmap ? heatmap : nil
+        self.map = basemap == nil ? nil : map
+        self.basemap = map == nil ? nil : basemap
     }
 
     /// The version of the drawing code. It is part of every cache key, so that changing how pictures
     /// look makes every picture stale; bump it whenever the bytes of any picture change. Workers
     /// whose version differs from the coordinator's are refused.
-    public static let rendererVersion = 1
+    public static let rendererVersion = 2
 
     public var pixelWidth: Int { width * scale }
     public var pixelHeight: Int { height * scale }

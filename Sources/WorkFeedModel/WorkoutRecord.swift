@@ -68,14 +68,20 @@ public struct PictureRecord: Sendable, Hashable, Codable {
     /// How many times it was leased and came back without a picture.
     public var attempts: Int
     public var updatedAt: Date
+    /// For `generated`: how much of the picture the basemap covered (`none`: the plain background).
+    public var map: MapCoverage?
 
-    public init(picture: PictureID, status: JobStatus, reason: String?, cacheKey: String?, attempts: Int, updatedAt: Date) {
+    public init(
+        picture: PictureID, status: JobStatus, reason: String?, cacheKey: String?, attempts: Int, updatedAt: Date,
+        map: MapCoverage? = nil
+    ) {
         self.picture = picture
         self.status = status
         self.reason = reason
         self.cacheKey = cacheKey
         self.attempts = attempts
         self.updatedAt = updatedAt
+        self.map = map
     }
 
     /// Where the PNG is, relative to the cache root.

@@ -28,6 +28,10 @@ public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     /// The style turns every element off, which would give a blank picture.
     public static let styleDrawsNothing = RenderFailure(reason: "style draws nothing")
 
+    /// The job asks for a basemap this renderer does not have (another tileset or font). Workers
+    /// check this before drawing and report it as a transient failure: another worker can draw it.
+    public static let basemapDiffers = RenderFailure(reason: "the worker's basemap differs from the job's")
+
     /// libpng could not encode the picture, or the cache key cannot be written as PNG text.
     static func encoding(_ error: PNGError) -> RenderFailure {
         RenderFailure(reason: error.description)

@@ -1,3 +1,5 @@
+public import WorkFeedModel
+
 /// What the last render did, for logs and the bench; it never changes the picture.
 public struct RenderStatistics: Sendable, Hashable {
     /// Points dropped as invalid: non-finite, out of range, or 0/0 among real points.
@@ -6,9 +8,21 @@ public struct RenderStatistics: Sendable, Hashable {
     public var usablePoints: Int = 0
     /// Vertices actually drawn after simplification to the picture's resolution.
     public var drawnVertices: Int = 0
-    /// Time spent from the route to the finished pixels.
+    /// How much of the picture the basemap covered.
+    public var mapCoverage: MapCoverage = .none
+    /// Tile positions under the picture that a tileset had.
+    public var mapTiles: Int = 0
+    /// Tiles that could not be read or decoded and were left out (counted when first read).
+    public var brokenTiles: Int = 0
+    /// Time spent reading tiles from tilesets (only tiles not already at hand).
+    public var tileReading: Duration = .zero
+    /// Time spent decoding and classifying those tiles.
+    public var tileDecoding: Duration = .zero
+    /// Time spent placing the map's features in the picture and painting them.
+    public var mapDrawing: Duration = .zero
+    /// Time spent from the route to the finished pixels, the map included.
     public var drawing: Duration = .zero
-    /// Time spent in libpng and adding the text chunk.
+    /// Time spent encoding the PNG.
     public var encoding: Duration = .zero
 
     public init() {}

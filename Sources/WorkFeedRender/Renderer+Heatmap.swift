@@ -11,8 +11,7 @@ extension Renderer {
         spec: PictureSpec, route: Route, heartRate: [HeartRateSample], statistics: inout RenderStatistics
     ) throws(RenderFailure) {
         let style = spec.style
-        let heatmap = spec.heatmap
-        guard let zones = HeartRateZones(style: heatmap), (1...1000).contains(heatmap.segments) else {
+        guard let heatmap = spec.heatmap, let zones = HeartRateZones(style: heatmap), (1...1000).contains(heatmap.segments) else {
             throw .invalidHeatmapStyle
         }
         let halfWidth = Self.length(heatmap.lineWidth, spec.scale) / 2
@@ -26,9 +25,11 @@ extension Renderer {
         let series = HeartRateSeries(samples: heartRate, span: scan.firstTime...scan.lastTime)
         guard !series.isEmpty else { throw .noHeartRateSamples }
         layOut(route: route, scan: scan, fit: fit, pieces: heatmap.segments, statistics: &statistics)
-        let paints = piecePaints(series: series, zones: zones, background: style.background)
+        prepareBackground(spec: spec, fit: fit, statistics: &statistics)
+        // On a map, zone colours are flattened over its land, as if laid over the map at their opacity.
+        let under = drawnSources.isEmpty ? style.background : (spec.map?.land ?? style.background)
+        let paints = piecePaints(series: series, zones: zones, background: under)
 
-        canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: style.background)
         field.prepare(width: spec.pixelWidth, height: spec.pixelHeight)
         if outlineWidth > 0 {
             for run in path.runs {

@@ -1,4 +1,5 @@
 public import WorkFeedModel
+import WorkFeedTiles
 
 /// Draws route and heatmap pictures into PNG bytes.
 ///
@@ -12,9 +13,15 @@ public import WorkFeedModel
 /// ```
 public final class Renderer {
     let field = DistanceField()
+    let area = AreaMask()
     let canvas = Canvas()
     var path = Path()
+    var scene = MapScene()
     private var encoded: [UInt8] = []
+    /// The tilesets maps are drawn from; `nil` draws every picture on the plain background.
+    public let basemap: Basemap?
+    /// The tilesets the current picture drew, whose attribution goes in its corner.
+    var drawnSources: Set<Int> = []
 
     /// What the last successful render did.
     public private(set) var lastStatistics = RenderStatistics()
@@ -26,7 +33,11 @@ public final class Renderer {
     /// internal and settable so that tests can compare against no simplification at all.
     var simplificationTolerance: Float = 0.1
 
-    public init() {}
+    /// - Parameter basemap: shared by every renderer of the process; without it, pictures whose
+    ///   spec asks for a map cannot be drawn.
+    public init(basemap: Basemap? = nil) {
+        self.basemap = basemap
+    }
 
     /// Draws `route` as `spec` says and encodes it as an opaque RGB PNG of
     /// `spec.pixelWidth` x `spec.pixelHeight` pixels.
@@ -52,10 +63,17 @@ public final class Renderer {
             throw .encoding(error)
         }
 
+        if let wanted = spec.basemap, spec.map != nil, wanted != basemap?.identity.hash {
+            throw .basemapDiffers
+        }
         var statistics = RenderStatistics()
+        drawnSources = []
         switch spec.kind {
         case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
+        }
+        if let style = spec.map, let basemap, !drawnSources.isEmpty {
+            drawAttribution(basemap.attribution(for: drawnSources), style: style, scale: spec.scale)
         }
         let drawn = clock.now
 
@@ -79,7 +97,18 @@ public final class Renderer {
         try scan.validate()
         return try PictureFit(
             scan: scan, pixelWidth: spec.pixelWidth, pixelHeight: spec.pixelHeight,
-            padding: Double(Self.length(spec.style.padding, spec.scale)), scale: spec.scale)
+            padding: Double(Self.length(spec.style.padding, spec.scale)), scale: spec.scale,
+            minimumSpan: spec.style.minimumSpan)
+    }
+
+    /// Fills the canvas with the plain background, then draws the map where tiles cover the picture.
+    func prepareBackground(spec: PictureSpec, fit: PictureFit, statistics: inout RenderStatistics) {
+        canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: spec.style.background)
+        guard let style = spec.map, let basemap, spec.basemap == basemap.identity.hash else { return }
+        let clock = ContinuousClock()
+        let started = clock.now
+        drawnSources = drawBasemap(spec: spec, style: style, basemap: basemap, fit: fit, statistics: &statistics)
+        statistics.mapDrawing = clock.now - started - statistics.tileReading - statistics.tileDecoding
     }
 
     /// Projects and simplifies the route into ``path``.

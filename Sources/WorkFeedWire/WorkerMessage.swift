@@ -43,20 +43,24 @@ public struct JobReport: Sendable, Hashable {
     /// The failure reason, or the cache key written for `generated`.
     public var detail: String
     public var renderMicroseconds: UInt64
+    /// How much of a generated picture the basemap covered (`none` for failures).
+    public var map: MapCoverage
 
-    public init(lease: UInt64, outcome: JobOutcome, detail: String, renderMicroseconds: UInt64) {
+    public init(lease: UInt64, outcome: JobOutcome, detail: String, renderMicroseconds: UInt64, map: MapCoverage = .none) {
         self.lease = lease
         self.outcome = outcome
         self.detail = detail
         self.renderMicroseconds = renderMicroseconds
+        self.map = map
     }
 }
 
 /// The messages between coordinator and workers (docs/PROTOCOL.md, "Worker protocol").
 /// Every message starts with the protocol frame `WFW1` and a command frame.
 public enum WorkerMessage: Sendable, Hashable {
-    /// Worker → coordinator: ready for up to `capacity` jobs at once.
-    case ready(capacity: Int, rendererVersion: Int, name: String)
+    /// Worker → coordinator: ready for up to `capacity` jobs at once, drawing maps on the basemap
+    /// `basemap` (its ``BasemapIdentity`` hash; empty without tilesets).
+    case ready(capacity: Int, rendererVersion: Int, name: String, basemap: String)
     /// Coordinator → worker.
     case job(JobAssignment)
     /// Worker → coordinator.
@@ -102,8 +106,11 @@ public enum WorkerMessage: Sendable, Hashable {
     public var frames: [[UInt8]] {
         var frames: [[UInt8]] = [Self.protocolFrame, commandFrame]
         switch self {
-        case .ready(let capacity, let version, let name):
-            frames += [UInt32(clamping: capacity).bigEndianBytes, UInt32(clamping: version).bigEndianBytes, Array(name.utf8)]
+        case .ready(let capacity, let version, let name, let basemap):
+            frames += [
+                UInt32(clamping: capacity).bigEndianBytes, UInt32(clamping: version).bigEndianBytes, Array(name.utf8),
+                Array(basemap.utf8),
+            ]
         case .job(let job):
             frames += [
                 job.lease.bigEndianBytes, job.workoutID.utf8, Array(job.cacheKey.utf8),
@@ -112,7 +119,7 @@ public enum WorkerMessage: Sendable, Hashable {
         case .status(let report):
             frames += [
                 report.lease.bigEndianBytes, Array(report.outcome.rawValue.utf8), Array(report.detail.utf8),
-                report.renderMicroseconds.bigEndianBytes,
+                report.renderMicroseconds.bigEndianBytes, Array(report.map.rawValue.utf8),
             ]
         case .heartbeat:
             break
@@ -139,8 +146,10 @@ public enum WorkerMessage: Sendable, Hashable {
             let capacity = try reader.uint32("capacity")
             let version = try reader.uint32("renderer version")
             let name = try reader.text("name")
+            // Workers before renderer version 2 send no basemap frame; their version refuses them.
+            let basemap = reader.remaining > 0 ? try reader.text("basemap") : ""
             guard capacity > 0 && capacity <= 1024 else { throw WireError("READY: capacity must be 1...1024, is \(capacity)") }
-            self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name)
+            self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name, basemap: basemap)
         case "JOB":
             let lease = try reader.uint64("lease")
             let idText = try reader.text("workout id")
@@ -155,8 +164,13 @@ public enum WorkerMessage: Sendable, Hashable {
             guard let outcome = JobOutcome(rawValue: outcomeText) else {
                 throw WireError("STATUS: frame 3 (outcome) must be generated, failed-no-retry or failed-retry, is '\(outcomeText.prefix(40))'")
             }
-            self = .status(
-                JobReport(lease: lease, outcome: outcome, detail: try reader.text("detail"), renderMicroseconds: try reader.uint64("render microseconds")))
+            let detail = try reader.text("detail")
+            let micros = try reader.uint64("render microseconds")
+            let mapText = try reader.text("map")
+            guard let map = MapCoverage(rawValue: mapText) else {
+                throw WireError("STATUS: frame 6 (map) must be full, partial or none, is '\(mapText.prefix(40))'")
+            }
+            self = .status(JobReport(lease: lease, outcome: outcome, detail: detail, renderMicroseconds: micros, map: map))
         case "HEARTBEAT":
             self = .heartbeat
         case "DISCONNECT":

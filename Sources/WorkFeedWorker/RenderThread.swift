@@ -1,7 +1,9 @@
 import Foundation
 import Logging
+import WorkFeedMetrics
 import WorkFeedModel
 import WorkFeedRender
+import WorkFeedTiles
 import WorkFeedWire
 
 /// One render thread: takes jobs from the queue, draws them, writes the PNG and reports the outcome
@@ -10,8 +12,10 @@ struct RenderThread {
     let index: Int
     let queue: JobQueue
     let cache: CacheWriter
+    let basemap: Basemap?
     let context: ZMQContext
     let resultsEndpoint: String
+    let metrics: WorkerMetrics
     let logger: Logger
 
     func run() {
@@ -25,14 +29,14 @@ struct RenderThread {
     }
 
     private func work(reportingTo socket: borrowing ZMQSocket) {
-        let renderer = Renderer()
+        let renderer = Renderer(basemap: basemap)
         var specCache: (bytes: [UInt8], spec: PictureSpec)?
         while let job = queue.pop() {
             let started = ContinuousClock.now
-            let (outcome, detail) = process(job, renderer: renderer, specCache: &specCache)
+            let (outcome, detail, map) = process(job, renderer: renderer, specCache: &specCache)
             let elapsed = ContinuousClock.now - started
             let micros = UInt64(max(0, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
-            let report = JobReport(lease: job.lease, outcome: outcome, detail: detail, renderMicroseconds: micros)
+            let report = JobReport(lease: job.lease, outcome: outcome, detail: detail, renderMicroseconds: micros, map: map)
             do {
                 try socket.send(WorkerMessage.status(report).frames)
             } catch {
@@ -43,7 +47,9 @@ struct RenderThread {
         }
     }
 
-    private func process(_ job: JobAssignment, renderer: Renderer, specCache: inout (bytes: [UInt8], spec: PictureSpec)?) -> (JobOutcome, String) {
+    private func process(
+        _ job: JobAssignment, renderer: Renderer, specCache: inout (bytes: [UInt8], spec: PictureSpec)?
+    ) -> (JobOutcome, String, MapCoverage) {
         let spec: PictureSpec
         if let cached = specCache, cached.bytes == job.spec {
             spec = cached.spec
@@ -52,7 +58,7 @@ struct RenderThread {
                 spec = try JSONDecoder().decode(PictureSpec.self, from: Data(job.spec))
                 specCache = (job.spec, spec)
             } catch {
-                return (.failedNoRetry, "the job's picture spec cannot be read: \(error)")
+                return (.failedNoRetry, "the job's picture spec cannot be read: \(error)", .none)
             }
         }
         let route: Route
@@ -61,22 +67,33 @@ struct RenderThread {
             route = try SeriesCodec.decodeRoute(job.route)
             heartRate = try SeriesCodec.decodeHeartRate(job.heartRate)
         } catch {
-            return (.failedNoRetry, "the job's series cannot be read: \(error)")
+            return (.failedNoRetry, "the job's series cannot be read: \(error)", .none)
+        }
+        if spec.map != nil, let wanted = spec.basemap, wanted != basemap?.identity.hash {
+            // The coordinator refuses workers with another basemap at READY; a job can still
+            // arrive here if the coordinator restarted with other tilesets. Another worker may draw it.
+            return (.failedRetry, "this worker's basemap (\(basemap?.identity.hash.prefix(12) ?? "none")) differs from the job's (\(wanted.prefix(12)))", .none)
         }
         let png: [UInt8]
         do {
             png = try renderer.render(spec: spec, route: route, heartRate: heartRate, cacheKey: job.cacheKey)
         } catch {
-            return (.failedNoRetry, error.reason)
+            return (.failedNoRetry, error.reason, .none)
+        }
+        let statistics = renderer.lastStatistics
+        metrics.drew(map: statistics.mapCoverage.rawValue, brokenTiles: statistics.brokenTiles)
+        if let basemap {
+            let cache = basemap.statistics
+            metrics.tileCache(residentBytes: cache.residentBytes, residentTiles: cache.residentTiles, hits: cache.hits, misses: cache.misses)
         }
         let picture = PictureID(workoutID: job.workoutID, kind: spec.kind, theme: spec.theme, scale: spec.scale)
         do {
             let path = try cache.write(png, for: picture)
             logger.debug("picture written", metadata: ["path": "\(path)", "bytes": "\(png.count)"])
-            return (.generated, job.cacheKey)
+            return (.generated, job.cacheKey, statistics.mapCoverage)
         } catch {
             logger.warning("cache write failed", metadata: ["picture": "\(picture)", "error": "\(error)"])
-            return (.failedRetry, error.description)
+            return (.failedRetry, error.description, .none)
         }
     }
 }

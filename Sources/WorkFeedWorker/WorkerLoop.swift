@@ -4,6 +4,8 @@ import Logging
 import WorkFeedConfig
 import WorkFeedMetrics
 import WorkFeedModel
+import WorkFeedRender
+import WorkFeedTiles
 import WorkFeedWire
 
 /// The worker's socket thread: owns the DEALER to the coordinator, the PULL that collects render
@@ -30,6 +32,8 @@ struct WorkerLoop: ~Copyable {
     var backoff: Duration
     var stopping = false
     var renderers: [Thread] = []
+    /// The tilesets this worker draws maps from; `nil` without any.
+    let basemap: Basemap?
     let renderThreadsDone = DispatchGroup()
 
     /// - Throws: ``ZMQError`` when the internal sockets cannot be made or the endpoint is malformed.
@@ -37,6 +41,22 @@ struct WorkerLoop: ~Copyable {
         configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, metrics: WorkerMetrics,
         logger: Logger
     ) throws {
+        var opened: Basemap? = nil
+        if !configuration.basemapTilesets.isEmpty {
+            // A tileset that cannot be opened stops the worker here, with the file named.
+            let basemap = try Basemap(
+                tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
+                attributionOverride: configuration.basemapAttribution, cacheBytes: configuration.basemapCacheMegabytes << 20,
+                logger: logger)
+            for tileset in basemap.identity.tilesets {
+                logger.info(
+                    "tileset", metadata: [
+                        "path": "\(tileset.path)", "name": "\(tileset.name)", "zooms": "\(tileset.minZoom)-\(tileset.maxZoom)",
+                        "tiles": "\(tileset.tileCount)", "identity": "\(tileset.identity.prefix(12))",
+                    ])
+            }
+            opened = basemap
+        }
         let resultsEndpoint = "inproc://workfeed-worker-results-\(UUID().uuidString)"
         let curve: CurveClientKeys? =
             configuration.keyFile.isEmpty
@@ -44,6 +64,7 @@ struct WorkerLoop: ~Copyable {
         let results = try Self.bound(context, .pull, resultsEndpoint)
         let wake = try Self.bound(context, .pair, wakeEndpoint)
         let dealer = try ZMQSocket(context, type: .dealer)
+        basemap = opened
         self.curve = curve
         self.results = results
         self.wake = wake
@@ -108,7 +129,9 @@ struct WorkerLoop: ~Copyable {
     mutating func startRenderThreads() {
         let cache = CacheWriter(root: configuration.cacheDirectory)
         for index in 0..<capacity {
-            let thread = RenderThread(index: index, queue: queue, cache: cache, context: context, resultsEndpoint: resultsEndpoint, logger: logger)
+            let thread = RenderThread(
+                index: index, queue: queue, cache: cache, basemap: basemap, context: context, resultsEndpoint: resultsEndpoint,
+                metrics: metrics, logger: logger)
             renderThreadsDone.enter()
             let group = renderThreadsDone
             let handle = Thread {
@@ -132,7 +155,9 @@ struct WorkerLoop: ~Copyable {
             // Sends block while there is no connection (our key refused, say): never longer than a heartbeat.
             try dealer.setOption(ZMQ_SNDTIMEO, int32: Int32(configuration.heartbeatIntervalMilliseconds))
             try dealer.connect(configuration.coordinatorEndpoint)
-            try dealer.send(WorkerMessage.ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name).frames)
+            try dealer.send(WorkerMessage.ready(
+                    capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? ""
+                ).frames)
             connected = true
             lastHeard = .now
             lastSent = .now

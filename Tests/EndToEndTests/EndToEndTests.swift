@@ -219,7 +219,7 @@ func fixture(_ name: String) throws -> String {
         // A fake worker takes the job and then goes silent without answering.
         let silent = try ZMQSocket(system.context, type: .dealer)
         try silent.connect(system.endpoints.workers)
-        try silent.send(WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "silent").frames)
+        try silent.send(WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "silent", basemap: "").frames)
         #expect(try ZMQPoll.poll([silent.pollItem()], timeoutMilliseconds: 5_000) == [true])
         guard case .job = try WorkerMessage(frames: try #require(try silent.receive())) else {
             Issue.record("expected a JOB")

@@ -40,9 +40,11 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
     @Test func migrationsCreateTheSchemaOnAnEmptyFileAndReopen() throws {
         let temporary = try TemporaryIndex()
         #expect(
-            try temporary.index.appliedMigrations() == ["v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory"])
+            try temporary.index.appliedMigrations() == [
+                "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
+            ])
         let reopened = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
-        #expect(try reopened.appliedMigrations().count == 3)
+        #expect(try reopened.appliedMigrations().count == 4)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in

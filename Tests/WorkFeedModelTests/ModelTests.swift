@@ -133,3 +133,64 @@ import WorkFeedModel
         #expect(WorkoutID(text) == nil)
     }
 }
+
+/// A picture's cache key covers exactly what it depends on: its theme's map style, its kind's
+/// styles, the basemap; changing anything else leaves it current.
+@Suite struct CacheKeyScopeTests {
+    static let routeHash = String(repeating: "a", count: 64)
+    static let heartRateHash = String(repeating: "b", count: 64)
+
+    /// The key of a picture drawn as the coordinator would specify it.
+    static func key(
+        _ kind: JobKind, _ theme: Theme, light: MapStyle = .light, dark: MapStyle = .dark, heatmap: HeatmapStyle = .standard,
+        basemap: String? = "basemap-1"
+    ) -> String {
+        let spec = PictureSpec(
+            kind: kind, theme: theme, width: 512, height: 512, scale: 1, style: theme == .light ? .light : .dark,
+            heatmap: heatmap, map: theme == .light ? light : dark, basemap: basemap)
+        return PictureSpec.cacheKey(kind: kind, encodedSpec: spec.encoded(), routeHash: routeHash, heartRateHash: heartRateHash)
+    }
+
+    @Test(arguments: JobKind.allCases)
+    func changingTheDarkMapStalesOnlyDarkPictures(kind: JobKind) {
+        var dark = MapStyle.dark
+        dark.water = RGBA(hex: "#102030")!
+        #expect(Self.key(kind, .light, dark: dark) == Self.key(kind, .light))
+        #expect(Self.key(kind, .dark, dark: dark) != Self.key(kind, .dark))
+    }
+
+    @Test(arguments: Theme.allCases)
+    func retuningHeatmapZonesLeavesRoutePicturesCurrent(theme: Theme) {
+        var heatmap = HeatmapStyle.standard
+        heatmap.zoneColors[2] = RGBA(hex: "#ff00ff")!
+        #expect(Self.key(.route, theme, heatmap: heatmap) == Self.key(.route, theme))
+        #expect(Self.key(.heatmap, theme, heatmap: heatmap) != Self.key(.heatmap, theme))
+    }
+
+    @Test func anotherBasemapStalesEveryMapPicture() {
+        for kind in JobKind.allCases {
+            for theme in Theme.allCases {
+                #expect(Self.key(kind, theme, basemap: "basemap-2") != Self.key(kind, theme))
+                #expect(Self.key(kind, theme, basemap: nil) != Self.key(kind, theme))
+            }
+        }
+    }
+
+    @Test func routeSpecsCarryNoHeatmapStyle() {
+        let spec = PictureSpec(kind: .route, theme: .light, width: 512, height: 512, scale: 1, style: .light, heatmap: .standard)
+        #expect(spec.heatmap == nil)
+        #expect(!String(decoding: spec.encoded(), as: UTF8.self).contains("zoneColors"))
+    }
+
+    @Test func zoomWidthsInterpolateExponentially() {
+        let width = ZoomWidth(base: 1.6, stops: [12, 1.6, 15, 3, 18, 13])
+        #expect(width.width(atZoom: 10) == 1.6)
+        #expect(width.width(atZoom: 15) == 3)
+        #expect(width.width(atZoom: 20) == 13)
+        let middle = width.width(atZoom: 16.5)
+        // Exponential interpolation lies below the straight line between the stops.
+        #expect(middle > 3 && middle < 8)
+        #expect(!ZoomWidth(stops: [15, 1, 12, 2]).isValid)
+        #expect(ZoomWidth(stops: [15, 1, 12, 2]).width(atZoom: 13) == 0)
+    }
+}

@@ -6,7 +6,7 @@ import WorkFeedWire
     static let id = WorkoutID("3f2a0000-0000-4000-8000-000000000001")!
 
     @Test(arguments: [
-        WorkerMessage.ready(capacity: 4, rendererVersion: 1, name: "host-1"),
+        WorkerMessage.ready(capacity: 4, rendererVersion: 1, name: "host-1", basemap: "3f2a"),
         .job(JobAssignment(lease: 0xDEAD_BEEF_0000_0001, workoutID: id, cacheKey: "abc", spec: Array("{}".utf8), route: [1, 2, 3], heartRate: [])),
         .status(JobReport(lease: 42, outcome: .failedNoRetry, detail: "no route", renderMicroseconds: 1234)),
         .heartbeat,
@@ -83,12 +83,12 @@ import WorkFeedWire
         let dealer = try ZMQSocket(context, type: .dealer)
         try dealer.connect(endpoint)
         let big = [UInt8](repeating: 7, count: 100_000)
-        try dealer.send(WorkerMessage.ready(capacity: 2, rendererVersion: 1, name: "t").frames + [])
+        try dealer.send(WorkerMessage.ready(capacity: 2, rendererVersion: 1, name: "t", basemap: "").frames + [])
         try dealer.send([Array("WFW1".utf8), Array("ERROR".utf8), big])
         #expect(try ZMQPoll.poll([router.pollItem()], timeoutMilliseconds: 5_000) == [true])
         var first = try #require(try router.receive())
         let identity = first.removeFirst()
-        #expect(try WorkerMessage(frames: first) == .ready(capacity: 2, rendererVersion: 1, name: "t"))
+        #expect(try WorkerMessage(frames: first) == .ready(capacity: 2, rendererVersion: 1, name: "t", basemap: ""))
         var second = try #require(try router.receive())
         second.removeFirst()
         #expect(second[2] == big)

@@ -18,7 +18,11 @@ struct PictureFit {
     ///   - padding: free space on each side, in pixels; at most a quarter of the smaller side is
     ///     kept free, so that tiny pictures still show the route.
     /// - Throws: ``RenderFailure/singlePlace`` when the route's extent is under a metre.
-    init(scan: RouteScan, pixelWidth: Int, pixelHeight: Int, padding: Double, scale: Int) throws(RenderFailure) {
+    ///   - minimumSpan: the least ground shown across the picture's smaller side, in metres; 0
+    ///     leaves only the half-metre-per-point limit.
+    init(
+        scan: RouteScan, pixelWidth: Int, pixelHeight: Int, padding: Double, scale: Int, minimumSpan: Double = 0
+    ) throws(RenderFailure) {
         let minX = WebMercator.x(longitude: scan.minLongitude)
         let maxX = WebMercator.x(longitude: scan.maxLongitude)
         // y grows south: the northernmost latitude has the smallest y.
@@ -37,7 +41,10 @@ struct PictureFit {
         var zoom = Double.infinity
         if extentX > 0 { zoom = min(zoom, availableX / extentX) }
         if extentY > 0 { zoom = min(zoom, availableY / extentY) }
-        let maximumZoom = metresPerUnit * Double(scale) / Self.minimumMetresPerPoint
+        var maximumZoom = metresPerUnit * Double(scale) / Self.minimumMetresPerPoint
+        if minimumSpan.isFinite, minimumSpan > 0 {
+            maximumZoom = min(maximumZoom, min(width, height) * metresPerUnit / minimumSpan)
+        }
         self.zoom = min(zoom, maximumZoom)
         centreX = (minX + maxX) / 2
         centreY = (minY + maxY) / 2

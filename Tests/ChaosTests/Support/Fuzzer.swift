@@ -160,7 +160,7 @@ final class Fuzzer {
     private func workerTemplate() -> [[UInt8]] {
         switch random.next() % 7 {
         case 0:
-            return WorkerMessage.ready(capacity: Int(1 + random.next() % 4), rendererVersion: PictureSpec.rendererVersion, name: "fuzz").frames
+            return WorkerMessage.ready(capacity: Int(1 + random.next() % 4), rendererVersion: PictureSpec.rendererVersion, name: "fuzz", basemap: "").frames
         case 1:
             return WorkerMessage.heartbeat.frames
         case 2, 3:

@@ -1,0 +1,231 @@
+import Foundation
+import WorkFeedModel
+import WorkFeedTiles
+
+extension Renderer {
+    /// The map's zoom as MapLibre counts it (512-point tiles), for a fit at `scale`.
+    static func mapZoom(fit: PictureFit, scale: Int) -> Double {
+        log2(fit.zoom / Double(scale) / 512)
+    }
+
+    /// Draws the basemap under the route: the land of every tile found, then areas, waterways,
+    /// road casings, road fills and rail, each layer gathered from all tiles before it is painted
+    /// so that nothing changes at a tile edge.
+    ///
+    /// - Returns: how much of the picture the map covered, and the tilesets that were drawn.
+    func drawBasemap(
+        spec: PictureSpec, style: MapStyle, basemap: Basemap, fit: PictureFit, statistics: inout RenderStatistics
+    ) -> Set<Int> {
+        let zoom = Self.mapZoom(fit: fit, scale: spec.scale)
+        let scene = gatherScene(basemap: basemap, fit: fit, zoom: zoom, statistics: &statistics)
+        guard !scene.drawnSources.isEmpty else { return [] }
+        let scale = Float(spec.scale)
+
+        // Land: one square per tile found, in one mask, so that neighbouring squares leave no seam.
+        area.prepare(width: canvas.width, height: canvas.height)
+        for square in scene.landSquares {
+            area.addRectangle(minX: square.minX, minY: square.minY, maxX: square.maxX, maxY: square.maxY)
+        }
+        area.paint(onto: canvas, Paint(style.land))
+
+        for kind in MapFeatureKind.allCases {
+            guard let mapArea = kind.area else { continue }
+            let group = scene.groups[kind.rawValue]
+            guard !group.isEmpty else { continue }
+            for index in group.starts.indices {
+                area.addRing(group.part(index))
+            }
+            area.paint(onto: canvas, Paint(style[mapArea]))
+        }
+
+        field.prepare(width: canvas.width, height: canvas.height)
+        strokeLines(scene.groups[MapFeatureKind.stream.rawValue], width: style.stream.width, zoom: zoom, scale: scale, paint: Paint(style.stream.color))
+        strokeLines(scene.groups[MapFeatureKind.river.rawValue], width: style.river.width, zoom: zoom, scale: scale, paint: Paint(style.river.color))
+        // Every class's casing before any fill: a casing never cuts across a road drawn earlier.
+        for road in RoadClass.allCases {
+            let roadStyle = style[road]
+            let group = scene.groups[MapFeatureKind(road: road).rawValue]
+            let fillWidth = Float(roadStyle.width.width(atZoom: zoom)) * scale
+            let casingWidth = Float(roadStyle.casingWidth.width(atZoom: zoom)) * scale
+            guard !group.isEmpty, fillWidth > 0, casingWidth > 0 else { continue }
+            let halfWidth = max(fillWidth / 2, 0.5)
+            for index in group.starts.indices {
+                field.stamp(group.part(index), reach: halfWidth + casingWidth + 0.5)
+            }
+            canvas.stroke(field, halfWidth: halfWidth, line: nil, outlineWidth: casingWidth, outline: Paint(roadStyle.casing))
+            field.clear()
+        }
+        for road in RoadClass.allCases {
+            let roadStyle = style[road]
+            strokeLines(
+                scene.groups[MapFeatureKind(road: road).rawValue], width: roadStyle.width, zoom: zoom, scale: scale,
+                paint: Paint(roadStyle.fill))
+        }
+        strokeLines(scene.groups[MapFeatureKind.rail.rawValue], width: style.rail.width, zoom: zoom, scale: scale, paint: Paint(style.rail.color))
+        return scene.drawnSources
+    }
+
+    /// Strokes every line of `group` at the style's width for `zoom`. Lines thinner than a pixel
+    /// are drawn one pixel wide at a matching opacity, which is how they look when area-sampled.
+    private func strokeLines(_ group: MapTile.Group, width: ZoomWidth, zoom: Double, scale: Float, paint: Paint) {
+        let full = Float(width.width(atZoom: zoom)) * scale
+        guard !group.isEmpty, full > 0.05 else { return }
+        var paint = paint
+        if full < 1 { paint.opacity *= full }
+        let halfWidth = max(full / 2, 0.5)
+        for index in group.starts.indices {
+            field.stamp(group.part(index), reach: halfWidth + 0.5)
+        }
+        canvas.stroke(field, halfWidth: halfWidth, line: paint, outlineWidth: 0, outline: nil)
+        field.clear()
+    }
+
+    /// Finds the tiles under the picture and gathers their features, placed in pixels and cut to
+    /// each tile's square, into one group per kind.
+    ///
+    /// The tile zoom is the map zoom rounded, within the tilesets' zooms; past a tileset's highest
+    /// zoom its highest tiles are drawn larger (overzoom), and since geometry is vector, lines stay
+    /// crisp. Each tile position takes the first tileset, in configured order, that has it.
+    func gatherScene(basemap: Basemap, fit: PictureFit, zoom: Double, statistics: inout RenderStatistics) -> MapScene {
+        scene.reset()
+        let width = Double(canvas.width)
+        let height = Double(canvas.height)
+        guard let zoomRange = basemap.zoomRange else { return scene }
+        let tileZoom = min(max(Int((zoom).rounded()), zoomRange.lowerBound), zoomRange.upperBound)
+        let tiles = Double(1 << tileZoom)
+        let left = fit.centreX - fit.pixelCentreX / fit.zoom
+        let right = fit.centreX + (width - fit.pixelCentreX) / fit.zoom
+        let top = fit.centreY - fit.pixelCentreY / fit.zoom
+        let bottom = fit.centreY + (height - fit.pixelCentreY) / fit.zoom
+        let firstX = Int((left * tiles).rounded(.down))
+        let lastX = Int((right * tiles).rounded(.up)) - 1
+        let firstY = max(Int((top * tiles).rounded(.down)), 0)
+        let lastY = min(Int((bottom * tiles).rounded(.up)) - 1, Int(tiles) - 1)
+        guard firstX <= lastX, firstY <= lastY, lastX - firstX < 64, lastY - firstY < 64 else { return scene }
+        let tileSize = fit.zoom / tiles
+        // Lines are cut this far outside the picture, beyond the reach of the widest stroke, so
+        // that no pixel inside misses a piece of line that would have touched it.
+        // (The widest default stroke, a motorway at zoom 18 with its casing, reaches 28 px at @3x.)
+        let margin: Float = 96
+
+        var positions = 0
+        var found = 0
+        for ty in firstY...lastY {
+            for tx in firstX...lastX {
+                positions += 1
+                // Unwrapped x places the tile; wrapped x names it (routes across the antimeridian).
+                let wrapped = ((tx % Int(tiles)) + Int(tiles)) % Int(tiles)
+                let originX = fit.pixelCentreX + (Double(tx) / tiles - fit.centreX) * fit.zoom
+                let originY = fit.pixelCentreY + (Double(ty) / tiles - fit.centreY) * fit.zoom
+                guard let hit = basemap.tile(at: TileCoordinate(z: tileZoom, x: wrapped, y: ty), statistics: &statistics) else {
+                    continue
+                }
+                found += 1
+                scene.drawnSources.insert(hit.source)
+                // The position's square, and where the (maybe larger, overzoomed) tile lies.
+                let square = TileClip(
+                    minX: Float(originX), minY: Float(originY), maxX: Float(originX + tileSize), maxY: Float(originY + tileSize))
+                let span = 1 << (tileZoom - hit.coordinate.z)
+                let parentSize = tileSize * Double(span)
+                let parentX = originX - Double(wrapped - hit.coordinate.x * span) * tileSize
+                let parentY = originY - Double(ty - hit.coordinate.y * span) * tileSize
+                scene.landSquares.append(square)
+                scene.add(
+                    hit.tile, origin: SIMD2(Float(parentX), Float(parentY)), size: Float(parentSize), clip: square,
+                    picture: (Float(width), Float(height)), margin: margin)
+            }
+        }
+        statistics.mapTiles = found
+        statistics.mapCoverage = found == 0 ? .none : (found == positions ? .full : .partial)
+        return scene
+    }
+}
+
+/// A picture's map features in pixels, one group per ``MapFeatureKind``, kept by the renderer
+/// between pictures so that its arrays are reused.
+struct MapScene {
+    var groups = [MapTile.Group](repeating: MapTile.Group(), count: MapFeatureKind.count)
+    var landSquares: [TileClip] = []
+    var drawnSources: Set<Int> = []
+    private var clipper = TileClip(minX: 0, minY: 0, maxX: 0, maxY: 0)
+    private var placed: [SIMD2<Float>] = []
+
+    mutating func reset() {
+        for index in groups.indices {
+            groups[index].points.removeAll(keepingCapacity: true)
+            groups[index].starts.removeAll(keepingCapacity: true)
+        }
+        landSquares.removeAll(keepingCapacity: true)
+        drawnSources.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds `tile`'s features, placed at `origin` with side `size` in pixels and cut to `clip`
+    /// (and so to the picture).
+    mutating func add(
+        _ tile: MapTile, origin: SIMD2<Float>, size: Float, clip: TileClip, picture: (Float, Float), margin: Float
+    ) {
+        var square = clip
+        // Nothing outside the picture is drawn: cutting to it, with a margin, saves the work.
+        square.minX = max(square.minX, -margin)
+        square.minY = max(square.minY, -margin)
+        square.maxX = min(square.maxX, picture.0 + margin)
+        square.maxY = min(square.maxY, picture.1 + margin)
+        guard square.minX < square.maxX, square.minY < square.maxY else { return }
+        clipper.minX = square.minX
+        clipper.minY = square.minY
+        clipper.maxX = square.maxX
+        clipper.maxY = square.maxY
+        for kind in MapFeatureKind.allCases {
+            let source = tile.groups[kind.rawValue]
+            guard !source.isEmpty else { continue }
+            for index in source.starts.indices {
+                placed.removeAll(keepingCapacity: true)
+                var low = SIMD2<Float>(repeating: .infinity)
+                var high = SIMD2<Float>(repeating: -.infinity)
+                for point in source.part(index) {
+                    let pixel = origin + point * size
+                    placed.append(pixel)
+                    low = pointwiseMin(low, pixel)
+                    high = pointwiseMax(high, pixel)
+                }
+                // Parts wholly outside the square are skipped before any clipping work.
+                guard high.x >= clipper.minX, low.x <= clipper.maxX, high.y >= clipper.minY, low.y <= clipper.maxY else {
+                    continue
+                }
+                let inside = low.x >= clipper.minX && high.x <= clipper.maxX && low.y >= clipper.minY && high.y <= clipper.maxY
+                if kind.isArea {
+                    let ring = inside ? placed : clipper.clip(ring: placed)
+                    guard ring.count >= 3 else { continue }
+                    groups[kind.rawValue].starts.append(Int32(truncatingIfNeeded: groups[kind.rawValue].points.count))
+                    groups[kind.rawValue].points.append(contentsOf: ring)
+                } else if inside {
+                    groups[kind.rawValue].starts.append(Int32(truncatingIfNeeded: groups[kind.rawValue].points.count))
+                    groups[kind.rawValue].points.append(contentsOf: placed)
+                } else {
+                    addClippedLine(kind: kind)
+                }
+            }
+        }
+    }
+
+    /// Adds the pieces of the line in `placed` that lie inside the clip square, each as a line.
+    private mutating func addClippedLine(kind: MapFeatureKind) {
+        var open = false
+        var index = 0
+        while index + 1 < placed.count {
+            let a = placed[index]
+            let b = placed[index + 1]
+            index += 1
+            guard let (from, to) = clipper.clip(a, b) else {
+                open = false
+                continue
+            }
+            if !open || from != a {
+                groups[kind.rawValue].starts.append(Int32(truncatingIfNeeded: groups[kind.rawValue].points.count))
+                groups[kind.rawValue].points.append(from)
+            }
+            groups[kind.rawValue].points.append(to)
+            open = to == b
+        }
+    }
+}

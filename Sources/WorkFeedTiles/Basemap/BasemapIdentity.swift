@@ -1,0 +1,53 @@
+import Foundation
+import WorkFeedModel
+
+/// What a basemap is, as one hash: the tilesets' content identities in their configured order, the
+/// attribution text drawn, and the font it is drawn with. It goes into the cache key of every
+/// picture drawn on the map, so replacing a tileset (or the font) makes exactly those pictures
+/// stale, and a worker whose basemap differs from the coordinator's is refused.
+///
+/// Paths and modification times are not part of it: a copy of the same tileset on another host
+/// has the same identity.
+public struct BasemapIdentity: Sendable, Hashable {
+    public let tilesets: [TilesetInfo]
+    /// The attribution drawn on pictures that show the map: each tileset's own, or the override.
+    public let attributions: [String]
+    public let fontPath: String
+    public let hash: String
+
+    /// Opens each tileset (metadata and index only, never its tiles) and hashes the font file.
+    ///
+    /// - Parameters:
+    ///   - attributionOverride: drawn instead of every tileset's own attribution when not empty.
+    /// - Throws: ``TileError`` naming the tileset or font that cannot be read.
+    public init(tilesetPaths: [String], fontPath: String, attributionOverride: String = "") throws(TileError) {
+        var infos: [TilesetInfo] = []
+        for path in tilesetPaths {
+            infos.append(try Tileset.open(path: path).info)
+        }
+        try self.init(tilesets: infos, fontPath: fontPath, attributionOverride: attributionOverride)
+    }
+
+    /// The identity of tilesets already open.
+    public init(tilesets: [TilesetInfo], fontPath: String, attributionOverride: String = "") throws(TileError) {
+        self.tilesets = tilesets
+        self.fontPath = fontPath
+        let override = Attribution.plainText(attributionOverride)
+        attributions = tilesets.map { override.isEmpty ? Attribution.plainText($0.attribution) : override }
+        guard let font = FileManager.default.contents(atPath: fontPath) else {
+            throw TileError(.unreadable, "cannot read the attribution font (install fonts-dejavu-core, or set basemap.font)", path: fontPath)
+        }
+        var hasher = SHA256()
+        hasher.update("workfeed-basemap-v1\n")
+        for (info, attribution) in zip(tilesets, attributions) {
+            hasher.update("tileset=\(info.identity)\nattribution=\(attribution)\n")
+        }
+        var fontHasher = SHA256()
+        fontHasher.update(Array(font))
+        hasher.update("font=\(fontHasher.finalize().hexString)\n")
+        hash = hasher.finalize().hexString
+    }
+
+    /// The font the attribution is drawn with, from Debian's fonts-dejavu-core.
+    public static let defaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+}
