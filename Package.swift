@@ -144,7 +144,7 @@ let package = Package(
             name: "workfeed-bench",
             dependencies: [
                 "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
-                "WorkFeedConfig", .product(name: "Logging", package: "swift-log"),
+                "WorkFeedConfig", "WorkFeedTiles", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -17,7 +17,7 @@ public final class Renderer {
     let canvas = Canvas()
     var path = Path()
     var scene = MapScene()
-    private var encoded: [UInt8] = []
+    let encoder = PNGEncoder()
     /// The tilesets maps are drawn from; `nil` draws every picture on the plain background.
     public let basemap: Basemap?
     /// The tilesets the current picture drew, whose attribution goes in its corner.
@@ -26,8 +26,9 @@ public final class Renderer {
     /// What the last successful render did.
     public private(set) var lastStatistics = RenderStatistics()
 
-    /// Largest picture side, in pixels. A render keeps about 10 bytes a pixel (distance field,
-    /// canvas, PNG scratch), so 2048 x 2048 bounds a renderer's buffers at about 42 MB.
+    /// Largest picture side, in pixels. A render keeps about 13 bytes a pixel (distance field 4,
+    /// canvas 3, the encoder's rows 3 and its compressed scratch 3), so 2048 x 2048 bounds a
+    /// renderer's buffers at about 55 MB.
     public static let maximumPixelSide = 2048
     /// Dropped points lie within this many pixels of the drawn line (see docs/rendering.md);
     /// internal and settable so that tests can compare against no simplification at all.
@@ -77,15 +78,13 @@ public final class Renderer {
         }
         let drawn = clock.now
 
-        let count: Int
+        let png: [UInt8]
         do {
-            count = try PNGCodec.encode(
-                pixels: canvas.bytes, channels: 3, width: canvas.width, height: canvas.height,
-                compression: .fast, into: &encoded)
+            png = try encoder.encode(
+                pixels: canvas.bytes, channels: 3, width: canvas.width, height: canvas.height, textChunks: text)
         } catch {
             throw .encoding(error)
         }
-        let png = PNGCodec.insertingText(text, into: encoded[..<count])
         statistics.drawing = drawn - started
         statistics.encoding = clock.now - drawn
         lastStatistics = statistics

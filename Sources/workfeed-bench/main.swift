@@ -23,6 +23,7 @@ do {
             "dispatch": DispatchBench.run,
             "import": ImportBench.run,
             "index": IndexBench.run,
+            "map": MapBench.run,
         ]
         for name in options.groups {
             guard let group = groups[name] else {
