@@ -4,6 +4,9 @@
 /// Decoding never traps on bytes from a file: see ``VectorTile/init(decoding:)``.
 public struct VectorTile: Sendable {
     public var layers: [VectorTileLayer]
+    /// Layers the decoder left out because an earlier layer has the same name (spec 4.1 forbids
+    /// two; the first one is kept).
+    public var skippedLayers = 0
 
     public init(layers: [VectorTileLayer]) {
         self.layers = layers
@@ -20,6 +23,9 @@ public struct VectorTileLayer: Sendable {
     public var keys: [String]
     public var values: [VectorTileValue]
     public var features: [VectorTileFeature]
+    /// Features the decoder left out as invalid but recoverable (no geometry, an odd number of
+    /// tags, a geometry type past 3, two geometry fields): a renderer draws the rest of the tile.
+    public var skippedFeatures = 0
 
     public init(name: String, version: Int, extent: Int, keys: [String], values: [VectorTileValue], features: [VectorTileFeature]) {
         self.name = name
@@ -42,6 +48,8 @@ public enum VectorTileValue: Sendable, Hashable {
     case bool(Bool)
 }
 
+/// The geometry types of spec 4.3.4. An `unknown` feature's commands are decoded with their counts
+/// checked, each MoveTo starting a part, but nothing draws it.
 public enum VectorTileGeometryType: Int, Sendable, Hashable {
     case unknown = 0
     case point = 1
@@ -56,6 +64,7 @@ public enum VectorTileGeometryType: Int, Sendable, Hashable {
 /// `points[parts[i] ..< (i + 1 < parts.count ? parts[i + 1] : points.count)]`. A polygon ring is
 /// stored without repeating its first point (ClosePath closes it).
 public struct VectorTileFeature: Sendable {
+    /// The `id` field when the feature has one (0 when the tile stored 0).
     public var id: UInt64?
     public var type: VectorTileGeometryType
     /// Pairs of indices into the layer's `keys` and `values`, as the tile stored them (checked to
@@ -70,5 +79,13 @@ public struct VectorTileFeature: Sendable {
         self.tags = tags
         self.points = points
         self.parts = parts
+    }
+
+    /// Part `index` of the geometry: a point group, a line, or a polygon ring without its closing
+    /// point. `index` must be below `parts.count`.
+    public func part(_ index: Int) -> ArraySlice<SIMD2<Int32>> {
+        let start = Int(parts[index])
+        let end = index + 1 < parts.count ? Int(parts[index + 1]) : points.count
+        return points[start..<end]
     }
 }
