@@ -56,6 +56,9 @@ public struct TilesetInfo: Sendable, Hashable {
     /// Hex SHA-256 of the tileset's content identity: its metadata and its tile index, never its
     /// path or modification time. Two copies of the same tileset have the same identity.
     public var identity: String
+    /// The ids of the vector layers the metadata lists (TileJSON `vector_layers`: MBTiles' `json`
+    /// row, PMTiles' metadata), in its order; empty when it lists none.
+    public var vectorLayers: [String] = []
 
     public init(
         path: String, name: String, attribution: String, minZoom: Int, maxZoom: Int, bounds: GeoBounds?, format: String,
