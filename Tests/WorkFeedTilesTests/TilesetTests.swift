@@ -86,6 +86,7 @@ import Testing
                 bytes += data.count
                 let tile = try VectorTile(decoding: data)
                 #expect(tile.skippedLayers == 0)
+                #expect(tile.layers.allSatisfy { $0.skippedFeatures == 0 }, "\(coordinate)")
             }
             print(
                 "\(path.split(separator: "/").last ?? ""): \(coordinates.count) tiles, \(bytes) bytes read, gunzipped and decoded in "

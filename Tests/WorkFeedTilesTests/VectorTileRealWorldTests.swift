@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WorkFeedTiles
 
@@ -56,17 +57,19 @@ import WorkFeedTiles
     }
 
     /// Damaged tiles give a value or a ``TileError``, never a trap or a hang. The seed is fixed
-    /// and printed, so a failure can be replayed.
+    /// and printed, so a failure can be replayed; `WORKFEED_FUZZ_SEED` (hex) and
+    /// `WORKFEED_FUZZ_ITERATIONS` override the seed and the count for a longer run.
     @Test func mutatedTilesNeverTrap() throws {
-        let seed: UInt64 = 0x5EED_0F_711E5
-        print("VectorTile fuzz seed: 0x\(String(seed, radix: 16))")
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["WORKFEED_FUZZ_SEED"].flatMap { UInt64($0, radix: 16) } ?? 0x5EED_0F_711E5
+        let iterations = environment["WORKFEED_FUZZ_ITERATIONS"].flatMap { Int($0) } ?? 3_000
+        print("VectorTile fuzz seed: \(String(seed, radix: 16)), \(iterations) iterations")
         var random = SplitMix64(seed: seed)
         // The smaller tiles keep the run short in debug builds; sizes still span 0.4 to 35 KB.
         let tiles = try TestData.realWorldTiles().map(\.bytes).filter { $0.count < 36_000 }
         #expect(!tiles.isEmpty)
         var decoded = 0
         var refused = 0
-        let iterations = 3_000
         for iteration in 0..<iterations {
             var bytes = tiles[Int.random(in: 0..<tiles.count, using: &random)]
             let mutations = Int.random(in: 1...2, using: &random)

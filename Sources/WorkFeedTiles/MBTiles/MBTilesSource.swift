@@ -166,32 +166,6 @@ public final class MBTilesSource: TileSource {
     }
 }
 
-extension SHA256 {
-    /// A 32-bit little-endian length, then the bytes: no two different sequences of fields hash
-    /// the same bytes.
-    mutating func updateLengthPrefixed(_ bytes: [UInt8]) {
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count).littleEndian) { update($0) }
-        update(bytes)
-    }
-}
-
-extension TileCoordinate {
-    /// The deepest zoom any reader here addresses: 2^30 tiles a side still fits 32-bit columns and
-    /// PMTiles' 64-bit tile ids.
-    static let maximumZoom: Int64 = 30
-
-    /// Whether `z`, `x` and `y` address a tile at all.
-    var isValid: Bool {
-        z >= 0 && Int64(z) <= Self.maximumZoom && x >= 0 && y >= 0 && x < 1 << z && y < 1 << z
-    }
-
-    /// MBTiles' TMS row (counted from the south), or `nil` for an address that is no tile.
-    var tmsRow: Int? {
-        guard isValid else { return nil }
-        return (1 << z) - 1 - y
-    }
-}
-
 extension GeoBounds {
     /// Parses MBTiles' `bounds`, "west,south,east,north" in degrees; `nil` unless it is four
     /// finite numbers.
