@@ -24,7 +24,7 @@ public enum TileLookup: Sendable {
 ///
 /// ```swift
 /// let cache = TileCache(sources: [try Tileset.open(path: path)], budgetBytes: 256 << 20, logger: logger)
-/// if case .tile(let tile) = cache.tile(source: 0, at: TileCoordinate(z: 14, x: 8580, y: 5626)) { … }
+/// if case .tile(let tile) = cache.tile(source: 0, at: TileCoordinate(z: 14, x: 8587, y: 5598)) { … }
 /// ```
 public final class TileCache: Sendable {
     public let sources: [any TileSource]

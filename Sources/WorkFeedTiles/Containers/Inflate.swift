@@ -23,7 +23,9 @@ enum Inflate {
     /// - Throws: ``Failure`` for a stream that is corrupt, truncated, fails its CRC, or inflates
     ///   past `limit`.
     static func decompress(_ input: [UInt8], limit: Int) throws(Failure) -> [UInt8] {
-        guard input.count <= Int(UInt32.max) else { throw Failure(message: "\(input.count) compressed bytes: too many for zlib in one call") }
+        guard input.count <= Int(UInt32.max) else {
+            throw Failure(message: "\(input.count) compressed bytes: too many for zlib in one call")
+        }
         // zlib keeps a pointer to its stream structure: it lives at one address until inflateEnd.
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())

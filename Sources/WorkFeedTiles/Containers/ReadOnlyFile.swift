@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #else
-import Darwin
+    import Darwin
 #endif
 
 /// A file opened read-only and read with `pread`, which keeps no file position: any thread may
@@ -52,12 +52,14 @@ final class ReadOnlyFile: Sendable {
                 if result < 0 {
                     if errno == EINTR { continue }
                     failure = TileError(
-                        .unreadable, "read failed at offset \(offset + UInt64(initialized)): \(String(cString: strerror(errno)))", path: path)
+                        .unreadable, "read failed at offset \(offset + UInt64(initialized)): \(String(cString: strerror(errno)))",
+                        path: path)
                     return
                 }
                 if result == 0 {
                     failure = TileError(
-                        .unreadable, "the file ends at \(offset + UInt64(initialized)) bytes, before the \(count) bytes at \(offset) (it changed?)",
+                        .unreadable,
+                        "the file ends at \(offset + UInt64(initialized)) bytes, before the \(count) bytes at \(offset) (it changed?)",
                         path: path)
                     return
                 }

@@ -7,7 +7,7 @@ public enum Tileset {
     ///
     /// ```swift
     /// let source = try Tileset.open(path: "deploy/basemap/heidelberg.mbtiles")
-    /// let bytes = try source.tileData(at: TileCoordinate(z: 14, x: 8580, y: 5626))
+    /// let bytes = try source.tileData(at: TileCoordinate(z: 14, x: 8587, y: 5598))
     /// ```
     ///
     /// - Throws: ``TileError`` naming the path: `.unreadable` when the file is missing or cannot
@@ -48,9 +48,10 @@ public enum Tileset {
         if shown.allSatisfy({ (0x20..<0x7F).contains($0) }) {
             return "starts with '\(String(decoding: shown, as: UTF8.self))'"
         }
-        return "starts with bytes " + shown.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined(separator: " ")
+        return "starts with bytes "
+            + shown.map { byte in
+                let digits = String(byte, radix: 16)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined(separator: " ")
     }
 }

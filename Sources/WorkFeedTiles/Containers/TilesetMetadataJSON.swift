@@ -23,7 +23,12 @@ struct TilesetMetadataJSON {
         object(bytes).map(vectorLayerIDs) ?? []
     }
 
+    /// From `vector_layers`, or from a `json` string holding it: PMTiles' converter from MBTiles
+    /// (`pmtiles-convert`) copies MBTiles' `json` row there as it is.
     private static func vectorLayerIDs(_ object: [String: Any]) -> [String] {
+        if object["vector_layers"] == nil, let nested = object["json"] as? String {
+            return vectorLayerIDs(Array(nested.utf8))
+        }
         guard let layers = object["vector_layers"] as? [Any] else { return [] }
         return layers.compactMap { ($0 as? [String: Any])?["id"] as? String }
     }

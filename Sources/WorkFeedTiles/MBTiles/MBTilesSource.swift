@@ -83,13 +83,16 @@ public final class MBTilesSource: TileSource {
     /// - Throws: ``TileError`` when the query fails.
     public func coordinates() throws(TileError) -> [TileCoordinate] {
         try connection.withLock { (connection) throws(TileError) -> [TileCoordinate] in
-            let query = try connection.database.prepare("SELECT zoom_level, tile_column, tile_row FROM tiles ORDER BY zoom_level, tile_column, tile_row")
+            let query = try connection.database.prepare(
+                "SELECT zoom_level, tile_column, tile_row FROM tiles ORDER BY zoom_level, tile_column, tile_row")
             var result: [TileCoordinate] = []
             while try query.step() {
                 let z = query.int64(0)
                 let x = query.int64(1)
                 let row = query.int64(2)
-                guard (0...TileCoordinate.maximumZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(row) else { continue }
+                guard (0...TileCoordinate.maximumZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(row) else {
+                    continue
+                }
                 result.append(TileCoordinate(z: Int(z), x: Int(x), y: Int((1 << z) - 1 - row)))
             }
             return result
@@ -103,7 +106,9 @@ public final class MBTilesSource: TileSource {
 
     /// Reads every metadata row into the identity and returns them by name (for a name stored
     /// twice, the last in sort order wins). A tileset without a metadata table has no metadata.
-    private static func readMetadata(_ database: borrowing SQLiteDatabase, into identity: inout SHA256) throws(TileError) -> [String: String] {
+    private static func readMetadata(_ database: borrowing SQLiteDatabase, into identity: inout SHA256) throws(TileError) -> [String:
+        String]
+    {
         guard try hasRelation("metadata", in: database) else { return [:] }
         let query = try database.prepare("SELECT name, value FROM metadata ORDER BY name, value")
         var metadata: [String: String] = [:]
@@ -158,32 +163,6 @@ public final class MBTilesSource: TileSource {
             index.maxZoom = Int(clamping: maxZoom)
         }
         return index
-    }
-}
-
-extension SHA256 {
-    /// A 32-bit little-endian length, then the bytes: no two different sequences of fields hash
-    /// the same bytes.
-    mutating func updateLengthPrefixed(_ bytes: [UInt8]) {
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count).littleEndian) { update($0) }
-        update(bytes)
-    }
-}
-
-extension TileCoordinate {
-    /// The deepest zoom any reader here addresses: 2^30 tiles a side still fits 32-bit columns and
-    /// PMTiles' 64-bit tile ids.
-    static let maximumZoom: Int64 = 30
-
-    /// Whether `z`, `x` and `y` address a tile at all.
-    var isValid: Bool {
-        z >= 0 && Int64(z) <= Self.maximumZoom && x >= 0 && y >= 0 && x < 1 << z && y < 1 << z
-    }
-
-    /// MBTiles' TMS row (counted from the south), or `nil` for an address that is no tile.
-    var tmsRow: Int? {
-        guard isValid else { return nil }
-        return (1 << z) - 1 - y
     }
 }
 

@@ -32,8 +32,8 @@ struct GeometryDecoder {
 
     private var reader: ProtobufReader
     let type: VectorTileGeometryType
-    private(set) var points: [SIMD2<Int32>] = []
-    private(set) var parts: [Int32] = []
+    private var points: [SIMD2<Int32>] = []
+    private var parts: [Int32] = []
     private var cursor = SIMD2<Int32>(0, 0)
     private var state = State.start
 
@@ -42,9 +42,22 @@ struct GeometryDecoder {
         self.type = type
     }
 
-    mutating func decode() throws(TileError) {
+    /// Decodes into `points` and `parts`, which the caller passes in empty and reuses from
+    /// feature to feature, so that their capacity is allocated once per tile; the caller copies
+    /// the result out at its exact size.
+    mutating func decode(into points: inout [SIMD2<Int32>], parts: inout [Int32]) throws(TileError) {
+        swap(&self.points, &points)
+        swap(&self.parts, &parts)
+        defer {
+            swap(&self.points, &points)
+            swap(&self.parts, &parts)
+        }
         // A point takes two varints of a byte or more: an upper bound that the data vouch for.
-        points.reserveCapacity(reader.remaining / 2)
+        self.points.reserveCapacity(reader.remaining / 2)
+        try decode()
+    }
+
+    private mutating func decode() throws(TileError) {
         while !reader.isAtEnd {
             let offset = reader.position
             let integer = try reader.varint32("a geometry command")
@@ -61,7 +74,8 @@ struct GeometryDecoder {
             // before reading (or reserving) anything for it.
             guard count <= reader.remaining / 2 else {
                 throw ProtobufReader.failure(
-                    at: offset, "\(command.name) with count \(count) needs \(2 * count) integers, but only \(reader.remaining) bytes remain")
+                    at: offset, "\(command.name) with count \(count) needs \(2 * count) integers, but only \(reader.remaining) bytes remain"
+                )
             }
             if command == .moveTo {
                 parts.append(Int32(points.count))
@@ -95,7 +109,9 @@ struct GeometryDecoder {
             case .lineString, .polygon:
                 guard count == 1 else { throw refuse("MoveTo with count \(count) in a \(type.name) (it must be 1)") }
                 guard state != .moved else { throw refuse("MoveTo right after MoveTo in a \(type.name) (a LineTo must come between)") }
-                guard type == .lineString || state == .start else { throw refuse("a polygon ring not closed by ClosePath before the next MoveTo") }
+                guard type == .lineString || state == .start else {
+                    throw refuse("a polygon ring not closed by ClosePath before the next MoveTo")
+                }
             case .unknown:
                 break
             }

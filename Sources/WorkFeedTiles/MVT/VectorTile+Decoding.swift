@@ -129,8 +129,11 @@ enum VectorTileDecoder {
         var layer = VectorTileLayer(
             name: name, version: Int(version), extent: Int(extent), keys: keys, values: values, features: [])
         layer.features.reserveCapacity(features.count)
+        var scratch = Scratch()
         for (range, featureOffset) in features {
-            if let feature = try decodeFeature(buffer, range: range, offset: featureOffset, keyCount: keys.count, valueCount: values.count) {
+            if let feature = try decodeFeature(
+                buffer, range: range, offset: featureOffset, keyCount: keys.count, valueCount: values.count, scratch: &scratch)
+            {
                 layer.features.append(feature)
             } else {
                 layer.skippedFeatures += 1
@@ -181,7 +184,7 @@ enum VectorTileDecoder {
     /// Reads a feature, or returns `nil` for a feature that is invalid in a way the fixtures call
     /// recoverable (no geometry, an odd tag count, an unknown geometry type, two geometry fields).
     static func decodeFeature(
-        _ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>, offset: Int, keyCount: Int, valueCount: Int
+        _ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>, offset: Int, keyCount: Int, valueCount: Int, scratch: inout Scratch
     ) throws(TileError) -> VectorTileFeature? {
         var reader = ProtobufReader(buffer, range: range)
         var id: UInt64?
@@ -225,7 +228,17 @@ enum VectorTileDecoder {
         guard let geometryType = VectorTileGeometryType(rawValue: Int(clamping: type)) else { return nil }
         guard let geometry, !geometry.isEmpty, geometryFields == 1 else { return nil }
         var decoder = GeometryDecoder(reader: ProtobufReader(buffer, range: geometry), type: geometryType)
-        try decoder.decode()
-        return VectorTileFeature(id: id, type: geometryType, tags: tags, points: decoder.points, parts: decoder.parts)
+        scratch.points.removeAll(keepingCapacity: true)
+        scratch.parts.removeAll(keepingCapacity: true)
+        try decoder.decode(into: &scratch.points, parts: &scratch.parts)
+        // Copied out at their exact size: the tile cache counts what features hold.
+        return VectorTileFeature(
+            id: id, type: geometryType, tags: tags, points: Array(scratch.points[...]), parts: Array(scratch.parts[...]))
+    }
+
+    /// Buffers one layer's features decode into, reused so that each tile allocates them once.
+    struct Scratch {
+        var points: [SIMD2<Int32>] = []
+        var parts: [Int32] = []
     }
 }

@@ -13,6 +13,10 @@ struct PMTilesEntry: Sendable, Hashable {
 struct PMTilesDirectory: Sendable {
     var entries: [PMTilesEntry]
 
+    init(entries: [PMTilesEntry]) {
+        self.entries = entries
+    }
+
     /// Decodes a directory after its compression was removed (spec 4.2 and appendix A.2): a
     /// count, then the columns of tile-id deltas, run lengths, lengths and offsets.
     ///
@@ -68,7 +72,9 @@ struct PMTilesDirectory: Sendable {
             let offset = reader.position
             let value = try reader.varint()
             if value == 0 {
-                guard index > 0 else { throw ProtobufReader.failure(at: offset, "the first entry's offset is encoded as 0 ('after the previous one')") }
+                guard index > 0 else {
+                    throw ProtobufReader.failure(at: offset, "the first entry's offset is encoded as 0 ('after the previous one')")
+                }
                 let previous = entries[index - 1]
                 let (next, overflow) = previous.offset.addingReportingOverflow(previous.length)
                 guard !overflow else { throw ProtobufReader.failure(at: offset, "offset past 64 bits") }

@@ -71,16 +71,9 @@ public final class PMTilesSource: TileSource {
     }
 
     public func tileData(at coordinate: TileCoordinate) throws(TileError) -> [UInt8]? {
-        guard let tileID = PMTilesTileID.id(coordinate) else { return nil }
         do throws(TileError) {
-            guard let entry = try findTileEntry(tileID) else { return nil }
-            let (end, overflow) = entry.offset.addingReportingOverflow(entry.length)
-            guard !overflow, end <= header.tileData.length else {
-                throw TileError(
-                    .malformedTileset,
-                    "its directory entry points at bytes \(entry.offset) + \(entry.length) of the \(header.tileData.length)-byte tile data")
-            }
-            let stored = try file.read(at: header.tileData.offset + entry.offset, count: Int(entry.length))
+            guard let (offset, length) = try storedRange(of: coordinate) else { return nil }
+            let stored = try file.read(at: offset, count: length)
             switch header.tileCompression {
             case .gzip:
                 return try Self.gunzipTile(stored)
@@ -95,6 +88,19 @@ public final class PMTilesSource: TileSource {
             error.tile = coordinate
             throw error
         }
+    }
+
+    /// Where the tile's stored (compressed) bytes are in the file, or `nil` when there is no such
+    /// tile; checked to lie inside the tile data section.
+    func storedRange(of coordinate: TileCoordinate) throws(TileError) -> (offset: UInt64, length: Int)? {
+        guard let tileID = PMTilesTileID.id(coordinate), let entry = try findTileEntry(tileID) else { return nil }
+        let (end, overflow) = entry.offset.addingReportingOverflow(entry.length)
+        guard !overflow, end <= header.tileData.length else {
+            throw TileError(
+                .malformedTileset,
+                "its directory entry points at bytes \(entry.offset) + \(entry.length) of the \(header.tileData.length)-byte tile data")
+        }
+        return (header.tileData.offset + entry.offset, Int(entry.length))
     }
 
     private static func gunzipTile(_ stored: [UInt8]) throws(TileError) -> [UInt8] {
@@ -133,16 +139,20 @@ public final class PMTilesSource: TileSource {
         return directory
     }
 
-    private static func readLeafDirectory(_ entry: PMTilesEntry, file: ReadOnlyFile, header: PMTilesHeader) throws(TileError) -> PMTilesDirectory {
+    private static func readLeafDirectory(_ entry: PMTilesEntry, file: ReadOnlyFile, header: PMTilesHeader) throws(TileError)
+        -> PMTilesDirectory
+    {
         let (end, overflow) = entry.offset.addingReportingOverflow(entry.length)
         guard !overflow, end <= header.leafDirectories.length else {
             throw TileError(
                 .malformedTileset,
-                "a leaf directory entry points at bytes \(entry.offset) + \(entry.length) of the \(header.leafDirectories.length)-byte leaf section",
+                "a leaf directory entry points at bytes \(entry.offset) + \(entry.length) of the "
+                    + "\(header.leafDirectories.length)-byte leaf section",
                 path: file.path)
         }
         guard entry.length <= UInt64(maximumDirectoryBytes) else {
-            throw TileError(.malformedTileset, "a leaf directory of \(entry.length) bytes (more than \(maximumDirectoryBytes))", path: file.path)
+            throw TileError(
+                .malformedTileset, "a leaf directory of \(entry.length) bytes (more than \(maximumDirectoryBytes))", path: file.path)
         }
         let stored = try file.read(at: header.leafDirectories.offset + entry.offset, count: Int(entry.length))
         let name = "leaf directory at \(entry.offset)"
@@ -167,7 +177,9 @@ public final class PMTilesSource: TileSource {
         return Int(clamping: total)
     }
 
-    private static func readSection(_ file: ReadOnlyFile, _ section: PMTilesHeader.Section, name: String, path: String) throws(TileError) -> [UInt8] {
+    private static func readSection(_ file: ReadOnlyFile, _ section: PMTilesHeader.Section, name: String, path: String) throws(TileError)
+        -> [UInt8]
+    {
         guard section.length <= UInt64(maximumDirectoryBytes) else {
             throw TileError(.malformedTileset, "the \(name) is \(section.length) bytes, more than \(maximumDirectoryBytes)", path: path)
         }
@@ -195,7 +207,9 @@ public final class PMTilesSource: TileSource {
     }
 
     /// Hashes the leaf directories section a MiB at a time (it is not kept in memory).
-    private static func hashLeafDirectories(_ file: ReadOnlyFile, _ section: PMTilesHeader.Section, into identity: inout SHA256) throws(TileError) {
+    private static func hashLeafDirectories(_ file: ReadOnlyFile, _ section: PMTilesHeader.Section, into identity: inout SHA256)
+        throws(TileError)
+    {
         withUnsafeBytes(of: section.length.littleEndian) { identity.update($0) }
         var done: UInt64 = 0
         while done < section.length {
