@@ -172,7 +172,7 @@ let package = Package(
         // Reads Tests/Data (shared fixtures with their origins beside them).
         .testTarget(
             name: "WorkFeedTilesTests",
-            dependencies: ["WorkFeedTiles", "WorkFeedModel"],
+            dependencies: ["WorkFeedTiles", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

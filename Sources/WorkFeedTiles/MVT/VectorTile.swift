@@ -1,7 +1,7 @@
 /// A decoded Mapbox Vector Tile 2.1 (mapbox/vector-tile-spec): layers of features whose
 /// geometry is already turned from commands into points in tile coordinates.
 ///
-/// Decoding never traps on bytes from a file: see ``VectorTile/init(decoding:)``.
+/// Decoding never traps on bytes from a file: see ``VectorTile/init(decoding:)-([UInt8])``.
 public struct VectorTile: Sendable {
     public var layers: [VectorTileLayer]
     /// Layers the decoder left out because an earlier layer has the same name (spec 4.1 forbids

@@ -4,7 +4,7 @@ import WorkFeedModel
 /// A PMTiles version 3 archive (protomaps PMTiles `spec/v3/spec.md`), read with `pread`.
 ///
 /// The header and root directory are read and checked when it opens; leaf directories are read
-/// when a tile needs them and kept decoded in a small LRU (``leafCacheCapacity`` of them). Every
+/// when a tile needs them and kept decoded in a small LRU (64 of them). Every
 /// offset and length from the file is checked against its section and the file's size before it
 /// is read, directories and metadata inflate to 64 MiB at most, and a lookup follows at most
 /// three levels of leaf directories (the spec discourages more than one) without visiting one
@@ -23,7 +23,7 @@ public final class PMTilesSource: TileSource {
     private let leaves: Mutex<LeafCache>
 
     /// Leaf directories kept decoded; a city-sized view touches a handful.
-    public static let leafCacheCapacity = 64
+    static let leafCacheCapacity = 64
     /// The most a directory or the metadata may inflate to.
     static let maximumDirectoryBytes = 64 << 20
     /// The most a tile may inflate to.
