@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole path on one machine, on the embedded defaults: builds, starts a coordinator and two
-# workers on loopback (index and cache under ./var), imports the sample workouts, renders every
-# route picture in both themes with progress, prints a summary, writes var/demo/index.html, and
+# workers on loopback (index and cache under ./var) drawing maps from the Heidelberg tileset, imports
+# the sample workouts, renders every route picture and heatmap in both themes with progress, prints a summary, writes var/demo/index.html, and
 # stops what it started. Run from the repository root: `make demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,9 @@ swift build -c release --product workctl >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 
 mkdir -p var/demo
+# The map: the committed Heidelberg tileset (deploy/basemap/SOURCES.md), for the coordinator's cache
+# keys and the workers' drawing alike.
+export WORKFEED_BASEMAP_TILESETS="$PWD/deploy/basemap/heidelberg.mbtiles"
 pids=()
 stop_all() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -42,8 +45,9 @@ echo "demo: 2 workers started (logs: var/demo/worker-*.log)"
 
 echo "demo: importing deploy/samples"
 "$bin/workctl" import deploy/samples
-echo "demo: rendering route pictures, light and dark"
+echo "demo: rendering route pictures and heart-rate heatmaps, light and dark"
 "$bin/workctl" enqueue --all --kind route --theme light,dark --wait
+"$bin/workctl" enqueue --all --kind heatmap --theme light,dark --wait
 echo
 "$bin/workctl" feed --html var/demo/index.html
 echo

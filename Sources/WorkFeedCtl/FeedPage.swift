@@ -2,8 +2,9 @@ import Foundation
 import WorkFeedModel
 import WorkFeedWire
 
-/// The feed as a web page: what the app's list would show. Each workout's route picture follows
-/// the viewer's system theme (light or dark); a picture that failed shows its reason instead.
+/// The feed as a web page: what the app's list would show. Each workout's route picture, and its
+/// heatmap when one was asked for, follows the viewer's system theme (light or dark); a picture
+/// that failed shows its reason instead.
 struct FeedPage {
     let items: [WorkoutWithPictures]
     let cacheDirectory: String
@@ -19,7 +20,7 @@ struct FeedPage {
             if let average = w.heartRateAverage { facts.append("\(Int(average.rounded())) bpm") }
             rows += """
                 <article>
-                  \(picture(for: item))
+                  <div class="pictures">\(picture(for: item, kind: .route))\(item.pictures.contains { $0.picture.kind == .heatmap } ? picture(for: item, kind: .heatmap) : "")</div>
                   <div class="facts"><time>\(escape(date))</time><span>\(escape(facts.joined(separator: " · ")))</span>\(w.name.map { "<span class=\"name\">\(escape($0))</span>" } ?? "")</div>
                 </article>
 
@@ -34,7 +35,8 @@ struct FeedPage {
             <meta name="color-scheme" content="light dark">
             <title>WorkFeed</title>
             <style>
-            body { font: 15px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 560px; padding: 16px; background: #fff; color: #1c1e21; }
+            body { font: 15px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 1060px; padding: 16px; background: #fff; color: #1c1e21; }
+            .pictures { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 512px)); gap: 12px; }
             @media (prefers-color-scheme: dark) { body { background: #0d0f12; color: #e6e6e6; } .placeholder { background: #1c1e21; } }
             article { margin: 0 0 24px; }
             img, .placeholder { width: 100%; aspect-ratio: 1; border-radius: 12px; display: block; }
@@ -51,8 +53,8 @@ struct FeedPage {
             """
     }
 
-    private func picture(for item: WorkoutWithPictures) -> String {
-        let routes = item.pictures.filter { $0.picture.kind == .route && $0.picture.scale == 1 }
+    private func picture(for item: WorkoutWithPictures, kind: JobKind) -> String {
+        let routes = item.pictures.filter { $0.picture.kind == kind && $0.picture.scale == 1 }
         let light = routes.first { $0.picture.theme == .light }
         let dark = routes.first { $0.picture.theme == .dark }
         if let light, light.status == .generated {
@@ -60,7 +62,7 @@ struct FeedPage {
             if let dark, dark.status == .generated {
                 html += "<source srcset=\"\(escape(link(to: dark)))\" media=\"(prefers-color-scheme: dark)\">"
             }
-            return html + "<img src=\"\(escape(link(to: light)))\" alt=\"route\" width=\"512\" height=\"512\"></picture>"
+            return html + "<img src=\"\(escape(link(to: light)))\" alt=\"\(kind.rawValue)\" width=\"512\" height=\"512\"></picture>"
         }
         let failed = routes.first { $0.status == .failedNoRetry }
         let text = failed.map { "No picture: \($0.reason ?? "failed")" } ?? (routes.isEmpty ? "No picture queued" : "Picture pending")
