@@ -5,4 +5,10 @@
 #include <ft2build.h>
 #include FT_FREETYPE_H
 
+/* Function-like and composite macros Swift cannot import, re-exported as constants and functions. */
+static const FT_Int32 wf_ft_load_render_light = FT_LOAD_RENDER | FT_LOAD_TARGET_LIGHT;
+
+static inline int wf_ft_has_kerning(FT_Face face) { return FT_HAS_KERNING(face) ? 1 : 0; }
+static inline int wf_ft_is_scalable(FT_Face face) { return FT_IS_SCALABLE(face) ? 1 : 0; }
+
 #endif

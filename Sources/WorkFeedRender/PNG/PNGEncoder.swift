@@ -3,7 +3,7 @@ import CLibDeflate
 /// Writes 8-bit RGB or RGBA PNGs itself, compressing with libdeflate, and reuses its buffers.
 ///
 /// libpng's simplified writer has one speed setting (`PNG_IMAGE_FLAG_FAST`: no row filters, zlib
-/// level 3), and on busy 512 x 512 map pictures it took 7-11 ms, most of a whole picture's 10 ms
+/// level 3), and on busy 512 x 512 map pictures it took 6-11 ms, most of a whole picture's 10 ms
 /// budget. A picture needs only a few simple chunks (`IHDR`, `tEXt`, `sRGB`, `IDAT`, `IEND`), so
 /// they are written here, and the rows go to libdeflate in one call, which compresses a whole
 /// buffer at once: on the same pictures level 1 took 2.6-3.8 ms, for 5-7 % more bytes than libpng.
@@ -20,7 +20,7 @@ import CLibDeflate
 /// ```
 public final class PNGEncoder {
     /// libdeflate's fastest level. On map pictures drawn from real vector tiles (Heidelberg z14,
-    /// San Francisco z15), levels 2-6 saved 3-8 % of the bytes for 30-100 % more time.
+    /// San Francisco z15), levels 2-6 saved 3-8 % of the bytes for 30-120 % more time.
     public static let defaultLevel: Int32 = 1
 
     /// libdeflate's level, clamped to its 0...12.
@@ -119,7 +119,7 @@ public final class PNGEncoder {
     /// None is the filter these pictures want: flat areas repeat whole pixels, which deflate finds
     /// as matches three or four bytes back, and the filters that predict from neighbours (Sub,
     /// Up, Average, Paeth, or libpng's per-row choice among them) made every map picture measured
-    /// 15-30 % larger and 10-40 % slower to compress at level 1, besides their own cost.
+    /// 15-32 % larger and 15-40 % slower to encode at level 1.
     private static func copyRows(
         _ source: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, rowBytes: Int, height: Int
     ) {
