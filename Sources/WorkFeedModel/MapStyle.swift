@@ -282,7 +282,7 @@ extension MapStyle {
             primary: road(white, majorWidth, majorCasing), trunk: road(white, highwayWidth, majorCasing),
             motorway: road(white, highwayWidth, majorCasing),
             rail: MapLineStyle(color: RGBA(hex: "#a7b1b380")!, width: railWidth),
-            attributionText: RGBA(hex: "#3a3a3a")!, attributionBackground: RGBA(hex: "#ffffffb3")!, attributionSize: 9)
+            attributionText: RGBA(hex: "#3a3a3a")!, attributionBackground: RGBA(hex: "#ffffffb3")!, attributionSize: 10)
     }()
 
     /// Protomaps' dark flavour.
@@ -307,6 +307,6 @@ extension MapStyle {
             primary: road(minor, majorWidth, majorCasing), trunk: road(RGBA(hex: "#474747")!, highwayWidth, majorCasing),
             motorway: road(RGBA(hex: "#474747")!, highwayWidth, majorCasing),
             rail: MapLineStyle(color: RGBA(hex: "#00000080")!, width: railWidth),
-            attributionText: RGBA(hex: "#c8c8c8")!, attributionBackground: RGBA(hex: "#000000a6")!, attributionSize: 9)
+            attributionText: RGBA(hex: "#c8c8c8")!, attributionBackground: RGBA(hex: "#000000a6")!, attributionSize: 10)
     }()
 }

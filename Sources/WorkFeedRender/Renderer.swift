@@ -22,6 +22,8 @@ public final class Renderer {
     public let basemap: Basemap?
     /// The tilesets the current picture drew, whose attribution goes in its corner.
     var drawnSources: Set<Int> = []
+    /// The attribution's font, opened on first use (FreeType faces belong to one thread).
+    var font: FontFace?
 
     /// What the last successful render did.
     public private(set) var lastStatistics = RenderStatistics()

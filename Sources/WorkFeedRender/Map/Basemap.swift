@@ -68,6 +68,12 @@ public final class Basemap: Sendable {
         }
         let identity = try BasemapIdentity(
             tilesets: sources.map(\.info), fontPath: fontPath, attributionOverride: attributionOverride)
+        do {
+            // Checked here so that a font FreeType cannot read stops the worker at start.
+            _ = try FontFace(path: fontPath)
+        } catch {
+            throw TileError(.unreadable, "the attribution font cannot be used: \(error.message)", path: fontPath)
+        }
         self.init(sources: sources, identity: identity, cacheBytes: cacheBytes, logger: logger)
     }
 
