@@ -161,6 +161,24 @@ extension DecodedImage {
         #expect(seams.isEmpty, "seams at \(seams.prefix(10))")
     }
 
+    /// The attribution's text is drawn in the bottom-right corner, at @1x and @2x, in both
+    /// themes: dark ink on the light box, light ink on the dark one.
+    @Test(arguments: Theme.allCases, [1, 2])
+    func theAttributionIsInTheCorner(theme: Theme, scale: Int) throws {
+        let basemap = try MapFixtures.basemap()
+        let run = try MapFixtures.workout(MapFixtures.run)
+        let (image, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: basemap, scale: scale), run, renderer: Renderer(basemap: basemap))
+        let style: MapStyle = theme == .light ? .light : .dark
+        let size = 512 * scale
+        let corner = (size - 150 * scale)..<size
+        let bottom = (size - 14 * scale)..<size
+        let ink = image.count(style.attributionText, tolerance: 40, x: corner, y: bottom)
+        #expect(ink > 60 * scale * scale, "\(theme) @\(scale)x: \(ink) pixels of text")
+        // The same corner of a picture drawn without the map holds no text.
+        let (plain, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: nil, scale: scale), run, renderer: Renderer())
+        #expect(plain.count(style.attributionText, tolerance: 40, x: corner, y: bottom) < ink / 10)
+    }
+
     @Test func aRouteOutsideEveryTilesetGivesTheUsualPlainPicture() throws {
         let basemap = try MapFixtures.basemap()
         let walk = try MapFixtures.workout(MapFixtures.zeeland)
