@@ -99,13 +99,13 @@ struct FakeWorker: ~Copyable {
     }
 
     @Test func heartbeatsKeepFlowingWhileALongTransactionRuns() throws {
-        // 8,000 workouts and one ENQUEUE of 12 pictures each: a 96,000-job transaction, which in a
-        // debug build takes half a second or more. Workers must not lose the coordinator meanwhile.
+        // 16,000 workouts and one ENQUEUE of 12 pictures each: a 192,000-job transaction, which in a
+        // debug build takes most of a second. Workers must not lose the coordinator meanwhile.
         let system = try RunningSystem(workers: 0, adjust: { configuration in
             configuration.heartbeatIntervalMilliseconds = 50
             let index = try! WorkoutIndex(path: configuration.indexPath, logger: Logger(label: "test"))
             try! index.write { transaction in
-                for number in 0..<8_000 { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
+                for number in 0..<16_000 { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
             }
         })
         defer { system.stop() }
