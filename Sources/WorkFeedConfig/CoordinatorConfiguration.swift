@@ -227,9 +227,3 @@ extension Settings {
         return h
     }
 }
-
-/// Defaults shared by the coordinator's and the workers' basemap settings.
-public enum BasemapDefaults {
-    /// DejaVu Sans from Debian's fonts-dejavu-core.
-    public static let fontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-}

@@ -1,3 +1,5 @@
+import WorkFeedModel
+
 /// Everything a worker is configured with. `Config/worker.yaml` documents each key.
 public struct WorkerConfiguration: Sendable, Hashable {
     /// The coordinator's worker endpoint.

@@ -61,13 +61,7 @@ struct Dispatcher {
                 tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
                 attributionOverride: configuration.basemapAttribution)
             basemap = identity.hash
-            for tileset in identity.tilesets {
-                logger.info(
-                    "tileset", metadata: [
-                        "path": "\(tileset.path)", "name": "\(tileset.name)", "zooms": "\(tileset.minZoom)-\(tileset.maxZoom)",
-                        "tiles": "\(tileset.tileCount)", "identity": "\(tileset.identity.prefix(12))",
-                    ])
-            }
+            for tileset in identity.tilesets { logger.info("tileset", metadata: tileset.logMetadata) }
         }
         index = try WorkoutIndex(
             path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,

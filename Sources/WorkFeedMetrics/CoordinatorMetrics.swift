@@ -116,19 +116,17 @@ public final class WorkerMetrics: Sendable {
     }
 
     /// A generated picture and how much of it the basemap covered.
-    public func drew(map: String, brokenTiles: Int) {
+    public func drew(map: String) {
         registry.makeCounter(
             name: "workfeed_worker_pictures_total", labels: [("map", map)],
             help: "Pictures drawn, by map coverage (full, partial, none: the plain background)."
         ).increment()
-        if brokenTiles > 0 {
-            registry.makeCounter(name: "workfeed_worker_map_tiles_broken_total", help: "Map tiles that could not be read or decoded and were left out.")
-                .increment(by: Int64(brokenTiles))
-        }
     }
 
-    /// The map tile cache's state.
-    public func tileCache(residentBytes: Int, residentTiles: Int, hits: Int, misses: Int) {
+    /// The map tile cache's state, and its counts since the worker started.
+    public func tileCache(residentBytes: Int, residentTiles: Int, hits: Int, misses: Int, broken: Int) {
+        registry.makeGauge(name: "workfeed_worker_map_tiles_broken", help: "Map tiles found broken (bad gzip, protobuf or geometry) and left out since start.")
+            .set(Double(broken))
         registry.makeGauge(name: "workfeed_worker_tile_cache_bytes", help: "Memory held by decoded map tiles.").set(Double(residentBytes))
         registry.makeGauge(name: "workfeed_worker_tile_cache_tiles", help: "Map tiles held (found, absent or broken).").set(Double(residentTiles))
         registry.makeGauge(name: "workfeed_worker_tile_cache_hits", help: "Map tile look-ups answered from memory.").set(Double(hits))

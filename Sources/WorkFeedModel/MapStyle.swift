@@ -310,3 +310,9 @@ extension MapStyle {
             attributionText: RGBA(hex: "#c8c8c8")!, attributionBackground: RGBA(hex: "#000000a6")!, attributionSize: 10)
     }()
 }
+
+/// Defaults shared by the coordinator's and the workers' basemap settings and the renderer.
+public enum BasemapDefaults {
+    /// The attribution's font: DejaVu Sans from Debian's fonts-dejavu-core.
+    public static let fontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+}

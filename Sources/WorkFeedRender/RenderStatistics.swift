@@ -12,12 +12,12 @@ public struct RenderStatistics: Sendable, Hashable {
     public var mapCoverage: MapCoverage = .none
     /// Tile positions under the picture that a tileset had.
     public var mapTiles: Int = 0
-    /// Tiles that could not be read or decoded and were left out (counted when first read).
+    /// Tiles under the picture left out because they cannot be read or decoded.
     public var brokenTiles: Int = 0
-    /// Time spent reading tiles from tilesets (only tiles not already at hand).
-    public var tileReading: Duration = .zero
-    /// Time spent decoding and classifying those tiles.
-    public var tileDecoding: Duration = .zero
+    /// Time spent reading tiles from tilesets and decoding them (only tiles not already at hand).
+    public var tileLoading: Duration = .zero
+    /// Time spent classifying those tiles into map features.
+    public var tileClassifying: Duration = .zero
     /// Time spent placing the map's features in the picture and painting them.
     public var mapDrawing: Duration = .zero
     /// Time spent from the route to the finished pixels, the map included.

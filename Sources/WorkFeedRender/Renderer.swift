@@ -109,7 +109,7 @@ public final class Renderer {
         let clock = ContinuousClock()
         let started = clock.now
         drawnSources = drawBasemap(spec: spec, style: style, basemap: basemap, fit: fit, statistics: &statistics)
-        statistics.mapDrawing = clock.now - started - statistics.tileReading - statistics.tileDecoding
+        statistics.mapDrawing = clock.now - started - statistics.tileLoading - statistics.tileClassifying
     }
 
     /// Projects and simplifies the route into ``path``.

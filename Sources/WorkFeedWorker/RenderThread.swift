@@ -69,22 +69,24 @@ struct RenderThread {
         } catch {
             return (.failedNoRetry, "the job's series cannot be read: \(error)", .none)
         }
-        if spec.map != nil, let wanted = spec.basemap, wanted != basemap?.identity.hash {
-            // The coordinator refuses workers with another basemap at READY; a job can still
-            // arrive here if the coordinator restarted with other tilesets. Another worker may draw it.
-            return (.failedRetry, "this worker's basemap (\(basemap?.identity.hash.prefix(12) ?? "none")) differs from the job's (\(wanted.prefix(12)))", .none)
-        }
         let png: [UInt8]
         do {
             png = try renderer.render(spec: spec, route: route, heartRate: heartRate, cacheKey: job.cacheKey)
+        } catch .basemapDiffers {
+            // The coordinator refuses workers with another basemap at READY; a job can still
+            // arrive here if the coordinator restarted with other tilesets. Another worker may draw it.
+            let has = basemap?.identity.hash.prefix(12) ?? "none"
+            return (.failedRetry, "this worker's basemap (\(has)) differs from the job's (\(spec.basemap?.prefix(12) ?? "none"))", .none)
         } catch {
             return (.failedNoRetry, error.reason, .none)
         }
         let statistics = renderer.lastStatistics
-        metrics.drew(map: statistics.mapCoverage.rawValue, brokenTiles: statistics.brokenTiles)
+        metrics.drew(map: statistics.mapCoverage.rawValue)
         if let basemap {
             let cache = basemap.statistics
-            metrics.tileCache(residentBytes: cache.residentBytes, residentTiles: cache.residentTiles, hits: cache.hits, misses: cache.misses)
+            metrics.tileCache(
+                residentBytes: cache.residentBytes, residentTiles: cache.entryCount, hits: cache.hits, misses: cache.misses,
+                broken: cache.brokenTiles)
         }
         let picture = PictureID(workoutID: job.workoutID, kind: spec.kind, theme: spec.theme, scale: spec.scale)
         do {

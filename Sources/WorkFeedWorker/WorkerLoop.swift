@@ -48,13 +48,7 @@ struct WorkerLoop: ~Copyable {
                 tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
                 attributionOverride: configuration.basemapAttribution, cacheBytes: configuration.basemapCacheMegabytes << 20,
                 logger: logger)
-            for tileset in basemap.identity.tilesets {
-                logger.info(
-                    "tileset", metadata: [
-                        "path": "\(tileset.path)", "name": "\(tileset.name)", "zooms": "\(tileset.minZoom)-\(tileset.maxZoom)",
-                        "tiles": "\(tileset.tileCount)", "identity": "\(tileset.identity.prefix(12))",
-                    ])
-            }
+            for tileset in basemap.identity.tilesets { logger.info("tileset", metadata: tileset.logMetadata) }
             opened = basemap
         }
         let resultsEndpoint = "inproc://workfeed-worker-results-\(UUID().uuidString)"

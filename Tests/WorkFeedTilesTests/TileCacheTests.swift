@@ -63,7 +63,7 @@ import WorkFeedTiles
         let tileBytes = 1_000
         let cost = tileBytes + 64
         let source = FakeSource(Dictionary(uniqueKeysWithValues: (0..<10).map { (Self.c($0), .success(Self.png(tileBytes))) }))
-        let cache = TileCache(sources: [source], budgetBytes: 3 * cost, logger: Recorder().logger)
+        let cache = TileCache<DecodedTile>(sources: [source], budgetBytes: 3 * cost, logger: Recorder().logger)
 
         for x in 0..<3 {
             guard case .tile(let tile) = cache.tile(source: 0, at: Self.c(x)) else {
@@ -103,7 +103,7 @@ import WorkFeedTiles
         }
         let source = FakeSource(tiles)
         let budget = 2 << 20
-        let cache = TileCache(sources: [source], budgetBytes: budget, logger: Recorder().logger)
+        let cache = TileCache<DecodedTile>(sources: [source], budgetBytes: budget, logger: Recorder().logger)
         var total = 0
         for index in 0..<tiles.count {
             guard case .tile(let tile) = cache.tile(source: 0, at: Self.c(index)) else {
@@ -121,7 +121,7 @@ import WorkFeedTiles
 
     @Test func aTileLargerThanTheBudgetIsReturnedButNotKept() {
         let source = FakeSource([Self.c(0): .success(Self.png(5_000))])
-        let cache = TileCache(sources: [source], budgetBytes: 1_000, logger: Recorder().logger)
+        let cache = TileCache<DecodedTile>(sources: [source], budgetBytes: 1_000, logger: Recorder().logger)
         for _ in 0..<2 {
             guard case .tile = cache.tile(source: 0, at: Self.c(0)) else {
                 Issue.record("no tile")
@@ -141,7 +141,7 @@ import WorkFeedTiles
                 Self.c(2): .failure(TileError(.malformedTile, "gzip: corrupt compressed data")),
                 Self.c(3): .success([0x1A, 0x7F]),  // a layer whose length runs past the end
             ])
-        let cache = TileCache(sources: [source], budgetBytes: 1 << 20, logger: recorder.logger)
+        let cache = TileCache<DecodedTile>(sources: [source], budgetBytes: 1 << 20, logger: recorder.logger)
         for _ in 0..<5 {
             guard case .absent = cache.tile(source: 0, at: Self.c(0)) else {
                 Issue.record("tile 0 is not absent")
@@ -171,7 +171,7 @@ import WorkFeedTiles
     }
 
     @Test func anUnknownSourceIsBrokenNotATrap() {
-        let cache = TileCache(sources: [], budgetBytes: 1_000, logger: Recorder().logger)
+        let cache = TileCache<DecodedTile>(sources: [], budgetBytes: 1_000, logger: Recorder().logger)
         guard case .broken(let error) = cache.tile(source: 2, at: Self.c(0)) else {
             Issue.record("not broken")
             return
@@ -183,7 +183,7 @@ import WorkFeedTiles
     @Test func staysConsistentUnderConcurrentUse() {
         let source = FakeSource(Dictionary(uniqueKeysWithValues: (0..<40).map { (Self.c($0), .success(Self.png(500 + $0))) }))
         let budget = 10_000
-        let cache = TileCache(sources: [source], budgetBytes: budget, logger: Recorder().logger)
+        let cache = TileCache<DecodedTile>(sources: [source], budgetBytes: budget, logger: Recorder().logger)
         let threads = 8
         let lookups = 2_000
         DispatchQueue.concurrentPerform(iterations: threads) { thread in

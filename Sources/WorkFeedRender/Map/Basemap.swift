@@ -1,24 +1,22 @@
 import Foundation
 public import Logging
 import Synchronization
+public import WorkFeedModel
 public import WorkFeedTiles
 
 /// The tilesets a worker draws maps from, and the tiles it keeps at hand: shared by every render
 /// thread of a process.
 ///
-/// Tiles are read, decoded and classified once (``MapTile``) and kept in a cache bounded by
-/// `cacheBytes`, least recently used first out; tiles a tileset does not have, and broken tiles,
+/// Tiles are read, decoded and classified once (``MapTile``) and kept in a ``TileCache`` bounded
+/// by `cacheBytes`, least recently used first out; tiles a tileset does not have, and broken tiles,
 /// are remembered too, so neither is read again. A broken tile (bad gzip, bad protobuf,
 /// geometry that runs past its data) is logged once with its tileset and `z/x/y`, counted, and
 /// left out of the picture; nothing in a tile can stop a render.
 public final class Basemap: Sendable {
     public let identity: BasemapIdentity
-    let sources: [any TileSource]
     /// The lowest and highest zoom of all tilesets; `nil` without tilesets.
     let zoomRange: ClosedRange<Int>?
-    private let cacheBytes: Int
-    private let logger: Logger
-    private let state = Mutex(CacheState())
+    private let cache: TileCache<MapTile>
 
     /// What one position of the picture found.
     struct Hit {
@@ -28,24 +26,6 @@ public final class Basemap: Sendable {
         var tile: MapTile
     }
 
-    private enum Entry {
-        case tile(MapTile)
-        case absent
-        case broken
-    }
-
-    private struct Key: Hashable {
-        var source: Int
-        var coordinate: TileCoordinate
-    }
-
-    private struct CacheState {
-        var entries: [Key: (entry: Entry, bytes: Int, used: UInt64)] = [:]
-        var bytes = 0
-        var clock: UInt64 = 0
-        var statistics = BasemapStatistics()
-    }
-
     /// Opens every tileset; a worker calls this at start, so that a tileset that cannot be opened,
     /// or is not a tileset, stops it with the file named.
     ///
@@ -53,7 +33,7 @@ public final class Basemap: Sendable {
     ///   - cacheBytes: the most memory decoded tiles may take.
     /// - Throws: ``TileError`` naming the tileset or font that cannot be used.
     public convenience init(
-        tilesetPaths: [String], fontPath: String = BasemapIdentity.defaultFontPath, attributionOverride: String = "",
+        tilesetPaths: [String], fontPath: String = BasemapDefaults.fontPath, attributionOverride: String = "",
         cacheBytes: Int = 64 << 20, logger: Logger
     ) throws(TileError) {
         var sources: [any TileSource] = []
@@ -78,10 +58,8 @@ public final class Basemap: Sendable {
     }
 
     init(sources: [any TileSource], identity: BasemapIdentity, cacheBytes: Int, logger: Logger) {
-        self.sources = sources
         self.identity = identity
-        self.cacheBytes = max(cacheBytes, 0)
-        self.logger = logger
+        cache = TileCache(sources: sources, budgetBytes: cacheBytes, logger: logger)
         let low = sources.map(\.info.minZoom).min()
         let high = sources.map(\.info.maxZoom).max()
         if let low, let high, low <= high { zoomRange = low...high } else { zoomRange = nil }
@@ -92,14 +70,12 @@ public final class Basemap: Sendable {
         Attribution.combined(drawn.sorted().map { identity.attributions[$0] })
     }
 
-    public var statistics: BasemapStatistics {
-        state.withLock { $0.statistics }
-    }
+    public var statistics: TileCacheStatistics { cache.statistics }
 
     /// The tile for position `coordinate`: from the first tileset, in configured order, that has
     /// it at that zoom or, past its highest zoom, has the parent tile at its highest zoom.
     func tile(at coordinate: TileCoordinate, statistics: inout RenderStatistics) -> Hit? {
-        for (index, source) in sources.enumerated() {
+        for (index, source) in cache.sources.enumerated() {
             let info = source.info
             let z = min(coordinate.z, info.maxZoom)
             guard z >= info.minZoom else { continue }
@@ -113,78 +89,30 @@ public final class Basemap: Sendable {
         return nil
     }
 
+    /// The tile from the cache, or read, decoded and classified; the time spent on a tile not at
+    /// hand goes into `statistics` (reading and decoding, then classifying).
     private func load(source: Int, at coordinate: TileCoordinate, statistics: inout RenderStatistics) -> MapTile? {
-        let key = Key(source: source, coordinate: coordinate)
-        let cached: Entry? = state.withLock { state in
-            state.clock += 1
-            guard var found = state.entries[key] else {
-                state.statistics.misses += 1
-                return nil
-            }
-            state.statistics.hits += 1
-            found.used = state.clock
-            state.entries[key] = found
-            return found.entry
-        }
-        if let cached {
-            if case .tile(let tile) = cached { return tile }
-            return nil
-        }
-
         let clock = ContinuousClock()
         let started = clock.now
-        let entry: Entry
-        var failure: TileError?
-        do {
-            if let bytes = try sources[source].tileData(at: coordinate) {
-                let read = clock.now
-                statistics.tileReading += read - started
-                let vector = try VectorTile(decoding: bytes)
-                entry = .tile(MapTile(vectorTile: vector))
-                statistics.tileDecoding += clock.now - read
-            } else {
-                entry = .absent
+        var classifying = Duration.zero
+        let lookup = cache.tile(source: source, at: coordinate) { content throws(TileError) in
+            let decoded = clock.now
+            defer {
+                classifying = clock.now - decoded
+                statistics.tileLoading += decoded - started
+                statistics.tileClassifying += classifying
             }
-        } catch {
-            failure = error
-            entry = .broken
+            guard case .vector(let tile) = content else {
+                throw TileError(.malformedTile, "an image tile in a vector tileset")
+            }
+            return MapTile(vectorTile: tile)
         }
-        if let failure {
+        switch lookup {
+        case .tile(let tile): return tile
+        case .absent: return nil
+        case .broken:
             statistics.brokenTiles += 1
-            logger.warning(
-                "broken map tile skipped",
-                metadata: [
-                    "tileset": "\(sources[source].info.path)", "tile": "\(coordinate)", "error": "\(failure.message)",
-                ])
-        }
-        let bytes: Int
-        switch entry {
-        case .tile(let tile): bytes = tile.byteCount
-        case .absent, .broken: bytes = 64
-        }
-        state.withLock { state in
-            if case .broken = entry { state.statistics.brokenTiles += 1 }
-            state.statistics.decoded += 1
-            state.clock += 1
-            if let old = state.entries[key] { state.bytes -= old.bytes }
-            state.entries[key] = (entry, bytes, state.clock)
-            state.bytes += bytes
-            evict(&state)
-            state.statistics.residentBytes = state.bytes
-            state.statistics.residentTiles = state.entries.count
-        }
-        if case .tile(let tile) = entry { return tile }
-        return nil
-    }
-
-    /// Drops least recently used entries until the cache fits its budget.
-    private func evict(_ state: inout CacheState) {
-        guard state.bytes > cacheBytes else { return }
-        let oldestFirst = state.entries.sorted { $0.value.used < $1.value.used }
-        for (key, value) in oldestFirst where state.bytes > cacheBytes {
-            state.entries[key] = nil
-            state.bytes -= value.bytes
-            state.statistics.evictions += 1
+            return nil
         }
     }
 
@@ -203,18 +131,4 @@ public final class Basemap: Sendable {
         return east >= bounds.west - slack && west <= bounds.east + slack && north >= bounds.south - slack
             && south <= bounds.north + slack
     }
-}
-
-/// What a ``Basemap``'s tile cache has done since the process started.
-public struct BasemapStatistics: Sendable, Hashable {
-    public var hits = 0
-    public var misses = 0
-    /// Tiles read from a tileset (found, absent or broken).
-    public var decoded = 0
-    public var brokenTiles = 0
-    public var evictions = 0
-    public var residentBytes = 0
-    public var residentTiles = 0
-
-    public init() {}
 }

@@ -6,7 +6,7 @@ import WorkFeedTiles
 ///
 /// Classifying and converting once per tile, not once per picture, keeps string work out of the
 /// drawing path: the pictures after the first in an area only transform and draw.
-final class MapTile: Sendable {
+final class MapTile: CachedTile {
     struct Group: Sendable {
         /// Every vertex of every part, in tile units.
         var points: [SIMD2<Float>] = []
@@ -28,7 +28,7 @@ final class MapTile: Sendable {
     /// Features seen and drawn, for statistics.
     let featureCount: Int
     /// About how much memory the tile holds, for the tile cache's budget.
-    let byteCount: Int
+    let estimatedBytes: Int
 
     init(vectorTile: VectorTile) {
         var groups = [Group](repeating: Group(), count: MapFeatureKind.count)
@@ -57,6 +57,6 @@ final class MapTile: Sendable {
         }
         self.groups = groups
         self.featureCount = featureCount
-        byteCount = 256 + groups.reduce(0) { $0 + $1.points.count * 8 + $1.starts.count * 4 + 64 }
+        estimatedBytes = 256 + groups.reduce(0) { $0 + $1.points.count * 8 + $1.starts.count * 4 + 64 }
     }
 }

@@ -1,4 +1,5 @@
 import CFreeType
+import WorkFeedModel
 
 /// One font file opened through FreeType, and the glyph bitmaps it has rendered so far.
 ///
@@ -21,7 +22,7 @@ import CFreeType
 /// ```
 public final class FontFace {
     /// DejaVu Sans from Debian's `fonts-dejavu-core`: wide Unicode coverage, including ©.
-    public static let defaultPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    public static let defaultPath = BasemapDefaults.fontPath
     /// Longest text laid out, in Unicode scalars; the rest is dropped. Map text is one short line,
     /// and the bound keeps a hostile string from costing more than a label.
     public static let maximumScalars = 200

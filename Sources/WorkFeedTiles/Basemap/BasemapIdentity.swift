@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 import WorkFeedModel
 
 /// What a basemap is, as one hash: the tilesets' content identities in their configured order, the
@@ -47,7 +48,14 @@ public struct BasemapIdentity: Sendable, Hashable {
         hasher.update("font=\(fontHasher.finalize().hexString)\n")
         hash = hasher.finalize().hexString
     }
+}
 
-    /// The font the attribution is drawn with, from Debian's fonts-dejavu-core.
-    public static let defaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+extension TilesetInfo {
+    /// What daemons log about a tileset they opened.
+    public var logMetadata: Logger.Metadata {
+        [
+            "path": "\(path)", "name": "\(name)", "zooms": "\(minZoom)-\(maxZoom)", "tiles": "\(tileCount)",
+            "identity": "\(identity.prefix(12))",
+        ]
+    }
 }

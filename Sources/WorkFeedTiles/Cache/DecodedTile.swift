@@ -1,5 +1,5 @@
 /// A tile read from its tileset and decoded, shared by every picture that draws it.
-public final class DecodedTile: Sendable {
+public final class DecodedTile: CachedTile {
     public enum Content: Sendable {
         case vector(VectorTile)
         /// An image tile's bytes, as stored (after any gzip layer), for the renderer to decode.

@@ -1,17 +1,43 @@
 public import Logging
 import Synchronization
 
-/// What ``TileCache/tile(source:at:)`` found.
-public enum TileLookup: Sendable {
-    case tile(DecodedTile)
+/// What a cache keeps of a tile: ``DecodedTile``, or what a renderer makes of one.
+public protocol CachedTile: AnyObject, Sendable {
+    /// What the tile costs in memory, roughly: the ``TileCache`` budget counts this.
+    var estimatedBytes: Int { get }
+}
+
+/// What ``TileCache/tile(source:at:prepare:)`` found.
+public enum TileLookup<Tile: Sendable>: Sendable {
+    case tile(Tile)
     /// The tileset has no such tile (the sea, outside its bounds or zooms).
     case absent
     /// The tile exists but cannot be read or decoded; the error names the tileset and the tile.
     case broken(TileError)
 }
 
+/// Counters since the cache was made, and what it holds now.
+public struct TileCacheStatistics: Sendable, Hashable {
+    /// Lookups answered from the cache (tiles, absent and broken alike).
+    public var hits = 0
+    /// Lookups that read the tileset.
+    public var misses = 0
+    /// Entries dropped to stay within the budget.
+    public var evictions = 0
+    /// Broken tiles found (each counted when it was first stored, not on later hits).
+    public var brokenTiles = 0
+    /// Estimated bytes of the entries held now.
+    public var residentBytes = 0
+    /// Entries held now.
+    public var entryCount = 0
+}
+
 /// Decoded tiles of a fixed list of tilesets, kept within a byte budget, least recently used
 /// first out. Safe to use from any thread.
+///
+/// What it keeps is `Tile`: the ``DecodedTile`` itself, or what the caller's `prepare` makes of it
+/// once (the renderer keeps tiles classified into map features), so that work is not repeated for
+/// every picture.
 ///
 /// Absent and broken tiles are remembered too (as small entries that count against the budget),
 /// so a picture that needs a missing tile a hundred times reads the tileset once. A broken tile is
@@ -23,10 +49,10 @@ public enum TileLookup: Sendable {
 /// blocks on file I/O, so call it from a thread of your own rather than Swift's cooperative pool.
 ///
 /// ```swift
-/// let cache = TileCache(sources: [try Tileset.open(path: path)], budgetBytes: 256 << 20, logger: logger)
+/// let cache = TileCache<DecodedTile>(sources: [try Tileset.open(path: path)], budgetBytes: 256 << 20, logger: logger)
 /// if case .tile(let tile) = cache.tile(source: 0, at: TileCoordinate(z: 14, x: 8587, y: 5598)) { … }
 /// ```
-public final class TileCache: Sendable {
+public final class TileCache<Tile: CachedTile>: Sendable {
     public let sources: [any TileSource]
     /// The most ``Statistics/residentBytes`` may reach. A tile larger than the whole budget is
     /// returned but not kept.
@@ -34,21 +60,7 @@ public final class TileCache: Sendable {
     private let logger: Logger
     private let state: Mutex<State>
 
-    /// Counters since the cache was made, and what it holds now.
-    public struct Statistics: Sendable, Hashable {
-        /// Lookups answered from the cache (tiles, absent and broken alike).
-        public var hits = 0
-        /// Lookups that read the tileset.
-        public var misses = 0
-        /// Entries dropped to stay within the budget.
-        public var evictions = 0
-        /// Broken tiles found (each counted when it was first stored, not on later hits).
-        public var brokenTiles = 0
-        /// Estimated bytes of the entries held now.
-        public var residentBytes = 0
-        /// Entries held now.
-        public var entryCount = 0
-    }
+    public typealias Statistics = TileCacheStatistics
 
     /// - Parameters:
     ///   - sources: the tilesets; ``tile(source:at:)`` takes an index into this list.
@@ -63,19 +75,23 @@ public final class TileCache: Sendable {
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
-    /// The tile at `coordinate` of `sources[source]`, from the cache or read, decoded and stored.
+    /// The tile at `coordinate` of `sources[source]`, from the cache or read, decoded, prepared and
+    /// stored.
     ///
     /// A vector tile is decoded (``VectorTile/init(decoding:)-([UInt8])``); PNG, JPEG and WebP
-    /// tiles are kept as bytes; anything else is broken. An index past `sources` is broken too
-    /// (and not stored).
-    public func tile(source: Int, at coordinate: TileCoordinate) -> TileLookup {
+    /// tiles are passed on as bytes; anything else is broken, and so is a tile `prepare` throws
+    /// for. An index past `sources` is broken too (and not stored). `prepare` runs on the calling
+    /// thread, only when the tile is read.
+    public func tile(
+        source: Int, at coordinate: TileCoordinate, prepare: (DecodedTile.Content) throws(TileError) -> Tile
+    ) -> TileLookup<Tile> {
         guard sources.indices.contains(source) else {
             return .broken(TileError(.unreadable, "no tileset number \(source): the cache has \(sources.count)", tile: coordinate))
         }
         let key = Key(source: source, coordinate: coordinate)
         if let found = state.withLock({ $0.lookup(key) }) { return found }
 
-        let loaded = load(sources[source], coordinate)
+        let loaded = load(sources[source], coordinate, prepare)
         let (stored, isNew) = state.withLock { $0.insert(key, loaded, bytes: Self.cost(of: loaded), budget: budgetBytes) }
         if isNew, case .broken(let error) = stored {
             logger.warning(
@@ -88,7 +104,9 @@ public final class TileCache: Sendable {
         return stored
     }
 
-    private func load(_ source: any TileSource, _ coordinate: TileCoordinate) -> TileLookup {
+    private func load(
+        _ source: any TileSource, _ coordinate: TileCoordinate, _ prepare: (DecodedTile.Content) throws(TileError) -> Tile
+    ) -> TileLookup<Tile> {
         do throws(TileError) {
             guard let bytes = try source.tileData(at: coordinate) else { return .absent }
             switch Tileset.sniff(bytes) {
@@ -100,9 +118,9 @@ public final class TileCache: Sendable {
                         "Tile decoded without its invalid features or duplicate layers",
                         metadata: ["tileset": .string(source.info.path), "tile": .stringConvertible(coordinate), "skipped": "\(skipped)"])
                 }
-                return .tile(DecodedTile(.vector(tile)))
+                return .tile(try prepare(.vector(tile)))
             case .some(let format):
-                return .tile(DecodedTile(.image(bytes, format)))
+                return .tile(try prepare(.image(bytes, format)))
             case nil:
                 throw TileError(.malformedTile, "neither a vector tile nor an image: \(Tileset.describe(bytes))")
             }
@@ -115,7 +133,7 @@ public final class TileCache: Sendable {
     }
 
     /// Negative entries cost a little, so that a flood of them still respects the budget.
-    private static func cost(of lookup: TileLookup) -> Int {
+    private static func cost(of lookup: TileLookup<Tile>) -> Int {
         switch lookup {
         case .tile(let tile): tile.estimatedBytes
         case .absent: DecodedTile.objectOverhead
@@ -133,7 +151,7 @@ public final class TileCache: Sendable {
     private struct State: ~Copyable {
         struct Slot {
             var key: Key
-            var value: TileLookup
+            var value: TileLookup<Tile>
             var bytes: Int
             var previous: Int
             var next: Int
@@ -146,7 +164,7 @@ public final class TileCache: Sendable {
         var tail = -1
         var statistics = Statistics()
 
-        mutating func lookup(_ key: Key) -> TileLookup? {
+        mutating func lookup(_ key: Key) -> TileLookup<Tile>? {
             guard let slot = index[key] else {
                 statistics.misses += 1
                 return nil
@@ -158,7 +176,7 @@ public final class TileCache: Sendable {
 
         /// Stores `value` unless another thread stored the key first; returns what is stored (or
         /// `value`, when it is larger than the budget) and whether it is new.
-        mutating func insert(_ key: Key, _ value: TileLookup, bytes: Int, budget: Int) -> (TileLookup, Bool) {
+        mutating func insert(_ key: Key, _ value: TileLookup<Tile>, bytes: Int, budget: Int) -> (TileLookup<Tile>, Bool) {
             if let slot = index[key] {
                 moveToFront(slot)
                 return (slots[slot].value, false)
@@ -230,5 +248,12 @@ public final class TileCache: Sendable {
     /// spares longest. For tests and diagnostics.
     public func recency(source: Int) -> [TileCoordinate] {
         state.withLock { state in state.order.filter { $0.source == source }.map(\.coordinate) }
+    }
+}
+
+extension TileCache where Tile == DecodedTile {
+    /// The decoded tile itself, as ``tile(source:at:prepare:)`` stores it when nothing more is made of it.
+    public func tile(source: Int, at coordinate: TileCoordinate) -> TileLookup<DecodedTile> {
+        tile(source: source, at: coordinate) { content in DecodedTile(content) }
     }
 }
