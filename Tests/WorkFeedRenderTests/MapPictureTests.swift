@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import Testing
 import WorkFeedImport
@@ -243,5 +244,43 @@ extension DecodedImage {
             }
         }
         return box
+    }
+}
+
+@Suite struct BrokenTileTests {
+    /// A copy of the Monaco tileset whose tile under the picture's centre is not gzip: the picture
+    /// is still drawn, the tile is left out and counted, and it is read only once.
+    @Test func aCorruptTileIsSkippedAndCounted() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-broken-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("monaco.mbtiles").path
+        try FileManager.default.copyItem(atPath: MapFixtures.monaco, toPath: path)
+        let latitude = 43.7384
+        let longitude = 7.4246
+        let n = Double(1 << 14)
+        let x = Int((longitude / 360 + 0.5) * n)
+        let y = Int((0.5 - log(tan(.pi / 4 + latitude * .pi / 360)) / (2 * .pi)) * n)
+        let changed = try DatabaseQueue(path: path).write { db in
+            try db.execute(
+                sql: "UPDATE tiles SET tile_data = ? WHERE zoom_level = 14 AND tile_column = ? AND tile_row = ?",
+                arguments: [Data([0x1F, 0x8B, 0x08, 0x00, 0xDE, 0xAD]), x, (1 << 14) - 1 - y])
+            return db.changesCount
+        }
+        try #require(changed == 1)
+
+        let basemap = try MapFixtures.basemap([path])
+        let renderer = Renderer(basemap: basemap)
+        let route = Route(segments: [[
+            RoutePoint(latitude: latitude - 0.001, longitude: longitude - 0.001, time: Date(timeIntervalSince1970: 0)),
+            RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, time: Date(timeIntervalSince1970: 60)),
+        ]])
+        let spec = MapFixtures.spec(.route, .light, basemap: basemap)
+        for _ in 0..<2 {
+            let image = try PNGCodec.decode(renderer.render(spec: spec, route: route, heartRate: [], cacheKey: "k"))
+            #expect(renderer.lastStatistics.brokenTiles == 1)
+            #expect(image.count(RouteStyle.light.line, tolerance: 1) > 100)
+        }
+        #expect(basemap.statistics.brokenTiles == 1)
     }
 }
