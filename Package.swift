@@ -34,6 +34,8 @@ let package = Package(
         // libdeflate-dev: the PNG encoder's DEFLATE; libfreetype-dev: text (map attribution).
         .systemLibrary(name: "CLibDeflate"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2"),
+        // libturbojpeg0-dev: JPEG tiles of raster tilesets.
+        .systemLibrary(name: "CTurboJPEG"),
 
         // Domain types shared by every part: workouts, routes, jobs, styles, the series codec.
         .target(name: "WorkFeedModel", swiftSettings: strictSettings),
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "WorkFeedRender",
             dependencies: [
-                "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType",
+                "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -164,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "WorkFeedRenderTests",
             dependencies: [
-                "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport",
+                "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -27,6 +27,10 @@ extension Renderer {
             area.addRectangle(minX: square.minX, minY: square.minY, maxX: square.maxX, maxY: square.maxY)
         }
         area.paint(onto: canvas, Paint(style.land))
+        // Raster tiles are the ground where a raster tileset has the position.
+        for placement in scene.images {
+            canvas.draw(placement)
+        }
 
         for kind in MapFeatureKind.allCases {
             guard let mapArea = kind.area else { continue }
@@ -122,6 +126,12 @@ extension Renderer {
                 }
                 found += 1
                 scene.drawnSources.insert(hit.source)
+                if hit.tile.image != nil {
+                    placeImage(
+                        hit.tile, tileAt: hit.coordinate, position: TileCoordinate(z: tileZoom, x: tx, y: ty),
+                        source: hit.source, basemap: basemap, fit: fit, statistics: &statistics)
+                    continue
+                }
                 // The position's square, and where the (maybe larger, overzoomed) tile lies.
                 let square = TileClip(
                     minX: Float(originX), minY: Float(originY), maxX: Float(originX + tileSize), maxY: Float(originY + tileSize))
@@ -139,6 +149,71 @@ extension Renderer {
         statistics.mapCoverage = found == 0 ? .none : (found == positions ? .full : .partial)
         return scene
     }
+    /// Places raster tile `tile` (found at `tileAt`) for `position` (its `x` unwrapped). Where the
+    /// tileset has sharper tiles than the position's zoom gives, for the picture's pixels (a tile
+    /// of 256 pixels where 512 are drawn), its children are placed instead, two levels down at
+    /// most; a child the tileset lacks is drawn from its parent's quarter.
+    private func placeImage(
+        _ tile: MapTile, tileAt: TileCoordinate, position: TileCoordinate, source: Int, basemap: Basemap,
+        fit: PictureFit, statistics: inout RenderStatistics, depth: Int = 0
+    ) {
+        guard let image = tile.image else { return }
+        let count = 1 << position.z
+        let tiles = Double(count)
+        func edgeX(_ x: Int, _ tiles: Double) -> Double { fit.pixelCentreX + (Double(x) / tiles - fit.centreX) * fit.zoom }
+        func edgeY(_ y: Int, _ tiles: Double) -> Double { fit.pixelCentreY + (Double(y) / tiles - fit.centreY) * fit.zoom }
+        let size = fit.zoom / tiles
+        let wrapped = ((position.x % count) + count) % count
+        let span = 1 << (position.z - tileAt.z)
+        let placed = ImagePlacement(
+            image: image,
+            originX: edgeX(position.x, tiles) - Double(wrapped - tileAt.x * span) * size,
+            originY: edgeY(position.y, tiles) - Double(position.y - tileAt.y * span) * size,
+            size: size * Double(span),
+            minX: edgeX(position.x, tiles), minY: edgeY(position.y, tiles),
+            maxX: edgeX(position.x + 1, tiles), maxY: edgeY(position.y + 1, tiles))
+
+        let sharper = depth < 2 && span == 1 && position.z < basemap.maxZoom(source: source)
+            && Double(image.width) * 1.5 <= size
+        guard sharper else {
+            scene.images.append(placed)
+            return
+        }
+        let childTiles = tiles * 2
+        for j in 0..<2 {
+            for i in 0..<2 {
+                let child = TileCoordinate(z: position.z + 1, x: 2 * position.x + i, y: 2 * position.y + j)
+                var square = placed
+                square.minX = edgeX(child.x, childTiles)
+                square.maxX = edgeX(child.x + 1, childTiles)
+                square.minY = edgeY(child.y, childTiles)
+                square.maxY = edgeY(child.y + 1, childTiles)
+                guard square.maxX > 0, square.minX < Double(canvas.width), square.maxY > 0, square.minY < Double(canvas.height)
+                else { continue }
+                let name = TileCoordinate(z: child.z, x: 2 * wrapped + i, y: child.y)
+                if let sharp = basemap.load(source: source, at: name, statistics: &statistics), sharp.image != nil {
+                    placeImage(
+                        sharp, tileAt: name, position: child, source: source, basemap: basemap, fit: fit,
+                        statistics: &statistics, depth: depth + 1)
+                } else {
+                    scene.images.append(square)
+                }
+            }
+        }
+    }
+}
+
+/// A raster tile's picture placed in pixels: the whole tile's square at `origin` with side
+/// `size`, of which the part inside `min...max` is drawn (a position's own square, or a quarter).
+struct ImagePlacement {
+    var image: TileImage
+    var originX: Double
+    var originY: Double
+    var size: Double
+    var minX: Double
+    var minY: Double
+    var maxX: Double
+    var maxY: Double
 }
 
 /// A picture's map features in pixels, one group per ``MapFeatureKind``, kept by the renderer
@@ -146,6 +221,7 @@ extension Renderer {
 struct MapScene {
     var groups = [MapTile.Group](repeating: MapTile.Group(), count: MapFeatureKind.count)
     var landSquares: [TileClip] = []
+    var images: [ImagePlacement] = []
     var drawnSources: Set<Int> = []
     private var clipper = TileClip(minX: 0, minY: 0, maxX: 0, maxY: 0)
     private var placed: [SIMD2<Float>] = []
@@ -156,6 +232,7 @@ struct MapScene {
             groups[index].starts.removeAll(keepingCapacity: true)
         }
         landSquares.removeAll(keepingCapacity: true)
+        images.removeAll(keepingCapacity: true)
         drawnSources.removeAll(keepingCapacity: true)
     }
 

@@ -7,9 +7,10 @@ public import WorkFeedTiles
 /// The tilesets a worker draws maps from, and the tiles it keeps at hand: shared by every render
 /// thread of a process.
 ///
-/// Tiles are read, decoded and classified once (``MapTile``) and kept in a ``TileCache`` bounded
-/// by `cacheBytes`, least recently used first out; tiles a tileset does not have, and broken tiles,
-/// are remembered too, so neither is read again. A broken tile (bad gzip, bad protobuf,
+/// Vector tilesets are drawn feature by feature in the map style; raster tilesets (PNG or JPEG
+/// tiles) as pictures under them. Tiles are read, decoded and classified once (``MapTile``) and
+/// kept in a ``TileCache`` bounded by `cacheBytes`, least recently used first out; tiles a tileset
+/// does not have, and broken tiles, are remembered too, so neither is read again. A broken tile (bad gzip, bad protobuf,
 /// geometry that runs past its data) is logged once with its tileset and `z/x/y`, counted, and
 /// left out of the picture; nothing in a tile can stop a render.
 public final class Basemap: Sendable {
@@ -39,9 +40,11 @@ public final class Basemap: Sendable {
         var sources: [any TileSource] = []
         for path in tilesetPaths {
             let source = try Tileset.open(path: path)
-            guard source.info.format.isEmpty || ["pbf", "mvt"].contains(source.info.format) else {
+            let format = source.info.format
+            guard format.isEmpty || ["pbf", "mvt"].contains(format) || TileImage.tilesetFormats.contains(format) else {
                 throw TileError(
-                    .notATileset, "its tiles are '\(source.info.format)': WorkFeed draws vector tilesets (format pbf)",
+                    .notATileset,
+                    "its tiles are '\(format)': WorkFeed draws vector tilesets (format pbf) and raster ones (png, jpg)",
                     path: path)
             }
             sources.append(source)
@@ -89,9 +92,13 @@ public final class Basemap: Sendable {
         return nil
     }
 
+    /// The highest zoom of tileset `source`.
+    func maxZoom(source: Int) -> Int { cache.sources[source].info.maxZoom }
+
     /// The tile from the cache, or read, decoded and classified; the time spent on a tile not at
-    /// hand goes into `statistics` (reading and decoding, then classifying).
-    private func load(source: Int, at coordinate: TileCoordinate, statistics: inout RenderStatistics) -> MapTile? {
+    /// hand goes into `statistics` (reading and decoding, then classifying). `nil` when the
+    /// tileset has no such tile, or it is broken (counted in `statistics`).
+    func load(source: Int, at coordinate: TileCoordinate, statistics: inout RenderStatistics) -> MapTile? {
         let clock = ContinuousClock()
         let started = clock.now
         var classifying = Duration.zero
@@ -102,10 +109,10 @@ public final class Basemap: Sendable {
                 statistics.tileLoading += decoded - started
                 statistics.tileClassifying += classifying
             }
-            guard case .vector(let tile) = content else {
-                throw TileError(.malformedTile, "an image tile in a vector tileset")
+            switch content {
+            case .vector(let tile): return MapTile(vectorTile: tile)
+            case .image(let bytes, let format): return MapTile(image: try TileImage(bytes: bytes, format: format))
             }
-            return MapTile(vectorTile: tile)
         }
         switch lookup {
         case .tile(let tile): return tile

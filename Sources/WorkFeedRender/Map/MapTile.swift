@@ -1,8 +1,9 @@
 import WorkFeedTiles
 
-/// One vector tile, classified once into the features the map draws, ready to be placed in any
-/// picture: per ``MapFeatureKind``, its polygon rings or lines in tile units (0...1 across the
-/// tile; the tile's buffer lies outside that square).
+/// One tile, made ready once to be placed in any picture. A vector tile is classified into the
+/// features the map draws: per ``MapFeatureKind``, its polygon rings or lines in tile units (0...1
+/// across the tile; the tile's buffer lies outside that square). A raster tile is its decoded
+/// ``TileImage``, drawn as the map's ground.
 ///
 /// Classifying and converting once per tile, not once per picture, keeps string work out of the
 /// drawing path: the pictures after the first in an area only transform and draw.
@@ -23,8 +24,10 @@ final class MapTile: CachedTile {
         }
     }
 
-    /// Indexed by ``MapFeatureKind/rawValue``.
+    /// Indexed by ``MapFeatureKind/rawValue``; empty groups for a raster tile.
     let groups: [Group]
+    /// A raster tile's picture; `nil` for a vector tile.
+    let image: TileImage?
     /// Features seen and drawn, for statistics.
     let featureCount: Int
     /// About how much memory the tile holds, for the tile cache's budget.
@@ -57,6 +60,14 @@ final class MapTile: CachedTile {
         }
         self.groups = groups
         self.featureCount = featureCount
+        image = nil
         estimatedBytes = 256 + groups.reduce(0) { $0 + $1.points.count * 8 + $1.starts.count * 4 + 64 }
+    }
+
+    init(image: TileImage) {
+        groups = [Group](repeating: Group(), count: MapFeatureKind.count)
+        featureCount = 0
+        self.image = image
+        estimatedBytes = 256 + image.estimatedBytes
     }
 }
