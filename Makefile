@@ -2,7 +2,7 @@
 #   make demo   run the whole path on embedded defaults, with sample workouts
 #   make test   build and run the whole test suite
 # Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
-.PHONY: demo test chaos build release bench clean
+.PHONY: demo test chaos build release bench bench-maps clean
 
 demo:
 	deploy/demo.sh
@@ -27,6 +27,10 @@ release:
 bench:
 	deploy/install-deps.sh
 	swift run -c release workfeed-bench
+
+# Map pictures a second end to end: coordinator, two workers, the Heidelberg tileset (docs/benchmarks.md).
+bench-maps:
+	deploy/bench-maps.sh
 
 clean:
 	rm -rf .build var

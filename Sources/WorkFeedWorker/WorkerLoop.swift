@@ -104,7 +104,15 @@ struct WorkerLoop: ~Copyable {
         }
         queue.close()
         renderThreadsDone.wait()
-        logger.info("worker stopped", metadata: ["worker": "\(name)"])
+        var stopped: Logger.Metadata = ["worker": "\(name)"]
+        if let tiles = basemap?.statistics {
+            stopped["tile_cache_mib"] = "\(tiles.residentBytes >> 20)"
+            stopped["tile_cache_entries"] = "\(tiles.entryCount)"
+            stopped["tile_cache_hits"] = "\(tiles.hits)"
+            stopped["tile_cache_misses"] = "\(tiles.misses)"
+            stopped["tile_cache_evictions"] = "\(tiles.evictions)"
+        }
+        logger.info("worker stopped", metadata: stopped)
     }
 
     /// Once per start, in the background: temporary files of killed writers go (see ``CacheWriter/sweep(root:staleAfter:now:)``).

@@ -21,12 +21,18 @@ final class RunningSystem {
     let workers: [Worker]
     let configuration: CoordinatorConfiguration
 
-    init(workers count: Int = 2, adjust: (inout CoordinatorConfiguration) -> Void = { _ in }, workerKeys: (file: String, server: String)? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// - Parameters:
+    ///   - directory: where the index and cache live; a new temporary directory when `nil` (give
+    ///     the one of a stopped system to start again on its index and cache).
+    init(
+        workers count: Int = 2, directory: URL? = nil, adjust: (inout CoordinatorConfiguration) -> Void = { _ in },
+        adjustWorker: (inout WorkerConfiguration) -> Void = { _ in }, workerKeys: (file: String, server: String)? = nil
+    ) throws {
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         var configuration = CoordinatorConfiguration()
-        configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
-        configuration.cacheDirectory = directory.appendingPathComponent("cache").path
+        configuration.indexPath = self.directory.appendingPathComponent("index.sqlite").path
+        configuration.cacheDirectory = self.directory.appendingPathComponent("cache").path
         configuration.workerEndpoint = "tcp://127.0.0.1:*"
         configuration.controlEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"
@@ -52,6 +58,7 @@ final class RunningSystem {
                 workerConfiguration.keyFile = workerKeys.file
                 workerConfiguration.serverKey = workerKeys.server
             }
+            adjustWorker(&workerConfiguration)
             let worker = Worker(configuration: workerConfiguration, context: context, logger: logger)
             try worker.start()
             return worker
@@ -62,10 +69,11 @@ final class RunningSystem {
         try ControlClient(context: context, endpoint: endpoints.control, timeoutMilliseconds: 10_000)
     }
 
-    func stop() {
+    /// Stops the workers and the coordinator, and removes the index and cache unless `keepingFiles`.
+    func stop(keepingFiles: Bool = false) {
         for worker in workers { worker.stop() }
         coordinator.stop()
-        try? FileManager.default.removeItem(at: directory)
+        if !keepingFiles { try? FileManager.default.removeItem(at: directory) }
     }
 }
 

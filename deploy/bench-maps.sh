@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end map pictures a second (docs/benchmarks.md, "Maps end to end"): a coordinator and two
+# workers as release builds on loopback, the Heidelberg tileset, N generated workouts inside the
+# tileset (seeded random walks with heart rate), imported, then route and heatmap pictures in both
+# themes enqueued and awaited. Prints pictures, wall time, pictures a second, and each worker's
+# peak resident memory (VmHWM) with its tile cache's budget and how full it ended (from the
+# worker's own log line at shutdown).
+#
+# Settings (environment): BENCH_WORKOUTS=500, BENCH_POINTS=600 (points a workout), BENCH_SEED=7,
+# BENCH_CACHE_MB=64 (basemap.cache_mb of each worker), BENCH_SKIP_BUILD=1, BENCH_KEEP=1 (keep
+# var/bench-maps).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+workouts="${BENCH_WORKOUTS:-500}"
+points="${BENCH_POINTS:-600}"
+seed="${BENCH_SEED:-7}"
+cache_mb="${BENCH_CACHE_MB:-64}"
+if [ "${BENCH_SKIP_BUILD:-0}" != "1" ]; then
+  deploy/install-deps.sh
+  for product in workfeed-coordinator workfeed-worker workctl; do swift build -c release --product "$product" >/dev/null; done
+fi
+bin="$(swift build -c release --show-bin-path)"
+
+run=var/bench-maps
+rm -rf "$run"
+mkdir -p "$run/gpx"
+python3 - "$run/gpx" "$workouts" "$points" "$seed" <<'PY'
+import math, random, sys
+from datetime import datetime, timedelta, timezone
+out, count, points, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rng = random.Random(seed)
+# Anywhere inside deploy/basemap/heidelberg.mbtiles (bounds 8.5837,49.3434,8.8445,49.5059), away
+# from its edges, with steps of 2 to 40 m: short and long routes, so pictures use every tile zoom
+# and the workers' tile caches fill.
+for n in range(count):
+    lat, lon = rng.uniform(49.37, 49.48), rng.uniform(8.62, 8.81)
+    step = rng.choice([0.2, 0.5, 1, 2, 4])
+    heading = rng.uniform(0, 2 * math.pi)
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc) + timedelta(hours=n)
+    rows = []
+    for i in range(points):
+        heading += rng.gauss(0, 0.25)
+        lat += 0.00009 * step * math.cos(heading)
+        lon += 0.00014 * step * math.sin(heading)
+        lat = min(max(lat, 49.35), 49.50); lon = min(max(lon, 8.60), 8.83)
+        t = (start + timedelta(seconds=2 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        hr = int(120 + 40 * math.sin(i / 60) + rng.uniform(-5, 5))
+        rows.append(f'<trkpt lat="{lat:.6f}" lon="{lon:.6f}"><time>{t}</time><extensions>'
+                    f'<gpxtpx:TrackPointExtension><gpxtpx:hr>{hr}</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>')
+    with open(f"{out}/bench-{n:05d}.gpx", "w") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="workfeed bench-maps" '
+                'xmlns="http://www.topografix.com/GPX/1/1" '
+                'xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">'
+                f'<trk><name>bench {n}</name><type>running</type><trkseg>{"".join(rows)}</trkseg></trk></gpx>\n')
+PY
+
+export WORKFEED_BASEMAP_TILESETS="$PWD/deploy/basemap/heidelberg.mbtiles"
+export WORKFEED_INDEX_PATH="$run/index.sqlite"
+export WORKFEED_CACHE_DIRECTORY="$run/cache"
+export WORKFEED_BASEMAP_CACHE_MB="$cache_mb"
+pids=()
+stop_all() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  [ "${BENCH_KEEP:-0}" = "1" ] || rm -rf "$run"
+}
+trap stop_all EXIT
+
+"$bin/workfeed-coordinator" >"$run/coordinator.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do
+  "$bin/workctl" status --timeout 1 >/dev/null 2>&1 && break
+  sleep 0.2
+done
+for n in 1 2; do
+  "$bin/workfeed-worker" --name "bench-$n" >"$run/worker-$n.log" 2>&1 &
+  pids+=($!)
+done
+workers=("${pids[1]}" "${pids[2]}")
+
+"$bin/workctl" import "$run/gpx" >/dev/null
+jobs=$(( workouts * 4 ))
+started=$(date +%s.%N)
+"$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait >/dev/null
+finished=$(date +%s.%N)
+generated=$(find "$run/cache" -name '*.png' | wc -l)
+seconds=$(python3 -c "print(f'{$finished - $started:.1f}')")
+rate=$(python3 -c "print(f'{$generated / ($finished - $started):.0f}')")
+echo "bench-maps: $(nproc) cores, 2 workers, Heidelberg, $workouts workouts x $points points, route+heatmap x light+dark @1x 512x512"
+echo "bench-maps: $generated of $jobs pictures in ${seconds} s: ${rate} map pictures/s"
+for n in 0 1; do
+  pid="${workers[$n]}"
+  hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+  rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+  echo "bench-maps: worker $((n + 1)): peak resident $((hwm / 1024)) MiB, now $((rss / 1024)) MiB (tile cache budget ${cache_mb} MiB)"
+done
+for pid in "${workers[@]}"; do kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; done
+for n in 1 2; do
+  echo "bench-maps: worker $n tile cache at the end: $(grep -o 'tile_cache_[a-z]*=[0-9]*' "$run/worker-$n.log" | tr '\n' ' ')"
+done
