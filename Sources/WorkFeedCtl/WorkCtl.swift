@@ -13,7 +13,7 @@ public struct WorkCtl: AsyncParsableCommand {
         abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
         subcommands: [
             Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Workers.self, Failed.self, Show.self, Feed.self,
-            Changes.self, Watch.self, Delete.self, Render.self, Keygen.self,
+            Changes.self, Watch.self, Delete.self, Reimport.self, Render.self, Keygen.self,
         ])
 
     public init() {}
@@ -94,11 +94,12 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data("workctl: \(message)\n".utf8))
 }
 
-/// Prints a value as JSON (for `--json`), sorted keys, pretty.
+/// Prints a value as JSON (for `--json`), sorted keys, pretty, times with their fractions of a
+/// second (``ISO8601Time``).
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
     say(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 

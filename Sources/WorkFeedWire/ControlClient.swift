@@ -43,10 +43,29 @@ public struct ControlClient: ~Copyable {
     public mutating func requestRaw(
         _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []
     ) throws(ControlClientError) -> [UInt8] {
+        try requestWithAttachments(command, body, attachments: attachments).body
+    }
+
+    /// Sends a request and returns the reply's JSON body and its attachments.
+    /// - Throws: ``ControlClientError``; with ``ControlClientError/isTooLarge`` set, and nothing
+    ///   sent, when the request is larger than the coordinator accepts
+    ///   (``WorkerMessage/maximumMessageSize``): libzmq would drop it and close the connection,
+    ///   which looks like a coordinator that is not running.
+    public mutating func requestWithAttachments(
+        _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []
+    ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
         let id = nextID
         nextID += 1
         let encoded: [UInt8]
         do { encoded = try ControlCodec.encode(body) } catch { throw ControlClientError("could not encode \(command.rawValue): \(error)") }
+        let size = attachments.reduce(Int64(encoded.count + 32)) { $0 + Int64($1.count) }
+        guard size <= WorkerMessage.maximumMessageSize else {
+            var error = ControlClientError(
+                "the \(command.rawValue) message would be \(size >> 20) MiB, over the control protocol's limit of "
+                    + "\(WorkerMessage.maximumMessageSize >> 20) MiB: not sent")
+            error.isTooLarge = true
+            throw error
+        }
         do {
             try socket.send(ControlRequest(id: id, command: command, body: encoded, attachments: attachments).frames)
             let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
@@ -67,7 +86,7 @@ public struct ControlClient: ~Copyable {
                     let message = (try? ControlCodec.decode(ControlErrorBody.self, from: reply.body))?.error ?? "unreadable error"
                     throw ControlClientError(message, fromCoordinator: true)
                 }
-                return reply.body
+                return (reply.body, reply.attachments)
             }
         } catch let error as ZMQError where error.code == EAGAIN {
             throw ControlClientError(
@@ -87,6 +106,8 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
     public var description: String
     /// The coordinator understood the request and refused it (bad id, ...), as opposed to a transport failure.
     public var fromCoordinator: Bool
+    /// The request was not sent: it is larger than the coordinator accepts. The connection is fine.
+    public var isTooLarge = false
 
     public init(_ description: String, fromCoordinator: Bool = false) {
         self.description = description
