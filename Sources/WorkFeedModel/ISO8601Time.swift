@@ -11,7 +11,8 @@ public enum ISO8601Time {
     public static func string(from date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         // Years 0001...9999, the range the format can write; anything else is clamped, not trapped on.
-        let micros = seconds.isFinite ? Int64((max(-62_135_596_800, min(253_402_300_799.999_999, seconds)) * 1_000_000).rounded()) : 0
+        let micros = seconds.isFinite
+            ? min(253_402_300_799_999_999, Int64((max(-62_135_596_800, min(253_402_300_800, seconds)) * 1_000_000).rounded())) : 0
         var whole = micros / 1_000_000
         var fraction = micros % 1_000_000
         if fraction < 0 {
