@@ -35,6 +35,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "The coordinator's public key, with --key-file (env WORKFEED_SERVER_KEY).")
     var serverKey: String? = ProcessInfo.processInfo.environment["WORKFEED_SERVER_KEY"]
 
+    /// Lowers the message size limit (256 MiB), so that tests can reach it with small files.
+    @Option(name: .long, help: .hidden)
+    var maxMessageBytes: Int64?
+
     func validate() throws {
         guard coordinator.hasPrefix("tcp://") || coordinator.hasPrefix("ipc://") || coordinator.hasPrefix("inproc://") else {
             throw ValidationError("--coordinator must be a ZeroMQ endpoint such as tcp://127.0.0.1:5556, not '\(coordinator)'")
@@ -57,7 +61,9 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func client() throws -> ControlClient {
-        try ControlClient(context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000, curve: try curve())
+        try ControlClient(
+            context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000, curve: try curve(),
+            maximumMessageSize: maxMessageBytes ?? WorkerMessage.maximumMessageSize)
     }
 }
 

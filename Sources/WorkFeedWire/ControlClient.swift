@@ -9,10 +9,17 @@ public struct ControlClient: ~Copyable {
     private let socket: ZMQSocket
     public let endpoint: String
     public let timeoutMilliseconds: Int
+    /// Requests larger than this are not sent (see ``requestWithAttachments(_:_:attachments:)``).
+    public let maximumMessageSize: Int64
     private var nextID: UInt64 = 1
 
-    /// - Parameter curve: the keys to connect with when the coordinator requires CURVE.
-    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil) throws(ZMQError) {
+    /// - Parameters:
+    ///   - curve: the keys to connect with when the coordinator requires CURVE.
+    ///   - maximumMessageSize: the coordinator's limit; lower only to test what happens past it.
+    public init(
+        context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil,
+        maximumMessageSize: Int64 = WorkerMessage.maximumMessageSize
+    ) throws(ZMQError) {
         let socket = try ZMQSocket(context, type: .dealer)
         try socket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
         if let curve { try socket.makeCurveClient(curve) }
@@ -23,6 +30,7 @@ public struct ControlClient: ~Copyable {
         self.socket = socket
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.maximumMessageSize = min(maximumMessageSize, WorkerMessage.maximumMessageSize)
     }
 
     /// Sends a request and decodes its reply.
@@ -59,10 +67,10 @@ public struct ControlClient: ~Copyable {
         let encoded: [UInt8]
         do { encoded = try ControlCodec.encode(body) } catch { throw ControlClientError("could not encode \(command.rawValue): \(error)") }
         let size = attachments.reduce(Int64(encoded.count + 32)) { $0 + Int64($1.count) }
-        guard size <= WorkerMessage.maximumMessageSize else {
+        guard size <= maximumMessageSize else {
             var error = ControlClientError(
-                "the \(command.rawValue) message would be \(size >> 20) MiB, over the control protocol's limit of "
-                    + "\(WorkerMessage.maximumMessageSize >> 20) MiB: not sent")
+                "the \(command.rawValue) message would be \(Self.describe(size)), over the control protocol's limit of "
+                    + "\(Self.describe(maximumMessageSize)): not sent")
             error.isTooLarge = true
             throw error
         }
@@ -98,6 +106,12 @@ public struct ControlClient: ~Copyable {
         } catch {
             throw ControlClientError("\(error)")
         }
+    }
+}
+
+extension ControlClient {
+    static func describe(_ bytes: Int64) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : bytes >= 1 << 10 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
     }
 }
 
