@@ -59,12 +59,22 @@ extension Dispatcher {
             if let file = body.file, !OriginalFileStore.isValidHash(file.sha256) {
                 throw ControlRequestError("IMPORT of \(body.origin): file.sha256 must be 64 lower-case hex digits")
             }
+            if let position = body.positionInFile, !(0...1_000_000_000).contains(position) {
+                throw ControlRequestError("IMPORT of \(body.origin): positionInFile must be 0...1000000000")
+            }
             let workout = ImportedWorkout(
                 source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
                 heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin,
-                file: body.file, positionInFile: max(0, body.positionInFile ?? 0), device: body.device)
+                file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
             let kept = keepOriginal(of: body, attachments: request.attachments)
-            let reply = try transaction.importWorkout(workout, allowDuplicates: body.allowDuplicates == true, originalKept: kept)
+            let reply = try transaction.importWorkout(workout, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept)
+            if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file,
+                try transaction.reader.unreferencedFiles([file.sha256]).isEmpty == false,
+                let path = OriginalFileStore(cacheDirectory: cacheDirectory).path(for: file.sha256)
+            {
+                // Nothing stored came from this file: its original goes once the turn is committed.
+                outbox.removals.append(path)
+            }
             logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)"])
             return try ControlCodec.encode(reply)
 
@@ -173,18 +183,19 @@ extension Dispatcher {
     }
 
     /// Keeps the original file an IMPORT carries (its third attachment), once per content.
-    /// - Returns: whether the original of the workout's file is kept now.
-    private func keepOriginal(of body: ImportRequest, attachments: [[UInt8]]) -> Bool {
-        guard let file = body.file else { return false }
+    /// - Returns: whether the original of the workout's file is kept now, and whether this request
+    ///   wrote it.
+    private func keepOriginal(of body: ImportRequest, attachments: [[UInt8]]) -> (kept: Bool, written: Bool) {
+        guard let file = body.file else { return (false, false) }
         let store = OriginalFileStore(cacheDirectory: cacheDirectory)
-        if store.contains(file.sha256) { return true }
-        guard attachments.count == 3, !attachments[2].isEmpty else { return false }
+        if store.contains(file.sha256) { return (true, false) }
+        guard attachments.count == 3, !attachments[2].isEmpty else { return (false, false) }
         do {
             try store.store(attachments[2], sha256: file.sha256)
-            return true
+            return (true, true)
         } catch {
             logger.warning("cannot keep the original file", metadata: ["file": "\(file.name)", "error": "\(error)"])
-            return false
+            return (false, false)
         }
     }
 

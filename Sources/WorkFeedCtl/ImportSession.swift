@@ -115,7 +115,10 @@ struct ImportSession {
             }
             return error
         }
-        if withOriginal, let file = workout.file { sentOriginals.insert(file.sha256) }
+        // A duplicate's or a poorer copy's original is not kept: the next workout of its file sends it again.
+        if withOriginal, reply.result != .duplicate, reply.result != .keptRicher, let file = workout.file {
+            sentOriginals.insert(file.sha256)
+        }
         switch reply.result {
         case .imported: summary.imported += 1
         case .unchanged: summary.unchanged += 1

@@ -37,7 +37,7 @@ public struct WorkoutIdentity: Sendable, Hashable {
 
     /// `sha256:<hex>` for the first workout of a file, `sha256:<hex>#<n>` for the n-th after it.
     public static func contentID(fileSHA256: String, position: Int) -> String {
-        position == 0 ? "sha256:" + fileSHA256 : "sha256:\(fileSHA256)#\(position + 1)"
+        position <= 0 ? "sha256:" + fileSHA256 : "sha256:\(fileSHA256)#\(position.addingReportingOverflow(1).partialValue)"
     }
 
     /// The workout's id: the first 16 bytes of SHA-256("source\u{0}sourceID"), marked as an

@@ -130,6 +130,9 @@ final class ScratchFolder {
         let ride = try #require(try feed(system).first)
         #expect(summary.duplicates.map(\.file) == Array(files.dropFirst()))
         #expect(summary.duplicates.allSatisfy { $0.duplicateOf == ride.id && $0.duplicateFile == files[0] })
+        // Only the kept workout's original is in the cache: a duplicate's is not kept.
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.cacheDirectory + "/files").filter { $0.hasSuffix(".gz") }
+        #expect(originals.map { ($0 as NSString).lastPathComponent } == [(ride.file?.sha256 ?? "") + ".gz"])
         #expect(try workctl(system, ["import"] + files).output.contains("is the same activity as \(ride.id)"))
         #expect(try feed(system).count == 1)
         let kept = try importJSON(system, [files[1]], ["--allow-duplicates"])
