@@ -67,14 +67,15 @@ extension Dispatcher {
                 heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin,
                 file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
             let kept = keepOriginal(of: body, attachments: request.attachments)
-            let reply = try transaction.importWorkout(workout, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept)
-            if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file,
-                try transaction.reader.unreferencedFiles([file.sha256]).isEmpty == false,
-                let path = OriginalFileStore(cacheDirectory: cacheDirectory).path(for: file.sha256)
-            {
-                // Nothing stored came from this file: its original goes once the turn is committed.
-                outbox.removals.append(path)
+            var maybeUnreferenced = Set<String>()
+            let reply = try transaction.importWorkout(
+                workout, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, replacedFile: { maybeUnreferenced.insert($0) })
+            if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
+                maybeUnreferenced.insert(file.sha256)
             }
+            // Originals nothing stored comes from any more go once the turn is committed.
+            let store = OriginalFileStore(cacheDirectory: cacheDirectory)
+            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:))
             logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)"])
             return try ControlCodec.encode(reply)
 

@@ -63,7 +63,9 @@ extension WorkCtl {
             for (number, hash) in order.enumerated() {
                 defer { progress.update(done: number + 1) }
                 guard let group = byFile[hash], let first = group.first else { continue }
-                let wanted = Set(group.map(\.id))
+                // Matched by identity, not by id: a copy that replaced a poorer duplicate keeps the
+                // id that copy's identity gave.
+                let wanted = Set(group.map { WorkoutIdentity(source: $0.source, sourceID: $0.sourceID) })
                 let bytes: [UInt8]
                 let file: WorkoutFile
                 do {
@@ -79,7 +81,7 @@ extension WorkCtl {
                 let batch = WorkoutFileReader.readAll(bytes: bytes, file: file.name)
                 for error in batch.errors { session.skip(error, progress: &progress) }
                 for var workout in batch.workouts {
-                    guard let identity = WorkoutIdentity(of: workout), wanted.contains(identity.workoutID) else { continue }
+                    guard let identity = WorkoutIdentity(of: workout), wanted.contains(identity) else { continue }
                     workout.original = nil  // the coordinator has it
                     if let lost = session.send(workout, client: &client, progress: &progress) {
                         progress.finish()

@@ -23,9 +23,12 @@ extension IndexTransaction {
     ///
     /// - Parameters:
     ///   - originalKept: whether the original file is kept in the cache (the coordinator stored it).
+    ///   - replacedFile: called with the SHA-256 of the file the stored copy came from when this
+    ///     import replaces it with another file's copy (its original may be kept no more).
     /// - Throws: ``IndexError`` for a workout with neither a source id nor a file, or a database error.
     public mutating func importWorkout(
-        _ workout: ImportedWorkout, allowDuplicates: Bool = false, originalKept: Bool = false, now: Date = Date()
+        _ workout: ImportedWorkout, allowDuplicates: Bool = false, originalKept: Bool = false, now: Date = Date(),
+        replacedFile: (String) -> Void = { _ in }
     ) throws -> ImportReply {
         guard let identity = WorkoutIdentity(of: workout) else {
             throw IndexError("\(workout.origin): the workout has neither a source id nor a file hash to identify it")
@@ -61,6 +64,7 @@ extension IndexTransaction {
                 // This copy of the activity has clearly more: it takes the stored copy's place,
                 // under the same id (the feed keeps its row), with the new identity, so that
                 // either file imported again finds it.
+                if let previous = original.row["file_sha256"] as String?, previous != workout.file?.sha256 { replacedFile(previous) }
                 let version = (original.row["route_version"] as Int) + 1
                 try replace(
                     original.id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
@@ -110,6 +114,7 @@ extension IndexTransaction {
             return ImportReply(id: id, result: .keptRicher, routeVersion: stored.row["route_version"], reason: lack)
         }
 
+        if let previous = stored.row["file_sha256"] as String?, !sameFile { replacedFile(previous) }
         let version = (stored.row["route_version"] as Int) + 1
         try replace(
             id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,

@@ -114,7 +114,11 @@ final class ScratchFolder {
         defer { other.stop() }
         let reversed = try importJSON(other, pair.reversed().map(RealFiles.path))
         #expect(reversed.imported == 1 && reversed.updated == 1)
-        #expect(try feed(other).first?.heartRateSamples == 383)
+        let updated = try #require(try feed(other).first)
+        #expect(updated.heartRateSamples == 383)
+        // The copy it replaced came from another file, whose original is not kept any more.
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: other.configuration.cacheDirectory + "/files").filter { $0.hasSuffix(".gz") }
+        #expect(originals.map { ($0 as NSString).lastPathComponent } == [(updated.file?.sha256 ?? "") + ".gz"])
     }
 
     /// Finding 3: the 2020 ride as GPX, TCX and FIT was three feed entries; it is one (the FIT,

@@ -313,6 +313,21 @@ import WorkFeedWire
         #expect(statusAfter.anchor == status.anchor)
         let feedAfter: FeedReply = try client.request(.feed, FeedRequest(limit: 1000))
         #expect(feedAfter.items == feed.items)
+
+        // One original is kept per file a stored workout came from, and no other.
+        let hashes = Set(feed.items.compactMap { $0.workout.file?.sha256 })
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.cacheDirectory + "/files")
+            .filter { $0.hasSuffix(".gz") }.map { String(($0 as NSString).lastPathComponent.dropLast(3)) }
+        #expect(Set(originals) == hashes && originals.count == hashes.count)
+        #expect(feed.items.allSatisfy { $0.workout.originalKept == true })
+
+        // Reading every kept original again with the same readers changes nothing either.
+        let reread = try WorkCtlProcess.run(["reimport", "--all", "--json", "--coordinator", system.endpoints.control])
+        let reimported = try decodeJSON(ImportSummaryJSON.self, reread.output)
+        #expect(reread.status == 0, "\(reread.output)")
+        #expect(reimported.unchanged == feed.items.count && reimported.updated == 0 && reimported.refreshed == 0)
+        let statusReread: StatusReply = try client.request(.status, [String: String]())
+        #expect(statusReread.anchor == status.anchor)
     }
 
     /// The real recordings of tracks-in-map import with their devices' distances: the FIT
