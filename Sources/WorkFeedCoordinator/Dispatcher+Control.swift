@@ -20,6 +20,10 @@ extension Dispatcher {
             return .error(id: 0, "malformed request: \(error)")
         }
         do {
+            if request.command == .original {
+                let (body, file) = try original(request, reader: transaction.reader)
+                return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
+            }
             let body = try answer(request, workers: workers, specs: &specs, transaction: &transaction, outbox: &outbox)
             return ControlReply(id: request.id, ok: true, body: body)
         } catch let error as ControlRequestError {
@@ -40,8 +44,9 @@ extension Dispatcher {
 
         case .importWorkout:
             let body = try decode(ImportRequest.self, request)
-            guard request.attachments.count == 2 else {
-                throw ControlRequestError("IMPORT needs 2 attachment frames (route, heart rate), got \(request.attachments.count)")
+            guard request.attachments.count == 2 || request.attachments.count == 3 else {
+                throw ControlRequestError(
+                    "IMPORT needs 2 attachment frames (route, heart rate) and optionally the original file, got \(request.attachments.count)")
             }
             let route: Route
             let heartRate: [HeartRateSample]
@@ -51,12 +56,46 @@ extension Dispatcher {
             } catch {
                 throw ControlRequestError("IMPORT of \(body.origin): \(error)")
             }
+            if let file = body.file, !OriginalFileStore.isValidHash(file.sha256) {
+                throw ControlRequestError("IMPORT of \(body.origin): file.sha256 must be 64 lower-case hex digits")
+            }
+            if let position = body.positionInFile, !(0...1_000_000_000).contains(position) {
+                throw ControlRequestError("IMPORT of \(body.origin): positionInFile must be 0...1000000000")
+            }
             let workout = ImportedWorkout(
                 source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
-                heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin)
-            let reply = try transaction.importWorkout(workout)
+                heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin,
+                file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
+            let kept = keepOriginal(of: body, attachments: request.attachments)
+            var maybeUnreferenced = Set<String>()
+            let reply = try transaction.importWorkout(
+                workout, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, replacedFile: { maybeUnreferenced.insert($0) })
+            if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
+                maybeUnreferenced.insert(file.sha256)
+            }
+            // Originals nothing stored comes from any more go once the turn is committed.
+            let store = OriginalFileStore(cacheDirectory: cacheDirectory)
+            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:))
             logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)"])
             return try ControlCodec.encode(reply)
+
+        case .resolve:
+            let body = try decode(ResolveRequest.self, request)
+            guard body.prefixes.count <= 10_000 else { throw ControlRequestError("RESOLVE: at most 10000 prefixes at a time") }
+            var matches: [ResolveReply.Match] = []
+            for prefix in body.prefixes {
+                let hex = prefix.lowercased().filter { $0 != "-" }
+                guard (4...32).contains(hex.count), hex.allSatisfy(\.isHexDigit) else {
+                    throw ControlRequestError("'\(prefix.prefix(40))' is not a workout id or a prefix of one (4 to 32 hex digits)")
+                }
+                matches.append(
+                    ResolveReply.Match(
+                        prefix: prefix, ids: try transaction.reader.workouts(withPrefix: hex, limit: ResolveReply.candidateLimit)))
+            }
+            return try ControlCodec.encode(ResolveReply(matches: matches))
+
+        case .original:
+            throw ControlRequestError("ORIGINAL is answered apart")
 
         case .enqueue:
             let body = try decode(EnqueueRequest.self, request)
@@ -122,10 +161,14 @@ extension Dispatcher {
 
         case .delete:
             let body = try decode(DeleteRequest.self, request)
+            let files = try transaction.reader.fileHashes(of: body.ids)
             let deleted = try transaction.delete(body.ids)
-            // The files go once the deletion is committed.
+            // The files go once the deletion is committed: the pictures, and the originals no
+            // other workout came from.
+            let store = OriginalFileStore(cacheDirectory: cacheDirectory)
             let paths = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
             outbox.removals += paths
+            outbox.removals += try transaction.reader.unreferencedFiles(files).compactMap(store.path(for:))
             logger.info("workouts deleted", metadata: ["workouts": "\(deleted.count)", "pictures": "\(paths.count)"])
             return try ControlCodec.encode(
                 DeleteReply(
@@ -138,6 +181,35 @@ extension Dispatcher {
             let page = try transaction.reader.changes(since: body.since, limit: body.limit)
             return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: transaction.anchorSoFar))
         }
+    }
+
+    /// Keeps the original file an IMPORT carries (its third attachment), once per content.
+    /// - Returns: whether the original of the workout's file is kept now, and whether this request
+    ///   wrote it.
+    private func keepOriginal(of body: ImportRequest, attachments: [[UInt8]]) -> (kept: Bool, written: Bool) {
+        guard let file = body.file else { return (false, false) }
+        let store = OriginalFileStore(cacheDirectory: cacheDirectory)
+        if store.contains(file.sha256) { return (true, false) }
+        guard attachments.count == 3, !attachments[2].isEmpty else { return (false, false) }
+        do {
+            try store.store(attachments[2], sha256: file.sha256)
+            return (true, true)
+        } catch {
+            logger.warning("cannot keep the original file", metadata: ["file": "\(file.name)", "error": "\(error)"])
+            return (false, false)
+        }
+    }
+
+    /// ORIGINAL: the kept original of a workout, as a reply body and the compressed file.
+    private func original(_ request: ControlRequest, reader: IndexReader) throws -> (body: [UInt8], file: [UInt8]) {
+        let body = try decode(OriginalRequest.self, request)
+        guard let found = try reader.file(of: body.id) else {
+            throw ControlRequestError("ORIGINAL: workout \(body.id) is not in the index, or was imported before files were kept")
+        }
+        guard let compressed = OriginalFileStore(cacheDirectory: cacheDirectory).read(found.file.sha256) else {
+            throw ControlRequestError("ORIGINAL: the original of workout \(body.id) (\(found.file.name)) is not kept")
+        }
+        return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws -> T {

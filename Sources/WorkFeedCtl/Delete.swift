@@ -12,19 +12,19 @@ extension WorkCtl {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Argument(help: "Workout ids.")
+        @Argument(help: "Workout ids, or unique prefixes of them.")
         var ids: [String]
 
         @Flag(name: .long, help: "Print the result as JSON.")
         var json = false
 
         func validate() throws {
-            for text in ids where WorkoutID(text) == nil { throw ValidationError("'\(text)' is not a workout id (a UUID)") }
+            for text in ids { try IDPrefix.validate(text) }
         }
 
         func run() throws {
             var client = try connection.client()
-            let request = DeleteRequest(ids: ids.compactMap(WorkoutID.init))
+            let request = DeleteRequest(ids: try IDPrefix.resolve(ids, client: &client))
             let reply: DeleteReply = try talking { () throws(ControlClientError) in try client.request(.delete, request) }
             if json {
                 try printJSON(reply)
@@ -89,7 +89,7 @@ extension WorkCtl {
         @Flag(name: .long, help: "Every workout.")
         var all = false
 
-        @Option(name: .long, parsing: .upToNextOption, help: "Only these workout ids.")
+        @Option(name: .long, parsing: .upToNextOption, help: "Only these workout ids (or unique prefixes).")
         var ids: [String] = []
 
         @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
@@ -100,7 +100,7 @@ extension WorkCtl {
 
         func validate() throws {
             guard all != !ids.isEmpty else { throw ValidationError("give either --all or --ids ID...") }
-            for text in ids where WorkoutID(text) == nil { throw ValidationError("--ids: '\(text)' is not a workout id (a UUID)") }
+            for text in ids { try IDPrefix.validate(text, option: "--ids") }
         }
 
         func run() throws {
@@ -108,7 +108,8 @@ extension WorkCtl {
             let themes = try parseThemes(theme)
             var client = try connection.client()
             // Only pictures that exist are retried: no new jobs are created here.
-            var request = EnqueueRequest(ids: all ? nil : ids.compactMap(WorkoutID.init), kinds: kinds, themes: themes, includeFailed: true)
+            let workouts = all ? nil : try IDPrefix.resolve(ids, client: &client)
+            var request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, includeFailed: true)
             request.existingOnly = true
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
             say("retrying \(reply.revived) failed pictures")

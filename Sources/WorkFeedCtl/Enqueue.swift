@@ -18,7 +18,7 @@ extension WorkCtl {
         @Flag(name: .long, help: "Every workout in the index.")
         var all = false
 
-        @Option(name: .long, parsing: .upToNextOption, help: "Only these workout ids.")
+        @Option(name: .long, parsing: .upToNextOption, help: "Only these workout ids (or unique prefixes).")
         var ids: [String] = []
 
         @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
@@ -91,7 +91,8 @@ extension WorkCtl {
             throw ValidationError("\(option): '\(text)' is not a date (YYYY-MM-DD or 2026-11-21T10:00:00Z)")
         }
 
-        func parsedIDs() throws -> [WorkoutID]? {
+        /// The ids and prefixes given, `nil` for --all.
+        func parsedIDs() throws -> [String]? {
             if all { return nil }
             if let idsFrom {
                 let text: String
@@ -102,19 +103,17 @@ extension WorkCtl {
                         throw ValidationError("--ids-from: cannot read \(idsFrom): \(error.localizedDescription)")
                     }
                 }
-                var result: [WorkoutID] = []
+                var result: [String] = []
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let trimmed = line.trimmingCharacters(in: .whitespaces)
                     if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-                    guard let id = WorkoutID(trimmed) else { throw ValidationError("--ids-from \(idsFrom):\(number + 1): '\(trimmed)' is not a workout id") }
-                    result.append(id)
+                    try IDPrefix.validate(trimmed, option: "--ids-from \(idsFrom):\(number + 1)")
+                    result.append(trimmed)
                 }
                 return result
             }
-            return try ids.map { text in
-                guard let id = WorkoutID(text) else { throw ValidationError("--ids: '\(text)' is not a workout id (a UUID)") }
-                return id
-            }
+            for text in ids { try IDPrefix.validate(text, option: "--ids") }
+            return ids
         }
 
         func parsedScales() throws -> [Int]? {
@@ -128,7 +127,8 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            var request = EnqueueRequest(ids: try parsedIDs(), kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales(), includeFailed: failed ? true : nil)
+            let workouts = try parsedIDs().map { try IDPrefix.resolve($0, client: &client) }
+            var request = EnqueueRequest(ids: workouts, kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales(), includeFailed: failed ? true : nil)
             request.activities = try parsedActivities()
             request.since = try Self.date(since, "--since")
             request.until = try Self.date(until, "--until")
@@ -140,6 +140,9 @@ extension WorkCtl {
                 say(
                     "enqueued: \(reply.created) new, \(reply.stale) stale, \(reply.revived) failed retried; "
                         + "\(reply.alreadyPending) already pending, \(reply.current) current, \(reply.failed) failed-no-retry (workctl retry)")
+                if let skipped = reply.skippedNoHeartRate, skipped > 0 {
+                    say("skipped heatmaps of \(skipped) workouts without heart rate (not failures: they are queued if a re-import brings heart rate)")
+                }
             }
             guard wait else { return }
             let status = try talking { () throws(ControlClientError) in

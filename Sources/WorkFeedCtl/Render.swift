@@ -106,6 +106,19 @@ extension WorkCtl {
                     let base = file.deletingPathExtension().lastPathComponent + (workouts.count > 1 ? "-\(index + 1)" : "")
                     let route = SeriesCodec.encode(workout.route)
                     let heartRate = SeriesCodec.encode(workout.heartRate)
+                    // Drawn from the series as the index stores them and a worker receives them
+                    // (coordinates to 1e-7 degree, times to the millisecond), not from the file's
+                    // own precision: the same workout then gives the same bytes here and there.
+                    let storedRoute: Route
+                    let storedHeartRate: [HeartRateSample]
+                    do {
+                        storedRoute = try SeriesCodec.decodeRoute(route)
+                        storedHeartRate = try SeriesCodec.decodeHeartRate(heartRate)
+                    } catch {
+                        progress.note("\(file.path): \(error)")
+                        failures += 1
+                        continue
+                    }
                     for theme in themes {
                         let spec = PictureSpec(
                             kind: kind, theme: theme, width: width, height: height, scale: scale,
@@ -115,7 +128,7 @@ extension WorkCtl {
                             kind: kind, encodedSpec: spec.encoded(), routeHash: SHA256.hex(route), heartRateHash: SHA256.hex(heartRate))
                         let name = "\(base)_\(kind.rawValue)_\(theme.rawValue)\(scale == 1 ? "" : "@\(scale)x").png"
                         do {
-                            let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: key)
+                            let png = try renderer.render(spec: spec, route: storedRoute, heartRate: storedHeartRate, cacheKey: key)
                             try Data(png).write(to: URL(fileURLWithPath: out).appendingPathComponent(name), options: .atomic)
                             written += 1
                             if basemap != nil, renderer.lastStatistics.mapCoverage != .full {

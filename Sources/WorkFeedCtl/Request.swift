@@ -11,7 +11,7 @@ extension WorkCtl {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Argument(help: "Workout ids.")
+        @Argument(help: "Workout ids, or unique prefixes of them.")
         var ids: [String]
 
         @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
@@ -23,15 +23,15 @@ extension WorkCtl {
         @Flag(name: .long, help: "Print the result as JSON.")
         var json = false
 
+        func validate() throws {
+            for text in ids { try IDPrefix.validate(text) }
+        }
+
         func run() throws {
-            var workouts: [WorkoutID] = []
-            for text in ids {
-                guard let id = WorkoutID(text) else { throw ValidationError("'\(text)' is not a workout id (a UUID)") }
-                workouts.append(id)
-            }
             let kinds = try parseKinds(kind)
             let themes = try parseThemes(theme)
             var client = try connection.client()
+            let workouts = try IDPrefix.resolve(ids, client: &client)
             let request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, priority: EnqueueRequest.interactivePriority)
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
             if json {

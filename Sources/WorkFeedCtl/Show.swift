@@ -10,34 +10,52 @@ extension WorkCtl {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Argument(help: "The workout id.")
+        @Argument(help: "The workout id, or a unique prefix of it.")
         var id: String
 
         @Flag(name: .long, help: "Print as JSON.")
         var json = false
 
         func validate() throws {
-            guard WorkoutID(id) != nil else { throw ValidationError("'\(id)' is not a workout id (a UUID)") }
+            try IDPrefix.validate(id)
         }
 
         func run() throws {
             var client = try connection.client()
-            let reply: ShowReply = try talking { () throws(ControlClientError) in try client.request(.show, ShowRequest(id: WorkoutID(id)!)) }
+            guard let workout = try IDPrefix.resolve([id], client: &client).first else { throw WorkCtlExit.failed }
+            let reply: ShowReply = try talking { () throws(ControlClientError) in try client.request(.show, ShowRequest(id: workout)) }
             if json { try printJSON(reply) } else { Self.print(reply) }
         }
 
         static func print(_ reply: ShowReply) {
             let w = reply.item.workout
+            let device = Set(w.deviceFigures ?? [])
+            func from(_ figure: String) -> String {
+                guard let source = w.deviceSource else { return " (from the track)" }
+                return device.contains(figure) ? " (from the device: \(source))" : " (from the track)"
+            }
             say("workout \(w.id)")
-            say("  source:    \(w.source.rawValue) \(w.sourceID)")
+            say("  identity:  " + identity(w))
+            if let file = w.file {
+                say("  file:      \(file.name)")
+                say(
+                    "             \(file.size) bytes, \(file.format), sha256 \(file.sha256), read by reader version \(file.readerVersion); "
+                        + (w.originalKept == true ? "original kept" : "original not kept"))
+            } else {
+                say("  file:      unknown (imported before files were remembered: import the file again to record it)")
+            }
             say("  activity:  \(w.activity.rawValue)" + (w.name.map { " \"\($0)\"" } ?? ""))
             say("  start:     \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown")")
-            say("  distance:  \(WorkoutFormat.distance(w.distance)), duration \(w.duration.map(WorkoutFormat.duration) ?? "unknown")")
-            if let gain = w.elevationGain { say("  climb:     \(Int(gain.rounded())) m") }
-            if let average = w.heartRateAverage, let maximum = w.heartRateMax {
-                say("  heart:     \(Int(average.rounded())) bpm average, \(Int(maximum.rounded())) max")
+            say("  distance:  \(WorkoutFormat.distance(w.distance))" + from("distance"))
+            say("  duration:  \(w.duration.map(WorkoutFormat.duration) ?? "unknown")" + (w.duration == nil ? "" : from("duration")))
+            if let gain = w.elevationGain { say("  climb:     \(Int(gain.rounded())) m (from the track)") }
+            if let calories = w.calories { say("  energy:    \(Int(calories.rounded())) kcal" + from("calories")) }
+            if w.heartRateAverage != nil || w.heartRateMax != nil {
+                let average = w.heartRateAverage.map { "\(Int($0.rounded())) bpm average" }
+                let maximum = w.heartRateMax.map { "\(Int($0.rounded())) max" }
+                say("  heart:     " + [average, maximum].compactMap { $0 }.joined(separator: ", ") + from("heart rate"))
             }
-            say("  points:    \(w.pointCount), route version \(w.routeVersion)")
+            say("  points:    \(w.pointCount), \(w.heartRateSamples ?? 0) heart-rate samples, route version \(w.routeVersion)")
             say("pictures:")
             if reply.item.pictures.isEmpty { say("  none queued (workctl enqueue --ids \(w.id))") }
             for picture in reply.item.pictures {
@@ -57,6 +75,28 @@ extension WorkCtl {
                 say(line)
             }
         }
+    }
+}
+
+extension WorkCtl.Show {
+    /// What identifies the workout, in words: the source's own id, or the file's content.
+    static func identity(_ w: WorkoutRecord) -> String {
+        if w.sourceID.hasPrefix("sha256:") {
+            let hash = w.sourceID.dropFirst("sha256:".count)
+            if let file = w.file, hash.hasPrefix(file.sha256) {
+                let place = hash.count > file.sha256.count ? ", workout \(hash.dropFirst(file.sha256.count + 1)) in it" : ""
+                return "\(w.source.rawValue), the content of its file (sha256 above\(place))"
+            }
+            return "\(w.source.rawValue), content hash \(hash) (from before files were remembered)"
+        }
+        let kind: String
+        switch w.source {
+        case .fit: kind = "FIT file id"
+        case .tcx: kind = "TCX activity Id"
+        case .appleHealth: kind = "Apple Health workout id"
+        case .gpx: kind = "source id"
+        }
+        return "\(w.source.rawValue), \(kind) \(w.sourceID)"
     }
 }
 

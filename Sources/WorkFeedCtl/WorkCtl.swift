@@ -13,7 +13,7 @@ public struct WorkCtl: AsyncParsableCommand {
         abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
         subcommands: [
             Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Workers.self, Failed.self, Show.self, Feed.self,
-            Changes.self, Watch.self, Delete.self, Render.self, Keygen.self,
+            Changes.self, Watch.self, Delete.self, Reimport.self, Render.self, Keygen.self,
         ])
 
     public init() {}
@@ -34,6 +34,10 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(name: .long, help: "The coordinator's public key, with --key-file (env WORKFEED_SERVER_KEY).")
     var serverKey: String? = ProcessInfo.processInfo.environment["WORKFEED_SERVER_KEY"]
+
+    /// Lowers the message size limit (256 MiB), so that tests can reach it with small files.
+    @Option(name: .long, help: .hidden)
+    var maxMessageBytes: Int64?
 
     func validate() throws {
         guard coordinator.hasPrefix("tcp://") || coordinator.hasPrefix("ipc://") || coordinator.hasPrefix("inproc://") else {
@@ -57,7 +61,9 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func client() throws -> ControlClient {
-        try ControlClient(context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000, curve: try curve())
+        try ControlClient(
+            context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000, curve: try curve(),
+            maximumMessageSize: maxMessageBytes ?? WorkerMessage.maximumMessageSize)
     }
 }
 
@@ -94,11 +100,12 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data("workctl: \(message)\n".utf8))
 }
 
-/// Prints a value as JSON (for `--json`), sorted keys, pretty.
+/// Prints a value as JSON (for `--json`), sorted keys, pretty, times with their fractions of a
+/// second (``ISO8601Time``).
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
     say(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 

@@ -109,6 +109,48 @@ public struct IndexReader {
         return (changes, more)
     }
 
+    /// The workouts whose id starts with `prefix` (lower-case hex, with or without the hyphens),
+    /// at most `limit`, in id order.
+    public func workouts(withPrefix prefix: String, limit: Int) throws -> [WorkoutID] {
+        let hex = prefix.lowercased().filter { $0 != "-" }
+        // The stored form has hyphens after the 8th, 12th, 16th and 20th digit.
+        var stored = ""
+        for (index, character) in hex.enumerated() {
+            if [8, 12, 16, 20].contains(index) { stored.append("-") }
+            stored.append(character)
+        }
+        return try String.fetchAll(
+            db, sql: "SELECT id FROM workout WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", arguments: [stored, stored + "~", limit]
+        ).compactMap(WorkoutID.init)
+    }
+
+    /// The file a workout's stored copy came from, and its place among the file's workouts;
+    /// `nil` for a workout imported before files were remembered (or not in the index).
+    public func file(of id: WorkoutID) throws -> (file: WorkoutFile, positionInFile: Int, originalKept: Bool)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]),
+            let file = Self.workoutRecord(row).file
+        else { return nil }
+        return (file, row["position_in_file"], row["original_kept"])
+    }
+
+    /// The files (SHA-256) of these workouts.
+    public func fileHashes(of ids: [WorkoutID]) throws -> Set<String> {
+        var hashes = Set<String>()
+        for id in ids {
+            if let hash = try String.fetchOne(db, sql: "SELECT file_sha256 FROM workout WHERE id = ?", arguments: [id.description]) {
+                hashes.insert(hash)
+            }
+        }
+        return hashes
+    }
+
+    /// Of these files (SHA-256), those no workout refers to any more.
+    public func unreferencedFiles(_ hashes: Set<String>) throws -> [String] {
+        try hashes.sorted().filter { hash in
+            try Int.fetchOne(db, sql: "SELECT 1 FROM workout WHERE file_sha256 = ? LIMIT 1", arguments: [hash]) == nil
+        }
+    }
+
     /// When the longest-waiting pending job was last changed (queued, or made pending again).
     public func oldestPending() throws -> Date? {
         try Double.fetchOne(db, sql: "SELECT min(updated_at) FROM job WHERE status = 'pending'").map(Date.init(timeIntervalSince1970:))
@@ -159,6 +201,15 @@ public struct IndexReader {
         record.heartRateAverage = row["hr_avg"]
         record.heartRateMax = row["hr_max"]
         record.pointCount = row["point_count"]
+        record.calories = row["calories"]
+        record.heartRateSamples = row["hr_samples"]
+        record.deviceSource = row["device_source"]
+        record.deviceFigures = (row["device_figures"] as String?).map { $0.split(separator: ",").map(String.init) }
+        if let name = row["file_name"] as String?, let sha256 = row["file_sha256"] as String? {
+            record.file = WorkoutFile(
+                name: name, size: row["file_size"] ?? 0, sha256: sha256, format: row["file_format"] ?? "", readerVersion: row["reader_version"] ?? 1)
+            record.originalKept = row["original_kept"]
+        }
         return record
     }
 

@@ -69,77 +69,7 @@ public struct IndexTransaction {
     /// Read queries inside this transaction.
     public var reader: IndexReader { IndexReader(db: db) }
 
-    // MARK: Workouts
-
-    /// Stores an imported workout, or updates the known one with the same source and source id.
-    ///
-    /// A workout whose route or heart-rate series differs from the stored one gets the next route
-    /// version, and every picture of it becomes `pending` again, failed ones too.
-    public mutating func importWorkout(_ workout: ImportedWorkout) throws -> ImportReply {
-        let route = SeriesCodec.encode(workout.route)
-        let heartRate = SeriesCodec.encode(workout.heartRate)
-        let routeHash = SHA256.hex(route)
-        let heartRateHash = SHA256.hex(heartRate)
-        let sourceID = workout.sourceID ?? "sha256:" + SHA256.hex(route + heartRate)
-        let summary = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end)
-
-        let existing = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT id, route_version, route_hash, hr_hash FROM workout WHERE source = ? AND source_id = ?"),
-            arguments: [workout.source.rawValue, sourceID])
-        guard let existing else {
-            let id = WorkoutID.derived(source: workout.source, sourceID: sourceID)
-            let anchor = nextAnchor()
-            try db.cachedStatement(sql: """
-                    INSERT INTO workout (id, source, source_id, activity, name, start_at, end_at, tz_offset, distance,
-                        duration, elevation_gain, hr_avg, hr_max, point_count, route_version, route_hash, hr_hash, anchor)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
-                    """).execute(
-                arguments: [
-                    id.description, workout.source.rawValue, sourceID, workout.activity.rawValue, workout.name,
-                    summary.start?.timeIntervalSince1970, summary.end?.timeIntervalSince1970, workout.timeZoneOffset,
-                    summary.distance, summary.duration, summary.elevationGain, summary.heartRateAverage,
-                    summary.heartRateMax, summary.pointCount, routeHash, heartRateHash, anchor,
-                ])
-            try db.cachedStatement(sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)").execute(
-                arguments: [id.description, Data(route), Data(heartRate)])
-            try db.cachedStatement(sql: "DELETE FROM deleted_workout WHERE id = ?").execute(
-                arguments: [id.description])
-            return ImportReply(id: id, result: .imported, routeVersion: 1)
-        }
-
-        let id = WorkoutID(existing["id"] as String)!
-        var version: Int = existing["route_version"]
-        let changed = existing["route_hash"] != routeHash || existing["hr_hash"] != heartRateHash
-        if !changed {
-            return ImportReply(id: id, result: .unchanged, routeVersion: version)
-        }
-        version += 1
-        let anchor = nextAnchor()
-        try db.execute(
-            sql: """
-                UPDATE workout SET activity = ?, name = ?, start_at = ?, end_at = ?, tz_offset = ?, distance = ?,
-                    duration = ?, elevation_gain = ?, hr_avg = ?, hr_max = ?, point_count = ?, route_version = ?,
-                    route_hash = ?, hr_hash = ?, anchor = ?
-                WHERE id = ?
-                """,
-            arguments: [
-                workout.activity.rawValue, workout.name, summary.start?.timeIntervalSince1970,
-                summary.end?.timeIntervalSince1970, workout.timeZoneOffset, summary.distance, summary.duration,
-                summary.elevationGain, summary.heartRateAverage, summary.heartRateMax, summary.pointCount, version,
-                routeHash, heartRateHash, anchor, id.description,
-            ])
-        try db.execute(
-            sql: "UPDATE series SET route = ?, heart_rate = ? WHERE workout_id = ?",
-            arguments: [Data(route), Data(heartRate), id.description])
-        // The new anchor makes a worker's late report on the old inputs stale (see LeaseTable.Lease.anchor).
-        try db.execute(
-            sql: """
-                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, not_before = NULL, updated_at = ?, anchor = ?
-                WHERE workout_id = ?
-                """,
-            arguments: [Date().timeIntervalSince1970, anchor, id.description])
-        return ImportReply(id: id, result: .updated, routeVersion: version)
-    }
+    // MARK: Workouts (imports: IndexTransaction+Import.swift)
 
     /// Deletes workouts, their series and their jobs, leaving a tombstone for `changes`.
     /// - Returns: the pictures each deleted workout had, so their files can be removed; ids not in
@@ -165,7 +95,9 @@ public struct IndexTransaction {
 
     /// Makes sure the requested pictures exist and are current: missing jobs are created `pending`,
     /// `generated` ones whose cache key no longer matches their inputs become `pending` again.
-    /// `failed-no-retry` jobs are left as they are.
+    /// `failed-no-retry` jobs are left as they are. Heatmaps of workouts without heart-rate samples
+    /// are not queued: they are counted in ``EnqueueReply/skippedNoHeartRate`` and remembered, and
+    /// a re-import that brings heart rate queues them.
     /// - Parameter cacheKey: the current cache key of a picture given its route and heart-rate hashes.
     public mutating func enqueue(
         _ request: EnqueueRequest, scales: [Int], now: Date = Date(),
@@ -195,15 +127,31 @@ public struct IndexTransaction {
                         "until": request.until?.timeIntervalSince1970,
                     ]
                     if request.existingOnly != true {
+                        // A heatmap needs heart-rate samples: for a workout without them it is
+                        // remembered instead of queued (it could only fail), and queued when a
+                        // re-import brings heart rate.
+                        let heartRateFilter = kind == .heatmap ? " AND w.hr_samples > 0" : ""
                         try db.execute(
                         sql: """
                             INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor)
                             SELECT w.id, :kind, :theme, :scale, 'pending', :priority, :now, :anchor FROM workout w
-                            WHERE \(workoutFilter)
+                            WHERE \(workoutFilter)\(heartRateFilter)
                             ORDER BY w.id -- in the unique index's order: appends instead of random B-tree inserts
                             ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
                             """, arguments: arguments)
                         reply.created += db.changesCount
+                        if kind == .heatmap {
+                            try db.execute(
+                                sql: """
+                                    INSERT INTO heatmap_wanted (workout_id, theme, scale, priority)
+                                    SELECT w.id, :theme, :scale, :priority FROM workout w WHERE \(workoutFilter) AND w.hr_samples = 0
+                                    ON CONFLICT (workout_id, theme, scale) DO UPDATE SET priority = max(priority, excluded.priority)
+                                    """, arguments: arguments)
+                            if reply.skippedNoHeartRate == nil {
+                                reply.skippedNoHeartRate = try Int.fetchOne(
+                                    db, sql: "SELECT count(*) FROM workout w WHERE \(workoutFilter) AND w.hr_samples = 0", arguments: arguments) ?? 0
+                            }
+                        }
                     }
 
                     // Counting is SQL's work; only generated jobs need a look from Swift, to compare
@@ -485,22 +433,5 @@ public struct JobReportRecord: Sendable, Hashable {
         self.outcome = outcome
         self.detail = detail
         self.map = map
-    }
-}
-
-extension WorkoutID {
-    /// A stable id for a source's workout, so that the same file gets the same id in any index:
-    /// the first 16 bytes of SHA-256("source\u{0}sourceID"), marked as an RFC 9562 version 8 UUID.
-    static func derived(source: WorkoutSource, sourceID: String) -> WorkoutID {
-        var hasher = SHA256()
-        hasher.update(source.rawValue + "\u{0}" + sourceID)
-        var bytes = Array(hasher.finalize().prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let uuid = UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-        ))
-        return WorkoutID(uuid)
     }
 }

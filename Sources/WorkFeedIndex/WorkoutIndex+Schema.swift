@@ -117,6 +117,48 @@ extension WorkoutIndex {
             // (the plain background); NULL for pictures drawn before maps existed.
             try db.execute(sql: "ALTER TABLE job ADD COLUMN map TEXT")
         }
+        migrator.registerMigration("v5: workout files and identity") { db in
+            // Every workout remembers the file its stored copy was read from (NULL for workouts
+            // imported before), the device's own summary figures and where they came from, and
+            // its heart-rate sample count (for the richer-copy rule and heatmaps; filled in from
+            // the stored series here). Columns are only added: nothing stored changes.
+            try db.execute(
+                sql: """
+                    ALTER TABLE workout ADD COLUMN file_name TEXT;
+                    ALTER TABLE workout ADD COLUMN file_size INTEGER;
+                    ALTER TABLE workout ADD COLUMN file_sha256 TEXT;
+                    ALTER TABLE workout ADD COLUMN file_format TEXT;
+                    ALTER TABLE workout ADD COLUMN reader_version INTEGER;
+                    ALTER TABLE workout ADD COLUMN position_in_file INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE workout ADD COLUMN original_kept INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE workout ADD COLUMN calories REAL;
+                    ALTER TABLE workout ADD COLUMN device_source TEXT;
+                    ALTER TABLE workout ADD COLUMN device_figures TEXT;
+                    ALTER TABLE workout ADD COLUMN hr_samples INTEGER NOT NULL DEFAULT 0;
+                    UPDATE workout SET hr_samples = coalesce(
+                        (SELECT max(0, (length(s.heart_rate) - 8) / 10) FROM series s WHERE s.workout_id = workout.id), 0);
+                    CREATE INDEX workout_by_file ON workout (file_sha256) WHERE file_sha256 IS NOT NULL;
+
+                    -- Heatmaps asked for a workout without heart rate: no job (it could only fail),
+                    -- but remembered, so that a re-import bringing heart rate queues them.
+                    CREATE TABLE heatmap_wanted (
+                        workout_id TEXT NOT NULL REFERENCES workout(id) ON DELETE CASCADE,
+                        theme TEXT NOT NULL,
+                        scale INTEGER NOT NULL,
+                        priority INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (workout_id, theme, scale)
+                    ) STRICT, WITHOUT ROWID;
+                    """)
+            // Heatmap jobs of workouts without heart rate could never succeed: they become wishes
+            // (above), so that they stop counting as failures.
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO heatmap_wanted (workout_id, theme, scale, priority)
+                        SELECT j.workout_id, j.theme, j.scale, j.priority FROM job j JOIN workout w ON w.id = j.workout_id
+                        WHERE j.kind = 'heatmap' AND w.hr_samples = 0;
+                    DELETE FROM job WHERE kind = 'heatmap' AND workout_id IN (SELECT id FROM workout WHERE hr_samples = 0);
+                    """)
+        }
         return migrator
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The kind of a workout, as the feed shows it.
 ///
 /// Sources name activities in many ways (`running`, `Running`, `HKWorkoutActivityTypeRunning`, a FIT
@@ -9,13 +11,17 @@ public enum ActivityType: String, Sendable, Hashable, Codable, CaseIterable {
     case cycling
     case other
 
-    /// Folds a source's activity name into one the feed knows.
+    /// Folds a source's activity name into one the feed knows. A name made only of digits is one
+    /// of Strava's numeric activity types (its GPX export writes `<type>9</type>` for a run):
+    /// see ``init(stravaTypeCode:)``.
     public init(sourceName: String?) {
-        guard let name = sourceName?.lowercased() else {
+        guard let name = sourceName?.trimmingCharacters(in: .whitespaces).lowercased() else {
             self = .other
             return
         }
-        if name.contains("run") || name.contains("jog") {
+        if !name.isEmpty, name.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            self = Int(name).map(Self.init(stravaTypeCode:)) ?? .other
+        } else if name.contains("run") || name.contains("jog") {
             self = .running
         } else if name.contains("walk") || name.contains("hik") {
             self = .walking
@@ -23,6 +29,30 @@ public enum ActivityType: String, Sendable, Hashable, Codable, CaseIterable {
             self = .cycling
         } else {
             self = .other
+        }
+    }
+}
+
+extension ActivityType {
+    /// Strava's numeric activity types, as its GPX export writes them in `<type>`, by name. The
+    /// feed folds them like the names: runs are running, rides cycling, walks and hikes walking,
+    /// the rest other (hand cycles and wheelchairs too, as for Apple Health).
+    public static let stravaTypeNames: [Int: String] = [
+        1: "Ride", 2: "AlpineSki", 3: "BackcountrySki", 4: "Hike", 5: "IceSkate", 6: "InlineSkate", 7: "NordicSki",
+        8: "RollerSki", 9: "Run", 10: "Walk", 11: "Workout", 12: "Snowboard", 13: "Snowshoe", 14: "Kitesurf", 15: "Windsurf",
+        16: "Swim", 17: "VirtualRide", 18: "EBikeRide", 19: "Velomobile", 21: "Canoeing", 22: "Kayaking", 23: "Rowing",
+        24: "StandUpPaddling", 25: "Surfing", 26: "Crossfit", 27: "Elliptical", 28: "RockClimbing", 29: "StairStepper",
+        30: "WeightTraining", 31: "Yoga", 51: "Handcycle", 52: "Wheelchair", 53: "VirtualRun",
+    ]
+
+    /// The feed's activity for one of Strava's numeric activity types (1 Ride, 4 Hike, 9 Run,
+    /// 10 Walk, …; see ``stravaTypeNames``); an unknown code is ``other``.
+    public init(stravaTypeCode code: Int) {
+        switch code {
+        case 9, 53: self = .running
+        case 1, 17, 18, 19: self = .cycling
+        case 4, 10: self = .walking
+        default: self = .other
         }
     }
 }

@@ -26,6 +26,20 @@ public struct ImportedWorkout: Sendable, Hashable {
     public var timeZoneOffset: Int?
     /// The file (and entry inside it) the workout was read from, for messages.
     public var origin: String
+    /// The file the workout was read from: name, size, SHA-256, format, reader version. `nil`
+    /// only for workouts made in code (benchmarks, tests).
+    public var file: WorkoutFile?
+    /// The workout's place among those read from ``file`` (0 for the first): two workouts of one
+    /// file without a ``sourceID`` (two TCX courses) are told apart by it.
+    public var positionInFile: Int
+    /// Summary figures the device wrote into the file, when it has any.
+    public var device: DeviceSummary?
+    /// Problems the reader passed over without refusing the workout (unknown or broken content
+    /// inside `<extensions>`), naming file and line.
+    public var warnings: [ImportError]
+    /// The file's bytes, so that the original can be kept beside the pictures; `nil` when the
+    /// reader did not hold the whole file (an export streamed from disk) or the file is too large.
+    public var original: [UInt8]?
 
     public init(
         source: WorkoutSource,
@@ -37,7 +51,12 @@ public struct ImportedWorkout: Sendable, Hashable {
         start: Date? = nil,
         end: Date? = nil,
         timeZoneOffset: Int? = nil,
-        origin: String
+        origin: String,
+        file: WorkoutFile? = nil,
+        positionInFile: Int = 0,
+        device: DeviceSummary? = nil,
+        warnings: [ImportError] = [],
+        original: [UInt8]? = nil
     ) {
         self.source = source
         self.sourceID = sourceID
@@ -49,6 +68,11 @@ public struct ImportedWorkout: Sendable, Hashable {
         self.end = end
         self.timeZoneOffset = timeZoneOffset
         self.origin = origin
+        self.file = file
+        self.positionInFile = positionInFile
+        self.device = device
+        self.warnings = warnings
+        self.original = original
     }
 }
 

@@ -8,17 +8,45 @@ public enum ImportResult: String, Codable, Sendable, Hashable {
     case unchanged
     /// Known, and its route or heart-rate series changed: its pictures are pending again.
     case updated
+    /// Known, same series, but its figures or file details changed (a better reader, or the
+    /// file's details recorded for the first time): stored, without a new route version.
+    case refreshed
+    /// Known, and this copy has less than the stored one (no heart rate, fewer points): the stored
+    /// copy was kept and nothing changed ("kept the richer stored copy").
+    case keptRicher = "kept-richer"
+    /// Another workout in the index is the same activity from another file (it starts within a
+    /// minute and their tracks overlap): not imported (``ImportReply/duplicateOf``).
+    case duplicate
+    /// Another workout in the index is the same activity from another file, and this copy is
+    /// clearly richer (heart rate where it had none, or at least twice the points): this copy
+    /// took its place, under its id, with a new route version (``ImportReply/duplicateOf``).
+    case replacedDuplicate = "replaced-duplicate"
 }
 
 public struct ImportReply: Codable, Sendable, Hashable {
+    /// The workout imported, updated or kept; for ``ImportResult/duplicate``, the id this one
+    /// would have had.
     public var id: WorkoutID
     public var result: ImportResult
     public var routeVersion: Int
+    /// For ``ImportResult/duplicate`` and ``ImportResult/replacedDuplicate``: the workout it
+    /// duplicates, and the file that one came from.
+    public var duplicateOf: WorkoutID?
+    public var duplicateFile: String?
+    /// For ``ImportResult/keptRicher``: what the stored copy has that this one lacks; for
+    /// ``ImportResult/replacedDuplicate``: what this copy has more.
+    public var reason: String?
 
-    public init(id: WorkoutID, result: ImportResult, routeVersion: Int) {
+    public init(
+        id: WorkoutID, result: ImportResult, routeVersion: Int, duplicateOf: WorkoutID? = nil, duplicateFile: String? = nil,
+        reason: String? = nil
+    ) {
         self.id = id
         self.result = result
         self.routeVersion = routeVersion
+        self.duplicateOf = duplicateOf
+        self.duplicateFile = duplicateFile
+        self.reason = reason
     }
 }
 
@@ -71,8 +99,16 @@ public struct EnqueueReply: Codable, Sendable, Hashable {
     public var failed: Int
     /// `failed-no-retry` jobs made `pending` again, when asked to.
     public var revived: Int
+    /// Workouts whose heatmaps were asked for but not queued because they have no heart-rate
+    /// samples (a heatmap of them cannot exist; this is not a failure). A re-import that brings
+    /// heart rate queues them.
+    public var skippedNoHeartRate: Int?
 
-    public init(created: Int = 0, stale: Int = 0, alreadyPending: Int = 0, current: Int = 0, failed: Int = 0, revived: Int = 0) {
+    public init(
+        created: Int = 0, stale: Int = 0, alreadyPending: Int = 0, current: Int = 0, failed: Int = 0, revived: Int = 0,
+        skippedNoHeartRate: Int? = nil
+    ) {
+        self.skippedNoHeartRate = skippedNoHeartRate
         self.revived = revived
         self.created = created
         self.stale = stale

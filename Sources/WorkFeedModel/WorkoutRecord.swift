@@ -21,7 +21,21 @@ public struct WorkoutRecord: Sendable, Hashable, Codable {
     public var elevationGain: Double?
     public var heartRateAverage: Double?
     public var heartRateMax: Double?
+    /// Kilocalories, when the device wrote them.
+    public var calories: Double?
     public var pointCount: Int
+    /// How many heart-rate samples are stored.
+    public var heartRateSamples: Int?
+    /// Where the device's own figures came from (`FIT session`, `TCX laps`, …), and which of
+    /// them the summary took from it; `nil` when every figure was computed from the track.
+    public var deviceSource: String?
+    public var deviceFigures: [String]?
+    /// The file the stored copy was read from; `nil` for workouts imported before files were
+    /// remembered.
+    public var file: WorkoutFile?
+    /// Whether the original file is kept (compressed, in the cache's `files/`), so that
+    /// `workctl reimport` can read it again.
+    public var originalKept: Bool?
     /// Starts at 1 and goes up each time a re-import brings a different route or heart-rate series.
     public var routeVersion: Int
     /// SHA-256 of the stored route series.
@@ -49,6 +63,7 @@ public struct WorkoutRecord: Sendable, Hashable, Codable {
         self.elevationGain = summary.elevationGain
         self.heartRateAverage = summary.heartRateAverage
         self.heartRateMax = summary.heartRateMax
+        self.calories = summary.calories
         self.pointCount = summary.pointCount
         self.routeVersion = routeVersion
         self.routeHash = routeHash

@@ -12,6 +12,8 @@ public struct WorkoutSummary: Sendable, Hashable, Codable {
     public var elevationGain: Double?
     public var heartRateAverage: Double?
     public var heartRateMax: Double?
+    /// Kilocalories, when the device wrote them.
+    public var calories: Double?
     public var pointCount: Int
 
     /// Rises smaller than this (metres) are treated as noise.
@@ -65,6 +67,20 @@ public struct WorkoutSummary: Sendable, Hashable, Codable {
             heartRateMax = heartRate.map(\.bpm).max()
         }
         pointCount = route.pointCount
+    }
+
+    /// The summary of a workout: the device's figures where the file has them, the track's
+    /// (``init(route:heartRate:start:end:)``) for the rest.
+    public init(route: Route, heartRate: [HeartRateSample], start: Date? = nil, end: Date? = nil, device: DeviceSummary?) {
+        self.init(route: route, heartRate: heartRate, start: start, end: end)
+        guard let device = device?.sanitized() else { return }
+        if let distance = device.distance { self.distance = distance }
+        if let duration = device.duration { self.duration = duration }
+        calories = device.calories
+        if device.heartRateAverage != nil || device.heartRateMax != nil {
+            heartRateAverage = device.heartRateAverage
+            heartRateMax = device.heartRateMax
+        }
     }
 
     /// Great-circle distance in metres on a sphere of the Earth's mean radius.

@@ -9,10 +9,17 @@ public struct ControlClient: ~Copyable {
     private let socket: ZMQSocket
     public let endpoint: String
     public let timeoutMilliseconds: Int
+    /// Requests larger than this are not sent (see ``requestWithAttachments(_:_:attachments:)``).
+    public let maximumMessageSize: Int64
     private var nextID: UInt64 = 1
 
-    /// - Parameter curve: the keys to connect with when the coordinator requires CURVE.
-    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil) throws(ZMQError) {
+    /// - Parameters:
+    ///   - curve: the keys to connect with when the coordinator requires CURVE.
+    ///   - maximumMessageSize: the coordinator's limit; lower only to test what happens past it.
+    public init(
+        context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil,
+        maximumMessageSize: Int64 = WorkerMessage.maximumMessageSize
+    ) throws(ZMQError) {
         let socket = try ZMQSocket(context, type: .dealer)
         try socket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
         if let curve { try socket.makeCurveClient(curve) }
@@ -23,6 +30,7 @@ public struct ControlClient: ~Copyable {
         self.socket = socket
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.maximumMessageSize = min(maximumMessageSize, WorkerMessage.maximumMessageSize)
     }
 
     /// Sends a request and decodes its reply.
@@ -43,10 +51,29 @@ public struct ControlClient: ~Copyable {
     public mutating func requestRaw(
         _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []
     ) throws(ControlClientError) -> [UInt8] {
+        try requestWithAttachments(command, body, attachments: attachments).body
+    }
+
+    /// Sends a request and returns the reply's JSON body and its attachments.
+    /// - Throws: ``ControlClientError``; with ``ControlClientError/isTooLarge`` set, and nothing
+    ///   sent, when the request is larger than the coordinator accepts
+    ///   (``WorkerMessage/maximumMessageSize``): libzmq would drop it and close the connection,
+    ///   which looks like a coordinator that is not running.
+    public mutating func requestWithAttachments(
+        _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []
+    ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
         let id = nextID
         nextID += 1
         let encoded: [UInt8]
         do { encoded = try ControlCodec.encode(body) } catch { throw ControlClientError("could not encode \(command.rawValue): \(error)") }
+        let size = attachments.reduce(Int64(encoded.count + 32)) { $0 + Int64($1.count) }
+        guard size <= maximumMessageSize else {
+            var error = ControlClientError(
+                "the \(command.rawValue) message would be \(Self.describe(size)), over the control protocol's limit of "
+                    + "\(Self.describe(maximumMessageSize)): not sent")
+            error.isTooLarge = true
+            throw error
+        }
         do {
             try socket.send(ControlRequest(id: id, command: command, body: encoded, attachments: attachments).frames)
             let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
@@ -67,7 +94,7 @@ public struct ControlClient: ~Copyable {
                     let message = (try? ControlCodec.decode(ControlErrorBody.self, from: reply.body))?.error ?? "unreadable error"
                     throw ControlClientError(message, fromCoordinator: true)
                 }
-                return reply.body
+                return (reply.body, reply.attachments)
             }
         } catch let error as ZMQError where error.code == EAGAIN {
             throw ControlClientError(
@@ -82,11 +109,19 @@ public struct ControlClient: ~Copyable {
     }
 }
 
+extension ControlClient {
+    static func describe(_ bytes: Int64) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : bytes >= 1 << 10 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
+    }
+}
+
 /// A control request that failed: no reply, a malformed one, or the coordinator's own error message.
 public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
     /// The coordinator understood the request and refused it (bad id, ...), as opposed to a transport failure.
     public var fromCoordinator: Bool
+    /// The request was not sent: it is larger than the coordinator accepts. The connection is fine.
+    public var isTooLarge = false
 
     public init(_ description: String, fromCoordinator: Bool = false) {
         self.description = description

@@ -13,6 +13,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case delete = "DELETE"
     case changes = "CHANGES"
     case failed = "FAILED"
+    case resolve = "RESOLVE"
+    case original = "ORIGINAL"
 }
 
 /// `[WFC1][request id: u64][COMMAND][body: JSON][attachment...]`
@@ -55,16 +57,20 @@ public struct ControlRequest: Sendable, Hashable {
     }
 }
 
-/// `[WFC1][request id: u64][OK|ERROR][body: JSON]`; an ERROR's body is `{"error": "..."}`.
+/// `[WFC1][request id: u64][OK|ERROR][body: JSON][attachment...]`; an ERROR's body is
+/// `{"error": "..."}`. Only an ORIGINAL reply has an attachment (the file).
 public struct ControlReply: Sendable, Hashable {
     public var id: UInt64
     public var ok: Bool
     public var body: [UInt8]
+    /// Binary frames after the body (the file of an ORIGINAL).
+    public var attachments: [[UInt8]]
 
-    public init(id: UInt64, ok: Bool, body: [UInt8]) {
+    public init(id: UInt64, ok: Bool, body: [UInt8], attachments: [[UInt8]] = []) {
         self.id = id
         self.ok = ok
         self.body = body
+        self.attachments = attachments
     }
 
     public static func error(id: UInt64, _ message: String) -> ControlReply {
@@ -72,7 +78,7 @@ public struct ControlReply: Sendable, Hashable {
     }
 
     public var frames: [[UInt8]] {
-        [Array(ControlRequest.protocolName.utf8), id.bigEndianBytes, Array((ok ? "OK" : "ERROR").utf8), body]
+        [Array(ControlRequest.protocolName.utf8), id.bigEndianBytes, Array((ok ? "OK" : "ERROR").utf8), body] + attachments
     }
 
     public init(frames: [[UInt8]]) throws(WireError) {
@@ -85,7 +91,7 @@ public struct ControlReply: Sendable, Hashable {
         guard verdict == "OK" || verdict == "ERROR" else { throw WireError("reply: frame 2 must be OK or ERROR, is '\(verdict.prefix(20))'") }
         ok = verdict == "OK"
         body = try reader.bytes("body")
-        try reader.end()
+        attachments = Array(frames.dropFirst(reader.index))
     }
 }
 
@@ -93,25 +99,27 @@ public struct ControlErrorBody: Codable, Sendable {
     public var error: String
 }
 
-/// JSON as the control protocol writes it: sorted keys, ISO-8601 dates.
+/// JSON as the control protocol writes it: sorted keys, ISO-8601 dates in UTC with their fraction
+/// of a second (``ISO8601Time``).
 public enum ControlCodec {
     public static func encode(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
         return Array(try encoder.encode(value))
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
         return try decoder.decode(type, from: Data(bytes))
     }
 }
 
 // MARK: - Bodies
 
-/// IMPORT: one workout; attachments are its route (`WFR1`) and heart-rate (`WFH1`) series.
+/// IMPORT: one workout; attachments are its route (`WFR1`) and heart-rate (`WFH1`) series, and
+/// optionally the original file, gzip-compressed, to keep beside the pictures.
 public struct ImportRequest: Codable, Sendable, Hashable {
     public var source: WorkoutSource
     public var sourceID: String?
@@ -121,8 +129,16 @@ public struct ImportRequest: Codable, Sendable, Hashable {
     public var end: Date?
     public var timeZoneOffset: Int?
     public var origin: String
+    /// The file it was read from; its SHA-256 is the identity of a workout without `sourceID`.
+    public var file: WorkoutFile?
+    /// Its place among the workouts of ``file``.
+    public var positionInFile: Int?
+    /// The device's own summary figures.
+    public var device: DeviceSummary?
+    /// Import it even when another workout is the same activity from another file.
+    public var allowDuplicates: Bool?
 
-    public init(_ workout: ImportedWorkout) {
+    public init(_ workout: ImportedWorkout, allowDuplicates: Bool = false) {
         source = workout.source
         sourceID = workout.sourceID
         activity = workout.activity
@@ -131,6 +147,10 @@ public struct ImportRequest: Codable, Sendable, Hashable {
         end = workout.end
         timeZoneOffset = workout.timeZoneOffset
         origin = workout.origin
+        file = workout.file
+        positionInFile = workout.positionInFile == 0 ? nil : workout.positionInFile
+        device = workout.device
+        self.allowDuplicates = allowDuplicates ? true : nil
     }
 }
 
@@ -365,5 +385,51 @@ public struct FailedReply: Codable, Sendable, Hashable {
         self.groups = groups
         self.pictures = pictures
         self.total = total
+    }
+}
+
+/// RESOLVE: turn id prefixes (as typed by an operator) into workout ids, as git does with commits.
+public struct ResolveRequest: Codable, Sendable, Hashable {
+    /// Prefixes of lower-case ids (hyphens included or not), or whole ids.
+    public var prefixes: [String]
+    public init(prefixes: [String]) { self.prefixes = prefixes }
+}
+
+public struct ResolveReply: Codable, Sendable, Hashable {
+    public struct Match: Codable, Sendable, Hashable {
+        public var prefix: String
+        /// Every workout whose id starts with the prefix, up to ``ResolveReply/candidateLimit``
+        /// (more than one: ambiguous; none: no such workout).
+        public var ids: [WorkoutID]
+        public init(prefix: String, ids: [WorkoutID]) {
+            self.prefix = prefix
+            self.ids = ids
+        }
+    }
+
+    /// One entry per prefix asked, in order.
+    public var matches: [Match]
+    public init(matches: [Match]) { self.matches = matches }
+
+    /// At most this many candidates are listed for an ambiguous prefix.
+    public static let candidateLimit = 10
+}
+
+/// ORIGINAL: the kept original file of a workout. The reply's body describes it; its one
+/// attachment is the file, gzip-compressed, as kept.
+public struct OriginalRequest: Codable, Sendable, Hashable {
+    public var id: WorkoutID
+    public init(id: WorkoutID) { self.id = id }
+}
+
+public struct OriginalReply: Codable, Sendable, Hashable {
+    public var id: WorkoutID
+    public var file: WorkoutFile
+    /// The workout's place among the workouts of the file.
+    public var positionInFile: Int
+    public init(id: WorkoutID, file: WorkoutFile, positionInFile: Int) {
+        self.id = id
+        self.file = file
+        self.positionInFile = positionInFile
     }
 }

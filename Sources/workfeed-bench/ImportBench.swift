@@ -193,17 +193,10 @@ enum SyntheticFiles {
         return String(format: "%04d-%02d-%02d %02d:%02d:%02d +0100", year, month, day, time / 3600, time / 60 % 60, time % 60)
     }
 
-    /// Year, month, day of a day count since 1970 (Howard Hinnant's algorithm).
+    /// Year, month, day of a day count since 1970.
     static func civil(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let date = ISO8601Time.civil(fromDays: Int64(days))
+        return (Int(date.year), Int(date.month), Int(date.day))
     }
 
     static func coordinate(_ value: Double) -> String { String(format: "%.7f", value) }

@@ -43,7 +43,7 @@ struct WorkCtlProcess {
 
 func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
     let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
+    decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
     return try decoder.decode(type, from: Data(text.utf8))
 }
 

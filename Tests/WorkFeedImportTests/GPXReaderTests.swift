@@ -34,7 +34,6 @@ import WorkFeedModel
     @Test(arguments: [
         ("gpx-edge/bad-values_lat-undefined.gpx", 5, "lat", "not a number: 'undefined'"),
         ("gpx-edge/out-of-range-coords_open-gpx-tracker.gpx", 3, "lat", "91.38389 is outside -90...90"),
-        ("gpx-edge/mismatched-tag_invalid-extensions.gpx", 39, nil, "mismatched tag"),
         ("gpx-edge/truncated_garmin-basecamp.gpx", 58, nil, "unexpected end of file"),
         ("gpx-edge/no-closing-tag_garmin-basecamp.gpx", 204, nil, "<gpx> opened at line 2 is not closed"),
     ] as [(String, Int, String?, String)])

@@ -23,13 +23,18 @@ final class TemporaryIndex {
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
-func sampleWorkout(sourceID: String? = "w-1", shift: Double = 0, start: TimeInterval = 1_700_000_000) -> ImportedWorkout {
+/// A ten-point run. Workouts with different source ids start hours apart by default, so that
+/// they are different activities, not duplicates of one. Without a source id, the workout comes
+/// from a file named by `file`, whose content identifies it.
+func sampleWorkout(sourceID: String? = "w-1", shift: Double = 0, start: TimeInterval? = nil, file: String = "test.gpx") -> ImportedWorkout {
+    let start = start ?? 1_700_000_000 + Double((sourceID ?? file).utf8.reduce(0) { $0 + Int($1) }) * 3600
     let points = (0..<10).map { i in
         RoutePoint(latitude: 52.5 + Double(i) * 0.001 + shift, longitude: 13.4, elevation: 30, time: Date(timeIntervalSince1970: start + Double(i) * 10))
     }
     return ImportedWorkout(
         source: .gpx, sourceID: sourceID, activity: .running, route: Route(segments: [points]),
-        heartRate: [HeartRateSample(time: Date(timeIntervalSince1970: start), bpm: 120)], origin: "test")
+        heartRate: [HeartRateSample(time: Date(timeIntervalSince1970: start), bpm: 120)], origin: "test",
+        file: WorkoutFile(name: file, bytes: Array(file.utf8), format: "gpx"))
 }
 
 func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> String {
@@ -42,15 +47,16 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(
             try temporary.index.appliedMigrations() == [
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
+                "v5: workout files and identity",
             ])
         let reopened = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
-        #expect(try reopened.appliedMigrations().count == 4)
+        #expect(try reopened.appliedMigrations().count == 5)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["deleted_workout", "job", "meta", "series", "workout"])
+        #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "series", "workout"])
     }
 
     @Test func aFileThatIsNotAnIndexIsAClearError() throws {
@@ -75,7 +81,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
             (try reader.workoutCount(), try Int.fetchOne(reader.db, sql: "SELECT count(*) FROM series")!)
         }
         #expect(counts == (1, 1))
-        // Without a source id, the content identifies the workout.
+        // Without a source id, the file's content identifies the workout.
         let a = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: nil)) }
         let b = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: nil)) }
         #expect(a.result == .imported && b.result == .unchanged && a.id == b.id)
@@ -95,12 +101,12 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
                 sql: """
                     INSERT INTO workout (id, source, source_id, activity, distance, point_count, route_version, route_hash, hr_hash, anchor)
                     VALUES (?, 'gpx', 'old', 'running', 1000, 2, 1, 'r', 'h', 1);
-                    INSERT INTO series (workout_id, route, heart_rate) VALUES (?, x'00', x'00');
+                    INSERT INTO series (workout_id, route, heart_rate) VALUES (?, x'00', ?);
                     INSERT INTO job (workout_id, kind, theme, scale, status, cache_key, updated_at, anchor) VALUES (?, 'route', 'light', 1, 'generated', 'key', 0, 2);
                     INSERT INTO job (workout_id, kind, theme, scale, status, lease_id, leased_to, lease_deadline, updated_at, anchor)
                         VALUES (?, 'route', 'dark', 1, 'pending', 42, 'worker', 100, 0, 3);
                     INSERT INTO job (workout_id, kind, theme, scale, status, reason, updated_at, anchor) VALUES (?, 'heatmap', 'light', 1, 'failed-no-retry', 'no route', 0, 4);
-                    """, arguments: [id, id, id, id, id])
+                    """, arguments: [id, id, Data(SeriesCodec.encode([HeartRateSample(time: Date(), bpm: 100)])), id, id, id])
         }
         try old.close()
 

@@ -19,6 +19,9 @@ struct AppleHealthWorkoutDraft: Sendable {
     var routeFiles: [String] = []
     /// Inline `Location`s (older exports): one segment per `WorkoutRoute`.
     var inlineSegments: [[RoutePoint]] = []
+    /// The workout's totals (`duration`, `totalDistance`, `totalEnergyBurned`) and its
+    /// `WorkoutStatistics` (heart-rate average and maximum, distance and energy sums).
+    var device = DeviceSummary(source: "Apple Health workout")
 }
 
 /// Walks an Apple Health `export.xml` as a stream: heart-rate records into a
@@ -142,6 +145,9 @@ struct AppleHealthParser {
             draft = AppleHealthWorkoutDraft(
                 line: line, activityTypeName: reader.attribute("workoutActivityType") ?? "",
                 sourceName: reader.attribute("sourceName") ?? "", start: start.date, end: end.date, writtenOffset: start.offset)
+            draft?.device.duration = quantity("duration", unit: "durationUnit", Self.seconds)
+            draft?.device.distance = quantity("totalDistance", unit: "totalDistanceUnit", Self.metres)
+            draft?.device.calories = quantity("totalEnergyBurned", unit: "totalEnergyBurnedUnit", Self.kilocalories)
         } catch {
             failure = error
         }
@@ -149,6 +155,8 @@ struct AppleHealthParser {
             switch reader.name.local {
             case "MetadataEntry" where reader.depth == depth + 1:
                 if reader.attribute("key") == "HKTimeZone", let zone = reader.attribute("value") { draft?.timeZoneName = zone }
+            case "WorkoutStatistics":
+                readStatistics(into: &draft)
             case "WorkoutRoute":
                 do throws(ImportError) {
                     try readRoute(into: &draft)
@@ -156,8 +164,7 @@ struct AppleHealthParser {
                     if failure == nil { failure = error }
                 }
             default:
-                // WorkoutStatistics (heart-rate average, minimum, maximum: the samples are
-                // better), WorkoutEvent, WorkoutActivity: looked into for routes, else unused.
+                // WorkoutEvent, WorkoutActivity: looked into for routes, else unused.
                 continue
             }
         }
@@ -211,6 +218,41 @@ struct AppleHealthParser {
         if reader.attributeRange("date") != nil { point.time = try timestamp("date").date }
         return point
     }
+
+    // MARK: - Totals and statistics
+
+    /// A `WorkoutStatistics` element: heart-rate average and maximum, the distance and active
+    /// energy sums (newer exports write their totals here instead of on the `Workout`). A value
+    /// that cannot be read is left out; the track's figure is used instead.
+    private func readStatistics(into draft: inout AppleHealthWorkoutDraft?) {
+        guard let type = reader.attribute("type") else { return }
+        switch type {
+        case "HKQuantityTypeIdentifierHeartRate":
+            if let average = quantity("average", unit: "unit", Self.beatsPerMinute) { draft?.device.heartRateAverage = average }
+            if let maximum = quantity("maximum", unit: "unit", Self.beatsPerMinute) { draft?.device.heartRateMax = maximum }
+        case "HKQuantityTypeIdentifierDistanceWalkingRunning", "HKQuantityTypeIdentifierDistanceCycling",
+            "HKQuantityTypeIdentifierDistanceSwimming", "HKQuantityTypeIdentifierDistanceWheelchair",
+            "HKQuantityTypeIdentifierDistanceDownhillSnowSports":
+            if draft?.device.distance == nil { draft?.device.distance = quantity("sum", unit: "unit", Self.metres) }
+        case "HKQuantityTypeIdentifierActiveEnergyBurned":
+            if draft?.device.calories == nil { draft?.device.calories = quantity("sum", unit: "unit", Self.kilocalories) }
+        default:
+            break
+        }
+    }
+
+    /// A number attribute converted to the feed's unit by `units[unit]`; `nil` when it is absent,
+    /// not a number, negative, or in a unit not in the table.
+    private func quantity(_ local: String, unit: String, _ units: [String: Double]) -> Double? {
+        guard reader.attributeRange(local) != nil, let value = try? reader.numberAttribute(local), value >= 0 else { return nil }
+        guard let factor = units[reader.attribute(unit) ?? ""] else { return nil }
+        return value * factor
+    }
+
+    private static let seconds: [String: Double] = ["s": 1, "min": 60, "hr": 3600, "h": 3600, "ms": 0.001]
+    private static let metres: [String: Double] = ["m": 1, "km": 1000, "mi": 1609.344, "ft": 0.3048, "yd": 0.9144, "cm": 0.01]
+    private static let kilocalories: [String: Double] = ["kcal": 1, "Cal": 1, "cal": 0.001, "kJ": 1 / 4.184, "J": 1 / 4184]
+    private static let beatsPerMinute: [String: Double] = ["count/min": 1, "count/s": 60, "": 1]
 
     // MARK: - Values
 

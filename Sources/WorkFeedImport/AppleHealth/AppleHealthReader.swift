@@ -12,7 +12,10 @@ public import WorkFeedModel
 ///   inline `Location`s. Route points are kept as the route files give them, even when their
 ///   times fall outside the workout's.
 /// - Heart rate: the `HKQuantityTypeIdentifierHeartRate` records (at their `startDate`) between
-///   the workout's start and end, both included. `WorkoutStatistics` averages are not used.
+///   the workout's start and end, both included.
+/// - Summary figures: the workout's `duration`, `totalDistance` and `totalEnergyBurned`, and its
+///   `WorkoutStatistics` (heart-rate average and maximum, distance and energy sums), as the
+///   device's own (``ImportedWorkout/device``).
 /// - The activity: `HKWorkoutActivityTypeRunning` → running, `…Walking` and `…Hiking` → walking,
 ///   `…Cycling` → cycling, anything else → other (see ``activity(forWorkoutActivityType:)``).
 /// - `sourceID`: HealthKit writes no identifier into the export, so it is a hash of the
@@ -38,12 +41,15 @@ public enum AppleHealthReader {
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
         let export = exists && isFolder.boolValue ? url.appendingPathComponent("export.xml") : url
         let reader: XMLPullReader
+        let capture = FileCapture(keepLimit: Int(ArchiveLimits.standard.inMemoryEntrySize))
         do throws(ImportError) {
-            reader = XMLPullReader(source: try XMLFileSource(path: export.path), file: export.path)
+            reader = XMLPullReader(source: CapturingSource(inner: try XMLFileSource(path: export.path), capture: capture), file: export.path)
         } catch {
             return [error]
         }
-        return read(reader, loadRoute: folderRouteLoader(export: export), emit: body)
+        return withoutActuallyEscaping(body) { emit in
+            read(reader, loadRoute: folderRouteLoader(export: export), capture: capture, emit: emit)
+        }
     }
 
     /// Reads route files from the folder that holds `export.xml`.
@@ -54,10 +60,10 @@ public enum AppleHealthReader {
                 return .failure(outsideExport(path, export: export.path, line: draft.line))
             }
             let url = components.reduce(folder) { $0.appendingPathComponent($1) }
-            guard let data = FileManager.default.contents(atPath: url.path) else {
+            guard FileManager.default.fileExists(atPath: url.path) else {
                 return .failure(missingRoute(path, export: export.path, line: draft.line))
             }
-            return Result { () throws(ImportError) -> Route in try routeOfGPX([UInt8](data), file: url.path) }
+            return Result { () throws(ImportError) -> Route in try routeOfGPX(try RegularFile.read(url.path), file: url.path) }
         }
     }
 
@@ -73,9 +79,13 @@ public enum AppleHealthReader {
 
     /// Reads `export.xml` from `reader`, then builds the workouts one by one, reading each one's
     /// route files just before handing it to `emit`.
+    /// - Parameter capture: what `reader`'s bytes go through, so that each workout remembers the
+    ///   export it came from (``ImportedWorkout/file``).
     /// - Returns: the errors: only the parse error when `export.xml` is broken (and then no
     ///   workout is emitted), else those of single workouts, records and route files.
-    static func read(_ reader: XMLPullReader, loadRoute: RouteLoader, emit: (ImportedWorkout) -> Void) -> [ImportError] {
+    static func read(
+        _ reader: XMLPullReader, loadRoute: RouteLoader, capture: FileCapture? = nil, emit: (ImportedWorkout) -> Void
+    ) -> [ImportError] {
         var parser = AppleHealthParser(reader: reader)
         do throws(ImportError) {
             try parser.parse()
@@ -85,7 +95,9 @@ public enum AppleHealthReader {
         parser.heartRate.sort()
         var errors = parser.errors
         var zones: [String: TimeZone] = [:]
-        for draft in parser.workouts {
+        let file = capture?.file(name: parser.file, format: "apple-health")
+        let original = capture?.original
+        for (position, draft) in parser.workouts.enumerated() {
             var segments = draft.inlineSegments
             for path in draft.routeFiles {
                 switch loadRoute(path, draft) {
@@ -108,7 +120,8 @@ public enum AppleHealthReader {
                         sourceName: draft.sourceName, activityType: draft.activityTypeName, start: draft.start, end: draft.end),
                     activity: activity(forWorkoutActivityType: draft.activityTypeName), name: nil, route: Route(segments: segments),
                     heartRate: heartRate, start: draft.start, end: draft.end, timeZoneOffset: offset,
-                    origin: "\(parser.file):\(draft.line)"))
+                    origin: "\(parser.file):\(draft.line)", file: file, positionInFile: position, device: draft.device.sanitized(),
+                    original: original))
         }
         return errors
     }

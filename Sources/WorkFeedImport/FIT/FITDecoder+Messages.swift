@@ -18,6 +18,10 @@ extension FITDecoder {
                 timestamp: timestamp, latitude: integer(0), longitude: integer(1), altitude: altitude, heartRate: integer(3))
         case Message.session:
             if builder.sessionSport == nil { builder.sessionSport = integer(5) }
+            // total_elapsed_time (7) and total_timer_time (8) in ms, total_distance (9) in cm,
+            // total_calories (11) in kcal, avg_heart_rate (16), max_heart_rate (17) in bpm.
+            builder.addSession(
+                timer: integer(8), distance: integer(9), calories: integer(11), averageHeartRate: integer(16), maximumHeartRate: integer(17))
         case Message.sport:
             if builder.sportMessageSport == nil { builder.sportMessageSport = integer(0) }
         case Message.fileID:

@@ -19,6 +19,14 @@ struct FITWorkoutBuilder {
     var serialNumber: Int64?
     var timeCreated: Int64?
     var timeZoneOffset: Int?
+    /// The sessions' totals, summed over the sessions (a multisport file has several).
+    private var sessions = 0
+    private var timerMilliseconds: Int64?
+    private var distanceCentimetres: Int64?
+    private var calories: Int64?
+    /// Heart-rate average weighted by each session's timer time, and the highest maximum.
+    private var heartRateWeighted: (sum: Double, weight: Double)?
+    private var heartRateMax: Int64?
 
     static func date(_ timestamp: UInt32) -> Date {
         Date(timeIntervalSince1970: epoch + Double(timestamp))
@@ -47,6 +55,32 @@ struct FITWorkoutBuilder {
         segments[segments.count - 1].append(point)
     }
 
+    /// A `session` message: the device's own summary of (part of) the workout. Values come from
+    /// the decoder already checked against FIT's invalid markers; they are summed in `Int64`,
+    /// which the fields' widths (32 bits at most) cannot overflow.
+    mutating func addSession(timer: Int64?, distance: Int64?, calories sessionCalories: Int64?, averageHeartRate: Int64?, maximumHeartRate: Int64?) {
+        sessions += 1
+        if let timer { timerMilliseconds = (timerMilliseconds ?? 0) + timer }
+        if let distance { distanceCentimetres = (distanceCentimetres ?? 0) + distance }
+        if let sessionCalories { calories = (calories ?? 0) + sessionCalories }
+        if let averageHeartRate, averageHeartRate > 0 {
+            let weight = Double(max(1, timer ?? 1))
+            let previous = heartRateWeighted ?? (0, 0)
+            heartRateWeighted = (previous.sum + Double(averageHeartRate) * weight, previous.weight + weight)
+        }
+        if let maximumHeartRate, maximumHeartRate > 0 { heartRateMax = max(heartRateMax ?? 0, maximumHeartRate) }
+    }
+
+    /// The sessions' figures, `nil` without a session.
+    var device: DeviceSummary? {
+        guard sessions > 0 else { return nil }
+        return DeviceSummary(
+            source: "FIT session", distance: distanceCentimetres.map { Double($0) / 100 },
+            duration: timerMilliseconds.map { Double($0) / 1000 }, calories: calories.map(Double.init),
+            heartRateAverage: heartRateWeighted.map { $0.sum / $0.weight }, heartRateMax: heartRateMax.map(Double.init)
+        ).sanitized()
+    }
+
     /// A timer stop (an `event` message): the route pauses here.
     mutating func timerStopped() {
         splitPending = true
@@ -60,6 +94,6 @@ struct FITWorkoutBuilder {
         return ImportedWorkout(
             source: .fit, sourceID: sourceID, activity: FITSport.activity(sessionSport ?? sportMessageSport),
             route: Route(segments: segments), heartRate: heartRate, start: earliest.map(Self.date), end: latest.map(Self.date),
-            timeZoneOffset: timeZoneOffset, origin: origin)
+            timeZoneOffset: timeZoneOffset, origin: origin, device: device)
     }
 }

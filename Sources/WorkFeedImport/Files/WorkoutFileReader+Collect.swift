@@ -7,7 +7,8 @@ extension WorkoutFileReader {
 
     /// Expands files and folders into the files to read: folders recursively, each folder's
     /// files sorted by path, hidden files and folders and `__MACOSX` (zip debris) skipped, and
-    /// inside folders only `.gpx`, `.tcx`, `.fit` and `.zip` files. A folder holding an Apple
+    /// inside folders only `.gpx`, `.tcx`, `.fit` and `.zip` files, and `.xml` files that are
+    /// Apple Health exports whatever their name (`export 2.xml`). A folder holding an Apple
     /// Health `export.xml` gives that file alone: its `workout-routes` are read through it, not
     /// as workouts of their own. Paths named explicitly come in the order given, each once.
     /// - Throws: ``ImportError`` naming a path that does not exist or a folder that cannot be listed.
@@ -55,9 +56,22 @@ extension WorkoutFileReader {
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
             if isFolder.boolValue {
                 try collect(folder: url, into: &files, seen: &seen, visited: &visited)
-            } else if collectedExtensions.contains(url.pathExtension.lowercased()), seen.insert(url.path).inserted {
+            } else if collectedExtensions.contains(url.pathExtension.lowercased()) || isAppleHealthExport(url),
+                seen.insert(url.path).inserted
+            {
                 files.append(url)
             }
         }
+    }
+
+    /// Whether `url` is an `.xml` file whose root element is `HealthData`: an Apple Health export
+    /// under another name than `export.xml`. Only regular files are opened.
+    static func isAppleHealthExport(_ url: URL) -> Bool {
+        guard url.pathExtension.lowercased() == "xml", RegularFile.isRegular(url.path),
+            let handle = try? RegularFile.open(url.path)
+        else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64 << 10) else { return false }
+        return WorkoutFormat.sniff([UInt8](head)) == .appleHealth
     }
 }

@@ -91,7 +91,7 @@ public enum WorkoutFileReader {
             }
         }
         let export = url.appendingPathComponent(appleHealthExportName)
-        if FileManager.default.fileExists(atPath: export.path) { return AppleHealthReader.readEach(exportAt: export, emit) }
+        if RegularFile.isRegular(export.path) { return AppleHealthReader.readEach(exportAt: export, emit) }
         var errors: [ImportError] = []
         do throws(ImportError) {
             for file in try collectFiles([url.path]) { errors += read(file, limits: limits, emit: emit) }
@@ -113,9 +113,10 @@ public enum WorkoutFileReader {
         case .appleHealth:
             let reader = XMLPullReader(bytes: bytes, file: file)
             return AppleHealthReader.read(
-                reader, loadRoute: AppleHealthReader.folderRouteLoader(export: URL(fileURLWithPath: file)), emit: emit)
+                reader, loadRoute: AppleHealthReader.folderRouteLoader(export: URL(fileURLWithPath: file)),
+                capture: FileCapture(bytes: bytes, keepLimit: Int(limits.inMemoryEntrySize)), emit: emit)
         case let format:
-            try readSingle(bytes, format: format, file: file).forEach(emit)
+            try readSingle(bytes, format: format, file: file, keepLimit: limits.inMemoryEntrySize).forEach(emit)
             return []
         }
     }
@@ -127,13 +128,11 @@ public enum WorkoutFileReader {
         _ url: URL, limits: ArchiveLimits, emit: @escaping (ImportedWorkout) -> Void
     ) throws(ImportError) -> [ImportError] {
         let path = url.path
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ImportError(file: path, message: "cannot read the file: it cannot be opened")
-        }
+        let handle = try RegularFile.open(path)
+        defer { try? handle.close() }
         let head: [UInt8]
         let size: UInt64
         do {
-            defer { try? handle.close() }
             head = [UInt8](try handle.read(upToCount: 64 << 10) ?? Data())
             size = try handle.seekToEnd()
         } catch {
@@ -149,19 +148,24 @@ public enum WorkoutFileReader {
         case .appleHealth:
             return AppleHealthReader.readEach(exportAt: url, emit)
         case .gpx where size > limits.inMemoryEntrySize:
-            var parser = GPXParser(reader: XMLPullReader(source: try XMLFileSource(path: path), file: path))
-            emit(try parser.parse())
+            let capture = FileCapture(keepLimit: 0)
+            var parser = GPXParser(reader: XMLPullReader(source: CapturingSource(inner: try XMLFileSource(path: path), capture: capture), file: path))
+            let workout = try parser.parse()
+            describe([workout], file: capture.file(name: path, format: "gpx"), original: nil).forEach(emit)
         case .tcx where size > limits.inMemoryEntrySize:
-            var parser = TCXParser(reader: XMLPullReader(source: try XMLFileSource(path: path), file: path))
-            try parser.parse().forEach(emit)
+            let capture = FileCapture(keepLimit: 0)
+            var parser = TCXParser(reader: XMLPullReader(source: CapturingSource(inner: try XMLFileSource(path: path), capture: capture), file: path))
+            let workouts = try parser.parse()
+            describe(workouts, file: capture.file(name: path, format: "tcx"), original: nil).forEach(emit)
         case let format:
-            let data: Data
+            let bytes: [UInt8]
             do {
-                data = try Data(contentsOf: url)
+                try handle.seek(toOffset: 0)
+                bytes = [UInt8](try handle.readToEnd() ?? Data())
             } catch {
                 throw ImportError(file: path, message: "cannot read the file: \(error.localizedDescription)")
             }
-            try readSingle([UInt8](data), format: format, file: path).forEach(emit)
+            try readSingle(bytes, format: format, file: path, keepLimit: limits.inMemoryEntrySize).forEach(emit)
         }
         return []
     }
@@ -175,17 +179,35 @@ public enum WorkoutFileReader {
             file: file, message: "unknown file format: expected GPX, TCX, FIT, a zip archive or an Apple Health export.xml")
     }
 
-    /// Reads a GPX, TCX or FIT file held in memory.
-    static func readSingle(_ bytes: [UInt8], format: WorkoutFormat, file: String) throws(ImportError) -> [ImportedWorkout] {
+    /// Reads a GPX, TCX or FIT file held in memory; each workout remembers the file
+    /// (``ImportedWorkout/file``) and, up to `keepLimit` bytes, its bytes as the original.
+    static func readSingle(
+        _ bytes: [UInt8], format: WorkoutFormat, file: String, keepLimit: UInt64 = ArchiveLimits.standard.inMemoryEntrySize
+    ) throws(ImportError) -> [ImportedWorkout] {
+        let workouts: [ImportedWorkout]
         switch format {
         case .gpx:
-            return try GPXReader.read(bytes, file: file)
+            workouts = try GPXReader.read(bytes, file: file)
         case .tcx:
-            return try TCXReader.read(bytes, file: file)
+            workouts = try TCXReader.read(bytes, file: file)
         case .fit:
-            return try FITReader.read(bytes, file: file)
+            workouts = try FITReader.read(bytes, file: file)
         case .appleHealth, .zip:
             return try readAll(bytes: bytes, file: file).workoutsOrFirstError()
+        }
+        return describe(
+            workouts, file: WorkoutFile(name: file, bytes: bytes, format: format.name),
+            original: UInt64(bytes.count) <= keepLimit ? bytes : nil)
+    }
+
+    /// The workouts of one file, each told the file it came from and its place in it.
+    static func describe(_ workouts: [ImportedWorkout], file: WorkoutFile, original: [UInt8]?) -> [ImportedWorkout] {
+        workouts.enumerated().map { position, workout in
+            var workout = workout
+            workout.file = file
+            workout.positionInFile = position
+            workout.original = original
+            return workout
         }
     }
 }

@@ -33,6 +33,17 @@ enum WorkoutFormat: Sendable, Hashable {
         }
     }
 
+    /// The name ``WorkoutFile/format`` records: `gpx`, `tcx`, `fit`, `apple-health`, `zip`.
+    var name: String {
+        switch self {
+        case .gpx: "gpx"
+        case .tcx: "tcx"
+        case .fit: "fit"
+        case .appleHealth: "apple-health"
+        case .zip: "zip"
+        }
+    }
+
     /// The format a file name's extension suggests, for content that could not be recognized.
     init?(pathExtension: String) {
         switch pathExtension.lowercased() {

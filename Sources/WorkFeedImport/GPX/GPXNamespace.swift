@@ -6,6 +6,8 @@ enum GPXNamespace {
     /// Garmin's TrackPointExtension, which carries `hr` in most exports.
     static let trackPointExtensionV1 = "http://www.garmin.com/xmlschemas/TrackPointExtension/v1"
     static let trackPointExtensionV2 = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+    /// Garmin's TrackStatsExtension: a track's distance, timer time and more, as the device counted them.
+    static let trackStatsExtension = "http://www.garmin.com/xmlschemas/TrackStatsExtension/v1"
     /// ClueTrust's GPXDATA (pytrainer and others): `gpxdata:hr` directly in `<extensions>`.
     static let clueTrust = "http://www.cluetrust.com/XML/GPXDATA/1/0"
 

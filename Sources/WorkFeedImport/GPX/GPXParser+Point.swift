@@ -40,17 +40,60 @@ extension GPXParser {
     }
 
     /// Reads an `<extensions>` block and returns the first heart rate in it, in any of the
-    /// encodings exporters use. Readings of 0 or less mean "no reading" and are dropped.
+    /// encodings exporters use. Readings of 0 or less mean "no reading" and are dropped. The block
+    /// is read leniently: content WorkFeed does not know, an undeclared prefix, an element left
+    /// unclosed or a heart rate that is not a number is passed over with a warning.
     private mutating func readExtensions() throws(ImportError) -> Double? {
         let depth = reader.depth
+        let previous = reader.beginLenient()
+        defer { reader.endLenient(previous) }
         var heartRate: Double?
         // Other elements are looked into, not skipped: the reading may be nested in them.
         while try reader.nextChild(of: depth) {
             guard isHeartRate(reader.name) else { continue }
-            let value = try reader.readNumber(field: "hr")
-            if heartRate == nil, let value, value > 0 { heartRate = value }
+            let line = reader.eventLine
+            try reader.readElementText()
+            do throws(ImportError) {
+                let value = try reader.number(from: reader.text[...], field: "hr", line: line)
+                if heartRate == nil, let value, value > 0 { heartRate = value }
+            } catch {
+                let current = reader.eventLine
+                reader.eventLine = line
+                reader.warnLeniently(kind: "hr", "\(error.message) inside <extensions>: skipped", field: "hr")
+                reader.eventLine = current
+            }
         }
         return heartRate
+    }
+
+    /// Reads a track's `<extensions>` for Garmin's `TrackStatsExtension` (distance, timer time,
+    /// calories, average heart rate: the device's own figures), leniently like every
+    /// `<extensions>` block. Several tracks add up.
+    mutating func readTrackExtensions() throws(ImportError) {
+        let depth = reader.depth
+        let previous = reader.beginLenient()
+        defer { reader.endLenient(previous) }
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == GPXNamespace.trackStatsExtension else { continue }
+            let field: WritableKeyPath<DeviceSummary, Double?>
+            switch reader.name.local {
+            case "Distance": field = \.distance
+            case "TimerTime": field = \.duration
+            case "Calories": field = \.calories
+            case "AvgHeartRate": field = \.heartRateAverage
+            default: continue
+            }
+            try reader.readElementText()
+            guard let value = reader.trimmedText.flatMap(Double.init), value.isFinite, value >= 0 else { continue }
+            var stats = trackStats ?? DeviceSummary(source: "GPX TrackStatsExtension")
+            // Several tracks add up (an average heart rate is kept from the first).
+            if field == \DeviceSummary.heartRateAverage {
+                if stats[keyPath: field] == nil { stats[keyPath: field] = value }
+            } else {
+                stats[keyPath: field] = (stats[keyPath: field] ?? 0) + value
+            }
+            trackStats = stats
+        }
     }
 
     private func isHeartRate(_ name: XMLName) -> Bool {

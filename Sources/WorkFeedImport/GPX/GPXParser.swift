@@ -37,6 +37,8 @@ struct GPXParser {
     var routes = Collection()
     var waypoints = Collection()
     var documentName: String?
+    /// Garmin's `TrackStatsExtension` of the tracks: the device's own figures.
+    var trackStats: DeviceSummary?
 
     init(reader: XMLPullReader) {
         self.reader = reader
@@ -98,6 +100,8 @@ struct GPXParser {
             // GPX 1.0 names the file at the top level.
             let name = try reader.readTrimmedText()
             if documentName == nil { documentName = name }
+        case "extensions":
+            try reader.skipLeniently()
         default:
             try reader.skipElement()
         }
@@ -109,6 +113,8 @@ struct GPXParser {
             if reader.name.namespace == namespace && reader.name.local == "name" {
                 let name = try reader.readTrimmedText()
                 if documentName == nil { documentName = name }
+            } else if reader.name.namespace == namespace && reader.name.local == "extensions" {
+                try reader.skipLeniently()
             } else {
                 try reader.skipElement()
             }
@@ -132,6 +138,8 @@ struct GPXParser {
             case "type":
                 let type = try reader.readTrimmedText()
                 if tracks.type == nil { tracks.type = type }
+            case "extensions":
+                try readTrackExtensions()
             default:
                 try reader.skipElement()
             }
@@ -166,6 +174,8 @@ struct GPXParser {
             case "type":
                 let type = try reader.readTrimmedText()
                 if routes.type == nil { routes.type = type }
+            case "extensions":
+                try reader.skipLeniently()
             default:
                 try reader.skipElement()
             }
@@ -194,6 +204,8 @@ struct GPXParser {
         workout.timeZoneOffset = chosen.firstOffset
         workout.name = tracks.name ?? routes.name ?? documentName
         workout.activity = ActivityType(sourceName: tracks.type ?? routes.type)
+        if tracks.pointCount > 0 { workout.device = trackStats?.sanitized() }
+        workout.warnings = reader.warnings
         return workout
     }
 }

@@ -12,7 +12,7 @@ extension TCXParser {
         var position: (latitude: Double, longitude: Double)?
         while try reader.nextChild(of: depth) {
             guard reader.name.namespace == namespace else {
-                try reader.skipElement()
+                try reader.skipLeniently()
                 continue
             }
             switch reader.name.local {
@@ -26,6 +26,8 @@ extension TCXParser {
                 elevation = try reader.readNumber(field: "AltitudeMeters")
             case "HeartRateBpm":
                 trackpoint.heartRate = try readHeartRate()
+            case "Extensions":
+                try reader.skipLeniently()
             default:
                 try reader.skipElement()
             }

@@ -62,7 +62,10 @@ struct TCXParser {
                     try reader.skipElement()
                 }
             case .endDocument:
-                return activities + courses
+                var workouts = activities + courses
+                // What the lenient <Extensions> passed over is said once, with the file's first workout.
+                if !workouts.isEmpty { workouts[0].warnings = reader.warnings }
+                return workouts
             default:
                 continue
             }
@@ -97,6 +100,7 @@ struct TCXParser {
         let depth = reader.depth
         var result = ImportedWorkout(source: .tcx, activity: ActivityType(sourceName: reader.attribute("Sport")), origin: file)
         var workout = Workout()
+        var laps = LapTotals()
         var idTime: Date?
         while try reader.nextChild(of: depth) {
             guard reader.name.namespace == namespace else {
@@ -108,17 +112,95 @@ struct TCXParser {
                 let id = try reader.readTrimmedText()
                 result.sourceID = id
                 idTime = reader.trimmedText.flatMap { TimestampParser.parse(Array($0.utf8)[...])?.date }
+            case "Lap":
+                try readLap(into: &workout, totals: &laps)
             case "Track":
                 workout.segments.append([])
                 try readTrack(into: &workout)
-            case "Creator", "Training":
-                try reader.skipElement()
+            case "Creator", "Training", "Extensions":
+                try reader.skipLeniently()
             default:
-                // Laps and the like are looked into: the tracks are inside them.
+                // Other elements are looked into: tracks may be inside them.
                 continue
             }
         }
+        result.device = laps.device
         return finish(result, workout, idTime: idTime)
+    }
+
+    /// The laps' own figures, summed: what the device showed for the activity.
+    struct LapTotals {
+        var count = 0
+        var seconds: Double?
+        var metres: Double?
+        var calories: Double?
+        var heartRateWeighted: (sum: Double, weight: Double)?
+        var heartRateMax: Double?
+
+        var device: DeviceSummary? {
+            guard count > 0 else { return nil }
+            return DeviceSummary(
+                source: "TCX laps", distance: metres, duration: seconds, calories: calories,
+                heartRateAverage: heartRateWeighted.flatMap { $0.weight > 0 ? $0.sum / $0.weight : nil }, heartRateMax: heartRateMax
+            ).sanitized()
+        }
+    }
+
+    /// Reads a `Lap`: its totals (`TotalTimeSeconds`, `DistanceMeters`, `Calories`,
+    /// `AverageHeartRateBpm`, `MaximumHeartRateBpm`) and its tracks. A total that cannot be read
+    /// is left out (the track's figure is used instead); the trackpoints are read as strictly as
+    /// everywhere.
+    private mutating func readLap(into workout: inout Workout, totals: inout LapTotals) throws(ImportError) {
+        let depth = reader.depth
+        totals.count += 1
+        var seconds: Double?
+        var average: Double?
+        while try reader.nextChild(of: depth) {
+            guard reader.name.namespace == namespace else {
+                try reader.skipLeniently()
+                continue
+            }
+            switch reader.name.local {
+            case "TotalTimeSeconds":
+                seconds = try lapFigure()
+                if let seconds { totals.seconds = (totals.seconds ?? 0) + seconds }
+            case "DistanceMeters":
+                if let metres = try lapFigure() { totals.metres = (totals.metres ?? 0) + metres }
+            case "Calories":
+                if let calories = try lapFigure() { totals.calories = (totals.calories ?? 0) + calories }
+            case "AverageHeartRateBpm":
+                average = try lapHeartRate()
+            case "MaximumHeartRateBpm":
+                if let maximum = try lapHeartRate() { totals.heartRateMax = max(totals.heartRateMax ?? 0, maximum) }
+            case "Track":
+                workout.segments.append([])
+                try readTrack(into: &workout)
+            default:
+                try reader.skipLeniently()
+            }
+        }
+        if let average {
+            let weight = max(1, seconds ?? 1)
+            let previous = totals.heartRateWeighted ?? (0, 0)
+            totals.heartRateWeighted = (previous.sum + average * weight, previous.weight + weight)
+        }
+    }
+
+    /// A lap total: a finite number of 0 or more, else `nil`.
+    private mutating func lapFigure() throws(ImportError) -> Double? {
+        try reader.readElementText()
+        guard let value = reader.trimmedText.flatMap(Double.init), value.isFinite, value >= 0 else { return nil }
+        return value
+    }
+
+    /// `AverageHeartRateBpm/Value` or `MaximumHeartRateBpm/Value` of a lap.
+    private mutating func lapHeartRate() throws(ImportError) -> Double? {
+        let depth = reader.depth
+        var value: Double?
+        while try reader.nextChild(of: depth) {
+            if reader.name.local == "Value" { value = try lapFigure() } else { try reader.skipElement() }
+        }
+        return value.flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// Reads a `Course`; called at its start, returns after its end.

@@ -7,12 +7,9 @@ final class XMLFileSource: XMLByteSource {
     private let handle: FileHandle
     private let path: String
 
-    /// - Throws: ``ImportError`` when the file cannot be opened.
+    /// - Throws: ``ImportError`` when the file cannot be opened or is not a regular file.
     init(path: String) throws(ImportError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ImportError(file: path, message: "cannot open the file for reading")
-        }
-        self.handle = handle
+        self.handle = try RegularFile.open(path)
         self.path = path
     }
 

@@ -147,17 +147,26 @@ extension XMLPullReader {
             for index in attributes.indices where !attributes[index].prefix.isEmpty && attributes[index].name.namespace.isEmpty {
                 let prefix = attributes[index].prefix
                 guard let uri = namespace(forPrefix: prefix), !uri.isEmpty else {
-                    throw failure("undeclared namespace prefix '\(prefix)' on attribute \(prefix):\(attributes[index].name.local)")
+                    let message = "undeclared namespace prefix '\(prefix)' on attribute \(prefix):\(attributes[index].name.local)"
+                    guard isLenient else { throw failure(message) }
+                    warnLeniently(kind: "prefix:" + prefix, message + " inside <\(lenientElementName)>: skipped")
+                    attributes[index].name.namespace = Self.undeclaredNamespace + prefix
+                    continue
                 }
                 attributes[index].name.namespace = uri
             }
         }
         try checkUniqueAttributes(in: element)
 
-        guard let uri = namespace(forPrefix: element.prefix) else {
-            throw failure("undeclared namespace prefix '\(element.prefix)' on element <\(element.description)>")
+        var uri = namespace(forPrefix: element.prefix)
+        if uri == nil {
+            let message = "undeclared namespace prefix '\(element.prefix)' on element <\(element.description)>"
+            guard isLenient else { throw failure(message) }
+            // Inside <extensions>: the element is given a namespace no reader knows, so it is skipped.
+            warnLeniently(kind: "prefix:" + element.prefix, message + " inside <\(lenientElementName)>: skipped")
+            uri = Self.undeclaredNamespace + element.prefix
         }
-        let resolved = XMLName(namespace: uri, local: element.local)
+        let resolved = XMLName(namespace: uri ?? "", local: element.local)
         elements.append(
             OpenElement(
                 name: resolved, prefix: element.prefix, nameIndex: elementIndex, line: eventLine, bindingCount: bindingCount))
@@ -274,8 +283,15 @@ extension XMLPullReader {
             let closing = try qualifiedName(pointer, start..<nameEnd)
             let open = elements[elements.count - 1]
             guard open.prefix == closing.prefix && open.name.local == closing.local else {
-                throw failure(
-                    "mismatched tag: </\(closing.description)> closes <\(open.qualifiedName)> opened at line \(open.line)")
+                let message = "mismatched tag: </\(closing.description)> closes <\(open.qualifiedName)> opened at line \(open.line)"
+                // Inside <extensions>, a closing tag of an element still open there (the
+                // <extensions> itself included) closes what was left open in between.
+                guard let lenientDepth, let matched = elements.indices.last(where: {
+                    $0 >= lenientDepth - 1 && elements[$0].prefix == closing.prefix && elements[$0].name.local == closing.local
+                }) else { throw failure(message) }
+                warnLeniently(kind: "mismatched", message + " inside <\(lenientElementName)>: taken as closed")
+                pendingEnds = elements.count - 1 - matched
+                return
             }
         }
         consume(end + 1, newlines: newlineCount)

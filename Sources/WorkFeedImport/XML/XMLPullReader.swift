@@ -92,6 +92,13 @@ struct XMLPullReader {
     var elements: [OpenElement] = []
     var bindings: [NamespaceBinding] = []
     var pendingEnd = false
+    /// End events still owed for elements a lenient region left unclosed (see ``XMLPullReader+Lenient``).
+    var pendingEnds = 0
+    /// The depth of the element whose content is read leniently (`<extensions>`), `nil` outside one.
+    var lenientDepth: Int?
+    /// What a lenient region passed over, first of each kind, with how often it happened.
+    var lenientWarnings: [(warning: ImportError, count: Int)] = []
+    var lenientWarningIndex: [String: Int] = [:]
     var sawRoot = false
     var started = false
     /// Set while ``readElementText()`` gathers text: character data is appended, not replaced.
@@ -123,6 +130,10 @@ struct XMLPullReader {
     mutating func next() throws(ImportError) -> XMLEvent {
         if pendingEnd {
             pendingEnd = false
+            return closeElement()
+        }
+        if pendingEnds > 0 {
+            pendingEnds -= 1
             return closeElement()
         }
         if !started { try readStartOfDocument() }

@@ -27,7 +27,13 @@ struct ArchiveWalker {
         let exportFolders = visible.filter(Self.isAppleHealthExport).map {
             String($0.name.dropLast(Self.exportFileName.count))
         }
-        for entry in visible {
+        for entry in archive.entries where !entry.isFolder && Self.climbsOut(entry) {
+            // Nothing is written from an archive, but a name like this is a warning sign, and a
+            // skipped entry is said.
+            errors.append(
+                ImportError(file: archive.displayName(entry), message: "skipped: its path leaves the archive's folder ('..' or a leading '/')"))
+        }
+        for entry in visible where !Self.climbsOut(entry) {
             if Self.isAppleHealthExport(entry) {
                 readAppleHealth(entry, in: archive)
                 continue
@@ -49,6 +55,13 @@ struct ArchiveWalker {
     /// Folders, `__MACOSX/` resource forks and dot files (`.DS_Store`) are never read.
     static func isSkipped(_ entry: ZipEntry) -> Bool {
         entry.isFolder || entry.components.contains { $0 == "__MACOSX" || $0.hasPrefix(".") }
+    }
+
+    /// Whether an entry's path climbs out of the archive (`../x.gpx`) or is absolute (`/x.gpx`,
+    /// `C:\\x.gpx`): such an entry is skipped and named.
+    static func climbsOut(_ entry: ZipEntry) -> Bool {
+        entry.name.hasPrefix("/") || entry.name.hasPrefix("\\") || entry.components.contains("..")
+            || entry.name.split(separator: "\\").contains("..") || (entry.name.count > 1 && entry.name.dropFirst().hasPrefix(":"))
     }
 
     static func isAppleHealthExport(_ entry: ZipEntry) -> Bool {
@@ -82,9 +95,11 @@ struct ArchiveWalker {
             case .appleHealth:
                 // An export.xml under another name: its routes are looked up beside it.
                 let xml = XMLPullReader(bytes: bytes, file: name)
-                errors += AppleHealthReader.read(xml, loadRoute: archiveRouteLoader(archive, export: entry), emit: emit)
+                errors += AppleHealthReader.read(
+                    xml, loadRoute: archiveRouteLoader(archive, export: entry),
+                    capture: FileCapture(bytes: bytes, keepLimit: Int(limits.inMemoryEntrySize)), emit: emit)
             case let format:
-                try WorkoutFileReader.readSingle(bytes, format: format, file: name).forEach(emit)
+                try WorkoutFileReader.readSingle(bytes, format: format, file: name, keepLimit: limits.inMemoryEntrySize).forEach(emit)
             }
             return
         }
@@ -92,18 +107,22 @@ struct ArchiveWalker {
         let head = try reader.peek(64 << 10)
         switch try WorkoutFileReader.format(of: head, file: name) {
         case .gpx:
-            var parser = GPXParser(reader: XMLPullReader(source: reader, file: name))
+            let capture = FileCapture(keepLimit: 0)
+            var parser = GPXParser(reader: XMLPullReader(source: CapturingSource(inner: reader, capture: capture), file: name))
             let workout = try parser.parse()
             try reader.drain()
-            emit(workout)
+            WorkoutFileReader.describe([workout], file: capture.file(name: name, format: "gpx"), original: nil).forEach(emit)
         case .tcx:
-            var parser = TCXParser(reader: XMLPullReader(source: reader, file: name))
+            let capture = FileCapture(keepLimit: 0)
+            var parser = TCXParser(reader: XMLPullReader(source: CapturingSource(inner: reader, capture: capture), file: name))
             let workouts = try parser.parse()
             try reader.drain()
-            workouts.forEach(emit)
+            WorkoutFileReader.describe(workouts, file: capture.file(name: name, format: "tcx"), original: nil).forEach(emit)
         case .appleHealth:
+            let capture = FileCapture(keepLimit: 0)
             errors += AppleHealthReader.read(
-                XMLPullReader(source: reader, file: name), loadRoute: archiveRouteLoader(archive, export: entry), emit: emit)
+                XMLPullReader(source: CapturingSource(inner: reader, capture: capture), file: name),
+                loadRoute: archiveRouteLoader(archive, export: entry), capture: capture, emit: emit)
         case .zip:
             guard depth == 0 else { throw nestedTooDeep(name) }
             let url = try reader.writeToTemporaryFile()
@@ -135,8 +154,9 @@ struct ArchiveWalker {
         do throws(ImportError) {
             try budget.admit(entry, in: archive)
             let reader = try ZipEntryReader(archive: archive, entry: entry)
-            let xml = XMLPullReader(source: reader, file: archive.displayName(entry))
-            errors += AppleHealthReader.read(xml, loadRoute: archiveRouteLoader(archive, export: entry), emit: emit)
+            let capture = FileCapture(keepLimit: Int(limits.inMemoryEntrySize))
+            let xml = XMLPullReader(source: CapturingSource(inner: reader, capture: capture), file: archive.displayName(entry))
+            errors += AppleHealthReader.read(xml, loadRoute: archiveRouteLoader(archive, export: entry), capture: capture, emit: emit)
         } catch {
             errors.append(error)
         }

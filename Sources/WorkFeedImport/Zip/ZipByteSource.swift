@@ -39,18 +39,9 @@ final class ZipFileSource: ZipByteSource {
 
     /// - Throws: ``ImportError`` naming `name` when the file cannot be opened.
     init(path: String, name: String) throws(ImportError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ImportError(file: name, message: "cannot open the file: \(String(cString: strerror(errno)))")
-        }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw ImportError(file: name, message: "cannot read the file's size: \(reason)")
-        }
+        let (descriptor, size) = try RegularFile.openDescriptor(path, name: name)
         self.descriptor = descriptor
-        self.size = UInt64(max(0, status.st_size))
+        self.size = size
         self.name = name
     }
 

@@ -7,7 +7,7 @@ struct WorkoutFiles {
     enum Variant: String {
         /// A route with heart rate: every picture can be drawn.
         case heartRate = "hr"
-        /// A route without heart rate: route pictures are drawn, heatmaps fail "no heart-rate samples".
+        /// A route without heart rate: route pictures are drawn; no heatmap is queued for it.
         case noHeartRate = "nohr"
         /// Waypoints only, no route: every picture fails "no route".
         case waypointsOnly = "wpt"

@@ -1,4 +1,5 @@
 import Foundation
+import WorkFeedModel
 import Testing
 
 /// The test resources in `Fixtures/` (see `Fixtures/SOURCES.md` for where each file comes from).
@@ -26,5 +27,15 @@ enum Fixture {
             let names = try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)
         else { return [] }
         return names.filter { $0.hasSuffix("." + pathExtension) }.sorted().map { "\(folder)/\($0)" }
+    }
+}
+
+extension ImportedWorkout {
+    /// The workout without the file's bytes, which only the in-memory paths keep: for comparing
+    /// what a streamed read and a whole read made of the same file.
+    var withoutOriginal: ImportedWorkout {
+        var copy = self
+        copy.original = nil
+        return copy
     }
 }

@@ -1,0 +1,291 @@
+public import Foundation
+import GRDB
+public import WorkFeedModel
+
+extension IndexTransaction {
+    /// Stores an imported workout, following the rules of docs/import.md ("Identity and
+    /// re-import"):
+    ///
+    /// - **Identity**: ``WorkoutIdentity``: the source's own id, else the SHA-256 of the file's
+    ///   bytes. A workout stored before files were remembered (identified by a hash of its series)
+    ///   is recognised by that hash and takes the new identity.
+    /// - **New**: stored, unless another workout starts within a minute of it and their tracks
+    ///   overlap (``RouteOverlap``): then it is a duplicate and nothing is stored
+    ///   (`allowDuplicates` stores it anyway).
+    /// - **Known, same series**: `unchanged`; its figures and file details are refreshed when they
+    ///   differ (`refreshed`), without a new route version.
+    /// - **Known, other series**: a copy from another file with fewer points or fewer heart-rate
+    ///   samples than the stored one leaves the stored copy as it is (`kept-richer`); otherwise
+    ///   (a new version from the source, or the same GPX, TCX or FIT file read again by a better
+    ///   reader) it
+    ///   replaces the stored copy, the route version goes up and every picture becomes `pending`
+    ///   again, failed ones too.
+    ///
+    /// - Parameters:
+    ///   - originalKept: whether the original file is kept in the cache (the coordinator stored it).
+    ///   - replacedFile: called with the SHA-256 of the file the stored copy came from when this
+    ///     import replaces it with another file's copy (its original may be kept no more).
+    /// - Throws: ``IndexError`` for a workout with neither a source id nor a file, or a database error.
+    public mutating func importWorkout(
+        _ workout: ImportedWorkout, allowDuplicates: Bool = false, originalKept: Bool = false, now: Date = Date(),
+        replacedFile: (String) -> Void = { _ in }
+    ) throws -> ImportReply {
+        guard let identity = WorkoutIdentity(of: workout) else {
+            throw IndexError("\(workout.origin): the workout has neither a source id nor a file hash to identify it")
+        }
+        let route = SeriesCodec.encode(workout.route)
+        let heartRate = SeriesCodec.encode(workout.heartRate)
+        let routeHash = SHA256.hex(route)
+        let heartRateHash = SHA256.hex(heartRate)
+        let summary = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end, device: workout.device)
+        let device = workout.device?.sanitized()
+        var columns = WorkoutColumns(workout: workout, summary: summary, device: device, originalKept: originalKept)
+
+        var stored = try storedWorkout(identity)
+        var adopted = false
+        if stored == nil, workout.sourceID == nil {
+            // Before files were remembered, a workout without a source id was identified by the
+            // hash of its series: the same file, read the same way, finds it.
+            stored = try storedWorkout(WorkoutIdentity(source: workout.source, sourceID: "sha256:" + SHA256.hex(route + heartRate)))
+            adopted = stored != nil
+        }
+
+        guard let stored else {
+            if !allowDuplicates, let original = try duplicate(of: workout.route, start: summary.start) {
+                guard
+                    let more = Self.clearlyRicher(
+                        points: summary.pointCount, samples: workout.heartRate.count, storedPoints: original.row["point_count"],
+                        storedSamples: original.row["hr_samples"])
+                else {
+                    return ImportReply(
+                        id: identity.workoutID, result: .duplicate, routeVersion: 0, duplicateOf: original.id,
+                        duplicateFile: original.row["file_name"])
+                }
+                // This copy of the activity has clearly more: it takes the stored copy's place,
+                // under the same id (the feed keeps its row), with the new identity, so that
+                // either file imported again finds it.
+                if let previous = original.row["file_sha256"] as String?, previous != workout.file?.sha256 { replacedFile(previous) }
+                let version = (original.row["route_version"] as Int) + 1
+                try replace(
+                    original.id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
+                    heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
+                return ImportReply(
+                    id: original.id, result: .replacedDuplicate, routeVersion: version, duplicateOf: original.id,
+                    duplicateFile: original.row["file_name"], reason: more)
+            }
+            let id = try freeID(for: identity)
+            let anchor = nextAnchor()
+            var names = ["id", "source", "source_id", "route_version", "route_hash", "hr_hash", "hr_samples", "point_count", "anchor"]
+            var values: [(any DatabaseValueConvertible)?] = [
+                id.description, workout.source.rawValue, identity.sourceID, 1, routeHash, heartRateHash, workout.heartRate.count,
+                summary.pointCount, anchor,
+            ]
+            names += WorkoutColumns.names
+            values += columns.values
+            try db.execute(
+                sql: "INSERT INTO workout (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                arguments: StatementArguments(values))
+            try db.cachedStatement(sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)").execute(
+                arguments: [id.description, Data(route), Data(heartRate)])
+            try db.cachedStatement(sql: "DELETE FROM deleted_workout WHERE id = ?").execute(arguments: [id.description])
+            return ImportReply(id: id, result: .imported, routeVersion: 1)
+        }
+
+        let id = stored.id
+        let sameFile = workout.file != nil && stored.row["file_sha256"] == workout.file?.sha256
+        if sameFile { columns.keepOriginal(stored.row["original_kept"] as Bool) }
+        // The same file read again (by a better reader) is authoritative: everything it holds is
+        // in its bytes. Not so an Apple Health export, whose routes are other files that may be
+        // missing this time.
+        let authoritative = sameFile && workout.file?.format != "apple-health"
+        let changed = stored.row["route_hash"] != routeHash || stored.row["hr_hash"] != heartRateHash
+        if !changed {
+            guard adopted || !columns.matches(stored.row) else {
+                return ImportReply(id: id, result: .unchanged, routeVersion: stored.row["route_version"])
+            }
+            let anchor = nextAnchor()
+            try update(id, columns: columns, extra: ["source_id": identity.sourceID, "anchor": anchor])
+            return ImportReply(id: id, result: .refreshed, routeVersion: stored.row["route_version"])
+        }
+
+        let storedPoints: Int = stored.row["point_count"]
+        let storedSamples: Int = stored.row["hr_samples"]
+        if !authoritative, let lack = Self.lack(points: summary.pointCount, samples: workout.heartRate.count, storedPoints: storedPoints, storedSamples: storedSamples) {
+            return ImportReply(id: id, result: .keptRicher, routeVersion: stored.row["route_version"], reason: lack)
+        }
+
+        if let previous = stored.row["file_sha256"] as String?, !sameFile { replacedFile(previous) }
+        let version = (stored.row["route_version"] as Int) + 1
+        try replace(
+            id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
+            heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
+        return ImportReply(id: id, result: .updated, routeVersion: version)
+    }
+
+    /// Replaces a stored workout's copy: its identity, figures, file and series; a new route
+    /// version, and every picture `pending` again.
+    private mutating func replace(
+        _ id: WorkoutID, identity: WorkoutIdentity, columns: WorkoutColumns, route: [UInt8], heartRate: [UInt8], routeHash: String,
+        heartRateHash: String, samples: Int, points: Int, version: Int, now: Date
+    ) throws {
+        let anchor = nextAnchor()
+        try update(
+            id, columns: columns,
+            extra: [
+                "source": identity.source.rawValue, "source_id": identity.sourceID, "route_version": version, "route_hash": routeHash,
+                "hr_hash": heartRateHash, "hr_samples": samples, "point_count": points, "anchor": anchor,
+            ])
+        try db.execute(
+            sql: "UPDATE series SET route = ?, heart_rate = ? WHERE workout_id = ?",
+            arguments: [Data(route), Data(heartRate), id.description])
+        // The new anchor makes a worker's late report on the old inputs stale (see LeaseTable.Lease.anchor).
+        try db.execute(
+            sql: """
+                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, not_before = NULL, updated_at = ?, anchor = ?
+                WHERE workout_id = ?
+                """,
+            arguments: [now.timeIntervalSince1970, anchor, id.description])
+        try moveHeatmaps(of: id, hasHeartRate: samples > 0, now: now, anchor: anchor)
+    }
+
+    /// What a duplicate has clearly more than the stored copy of the same activity (heart rate
+    /// where the stored copy has none, or at least twice its points, and less of nothing), or
+    /// `nil`. Small differences (a TCX file repeats a point at each lap boundary) do not count.
+    static func clearlyRicher(points: Int, samples: Int, storedPoints: Int, storedSamples: Int) -> String? {
+        guard lack(points: points, samples: samples, storedPoints: storedPoints, storedSamples: storedSamples) == nil else { return nil }
+        if samples > 0 && storedSamples == 0 { return "this copy has heart rate (\(samples) samples), the stored one none" }
+        if points >= 2 * max(1, storedPoints) { return "this copy has \(points) points, the stored one \(storedPoints)" }
+        return nil
+    }
+
+    /// What a copy lacks next to the stored one, or `nil` when it has at least as much of
+    /// everything (points and heart-rate samples).
+    static func lack(points: Int, samples: Int, storedPoints: Int, storedSamples: Int) -> String? {
+        var missing: [String] = []
+        if samples < storedSamples {
+            missing.append(samples == 0 ? "no heart rate (stored: \(storedSamples) samples)" : "\(samples) heart-rate samples (stored: \(storedSamples))")
+        }
+        if points < storedPoints { missing.append("\(points) points (stored: \(storedPoints))") }
+        return missing.isEmpty ? nil : "this copy has " + missing.joined(separator: " and ")
+    }
+
+    /// A heatmap only exists for a workout with heart rate: when a workout gains heart rate, the
+    /// heatmaps asked for it become jobs; when it loses it, its heatmap jobs go back to wishes.
+    private func moveHeatmaps(of id: WorkoutID, hasHeartRate: Bool, now: Date, anchor: Int64) throws {
+        if hasHeartRate {
+            try db.execute(
+                sql: """
+                    INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor)
+                    SELECT workout_id, 'heatmap', theme, scale, 'pending', priority, ?, ? FROM heatmap_wanted WHERE workout_id = ?
+                    ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING;
+                    DELETE FROM heatmap_wanted WHERE workout_id = ?;
+                    """,
+                arguments: [now.timeIntervalSince1970, anchor, id.description, id.description])
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO heatmap_wanted (workout_id, theme, scale, priority)
+                        SELECT workout_id, theme, scale, priority FROM job WHERE workout_id = ? AND kind = 'heatmap';
+                    DELETE FROM job WHERE workout_id = ? AND kind = 'heatmap';
+                    """,
+                arguments: [id.description, id.description])
+        }
+    }
+
+    private struct Stored {
+        var id: WorkoutID
+        var row: Row
+    }
+
+    private func storedWorkout(_ identity: WorkoutIdentity) throws -> Stored? {
+        guard
+            let row = try Row.fetchOne(
+                try db.cachedStatement(sql: "SELECT * FROM workout WHERE source = ? AND source_id = ?"),
+                arguments: [identity.source.rawValue, identity.sourceID])
+        else { return nil }
+        guard let id = WorkoutID(row["id"] as String) else { throw IndexError("corrupt workout row: id \(row["id"] ?? "")") }
+        return Stored(id: id, row: row)
+    }
+
+    /// A stored workout that is the same activity as a new one: it starts less than a minute
+    /// apart and the tracks overlap. Workouts without a track or a start are never duplicates.
+    private func duplicate(of route: Route, start: Date?) throws -> Stored? {
+        guard let start, !route.isEmpty else { return nil }
+        let candidates = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT w.*, s.route AS stored_route FROM workout w JOIN series s ON s.workout_id = w.id
+                WHERE w.start_at > ? AND w.start_at < ? AND w.point_count > 0
+                ORDER BY abs(w.start_at - ?), w.id
+                """,
+            arguments: [
+                start.timeIntervalSince1970 - Self.duplicateWindow, start.timeIntervalSince1970 + Self.duplicateWindow,
+                start.timeIntervalSince1970,
+            ])
+        for candidate in candidates {
+            guard let storedRoute = try? SeriesCodec.decodeRoute(candidate["stored_route"] as Data),
+                let found = WorkoutID(candidate["id"] as String)
+            else { continue }
+            if RouteOverlap.overlaps(route, storedRoute) { return Stored(id: found, row: candidate) }
+        }
+        return nil
+    }
+
+    /// The id derived from `identity`, unless a workout already has it (a richer copy from another
+    /// file took that workout's place, and `allowDuplicates` now stores this file's copy apart):
+    /// then an id derived from the identity marked once more, so that it is still the same in any
+    /// index that saw the same imports.
+    private func freeID(for identity: WorkoutIdentity) throws -> WorkoutID {
+        var candidate = identity
+        for _ in 0..<8 {
+            let id = candidate.workoutID
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM workout WHERE id = ?", arguments: [id.description]) != nil else { return id }
+            candidate.sourceID += "\u{0}again"
+        }
+        throw IndexError("no free id for \(identity.source.rawValue) \(identity.sourceID)")
+    }
+
+    /// Seconds: two workouts starting closer than this (and overlapping) are one activity.
+    static let duplicateWindow = 60.0
+
+    private func update(_ id: WorkoutID, columns: WorkoutColumns, extra: [String: (any DatabaseValueConvertible)?]) throws {
+        let extraNames = extra.keys.sorted()
+        let names = WorkoutColumns.names + extraNames
+        let values = columns.values + extraNames.map { extra[$0] ?? nil }
+        try db.execute(
+            sql: "UPDATE workout SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+            arguments: StatementArguments(values + [id.description]))
+    }
+}
+
+/// The workout columns an import writes besides identity, series and versions.
+private struct WorkoutColumns {
+    static let names = [
+        "activity", "name", "start_at", "end_at", "tz_offset", "distance", "duration", "elevation_gain", "hr_avg", "hr_max",
+        "calories", "device_source", "device_figures", "file_name", "file_size", "file_sha256", "file_format", "reader_version",
+        "position_in_file", "original_kept",
+    ]
+    var values: [(any DatabaseValueConvertible)?]
+
+    init(workout: ImportedWorkout, summary: WorkoutSummary, device: DeviceSummary?, originalKept: Bool) {
+        let file = workout.file
+        values = [
+            workout.activity.rawValue, workout.name, summary.start?.timeIntervalSince1970, summary.end?.timeIntervalSince1970,
+            workout.timeZoneOffset, summary.distance, summary.duration, summary.elevationGain, summary.heartRateAverage,
+            summary.heartRateMax, summary.calories, device?.source, device.map { $0.figures.joined(separator: ",") }, file?.name,
+            file?.size, file?.sha256, file?.format, file?.readerVersion, workout.positionInFile, originalKept && file != nil,
+        ]
+    }
+
+    /// The original stays kept when this import did not send it again.
+    mutating func keepOriginal(_ stored: Bool) {
+        if stored { values[values.count - 1] = true }
+    }
+
+    /// Whether the stored row already holds these values.
+    func matches(_ row: Row) -> Bool {
+        zip(Self.names, values).allSatisfy { name, value in
+            (row[name] as DatabaseValue) == (value?.databaseValue ?? .null)
+        }
+    }
+}
