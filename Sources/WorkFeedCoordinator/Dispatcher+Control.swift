@@ -54,16 +54,18 @@ extension Dispatcher {
             let workout = ImportedWorkout(
                 source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
                 heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin)
+            do {
+                try workout.checkRanges()
+            } catch {
+                throw ControlRequestError("IMPORT of \(body.origin.prefix(200)): \(error)")
+            }
             let reply = try transaction.importWorkout(workout)
             logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)"])
             return try ControlCodec.encode(reply)
 
         case .enqueue:
             let body = try decode(EnqueueRequest.self, request)
-            guard !body.kinds.isEmpty, !body.themes.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind and one theme") }
-            if let scales = body.scales, scales.contains(where: { !(1...3).contains($0) }) {
-                throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
-            }
+            try Self.check(body)
             let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash)
             }
@@ -122,6 +124,9 @@ extension Dispatcher {
 
         case .delete:
             let body = try decode(DeleteRequest.self, request)
+            guard body.ids.count <= ControlLimits.maximumDeleteIDs else {
+                throw ControlRequestError("DELETE: ids has \(body.ids.count) entries, at most \(ControlLimits.maximumDeleteIDs) a request")
+            }
             let deleted = try transaction.delete(body.ids)
             // The files go once the deletion is committed.
             let paths = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
@@ -145,6 +150,26 @@ extension Dispatcher {
             return try ControlCodec.decode(type, from: request.body)
         } catch {
             throw ControlRequestError("\(request.command.rawValue): the JSON body is not a \(T.self): \(error)")
+        }
+    }
+}
+
+extension Dispatcher {
+    /// Range-checks an ENQUEUE's values, naming the field that is out of range.
+    static func check(_ body: EnqueueRequest) throws(ControlRequestError) {
+        guard !body.kinds.isEmpty, !body.themes.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind and one theme") }
+        if let scales = body.scales, scales.contains(where: { !(1...3).contains($0) }) {
+            throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
+        }
+        if let ids = body.ids, ids.count > ControlLimits.maximumEnqueueIDs {
+            throw ControlRequestError("ENQUEUE: ids has \(ids.count) entries, at most \(ControlLimits.maximumEnqueueIDs) a request")
+        }
+        if let priority = body.priority, !ControlLimits.priorities.contains(priority) {
+            throw ControlRequestError("ENQUEUE: priority \(priority) is outside \(ControlLimits.priorities.lowerBound)...\(ControlLimits.priorities.upperBound)")
+        }
+        for (field, date) in [("since", body.since), ("until", body.until)] {
+            guard let date else { continue }
+            do { try ValueLimits.checkTime(date, field: field) } catch { throw ControlRequestError("ENQUEUE: \(error)") }
         }
     }
 }

@@ -297,9 +297,10 @@ struct Dispatcher {
         for job in jobs {
             guard let identity = identities[job.worker] else { continue }
             workers[identity]!.inFlight.insert(job.lease)
+            let cacheKey = specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash)
+            transaction.recordCacheKey(cacheKey, for: job.lease)
             let assignment = JobAssignment(
-                lease: job.lease, workoutID: job.picture.workoutID,
-                cacheKey: specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash),
+                lease: job.lease, workoutID: job.picture.workoutID, cacheKey: cacheKey,
                 spec: specs.encodedSpec(for: job.picture), route: job.route, heartRate: job.heartRate)
             outbox.worker.append((identity, .job(assignment)))
         }

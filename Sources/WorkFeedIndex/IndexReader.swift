@@ -67,7 +67,9 @@ public struct IndexReader {
         var arguments: StatementArguments = []
         if let cursor {
             let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let start = Double(parts[0]) else { throw IndexError("not a feed cursor: \(cursor)") }
+            guard cursor.utf8.count <= 128, parts.count == 2, let start = Double(parts[0]), start.isFinite, WorkoutID(parts[1]) != nil else {
+                throw IndexError("not a feed cursor: '\(cursor.prefix(64))' (pass the `next` of the previous page)")
+            }
             sql += " WHERE (coalesce(start_at, -1e18), id) < (?, ?)"
             arguments = [start, parts[1]]
         }

@@ -359,6 +359,12 @@ public struct IndexTransaction {
         return jobs
     }
 
+    /// Remembers the cache key sent with a lease's JOB: a `generated` report quoting another one
+    /// is not taken as the picture (see ``complete(_:from:retry:now:)``).
+    public mutating func recordCacheKey(_ key: String, for lease: UInt64) {
+        leases.setCacheKey(key, for: lease)
+    }
+
     /// Records `worker`'s report on a lease. A report for a lease that is not current (never
     /// given, already reported, taken back, given to another worker, or on inputs that have changed
     /// since) changes nothing.
@@ -366,6 +372,11 @@ public struct IndexTransaction {
         guard let lease = leases[report.lease], lease.worker == worker else { return .staleLease }
         leases.remove(report.lease)
         switch report.outcome {
+        case .generated where lease.cacheKey != nil && lease.cacheKey != report.detail:
+            // Stored as generated, the key would claim a picture of other inputs.
+            return try retryOrFail(
+                lease, reason: "the worker reported cache key \(report.detail.prefix(64)), the job's is \(lease.cacheKey ?? "")",
+                retry: retry, now: now)
         case .generated:
             let update = try RawStatement(
                 db,

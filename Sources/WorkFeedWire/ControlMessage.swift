@@ -44,14 +44,20 @@ public struct ControlRequest: Sendable, Hashable {
         }
         var reader = FrameReader(frames, command: "request", start: 1)
         id = try reader.uint64("request id")
-        let name = try reader.text("command")
+        let name = try reader.text("command", maximumBytes: 32)
         guard let command = ControlCommand(rawValue: name) else {
             let known = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
             throw WireError("unknown command '\(name.prefix(40))' (known: \(known))")
         }
         self.command = command
         body = try reader.bytes("body")
+        guard body.count <= ControlLimits.maximumBodyBytes else {
+            throw WireError("\(name): frame 3 (body) is \(body.count) bytes, at most \(ControlLimits.maximumBodyBytes)")
+        }
         attachments = Array(frames.dropFirst(reader.index))
+        guard command == .importWorkout || attachments.isEmpty else {
+            throw WireError("\(name): \(attachments.count) unexpected frame(s) after the body (only IMPORT carries attachments)")
+        }
     }
 }
 
