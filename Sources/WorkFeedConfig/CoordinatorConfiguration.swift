@@ -17,6 +17,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var eventsEndpoint = "tcp://127.0.0.1:5557"
     /// `HOST:PORT` where Prometheus scrapes `/metrics`; empty turns it off.
     public var metricsListen = "127.0.0.1:9464"
+    /// Whether `metricsListen` may be reachable from other hosts (plain HTTP, no authentication).
+    public var metricsAllowRemote = false
     /// A leased job not reported within this many seconds is leased again.
     public var jobDeadlineSeconds = 120.0
     /// The coordinator's CURVE key file (`workctl keygen`); empty: no encryption, loopback only.
@@ -67,7 +69,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = Set(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
-            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "metrics.listen",
+            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
@@ -89,20 +91,14 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)
         c.eventsEndpoint = try settings.endpoint("listen.events", default: c.eventsEndpoint)
         c.metricsListen = settings.string("metrics.listen", default: c.metricsListen)
+        c.metricsAllowRemote = try settings.bool("metrics.allow_remote", default: c.metricsAllowRemote)
         c.jobDeadlineSeconds = try settings.double("jobs.deadline_seconds", default: c.jobDeadlineSeconds, in: 1...86_400)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         c.allowedKeys = settings.strings("security.allowed_keys", default: c.allowedKeys)
         for key in c.allowedKeys where key.utf8.count != 40 {
             throw settings.invalid("security.allowed_keys", key, "Z85 public keys of 40 characters, as workctl keygen prints them")
         }
-        if c.keyFile.isEmpty {
-            for (key, endpoint) in [("listen.workers", c.workerEndpoint), ("listen.control", c.controlEndpoint), ("listen.events", c.eventsEndpoint)]
-            where !Self.isLocal(endpoint) {
-                throw settings.invalid(
-                    key, endpoint,
-                    "without security.key_file (CURVE encryption) the coordinator listens on loopback only: use tcp://127.0.0.1:PORT, or configure keys")
-            }
-        }
+        if let problem = c.listenAddressProblem() { throw settings.invalid(problem.key, problem.value, problem.reason) }
         c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)
         c.heartbeatLiveness = try settings.int("heartbeat.liveness", default: c.heartbeatLiveness, in: 2...100)
         c.maximumAttempts = try settings.int("retry.max_attempts", default: c.maximumAttempts, in: 1...100)
@@ -126,12 +122,39 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
 
     enum Durability: String, CaseIterable { case full, normal }
 
-    /// Whether an endpoint is reachable from this host only.
-    public static func isLocal(_ endpoint: String) -> Bool {
-        if endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://") { return true }
-        guard endpoint.hasPrefix("tcp://") else { return false }
-        let host = endpoint.dropFirst("tcp://".count)
-        return host.hasPrefix("127.") || host.hasPrefix("localhost:") || host.hasPrefix("[::1]:")
+    /// The first listen address this configuration may not use, and why; `nil` when every one is
+    /// fine. Each is parsed (``ListenAddress``), not prefix-matched: it must be one endpoint, and
+    /// without `security.key_file` (no CURVE, so no encryption and no keys) only this host may
+    /// reach it. The metrics endpoint (plain HTTP) must be on loopback unless `metrics.allow_remote`.
+    /// The coordinator checks this at start whatever built the configuration.
+    public func listenAddressProblem() -> (key: String, value: String, reason: String)? {
+        for (key, endpoint) in [("listen.workers", workerEndpoint), ("listen.control", controlEndpoint), ("listen.events", eventsEndpoint)] {
+            let address: ListenAddress
+            do { address = try ListenAddress(zeroMQ: endpoint) } catch { return (key, endpoint, error.reason) }
+            if keyFile.isEmpty && !address.isLoopback {
+                return (
+                    key, endpoint,
+                    "without security.key_file (CURVE encryption and keys per role) the coordinator listens on loopback only "
+                        + "(tcp://127.x.x.x:PORT, tcp://[::1]:PORT, ipc://): use one of those, or configure keys (docs/security.md)"
+                )
+            }
+        }
+        if let problem = Self.metricsProblem(metricsListen, allowRemote: metricsAllowRemote) { return problem }
+        return nil
+    }
+
+    /// Why a metrics listen address cannot be used, or `nil`.
+    static func metricsProblem(_ listen: String, allowRemote: Bool) -> (key: String, value: String, reason: String)? {
+        guard !listen.isEmpty else { return nil }
+        let address: ListenAddress
+        do { address = try ListenAddress(http: listen) } catch { return ("metrics.listen", listen, error.reason) }
+        guard address.isLoopback || allowRemote else {
+            return (
+                "metrics.listen", listen,
+                "/metrics is plain HTTP without authentication: listen on 127.0.0.1:PORT, or set metrics.allow_remote: true to serve it beyond this host"
+            )
+        }
+        return nil
     }
 }
 

@@ -50,6 +50,7 @@ struct CoordinatorLoop: ~Copyable {
         if keyPair != nil {
             try zapSocket.bind(ZAP.endpoint)
         } else {
+            // Checked at start (CoordinatorConfiguration.listenAddressProblem): every endpoint is one loopback address.
             logger.notice("no security.key_file: CURVE is off and the coordinator listens on loopback only")
         }
         let workerSocket = try ZMQSocket(context, type: .router)

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import Synchronization
+import WorkFeedModel
 public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
@@ -40,6 +41,9 @@ public final class Worker: Sendable {
     /// (and reconnects) to the coordinator by itself.
     /// - Throws: ``WorkerError`` when the worker's sockets cannot be made (a malformed endpoint, say).
     public func start() throws(WorkerError) {
+        if let problem = configuration.listenAddressProblem() {
+            throw WorkerError("worker cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
+        }
         guard started.withLock({ started in
             defer { started = true }
             return !started

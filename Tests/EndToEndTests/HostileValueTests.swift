@@ -1,5 +1,8 @@
 import Foundation
+import Logging
 import Testing
+import WorkFeedConfig
+import WorkFeedCoordinator
 import WorkFeedModel
 import WorkFeedWire
 
@@ -123,3 +126,21 @@ import WorkFeedWire
     }
 }
 
+
+@Suite struct ListenGuardTests {
+    /// The coordinator checks its addresses itself, however its configuration was made.
+    @Test func theCoordinatorRefusesTheBypassAtStartNamingIt() {
+        var configuration = CoordinatorConfiguration()
+        configuration.indexPath = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-guard-\(UUID().uuidString)/index.sqlite").path
+        configuration.controlEndpoint = "tcp://127.0.0.1:0;0.0.0.0:5555"
+        let coordinator = Coordinator(configuration: configuration, context: ZMQContext(), logger: Logger(label: "guard"))
+        do {
+            _ = try coordinator.start()
+            coordinator.stop()
+            Issue.record("started on the bypass address")
+        } catch {
+            #expect(error.description.contains("listen.control"), "\(error)")
+            #expect(error.description.contains("one HOST:PORT"), "\(error)")
+        }
+    }
+}
