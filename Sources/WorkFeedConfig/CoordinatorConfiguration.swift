@@ -23,8 +23,12 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var jobDeadlineSeconds = 120.0
     /// The coordinator's CURVE key file (`workctl keygen`); empty: no encryption, loopback only.
     public var keyFile = ""
-    /// The public keys (Z85) of the workers and operators allowed in when a key file is set.
-    public var allowedKeys: [String] = []
+    /// The public keys (Z85) of the workers, let in on the worker socket only.
+    public var workerKeys: [String] = []
+    /// The public keys of the operators (workctl), let in on the control and event sockets.
+    public var operatorKeys: [String] = []
+    /// The public keys of the gateways, let in on the control and event sockets.
+    public var gatewayKeys: [String] = []
     /// A worker or coordinator that sent nothing for this long sends a HEARTBEAT.
     public var heartbeatIntervalMilliseconds = 1000
     /// A worker silent for `heartbeatLiveness` intervals is gone; its jobs are leased again.
@@ -57,6 +61,15 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
 
     public init() {}
 
+    /// Every allowed public key with its role.
+    public var keyRoles: [String: ClientRole] {
+        var roles: [String: ClientRole] = [:]
+        for key in workerKeys { roles[key] = .worker }
+        for key in operatorKeys { roles[key] = .operator }
+        for key in gatewayKeys { roles[key] = .gateway }
+        return roles
+    }
+
     public func style(for theme: Theme) -> RouteStyle {
         theme == .light ? lightStyle : darkStyle
     }
@@ -69,7 +82,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = Set(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
-            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "metrics.listen", "metrics.allow_remote",
+            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "security.worker_keys", "security.operator_keys",
+            "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
@@ -94,9 +108,28 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.metricsAllowRemote = try settings.bool("metrics.allow_remote", default: c.metricsAllowRemote)
         c.jobDeadlineSeconds = try settings.double("jobs.deadline_seconds", default: c.jobDeadlineSeconds, in: 1...86_400)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
-        c.allowedKeys = settings.strings("security.allowed_keys", default: c.allowedKeys)
-        for key in c.allowedKeys where key.utf8.count != 40 {
-            throw settings.invalid("security.allowed_keys", key, "Z85 public keys of 40 characters, as workctl keygen prints them")
+        let legacy = settings.strings("security.allowed_keys", default: [])
+        guard legacy.isEmpty else {
+            // One list for every socket let the workers' key import and delete, and the operators'
+            // key take jobs. Which key is whose must be said once, here.
+            throw settings.invalid(
+                "security.allowed_keys", legacy.joined(separator: ","),
+                "keys now have roles: list each public key under security.worker_keys, security.operator_keys or security.gateway_keys (docs/security.md)")
+        }
+        c.workerKeys = settings.strings("security.worker_keys", default: c.workerKeys)
+        c.operatorKeys = settings.strings("security.operator_keys", default: c.operatorKeys)
+        c.gatewayKeys = settings.strings("security.gateway_keys", default: c.gatewayKeys)
+        var seen: [String: String] = [:]
+        for (key, list) in [("security.worker_keys", c.workerKeys), ("security.operator_keys", c.operatorKeys), ("security.gateway_keys", c.gatewayKeys)] {
+            for publicKey in list {
+                guard publicKey.utf8.count == 40 else {
+                    throw settings.invalid(key, publicKey, "Z85 public keys of 40 characters, as workctl keygen prints them")
+                }
+                if let other = seen[publicKey], other != key {
+                    throw settings.invalid(key, publicKey, "this key is also in \(other): a key has one role (make one key pair per role)")
+                }
+                seen[publicKey] = key
+            }
         }
         if let problem = c.listenAddressProblem() { throw settings.invalid(problem.key, problem.value, problem.reason) }
         c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)

@@ -6,7 +6,9 @@ import WorkFeedWire
 
 /// What the loop hands the dispatcher: the messages received since the last batch.
 struct Batch: Sendable {
-    typealias Message = (identity: [UInt8], frames: [[UInt8]])
+    /// A message as received: its sender, its frames, and the role of the key its connection was
+    /// let in with (`nil` without CURVE: loopback only, every local process trusted alike).
+    typealias Message = (identity: [UInt8], frames: [[UInt8]], role: ClientRole?)
     /// Worker messages, parsed by the loop thread.
     typealias WorkerInput = (identity: [UInt8], message: Result<WorkerMessage, WireError>)
     var workerMessages: [WorkerInput] = []

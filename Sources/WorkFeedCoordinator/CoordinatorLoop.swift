@@ -24,7 +24,8 @@ struct CoordinatorLoop: ~Copyable {
     let doneSocket: ZMQSocket
     /// Answers libzmq's authentication requests; bound only when keys are configured.
     let zapSocket: ZMQSocket
-    let allowedKeys: Set<String>
+    /// Every allowed public key with its role (empty without keys).
+    let keyRoles: [String: ClientRole]
     let heartbeatInterval: Duration
     let inbox: Inbox
     let outboxes: Handoff<Outbox>
@@ -59,7 +60,7 @@ struct CoordinatorLoop: ~Copyable {
         // Credits bound what waits for a worker (at most its capacity, 1,024, plus heartbeats):
         // libzmq's default of 1,000 messages would drop JOBs to a worker with more slots.
         try workerSocket.setOption(ZMQ_SNDHWM, int32: 4_096)
-        if let keyPair { try workerSocket.makeCurveServer(secretKey: keyPair.secretKey) }
+        if let keyPair { try workerSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .workers) }
         let workers = try workerSocket.bind(configuration.workerEndpoint)
         let controlSocket = try ZMQSocket(context, type: .router)
         try controlSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
@@ -67,10 +68,10 @@ struct CoordinatorLoop: ~Copyable {
         // Replies are sent without blocking the loop; a client may pipeline up to this many
         // requests before replies would be dropped (libzmq's default is 1,000).
         try controlSocket.setOption(ZMQ_SNDHWM, int32: Int32(Self.maximumRequestsInFlight))
-        if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey) }
+        if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .control) }
         let control = try controlSocket.bind(configuration.controlEndpoint)
         let eventSocket = try ZMQSocket(context, type: .pub)
-        if let keyPair { try eventSocket.makeCurveServer(secretKey: keyPair.secretKey) }
+        if let keyPair { try eventSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .events) }
         let events = try eventSocket.bind(configuration.eventsEndpoint)
         let wakeSocket = try ZMQSocket(context, type: .pair)
         try wakeSocket.bind(wakeEndpoint)
@@ -94,7 +95,7 @@ struct CoordinatorLoop: ~Copyable {
         self.outboxes = outboxes
         self.indexThreadDone = indexThreadDone
         self.zapSocket = zapSocket
-        allowedKeys = Set(configuration.allowedKeys)
+        keyRoles = configuration.keyRoles
         self.logger = logger
         heartbeatInterval = .milliseconds(configuration.heartbeatIntervalMilliseconds)
         logger.info(
@@ -176,11 +177,15 @@ struct CoordinatorLoop: ~Copyable {
         if !full {
             var workerMessages: [Batch.Message] = []
             var controlMessages: [Batch.Message] = []
-            try Self.drain(workerSocket, into: &workerMessages, upTo: Self.maximumMessagesPerBatch)
-            try Self.drain(controlSocket, into: &controlMessages, upTo: Self.maximumMessagesPerBatch)
+            try Self.drain(workerSocket, into: &workerMessages, upTo: Self.maximumMessagesPerBatch, withRoles: true)
+            try Self.drain(controlSocket, into: &controlMessages, upTo: Self.maximumMessagesPerBatch, withRoles: true)
             // Parsed here, beside the sockets, to keep the index thread to the index.
             let parsed = workerMessages.map { message in
-                (message.identity, Result { () throws(WireError) in try WorkerMessage(frames: message.frames) })
+                (message.identity, Result { () throws(WireError) in
+                    // ZAP lets only worker keys in here; this is the second line.
+                    if let role = message.role, role != .worker { throw WireError("a \(role.rawValue) key may not use the worker protocol") }
+                    return try WorkerMessage(frames: message.frames)
+                })
             }
             inbox.add(worker: parsed, control: controlMessages)
         }
@@ -202,11 +207,14 @@ struct CoordinatorLoop: ~Copyable {
 
     /// Takes up to `limit` messages waiting on a ROUTER socket, without blocking: each split into
     /// the sender's identity and the protocol frames.
-    static func drain(_ socket: borrowing ZMQSocket, into messages: inout [Batch.Message], upTo limit: Int) throws {
+    /// - Parameter withRoles: read each message's role (the ZAP user id of its connection).
+    static func drain(_ socket: borrowing ZMQSocket, into messages: inout [Batch.Message], upTo limit: Int, withRoles: Bool = false) throws {
         var taken = 0
-        while taken < limit, var frames = try socket.receive(dontWait: true), !frames.isEmpty {
+        while taken < limit, let received = try withRoles ? socket.receiveWithUserID(dontWait: true) : socket.receive(dontWait: true).map({ ($0, nil) }) {
+            var frames = received.frames
+            guard !frames.isEmpty else { continue }
             let identity = frames.removeFirst()
-            messages.append((identity, frames))
+            messages.append((identity, frames, received.userID.flatMap(ClientRole.init(rawValue:))))
             taken += 1
         }
     }
@@ -266,12 +274,18 @@ struct CoordinatorLoop: ~Copyable {
         }
     }
 
-    /// Lets in CURVE clients whose public key is on the allow-list; logs every refusal.
+    /// Lets in CURVE clients whose public key has a role the socket takes (workers on the worker
+    /// socket, operators and gateways on the control and event sockets); logs every refusal.
     func answerAuthentication() throws {
         while let request = try zapSocket.receive(dontWait: true) {
-            let decision = ZAP.decide(request, allowed: allowedKeys)
+            let decision = ZAP.decide(request, roles: keyRoles)
             if !decision.allowed {
-                logger.warning("connection refused: key not allowed", metadata: ["key": "\(decision.client)", "address": "\(decision.address)"])
+                logger.warning(
+                    "connection refused: \(decision.refusal ?? "key not allowed")",
+                    metadata: [
+                        "key": "\(decision.client.escapedForDisplay)", "address": "\(decision.address.escapedForDisplay)",
+                        "socket": "\(decision.domain?.socketName ?? "?")", "role": "\(decision.role?.rawValue ?? "none")",
+                    ])
             }
             try zapSocket.send(decision.reply)
         }

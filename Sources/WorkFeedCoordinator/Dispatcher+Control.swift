@@ -9,7 +9,7 @@ extension Dispatcher {
     /// Answers one control request inside the turn's transaction. Never throws: whatever goes wrong
     /// becomes an ERROR reply that says what.
     func handleControl(
-        _ frames: [[UInt8]], workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
+        _ frames: [[UInt8]], role: ClientRole?, workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
         outbox: inout Outbox
     ) -> ControlReply {
         let request: ControlRequest
@@ -18,6 +18,10 @@ extension Dispatcher {
         } catch {
             logger.warning("malformed control request", metadata: ["error": "\(error)"])
             return .error(id: 0, "malformed request: \(error)")
+        }
+        if let refusal = ControlPolicy.refusal(of: request.command, for: role) {
+            logger.warning("control request refused", metadata: ["command": "\(request.command.rawValue)", "role": "\(role?.rawValue ?? "local")"])
+            return .error(id: request.id, refusal)
         }
         do {
             let body = try answer(request, workers: workers, specs: &specs, transaction: &transaction, outbox: &outbox)
@@ -170,6 +174,20 @@ extension Dispatcher {
         for (field, date) in [("since", body.since), ("until", body.until)] {
             guard let date else { continue }
             do { try ValueLimits.checkTime(date, field: field) } catch { throw ControlRequestError("ENQUEUE: \(error)") }
+        }
+    }
+}
+
+/// Which control requests each role may send. The ZAP handler already keeps worker keys off the
+/// control socket; this is the second line, and the place where the gateway's requests will be
+/// narrowed.
+enum ControlPolicy {
+    /// Why `role` may not send `command`, or `nil` when it may. `nil` role: no CURVE (loopback
+    /// only), every local process is trusted alike.
+    static func refusal(of command: ControlCommand, for role: ClientRole?) -> String? {
+        switch role {
+        case nil, .operator?, .gateway?: nil
+        case .worker?: "\(command.rawValue) refused: a worker key may not use the control protocol"
         }
     }
 }

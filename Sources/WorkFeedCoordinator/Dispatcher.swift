@@ -100,7 +100,9 @@ struct Dispatcher {
                 for message in batch.controlMessages {
                     outbox.control.append(
                         (message.identity,
-                         handleControl(message.frames, workers: workersAfter, specs: &specsAfter, transaction: &transaction, outbox: &outbox)))
+                         handleControl(
+                            message.frames, role: message.role, workers: workersAfter, specs: &specsAfter, transaction: &transaction,
+                            outbox: &outbox)))
                 }
                 try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 if checkDeadlines {
