@@ -42,6 +42,11 @@ import WorkFeedWire
             workerKeys: (keys.file("worker"), keys["coordinator"].publicKey))
     }
 
+    /// A control client with `name`'s key.
+    static func client(_ system: RunningSystem, _ keys: Keys, _ name: String, timeoutMilliseconds: Int = 10_000) throws -> ControlClient {
+        try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: timeoutMilliseconds, curve: keys.client(name))
+    }
+
     /// Whether a control client with this key gets an answer to PING.
     static func controlAnswers(_ system: RunningSystem, _ curve: CurveClientKeys?) throws -> Bool {
         var client = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 1_000, curve: curve)
@@ -84,8 +89,7 @@ import WorkFeedWire
         let system = try Self.system(keys, workers: 0)
         defer { system.stop() }
         // Something to lease, so that a worker that gets in is given a job.
-        var operatorClient = try ControlClient(
-            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000, curve: keys.client("operator"))
+        var operatorClient = try Self.client(system, keys, "operator")
         let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &operatorClient)
         let _: EnqueueReply = try operatorClient.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light, .dark]))
 
@@ -111,11 +115,9 @@ import WorkFeedWire
         let keys = try Keys()
         let system = try Self.system(keys, workers: 0)
         defer { system.stop() }
-        var operatorClient = try ControlClient(
-            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000, curve: keys.client("operator"))
+        var operatorClient = try Self.client(system, keys, "operator")
         let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &operatorClient)
-        var workerAsOperator = try ControlClient(
-            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 1_500, curve: keys.client("worker"))
+        var workerAsOperator = try Self.client(system, keys, "worker", timeoutMilliseconds: 1_500)
         #expect(throws: ControlClientError.self) { let _: DeleteReply = try workerAsOperator.request(.delete, DeleteRequest(ids: [id])) }
         let show: ShowReply = try operatorClient.request(.show, ShowRequest(id: id))
         #expect(show.item.workout.id == id)
@@ -126,8 +128,7 @@ import WorkFeedWire
         let keys = try Keys()
         let system = try Self.system(keys, workers: 1)
         defer { system.stop() }
-        var gateway = try ControlClient(
-            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000, curve: keys.client("gateway"))
+        var gateway = try Self.client(system, keys, "gateway")
         let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &gateway)
         let _: EnqueueReply = try gateway.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))
         var status: PictureRecord?
