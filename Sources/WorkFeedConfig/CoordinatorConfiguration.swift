@@ -36,6 +36,15 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var maximumAttempts = 3
     public var initialBackoffSeconds = 1.0
     public var maximumBackoffSeconds = 60.0
+    /// Failures of a worker's surroundings (a full, read-only or forbidden cache; another
+    /// basemap) count no attempt; they are retried after this long, doubling each time up to the
+    /// maximum, for as long as it takes.
+    public var environmentInitialBackoffSeconds = 10.0
+    public var environmentMaximumBackoffSeconds = 900.0
+    /// A worker whose last this-many reports were all transient failures, while other workers
+    /// generated pictures, is set aside (sent away and refused) for `setAsideSeconds`.
+    public var setAsideAfterFailures = 5
+    public var setAsideSeconds = 300.0
     /// Picture size in points; the PNG is width × scale by height × scale pixels.
     public var pictureWidth = 512
     public var pictureHeight = 512
@@ -85,7 +94,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "security.worker_keys", "security.operator_keys",
             "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
-            "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
+            "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
+            "workers.set_aside_after_failures", "workers.set_aside_seconds", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
             "basemap.tilesets", "basemap.font", "basemap.attribution",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
@@ -137,6 +147,12 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.maximumAttempts = try settings.int("retry.max_attempts", default: c.maximumAttempts, in: 1...100)
         c.initialBackoffSeconds = try settings.double("retry.initial_backoff_seconds", default: c.initialBackoffSeconds, in: 0...3600)
         c.maximumBackoffSeconds = try settings.double("retry.max_backoff_seconds", default: c.maximumBackoffSeconds, in: 0...86_400)
+        c.environmentInitialBackoffSeconds = try settings.double(
+            "retry.environment_initial_backoff_seconds", default: c.environmentInitialBackoffSeconds, in: 0...86_400)
+        c.environmentMaximumBackoffSeconds = try settings.double(
+            "retry.environment_max_backoff_seconds", default: c.environmentMaximumBackoffSeconds, in: 0...86_400)
+        c.setAsideAfterFailures = try settings.int("workers.set_aside_after_failures", default: c.setAsideAfterFailures, in: 2...1000)
+        c.setAsideSeconds = try settings.double("workers.set_aside_seconds", default: c.setAsideSeconds, in: 0...86_400)
         c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: 16...4096)
         c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: 16...4096)
         c.scales = try settings.ints("pictures.scales", default: c.scales, in: 1...3)

@@ -51,10 +51,10 @@ struct Tally: Sendable {
     var failures: [String] = []
 
     mutating func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
-        guard case .updated(let picture, let status, let reason, _) = effect else { return }
+        guard case .updated(let picture, let status, let reason, _, let code) = effect else { return }
         results[Result(kind: picture.kind, status: status), default: 0] += 1
         if let renderMicroseconds { self.renderMicroseconds.append(renderMicroseconds) }
-        if let reason { failures.append(reason) }
+        if let reason { failures.append((code ?? FailureCode.guess(fromReason: reason)).rawValue) }
     }
 }
 

@@ -103,7 +103,8 @@ extension Dispatcher {
             let reader = transaction.reader
             return try ControlCodec.encode(
                 FailedReply(
-                    groups: body.group ? try reader.failureReasons(limit: body.limit).map { FailedReply.Group(reason: $0.reason, count: $0.count) } : [],
+                    groups: body.group
+                        ? try reader.failureGroups(limit: body.limit).map { FailedReply.Group(code: $0.code, reason: $0.example, count: $0.count) } : [],
                     pictures: body.group ? [] : try reader.failedPictures(limit: body.limit), total: try reader.failedCount()))
 
         case .show:
@@ -167,6 +168,9 @@ extension Dispatcher {
         }
         if let ids = body.ids, ids.count > ControlLimits.maximumEnqueueIDs {
             throw ControlRequestError("ENQUEUE: ids has \(ids.count) entries, at most \(ControlLimits.maximumEnqueueIDs) a request")
+        }
+        if let codes = body.reasonCodes, codes.count > 64 || !codes.allSatisfy(FailureCode.isWellFormed) {
+            throw ControlRequestError("ENQUEUE: reasonCodes must be at most 64 codes, each 1 to 64 lower-case letters, digits and '-'")
         }
         if let priority = body.priority, !ControlLimits.priorities.contains(priority) {
             throw ControlRequestError("ENQUEUE: priority \(priority) is outside \(ControlLimits.priorities.lowerBound)...\(ControlLimits.priorities.upperBound)")

@@ -73,7 +73,8 @@ struct Dispatcher {
         specs = PictureSpecs(configuration: configuration, basemap: basemap.isEmpty ? nil : basemap)
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
-            maximumBackoff: configuration.maximumBackoffSeconds)
+            maximumBackoff: configuration.maximumBackoffSeconds, environmentInitialBackoff: configuration.environmentInitialBackoffSeconds,
+            environmentMaximumBackoff: configuration.environmentMaximumBackoffSeconds)
         workerExpiry = .milliseconds(configuration.heartbeatIntervalMilliseconds * configuration.heartbeatLiveness)
     }
 
@@ -111,7 +112,7 @@ struct Dispatcher {
                     for effect in expired {
                         outbox.tally.record(effect, renderMicroseconds: nil)
                         if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
-                        if case .updated(let picture, _, let reason, _) = effect {
+                        if case .updated(let picture, _, let reason, _, _) = effect {
                             logger.warning("job past its deadline; leased again", metadata: ["picture": "\(picture)", "reason": "\(reason ?? "")"])
                         }
                     }
@@ -205,14 +206,15 @@ struct Dispatcher {
                 case .failedRetry: .failedRetry
                 }
             let effect = try transaction.complete(
-                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map), from: key, retry: retry)
+                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map, code: report.code), from: key,
+                retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
             switch effect {
             case .staleLease:
                 logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
-            case .updated(let picture, let status, let reason, _):
+            case .updated(let picture, let status, let reason, _, _):
                 if status == .failedNoRetry || reason != nil {
                     logger.info("picture failed", metadata: ["picture": "\(picture)", "status": "\(status.rawValue)", "reason": "\(reason ?? "")"])
                 } else {
@@ -317,7 +319,7 @@ struct Dispatcher {
         }
         if finished > 0 { finishedCounter.add(finished) }
         for microseconds in tally.renderMicroseconds { metrics.rendered(microseconds: microseconds) }
-        for reason in tally.failures { metrics.failed(reason: reason) }
+        for code in tally.failures { metrics.failed(code: code) }
     }
 
     /// Removes the cache files of deleted workouts, once their deletion has committed.

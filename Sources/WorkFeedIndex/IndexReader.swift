@@ -116,13 +116,18 @@ public struct IndexReader {
         try Double.fetchOne(db, sql: "SELECT min(updated_at) FROM job WHERE status = 'pending'").map(Date.init(timeIntervalSince1970:))
     }
 
-    /// Failed pictures grouped by reason, most frequent first.
-    public func failureReasons(limit: Int) throws -> [(reason: String, count: Int)] {
+    /// Failed pictures grouped by their failure's code, most frequent first, each with the
+    /// reason of its most recent failure as an example.
+    public func failureGroups(limit: Int) throws -> [(code: String, count: Int, example: String)] {
+        // SQLite takes a bare column (reason) from the row that gave max(updated_at).
         try Row.fetchAll(
             db,
-            sql: "SELECT coalesce(reason, '') AS reason, count(*) AS n FROM job WHERE status = 'failed-no-retry' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?",
+            sql: """
+                SELECT coalesce(reason_code, 'transient') AS code, count(*) AS n, coalesce(reason, '') AS reason, max(updated_at)
+                FROM job WHERE status = 'failed-no-retry' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?
+                """,
             arguments: [limit]
-        ).map { ($0["reason"], $0["n"]) }
+        ).map { ($0["code"], $0["n"], $0["reason"]) }
     }
 
     /// Failed pictures, most recent first.
@@ -174,6 +179,7 @@ public struct IndexReader {
             cacheKey: row["cache_key"],
             attempts: row["attempts"],
             updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-            map: (row["map"] as String?).flatMap(MapCoverage.init(rawValue:)))
+            map: (row["map"] as String?).flatMap(MapCoverage.init(rawValue:)),
+            reasonCode: row["reason_code"])
     }
 }

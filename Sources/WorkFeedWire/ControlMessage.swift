@@ -353,15 +353,19 @@ public struct FailedRequest: Codable, Sendable, Hashable {
 
 public struct FailedReply: Codable, Sendable, Hashable {
     public struct Group: Codable, Sendable, Hashable {
+        /// The failure's stable code (``FailureCode``): what the group is made by.
+        public var code: String
+        /// The reason of the group's most recent failure, as an example.
         public var reason: String
         public var count: Int
-        public init(reason: String, count: Int) {
+        public init(code: String, reason: String, count: Int) {
+            self.code = code
             self.reason = reason
             self.count = count
         }
     }
 
-    /// With `group`: reasons by count, most first.
+    /// With `group`: failures by code, most first.
     public var groups: [Group]
     /// Without `group`: the pictures, most recent first.
     public var pictures: [PictureRecord]

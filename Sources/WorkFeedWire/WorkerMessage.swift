@@ -45,10 +45,15 @@ public struct JobReport: Sendable, Hashable {
     public var renderMicroseconds: UInt64
     /// How much of a generated picture the basemap covered (`none` for failures).
     public var map: MapCoverage
+    /// For a failure: its stable code (``FailureCode``); `nil` from a worker that sends none.
+    public var code: FailureCode?
 
     /// - Parameter detail: shortened to ``WorkerMessage/maximumTextBytes`` (at a character
     ///   boundary) when longer, as the coordinator refuses longer ones.
-    public init(lease: UInt64, outcome: JobOutcome, detail: String, renderMicroseconds: UInt64, map: MapCoverage = .none) {
+    public init(
+        lease: UInt64, outcome: JobOutcome, detail: String, renderMicroseconds: UInt64, map: MapCoverage = .none, code: FailureCode? = nil
+    ) {
+        self.code = code
         self.lease = lease
         self.outcome = outcome
         self.detail = detail.utf8.count <= WorkerMessage.maximumTextBytes ? detail : detail.prefixFitting(bytes: WorkerMessage.maximumTextBytes)
@@ -128,6 +133,7 @@ public enum WorkerMessage: Sendable, Hashable {
                 report.lease.bigEndianBytes, Array(report.outcome.rawValue.utf8), Array(report.detail.utf8),
                 report.renderMicroseconds.bigEndianBytes, Array(report.map.rawValue.utf8),
             ]
+            if let code = report.code { frames.append(Array(code.rawValue.utf8)) }
         case .heartbeat:
             break
         case .disconnect(let reason), .error(let reason):
@@ -188,7 +194,16 @@ public enum WorkerMessage: Sendable, Hashable {
             guard let map = MapCoverage(rawValue: mapText) else {
                 throw WireError("STATUS: frame 6 (map) must be full, partial or none, is '\(mapText.prefix(40))'")
             }
-            self = .status(JobReport(lease: lease, outcome: outcome, detail: detail, renderMicroseconds: micros, map: map))
+            // Frame 7, the failure's code, is optional: workers built before codes existed send none.
+            var code: FailureCode?
+            if reader.remaining > 0 {
+                let text = try reader.text("code", maximumBytes: 64)
+                guard FailureCode.isWellFormed(text) else {
+                    throw WireError("STATUS: frame 7 (code) must be 1 to 64 lower-case letters, digits and '-'")
+                }
+                code = FailureCode(text)
+            }
+            self = .status(JobReport(lease: lease, outcome: outcome, detail: detail, renderMicroseconds: micros, map: map, code: code))
         case "HEARTBEAT":
             self = .heartbeat
         case "DISCONNECT":

@@ -76,7 +76,7 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         #expect(sample(body, "workfeed_jobs", labels: ["status": "failed-no-retry"]) == 1)
         #expect(sample(body, "workfeed_workers_connected") == 2)
         #expect(sample(body, "workfeed_render_duration_seconds_count") == 1)
-        #expect(sample(body, "workfeed_failures_total", labels: ["reason": "no route"]) == 1)
+        #expect(sample(body, "workfeed_failures_total", labels: ["code": "no-route"]) == 1)
         #expect(sample(body, "workfeed_job_results_total", labels: ["kind": "route", "status": "generated"]) == 1)
         #expect(body.contains("# TYPE workfeed_jobs gauge"))
         #expect(try httpGet(url.replacingOccurrences(of: "/metrics", with: "/other")).status == 404)

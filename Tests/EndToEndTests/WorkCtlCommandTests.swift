@@ -79,7 +79,7 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         #expect(try decodeJSON(StatusReply.self, try workctl(["status", "--json"]).output).workouts == 2)
         #expect(try decodeJSON([StatusReply.Worker].self, try workctl(["workers", "--json"]).output).count == 2)
         let failed = try decodeJSON(FailedReply.self, try workctl(["failed", "--group", "--json"]).output)
-        #expect(failed.groups == [FailedReply.Group(reason: "no route", count: 1)])
+        #expect(failed.groups == [FailedReply.Group(code: "no-route", reason: "no route", count: 1)])
         #expect(try workctl(["failed"]).output.contains("no route"))
 
         // feed, show, changes.
