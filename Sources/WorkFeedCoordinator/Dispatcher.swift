@@ -45,8 +45,21 @@ struct Dispatcher {
         var inFlight: Set<UInt64> = []
         var lastHeard: ContinuousClock.Instant
         var done = 0
+        /// Transient failures reported one after the other, and when the first of them came.
+        var failureStreak = 0
+        var streakStarted: ContinuousClock.Instant?
         var credits: Int { max(0, capacity - inFlight.count) }
     }
+
+    /// Which workers fail where others succeed: kept beside the workers, and like them only once
+    /// a batch commits.
+    struct WorkerHealth {
+        /// When some worker last had a picture generated.
+        var lastGenerated: ContinuousClock.Instant?
+        /// Workers set aside, by name, until when.
+        var setAside: [String: ContinuousClock.Instant] = [:]
+    }
+    var health = WorkerHealth()
 
     /// The basemap's identity hash; empty without tilesets. Workers must have the same one.
     let basemap: String
@@ -85,6 +98,7 @@ struct Dispatcher {
         var outbox = Outbox()
         // Worker bookkeeping is applied to a copy and kept only if the transaction commits.
         var workersAfter = workers
+        var healthAfter = health
         var specsAfter = specs
         var leaseCounterAfter = leaseCounter
         var progressAfter = progress
@@ -95,8 +109,8 @@ struct Dispatcher {
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 for message in batch.workerMessages {
                     try handleWorker(
-                        message.identity, message.message, now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox,
-                        progress: &progressAfter)
+                        message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, transaction: &transaction,
+                        outbox: &outbox, progress: &progressAfter)
                 }
                 for message in batch.controlMessages {
                     outbox.control.append(
@@ -135,6 +149,7 @@ struct Dispatcher {
         metrics.workers(workersAfter.count)
         metrics.leased(index.leases.count)
         workers = workersAfter
+        health = healthAfter
         specs = specsAfter
         leaseCounter = leaseCounterAfter
         progress = progressAfter
@@ -152,7 +167,7 @@ struct Dispatcher {
 
     mutating func handleWorker(
         _ identity: [UInt8], _ parsed: Result<WorkerMessage, WireError>, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
-        transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
+        health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
     ) throws {
         let message: WorkerMessage
         switch parsed {
@@ -185,6 +200,14 @@ struct Dispatcher {
                     reason: "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution")))
                 return
             }
+            if let until = health.setAside[name], until > now {
+                let seconds = Int((until - now).components.seconds)
+                logger.warning("worker refused: it is set aside", metadata: ["worker": "\(name.escapedForDisplay)", "for_s": "\(seconds)"])
+                outbox.worker.append((identity, .disconnect(
+                    reason: "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name")))
+                return
+            }
+            health.setAside[name] = nil
             if let previous = workers[identity] {
                 // A worker that says READY again has reset: whatever it held is not coming back.
                 try release(previous, reason: "worker \(previous.name) restarted", cause: "restarted", transaction: &transaction, outbox: &outbox)
@@ -209,6 +232,11 @@ struct Dispatcher {
                 JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map, code: report.code), from: key,
                 retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
+            if let known, case .updated(_, let status, _, _, let code) = effect {
+                try watchHealth(
+                    known, status: status, transient: report.outcome == .failedRetry, code: code, now: now, workers: &workers, health: &health,
+                    transaction: &transaction, outbox: &outbox)
+            }
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
             switch effect {
@@ -240,6 +268,42 @@ struct Dispatcher {
         case .job, .error:
             outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
         }
+    }
+
+    /// Sets aside a worker whose last reports were all transient failures while other workers'
+    /// pictures were generated: a worker whose cache is read-only, or that cannot draw, would
+    /// otherwise keep taking jobs and failing them. Its leases go back without counting an
+    /// attempt, it is told why, and a READY under its name is refused for `workers.set_aside_seconds`.
+    func watchHealth(
+        _ known: Dictionary<[UInt8], WorkerState>.Index, status: JobStatus, transient: Bool, code: FailureCode?, now: ContinuousClock.Instant,
+        workers: inout [[UInt8]: WorkerState], health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
+        if status == .generated {
+            workers.values[known].failureStreak = 0
+            workers.values[known].streakStarted = nil
+            health.lastGenerated = now
+            return
+        }
+        guard transient else { return }  // the inputs' fault: says nothing about the worker
+        workers.values[known].failureStreak += 1
+        if workers.values[known].streakStarted == nil { workers.values[known].streakStarted = now }
+        let worker = workers.values[known]
+        guard worker.failureStreak >= configuration.setAsideAfterFailures, let started = worker.streakStarted,
+            let generated = health.lastGenerated, generated > started
+        else { return }
+        let identity = workers.keys[known]
+        workers.removeValue(forKey: identity)
+        health.setAside[worker.name] = now + .milliseconds(Int64(configuration.setAsideSeconds * 1000))
+        logger.error(
+            "worker set aside: its jobs keep failing where other workers' succeed",
+            metadata: [
+                "worker": "\(worker.name.escapedForDisplay)", "failures": "\(worker.failureStreak)", "code": "\(code?.rawValue ?? "")",
+                "seconds": "\(Int(configuration.setAsideSeconds))",
+            ])
+        outbox.events.append(.worker(name: worker.name, change: "set-aside"))
+        outbox.worker.append((identity, .disconnect(
+            reason: "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded")))
+        try release(worker, reason: "worker \(worker.name) set aside", cause: "set-aside", countAttempt: false, transaction: &transaction, outbox: &outbox)
     }
 
     /// JOBs that could not be sent: their leases end without counting an attempt, and their
