@@ -24,15 +24,7 @@ import WorkFeedWire
         let system = try ChaosSystem(settings, label: "full-cache")
         defer { system.tearDown() }
 
-        // 25 workouts with heart rate x route, heatmap x light, dark = 100 jobs.
-        let files = try WorkoutFiles(routes: 25, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: system.directory.appendingPathComponent("inputs"))
-        try system.startCoordinator()
-        try system.startWorkers()
-        try system.waitForWorkers(2)
-        let imported = try system.workctl(["import", "--coordinator", system.controlEndpoint, files.directory.path])
-        try #require(imported.status == 0, "workctl import: \(imported.output)")
-        let enqueued: EnqueueReply = try system.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
-        try #require(enqueued.created == 100)
+        let files = try system.startWithAHundredJobs()
 
         // A fifth done, the file system fills up.
         _ = try system.waitFor("20 pictures generated", timeout: 120, poll: 0.02) { $0.total(.generated) >= 20 }

@@ -23,14 +23,7 @@ import WorkFeedWire
         print("fuzz: seed \(String(seed, radix: 16)) (WORKFEED_FUZZ_SEED=\(String(seed, radix: 16)) replays it), \(seconds) s")
 
         // 25 workouts with heart rate x route, heatmap x light, dark = 100 jobs, all of which can be drawn.
-        let files = try WorkoutFiles(routes: 25, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: system.directory.appendingPathComponent("inputs"))
-        try system.startCoordinator()
-        try system.startWorkers()
-        try system.waitForWorkers(2)
-        let imported = try system.workctl(["import", "--coordinator", system.controlEndpoint, files.directory.path])
-        try #require(imported.status == 0, "workctl import: \(imported.output)")
-        let enqueued: EnqueueReply = try system.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
-        try #require(enqueued.created == 100)
+        let files = try system.startWithAHundredJobs()
 
         let before = try system.feed()
         let fuzzer = try Fuzzer(context: system.context, workerEndpoint: system.workerEndpoint, controlEndpoint: system.controlEndpoint, seed: seed)
