@@ -29,6 +29,10 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var operatorKeys: [String] = []
     /// The public keys of the gateways, let in on the control and event sockets.
     public var gatewayKeys: [String] = []
+    /// Control requests one client may have unanswered; past it, requests are refused "busy".
+    public var controlMaximumInFlight = 32
+    /// Bytes of requests one client may have unanswered (one request is always let in).
+    public var controlMaximumInFlightBytes = 320 << 20
     /// A worker or coordinator that sent nothing for this long sends a HEARTBEAT.
     public var heartbeatIntervalMilliseconds = 1000
     /// A worker silent for `heartbeatLiveness` intervals is gone; its jobs are leased again.
@@ -95,7 +99,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
-            "workers.set_aside_after_failures", "workers.set_aside_seconds", "pictures.width", "pictures.height", "pictures.scales",
+            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
             "basemap.tilesets", "basemap.font", "basemap.attribution",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
@@ -153,6 +157,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "retry.environment_max_backoff_seconds", default: c.environmentMaximumBackoffSeconds, in: 0...86_400)
         c.setAsideAfterFailures = try settings.int("workers.set_aside_after_failures", default: c.setAsideAfterFailures, in: 2...1000)
         c.setAsideSeconds = try settings.double("workers.set_aside_seconds", default: c.setAsideSeconds, in: 0...86_400)
+        c.controlMaximumInFlight = try settings.int("control.max_in_flight", default: c.controlMaximumInFlight, in: 1...10_000)
+        c.controlMaximumInFlightBytes = try settings.int("control.max_in_flight_mb", default: c.controlMaximumInFlightBytes >> 20, in: 1...65_536) << 20
         c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: 16...4096)
         c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: 16...4096)
         c.scales = try settings.ints("pictures.scales", default: c.scales, in: 1...3)

@@ -6,25 +6,15 @@ import WorkFeedModel
 import WorkFeedWire
 
 extension Dispatcher {
-    /// Answers one control request inside the turn's transaction. Never throws: whatever goes wrong
-    /// becomes an ERROR reply that says what.
+    /// Answers one write request (IMPORT, ENQUEUE, DELETE) inside the turn's transaction; the loop
+    /// has parsed it, checked its role and admitted it, and read requests never come here (the
+    /// ``ReadService`` answers them from a read-only connection). Never throws: whatever goes
+    /// wrong becomes an ERROR reply that says what.
     func handleControl(
-        _ frames: [[UInt8]], role: ClientRole?, workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
-        outbox: inout Outbox
+        _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
     ) -> ControlReply {
-        let request: ControlRequest
         do {
-            request = try ControlRequest(frames: frames)
-        } catch {
-            logger.warning("malformed control request", metadata: ["error": "\(error)"])
-            return .error(id: 0, "malformed request: \(error)")
-        }
-        if let refusal = ControlPolicy.refusal(of: request.command, for: role) {
-            logger.warning("control request refused", metadata: ["command": "\(request.command.rawValue)", "role": "\(role?.rawValue ?? "local")"])
-            return .error(id: request.id, refusal)
-        }
-        do {
-            let body = try answer(request, workers: workers, specs: &specs, transaction: &transaction, outbox: &outbox)
+            let body = try answer(request, specs: &specs, transaction: &transaction, outbox: &outbox)
             return ControlReply(id: request.id, ok: true, body: body)
         } catch let error as ControlRequestError {
             return .error(id: request.id, error.description)
@@ -35,13 +25,9 @@ extension Dispatcher {
     }
 
     private func answer(
-        _ request: ControlRequest, workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
-        outbox: inout Outbox
+        _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
     ) throws -> [UInt8] {
         switch request.command {
-        case .ping:
-            return try ControlCodec.encode(["pong": true])
-
         case .importWorkout:
             let body = try decode(ImportRequest.self, request)
             guard request.attachments.count == 2 else {
@@ -81,52 +67,6 @@ extension Dispatcher {
                 ])
             return try ControlCodec.encode(reply)
 
-        case .status:
-            let reader = transaction.reader
-            let counts = try reader.statusCounts().map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
-            let now = ContinuousClock.now
-            let workerList = workers.values.sorted { $0.name < $1.name }.map {
-                let silent = now - $0.lastHeard
-                return StatusReply.Worker(
-                    name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done,
-                    silentSeconds: Double(silent.components.seconds) + Double(silent.components.attoseconds) / 1e18)
-            }
-            return try ControlCodec.encode(
-                StatusReply(
-                    workouts: try reader.workoutCount(), counts: counts, leased: transaction.leasedCount, workers: workerList,
-                    cacheDirectory: cacheDirectory, ready: try transaction.readyCount(), finishedLastMinute: finishedLastMinute,
-                    oldestPending: try reader.oldestPending(), anchor: transaction.anchorSoFar))
-
-        case .failed:
-            let body = try decode(FailedRequest.self, request)
-            guard (1...100_000).contains(body.limit) else { throw ControlRequestError("FAILED: limit must be 1...100000") }
-            let reader = transaction.reader
-            return try ControlCodec.encode(
-                FailedReply(
-                    groups: body.group
-                        ? try reader.failureGroups(limit: body.limit).map { FailedReply.Group(code: $0.code, reason: $0.example, count: $0.count) } : [],
-                    pictures: body.group ? [] : try reader.failedPictures(limit: body.limit), total: try reader.failedCount()))
-
-        case .show:
-            let body = try decode(ShowRequest.self, request)
-            guard let workout = try transaction.reader.workout(body.id) else {
-                throw ControlRequestError("no workout with id \(body.id)")
-            }
-            let item = WorkoutWithPictures(workout: workout, pictures: try transaction.reader.pictures(of: body.id))
-            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory))
-
-        case .feed:
-            let body = try decode(FeedRequest.self, request)
-            guard (1...1000).contains(body.limit) else { throw ControlRequestError("FEED: limit must be 1...1000, is \(body.limit)") }
-            let page: (workouts: [WorkoutRecord], next: String?)
-            do {
-                page = try transaction.reader.feed(limit: body.limit, cursor: body.cursor)
-            } catch let error as IndexError {
-                throw ControlRequestError("FEED: \(error)")
-            }
-            let items = try page.workouts.map { WorkoutWithPictures(workout: $0, pictures: try transaction.reader.pictures(of: $0.id)) }
-            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory))
-
         case .delete:
             let body = try decode(DeleteRequest.self, request)
             guard body.ids.count <= ControlLimits.maximumDeleteIDs else {
@@ -141,21 +81,19 @@ extension Dispatcher {
                 DeleteReply(
                     deleted: body.ids.filter { deleted[$0] != nil }, missing: body.ids.filter { deleted[$0] == nil }, pictures: paths.count))
 
-        case .changes:
-            let body = try decode(ChangesRequest.self, request)
-            guard (1...100_000).contains(body.limit) else { throw ControlRequestError("CHANGES: limit must be 1...100000") }
-            guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
-            let page = try transaction.reader.changes(since: body.since, limit: body.limit)
-            return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: transaction.anchorSoFar))
+        case .ping, .status, .show, .feed, .changes, .failed:
+            // Answered by the loop (PING) and the read service; never sent here.
+            throw ControlRequestError("\(request.command.rawValue) is not a write request")
         }
     }
+}
 
-    private func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws -> T {
-        do {
-            return try ControlCodec.decode(type, from: request.body)
-        } catch {
-            throw ControlRequestError("\(request.command.rawValue): the JSON body is not a \(T.self): \(error)")
-        }
+/// A request's JSON body as the type it must be, or an ERROR that says why not.
+func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws(ControlRequestError) -> T {
+    do {
+        return try ControlCodec.decode(type, from: request.body)
+    } catch {
+        throw ControlRequestError("\(request.command.rawValue): the JSON body is not a \(T.self): \(error)")
     }
 }
 
@@ -178,6 +116,17 @@ extension Dispatcher {
         for (field, date) in [("since", body.since), ("until", body.until)] {
             guard let date else { continue }
             do { try ValueLimits.checkTime(date, field: field) } catch { throw ControlRequestError("ENQUEUE: \(error)") }
+        }
+    }
+}
+
+extension ControlCommand {
+    /// Whether the request only reads: answered outside the write transaction, from a read-only
+    /// connection (``ReadService``), so that no read ever holds up dispatch.
+    var isRead: Bool {
+        switch self {
+        case .ping, .status, .show, .feed, .changes, .failed: true
+        case .importWorkout, .enqueue, .delete: false
         }
     }
 }

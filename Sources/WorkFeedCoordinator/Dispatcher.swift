@@ -63,10 +63,13 @@ struct Dispatcher {
 
     /// The basemap's identity hash; empty without tilesets. Workers must have the same one.
     let basemap: String
+    /// Where each committed batch leaves what STATUS needs from memory (for the read service).
+    let dispatchState: DispatchState
 
     /// - Throws: ``IndexError`` when the index cannot be opened, ``TileError`` when a configured
     ///   tileset or the attribution font cannot be read.
-    init(configuration: CoordinatorConfiguration, metrics: CoordinatorMetrics, logger: Logger) throws {
+    init(configuration: CoordinatorConfiguration, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger) throws {
+        self.dispatchState = dispatchState
         if configuration.basemapTilesets.isEmpty {
             basemap = ""
         } else {
@@ -112,12 +115,9 @@ struct Dispatcher {
                         message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, transaction: &transaction,
                         outbox: &outbox, progress: &progressAfter)
                 }
-                for message in batch.controlMessages {
+                for work in batch.controlMessages {
                     outbox.control.append(
-                        (message.identity,
-                         handleControl(
-                            message.frames, role: message.role, workers: workersAfter, specs: &specsAfter, transaction: &transaction,
-                            outbox: &outbox)))
+                        (work.identity, handleControl(work.request, specs: &specsAfter, transaction: &transaction, outbox: &outbox), work.bytes))
                 }
                 try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 if checkDeadlines {
@@ -148,6 +148,10 @@ struct Dispatcher {
         // (Coordinator.start), not here.
         metrics.workers(workersAfter.count)
         metrics.leased(index.leases.count)
+        dispatchState.publish(
+            DispatchState.Snapshot(
+                workers: workersAfter.values.map { .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard) },
+                leased: index.leases.count, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
         workers = workersAfter
         health = healthAfter
         specs = specsAfter
@@ -166,18 +170,9 @@ struct Dispatcher {
     }
 
     mutating func handleWorker(
-        _ identity: [UInt8], _ parsed: Result<WorkerMessage, WireError>, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
+        _ identity: [UInt8], _ message: WorkerMessage, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
         health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
     ) throws {
-        let message: WorkerMessage
-        switch parsed {
-        case .success(let parsed):
-            message = parsed
-        case .failure(let error):
-            logger.warning("malformed worker message", metadata: ["peer": "\(identity.hexString)", "error": "\(error)"])
-            outbox.worker.append((identity, .error("\(error)")))
-            return
-        }
         // One lookup for the common messages (STATUS, HEARTBEAT); valid until a worker is added or removed.
         let known = workers.index(forKey: identity)
         if let known { workers.values[known].lastHeard = now }

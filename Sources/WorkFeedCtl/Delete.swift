@@ -55,7 +55,9 @@ extension WorkCtl {
 
         func validate() throws {
             guard since >= 0 else { throw ValidationError("--since must be 0 or more") }
-            guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be 1...100000") }
+            guard ControlLimits.changesLimits.contains(limit) else {
+                throw ValidationError("--limit must be \(ControlLimits.changesLimits.lowerBound)...\(ControlLimits.changesLimits.upperBound)")
+            }
         }
 
         func run() throws {

@@ -79,11 +79,14 @@ public struct IndexReader {
         var next: String?
         if workouts.count > limit {
             workouts.removeLast()
-            if let last = workouts.last {
-                next = "\(last.start?.timeIntervalSince1970 ?? -1e18)|\(last.id)"
-            }
+            if let last = workouts.last { next = Self.feedCursor(after: last) }
         }
         return (workouts, next)
+    }
+
+    /// The cursor of the page that follows `workout` in the feed (opaque to clients).
+    public static func feedCursor(after workout: WorkoutRecord) -> String {
+        "\(workout.start?.timeIntervalSince1970 ?? -1e18)|\(workout.id)"
     }
 
     /// What changed after `anchor`, oldest first: the way a client syncs incrementally. A workout

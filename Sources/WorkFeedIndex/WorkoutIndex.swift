@@ -13,6 +13,8 @@ public final class WorkoutIndex {
     let logger: Logger
     /// The last anchor handed out. Anchors only go up; a rolled-back transaction leaves a gap.
     var lastAnchor: Int64
+    /// The last anchor committed.
+    public var anchor: Int64 { lastAnchor }
     /// The jobs out with workers, as of the last committed transaction.
     public private(set) var leases = LeaseTable()
 

@@ -21,6 +21,7 @@ do {
             "render": RenderBench.run,
             "png": RenderBench.compression,
             "dispatch": DispatchBench.run,
+            "flood": FloodBench.run,
             "import": ImportBench.run,
             "index": IndexBench.run,
             "map": MapBench.run,
