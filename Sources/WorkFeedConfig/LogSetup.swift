@@ -1,5 +1,10 @@
 import Foundation
 import Logging
+import WorkFeedModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Process-wide logging: swift-log, to standard error, as text lines or JSON objects.
 public enum LogSetup {
@@ -7,8 +12,7 @@ public enum LogSetup {
     public static func bootstrap(level: String, format: String) {
         let logLevel = Logger.Level(rawValue: level) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler =
-                format == LogFormat.json.rawValue ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = format == LogFormat.json.rawValue ? JSONLogHandler(label: label) : TextLogHandler(label: label)
             handler.logLevel = logLevel
             return handler
         }
@@ -47,8 +51,51 @@ struct JSONLogHandler: LogHandler {
         fields["msg"] = "\(event.message)"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(fields) else { return }
-        line.append(0x0A)
-        output(Array(line))
+        guard let encoded = try? encoder.encode(fields) else { return }
+        // Values come from the wire (names, reasons): escaped in JSON, and C1 controls and
+        // bidirectional overrides too, so that a line shown on a terminal is only text.
+        output(Array((String(decoding: encoded, as: UTF8.self).jsonEscapedForDisplay + "\n").utf8))
+    }
+}
+
+/// One line per event on standard error, as swift-log's `StreamLogHandler` writes it
+/// (`2026-11-24T13:06:01+0000 info workfeed.coordinator: key=value [Source] message`), with every
+/// message, key and value escaped (``Swift/String/escapedForDisplay``): names and reasons come
+/// from the wire, and a worker named `x\ninfo ... worker connected`, or one holding terminal escape
+/// sequences, must neither forge a line nor drive the terminal of whoever reads the log.
+struct TextLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    /// Where each line goes: standard error, but for tests.
+    var output: @Sendable ([UInt8]) -> Void = { FileHandle.standardError.write(Data($0)) }
+
+    init(label: String) { self.label = label }
+
+    init(label: String, output: @escaping @Sendable ([UInt8]) -> Void) {
+        self.label = label
+        self.output = output
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 })
+        let fields = merged.keys.sorted().map { "\($0.escapedForDisplay)=\("\(merged[$0]!)".escapedForDisplay)" }.joined(separator: " ")
+        let line = "\(Self.timestamp()) \(event.level) \(label.escapedForDisplay):\(fields.isEmpty ? "" : " " + fields) [\(event.source.escapedForDisplay)] \("\(event.message)".escapedForDisplay)\n"
+        output(Array(line.utf8))
+    }
+
+    /// Local time as StreamLogHandler writes it: `2026-11-24T13:06:01+0000`.
+    static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

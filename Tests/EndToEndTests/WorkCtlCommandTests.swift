@@ -124,4 +124,23 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         #expect(mode == 0o600)
         #expect(try WorkCtlProcess.run(["keygen", "--out", file]).status == 1)
     }
+
+    /// Names and reasons from the wire reach the terminal escaped (issue 13, finding 6).
+    @Test func namesWithTerminalEscapesArePrintedEscaped() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        var client = try system.client()
+        var workout = ImportedWorkout.twoPoint(7)
+        workout.name = "evil\u{1B}]0;pwned\u{07}\nworkout 00000000-0000-0000-0000-000000000000\u{202E}"
+        let reply: ImportReply = try client.request(
+            .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+        for arguments in [["show", "\(reply.id)"], ["show", "\(reply.id)", "--json"], ["feed"], ["feed", "--json"]] {
+            let result = try WorkCtlProcess.run(arguments + ["--coordinator", system.endpoints.control])
+            #expect(result.status == 0, "\(arguments): \(result.errors)")
+            let bytes = Array(result.output.utf8)
+            #expect(!bytes.contains(0x1B) && !bytes.contains(0x07), "\(arguments): a raw escape reached the terminal")
+            #expect(!result.output.unicodeScalars.contains { $0.value == 0x202E }, "\(arguments)")
+            #expect(!result.output.contains("\nworkout 00000000"), "\(arguments): a forged line")
+        }
+    }
 }

@@ -271,3 +271,22 @@ import WorkFeedModel
         #expect(ZoomWidth(stops: [15, 1, 12, 2]).width(atZoom: 13) == 0)
     }
 }
+
+@Suite struct DisplayTextTests {
+    @Test(arguments: [
+        ("plain name", "plain name"), ("two\nlines", "two\\nlines"), ("tab\tand\rreturn", "tab\\tand\\rreturn"),
+        ("\u{1B}[31mred", "\\u{1B}[31mred"), ("c1 \u{9B}31m", "c1 \\u{9B}31m"), ("bidi \u{202E}cba", "bidi \\u{202E}cba"),
+        ("zero width\u{200B}", "zero width\\u{200B}"), ("é ü 日本 🏃", "é ü 日本 🏃"), ("del\u{7F}", "del\\u{7F}"),
+    ])
+    func controlAndFormatCharactersAreEscaped(text: String, shown: String) {
+        #expect(text.escapedForDisplay == shown)
+    }
+
+    @Test func jsonStaysTheSameJSON() throws {
+        let value = ["name": "a\u{9B}b\u{202E}c\u{1F3C3}\u{E0041}"]
+        let encoded = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        let safe = encoded.jsonEscapedForDisplay
+        #expect(!safe.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E || $0.value == 0xE0041 })
+        #expect(try JSONDecoder().decode([String: String].self, from: Data(safe.utf8)) == value)
+    }
+}
