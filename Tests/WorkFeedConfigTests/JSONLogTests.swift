@@ -9,7 +9,7 @@ import Testing
     @Test func eachEventIsOneJSONObjectOnOneLine() throws {
         let lines = Mutex<[[UInt8]]>([])
         var logger = Logger(label: "workfeed.coordinator") { label in
-            JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } }
+            LineLogHandler(label: label, format: .json) { line in lines.withLock { $0.append(line) } }
         }
         logger.logLevel = .debug
         logger[metadataKey: "host"] = "a"
@@ -43,7 +43,7 @@ import Testing
     @Test func textLinesEscapeNamesFromTheWire() throws {
         let lines = Mutex<[[UInt8]]>([])
         let logger = Logger(label: "workfeed.coordinator") { label in
-            TextLogHandler(label: label) { line in lines.withLock { $0.append(line) } }
+            LineLogHandler(label: label, format: .text) { line in lines.withLock { $0.append(line) } }
         }
         let forged = "w1 [WorkFeedCoordinator] fine\n2026-01-01T00:00:00+0000 info workfeed.coordinator: worker=evil \u{1B}[2J\u{9B}31m\u{202E}"
         logger.info("worker connected", metadata: ["worker": "\(forged)"])
@@ -65,7 +65,7 @@ import Testing
 
     @Test func jsonLinesEscapeWhatJSONEncoderLeavesRaw() throws {
         let lines = Mutex<[[UInt8]]>([])
-        let logger = Logger(label: "l") { label in JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } } }
+        let logger = Logger(label: "l") { label in LineLogHandler(label: label, format: .json) { line in lines.withLock { $0.append(line) } } }
         logger.info("x", metadata: ["name": "a\u{9B}b\u{202E}c\u{1B}d"])
         let line = try #require(lines.withLock { $0 }.first)
         #expect(!line.contains(0x1B))
