@@ -81,4 +81,38 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         #expect(body.contains("# TYPE workfeed_jobs gauge"))
         #expect(try httpGet(url.replacingOccurrences(of: "/metrics", with: "/other")).status == 404)
     }
+
+    /// Issue 13, finding 6: one slow client blocked /metrics for everyone. Now a client that sends
+    /// half a request and waits is still waiting, unanswered, when another client's scrape is
+    /// answered.
+    @Test func aSlowClientDoesNotHoldUpAnotherClientsScrape() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        let url = try #require(system.endpoints.metrics)
+        let port = UInt16(url.split(separator: ":")[2].prefix { $0.isNumber })!
+        var slow: [Int32] = []
+        defer { for fd in slow { close(fd) } }
+        for _ in 0..<8 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            try #require(connected == 0)
+            _ = Array("GET /met".utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            slow.append(fd)
+        }
+        let scrape = try httpGet(url)
+        #expect(scrape.status == 200)
+        #expect(scrape.body.contains("workfeed_"))
+        // The slow clients have had no answer and are still connected: they did not go first.
+        for fd in slow {
+            var byte: UInt8 = 0
+            let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+            #expect(count < 0 && errno == EAGAIN, "a slow client was answered or dropped before the scrape")
+        }
+    }
 }
