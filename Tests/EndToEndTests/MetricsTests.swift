@@ -14,16 +14,8 @@ func httpGet(_ url: String) throws -> (status: Int, body: String) {
     let hostPort = rest.prefix { $0 != "/" }
     let path = String(rest.dropFirst(hostPort.count))
     let port = UInt16(hostPort.split(separator: ":")[1])!
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = try connectLoopback(port: port)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    try #require(connected == 0, "cannot connect to \(url)")
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []
@@ -37,6 +29,23 @@ func httpGet(_ url: String) throws -> (status: Int, body: String) {
     let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
     let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
     return (status, body)
+}
+
+/// A TCP connection to 127.0.0.1:`port`.
+func connectLoopback(port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot connect to 127.0.0.1:\(port)"])
+    }
+    return fd
 }
 
 /// The value of a sample line in Prometheus text format, e.g. `workfeed_jobs{kind="route",...} 3`.
@@ -93,15 +102,7 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         var slow: [Int32] = []
         defer { for fd in slow { close(fd) } }
         for _ in 0..<8 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(connected == 0)
+            let fd = try connectLoopback(port: port)
             _ = Array("GET /met".utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             slow.append(fd)
         }
