@@ -8,11 +8,19 @@ import WorkFeedModel
 /// A fresh index file in its own temporary directory, removed afterwards.
 final class TemporaryIndex {
     let directory: URL
-    let index: WorkoutIndex
+    private var opened: WorkoutIndex?
+    var index: WorkoutIndex { opened! }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-index-\(UUID().uuidString)")
-        index = try WorkoutIndex(path: directory.appendingPathComponent("index.sqlite").path, logger: Logger(label: "test"))
+        opened = try WorkoutIndex(path: directory.appendingPathComponent("index.sqlite").path, logger: Logger(label: "test"))
+    }
+
+    /// Closes the index and opens it again, as a restarted coordinator does (one writer at a time).
+    func restart() throws -> WorkoutIndex {
+        opened = nil
+        opened = try WorkoutIndex(path: path, logger: Logger(label: "test"))
+        return index
     }
 
     var path: String { directory.appendingPathComponent("index.sqlite").path }
@@ -44,7 +52,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
                 "v6: failure codes and deferrals",
             ])
-        let reopened = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
+        let reopened = try temporary.restart()
         #expect(try reopened.appliedMigrations().count == 5)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
@@ -204,7 +212,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(next.count == 2 && temporary.index.leases.count == 2)
         // A restarted coordinator starts with no leases: both jobs are ready again, and a late
         // report for a lease of the previous run changes nothing.
-        let restarted = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
+        let restarted = try temporary.restart()
         #expect(restarted.leases.count == 0)
         #expect(try restarted.write { try $0.readyCount() } == 2)
         let late = try restarted.write {
