@@ -154,6 +154,10 @@ struct CoordinatorLoop: ~Copyable {
                     try? doneSocket.send([[1]])
                     if batch.stopping { break }
                 }
+                // Fold the write-ahead log into the index file, so that a clean stop leaves the
+                // single file index.sqlite (docs/operations.md, "Moving the coordinator"), even if
+                // a reader's connection is still open.
+                dispatcher.checkpoint()
                 logger.debug("index thread ends; every batch committed")
             } catch {
                 opened.put(error)
@@ -169,10 +173,11 @@ struct CoordinatorLoop: ~Copyable {
 
     mutating func run() {
         defer {
-            // Whatever ended the loop, the index thread records what it has and ends too.
+            // Whatever ended the loop, the read thread ends, and the index thread records what it
+            // has and ends too (last: its connection is then the index's last one).
+            reads.close()
             inbox.close()
             indexThreadDone.wait()
-            reads.close()
         }
         while true {
             do {
@@ -262,7 +267,9 @@ struct CoordinatorLoop: ~Copyable {
                 request = try ControlRequest(frames: message.frames)
             } catch {
                 throttle.log("malformed-control", "malformed control request", metadata: ["error": "\(error)"], logger: logger)
-                send(.error(id: 0, "malformed request: \(error)"), to: message.identity)
+                // The request id, when frame 1 holds one, so that the client can match the error.
+                let id = message.frames.count > 1 && message.frames[1].count == 8 ? message.frames[1].reduce(0) { $0 << 8 | UInt64($1) } : 0
+                send(.error(id: id, "malformed request: \(error)"), to: message.identity)
                 continue
             }
             if let refusal = ControlPolicy.refusal(of: request.command, for: message.role) {

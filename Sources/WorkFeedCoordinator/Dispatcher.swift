@@ -381,6 +381,15 @@ struct Dispatcher {
         for code in tally.failures { metrics.failed(code: code) }
     }
 
+    /// Folds the write-ahead log into the index file (at a clean stop).
+    func checkpoint() {
+        do {
+            try index.checkpoint()
+        } catch {
+            logger.warning("the index's write-ahead log was not folded into it; it stays beside it", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Removes the cache files of deleted workouts, once their deletion has committed.
     func removeFiles(_ paths: [String]) {
         for path in paths {

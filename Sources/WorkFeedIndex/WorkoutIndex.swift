@@ -179,6 +179,16 @@ public final class WorkoutIndex {
         }
     }
 
+    /// Copies every committed transaction from the write-ahead log into the index file and
+    /// empties the log (`PRAGMA wal_checkpoint(TRUNCATE)`).
+    public func checkpoint() throws(IndexError) {
+        do {
+            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        } catch {
+            throw IndexError("checkpoint failed", cause: error)
+        }
+    }
+
     /// Runs read-only queries.
     public func read<T>(_ body: (IndexReader) throws -> T) throws(IndexError) -> T {
         do {

@@ -22,6 +22,7 @@ do {
             "png": RenderBench.compression,
             "dispatch": DispatchBench.run,
             "flood": FloodBench.run,
+            "attack": AttackBench.run,
             "import": ImportBench.run,
             "index": IndexBench.run,
             "map": MapBench.run,

@@ -38,4 +38,19 @@ import WorkFeedWire
         #expect(system.coordinator.terminationDescription == "exit 69", "\(system.coordinator.terminationDescription)")
         #expect(system.coordinator.log().contains("is empty (0 bytes)"), "\(system.coordinator.logTail())")
     }
+
+    /// A clean stop leaves the index as one file, even with the read thread's connection open
+    /// until the end (docs/operations.md, "Moving the coordinator").
+    @Test func aCleanStopLeavesTheIndexAsOneFile() throws {
+        let system = try ChaosSystem(ChaosSystem.Settings(), label: "clean-stop")
+        defer { system.tearDown() }
+        try system.startCoordinator()
+        let workout = ImportedWorkout.twoPoint(3)
+        let _: ImportReply = try system.request(
+            .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+        _ = try system.status()
+        #expect(system.coordinator.terminate(timeout: 30))
+        let wal = (try? FileManager.default.attributesOfItem(atPath: system.indexPath + "-wal"))?[.size] as? Int ?? 0
+        #expect(wal == 0, "\(wal) bytes left in the write-ahead log")
+    }
 }

@@ -131,18 +131,18 @@ final class ChaosSystem {
         for worker in workers { try worker.start() }
     }
 
-    /// Starts the coordinator and the workers, imports 25 workouts with heart rate (through
-    /// workctl) and enqueues route and heatmap pictures in both themes: 100 jobs that can all be
-    /// drawn.
-    func startWithAHundredJobs() throws -> WorkoutFiles {
-        let files = try WorkoutFiles(routes: 25, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: directory.appendingPathComponent("inputs"))
+    /// Starts the coordinator and the workers, imports `routes` workouts with heart rate (through
+    /// workctl) and enqueues route and heatmap pictures in both themes: 4 jobs a workout (100 by
+    /// default) that can all be drawn.
+    func startWithAHundredJobs(routes: Int = 25) throws -> WorkoutFiles {
+        let files = try WorkoutFiles(routes: routes, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: directory.appendingPathComponent("inputs"))
         try startCoordinator()
         try startWorkers()
         try waitForWorkers(workers.count)
         let imported = try workctl(["import", "--coordinator", controlEndpoint, files.directory.path])
         guard imported.status == 0 else { throw ChaosFailure("workctl import exited \(imported.status): \(imported.output)") }
         let enqueued: EnqueueReply = try request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
-        guard enqueued.created == 100 else { throw ChaosFailure("ENQUEUE created \(enqueued.created) jobs, not 100") }
+        guard enqueued.created == routes * 4 else { throw ChaosFailure("ENQUEUE created \(enqueued.created) jobs, not \(routes * 4)") }
         return files
     }
 
