@@ -107,13 +107,17 @@ first=$!
 pids+=("$first")
 for _ in $(seq 1 200); do grep -q "coordinator listening" "$work/first.log" && break; sleep 0.05; done
 control=$(sed -nE 's/.*control=(tcp:[^ ]*).*coordinator listening.*/\1/p' "$work/first.log" | head -1)
-output=$(coordinator "$work/index/index.sqlite" 2>&1)
-status=$?
-if [ $status -eq 69 ] && grep -q "another coordinator (process $first)" <<<"$output"; then
-  verdict second-coordinator held "exit 69: $(grep -o 'another coordinator.*' <<<"$output" | head -1 | cut -c1-160)"
-else
-  verdict second-coordinator broke "exit $status: ${output:0:300}"
-fi
+refused_start() { # NAME INDEX EXPECTED-TEXT: a coordinator on INDEX must exit 69 saying EXPECTED-TEXT
+  local output status
+  output=$(coordinator "$2" 2>&1)
+  status=$?
+  if [ $status -eq 69 ] && grep -q "$3" <<<"$output"; then
+    verdict "$1" held "exit 69: $(grep -o "$3.*" <<<"$output" | head -1 | cut -c1-200)"
+  else
+    verdict "$1" broke "exit $status: ${output:0:300}"
+  fi
+}
+refused_start second-coordinator "$work/index/index.sqlite" "another coordinator (process $first)"
 
 echo "attack damaged-index: tried to start a coordinator on an index with garbage written into its middle"
 if [ -n "$control" ]; then
@@ -125,13 +129,7 @@ wait "$first" 2>/dev/null
 size=$(stat -c %s "$work/index/index.sqlite" 2>/dev/null || echo 0)
 if [ "$size" -gt 16384 ]; then
   head -c 12288 /dev/urandom | dd of="$work/index/index.sqlite" bs=1 seek=$((size / 2 - 6144)) conv=notrunc 2>/dev/null
-  output=$(coordinator "$work/index/index.sqlite" 2>&1)
-  status=$?
-  if [ $status -eq 69 ] && grep -q "is damaged" <<<"$output"; then
-    verdict damaged-index held "exit 69: $(grep -o 'the index at.*' <<<"$output" | head -1 | cut -c1-220)"
-  else
-    verdict damaged-index broke "exit $status: ${output:0:300}"
-  fi
+  refused_start damaged-index "$work/index/index.sqlite" "is damaged"
 else
   verdict damaged-index broke "no index of $size bytes was made to damage: $(tail -3 "$work/first.log" | tr '\n' ' ')"
 fi
@@ -139,13 +137,8 @@ fi
 echo "attack empty-index: tried to start a coordinator on an index file of 0 bytes"
 mkdir -p "$work/empty"
 : >"$work/empty/index.sqlite"
-output=$(coordinator "$work/empty/index.sqlite" 2>&1)
-status=$?
-if [ $status -eq 69 ] && grep -q "is empty (0 bytes)" <<<"$output" && [ ! -s "$work/empty/index.sqlite" ]; then
-  verdict empty-index held "exit 69, the file left as it was: $(grep -o 'the index file.*' <<<"$output" | head -1 | cut -c1-160)"
-else
-  verdict empty-index broke "exit $status: ${output:0:300}"
-fi
+refused_start empty-index "$work/empty/index.sqlite" "is empty (0 bytes)"
+[ -s "$work/empty/index.sqlite" ] && verdict empty-index-untouched broke "the empty file was written to"
 
 # --- 3. The full disk --------------------------------------------------------------------------------
 if [ "${ATTACK_SMALL:-0}" = "1" ]; then
