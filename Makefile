@@ -2,7 +2,8 @@
 #   make demo   run the whole path on embedded defaults, with sample workouts
 #   make test   build and run the whole test suite
 # Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
-.PHONY: demo test chaos build release bench bench-maps clean
+#       make attack, what issue 13 found tried again against the real programs (docs/security.md)
+.PHONY: demo test chaos attack build release bench bench-maps clean
 
 demo:
 	deploy/demo.sh
@@ -15,6 +16,10 @@ test:
 chaos:
 	deploy/install-deps.sh
 	deploy/chaos.sh
+
+attack:
+	deploy/install-deps.sh
+	deploy/attack.sh
 
 build:
 	deploy/install-deps.sh

@@ -9,12 +9,15 @@
 #   coordinator.key   the coordinator's key pair (secret: the coordinator only)
 #   worker.key        the key pair every worker of this deployment uses (secret)
 #   operator.key      the key pair of workctl (secret: operators)
+#   gateway.key       the key pair of the HTTP gateway (secret: gateways)
 #   coordinator.pub   the coordinator's public key alone, as a 'public: KEY' line: what workers and
 #                     workctl need (WORKFEED_SERVER_KEY_FILE of deploy/container/entrypoint.sh)
 #   coordinator.yaml  a coordinator configuration: listening on every interface (tcp://0.0.0.0:5555,
-#                     5556, 5557), CURVE on with this key, worker.key and operator.key allowed
+#                     5556, 5557), CURVE on with this key, worker.key allowed as a worker (worker
+#                     socket only), operator.key as an operator and gateway.key as a gateway
+#                     (control and event sockets only)
 #   worker.yaml       a worker configuration: connects to tcp://HOST:5555 with worker.key
-#   public-keys.env   server_key=... and allowed_keys=...: the Kubernetes ConfigMap
+#   public-keys.env   server_key=..., worker_keys=..., operator_keys=..., gateway_keys=...: the Kubernetes ConfigMap
 #                     workfeed-public-keys (deploy/kubernetes/kustomization.yaml reads it)
 #
 # The key files are made by `workctl keygen` (mode 600, owned by whoever runs this). The YAML files
@@ -97,7 +100,7 @@ for candidate in "${candidates[@]}"; do
 done
 [ -n "$workctl" ] || die "no workctl with keygen: set WORKCTL, put workctl on PATH, or build it (swift build --product workctl)"
 
-files=(coordinator.key worker.key operator.key coordinator.pub coordinator.yaml worker.yaml public-keys.env)
+files=(coordinator.key worker.key operator.key gateway.key coordinator.pub coordinator.yaml worker.yaml public-keys.env)
 existing=()
 for f in "${files[@]}"; do
   if [ -e "$dir/$f" ] || [ -L "$dir/$f" ]; then existing+=("$dir/$f"); fi
@@ -131,14 +134,15 @@ public_key() {
   printf '%s' "$key"
 }
 
-for name in coordinator worker operator; do
+for name in coordinator worker operator gateway; do
   made+=("$abs/$name.key")
   "$workctl" keygen --out "$abs/$name.key" >/dev/null || die "workctl keygen --out $abs/$name.key failed"
 done
 coordinator=$(public_key "$abs/coordinator.key")
 worker=$(public_key "$abs/worker.key")
 operator=$(public_key "$abs/operator.key")
-[ "$worker" != "$operator" ] && [ "$worker" != "$coordinator" ] || die "keygen made the same key twice"
+gateway=$(public_key "$abs/gateway.key")
+[ "$(printf '%s\n' "$coordinator" "$worker" "$operator" "$gateway" | sort -u | wc -l)" -eq 4 ] || die "keygen made the same key twice"
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # Keys are written single-quoted in YAML: Z85 uses characters such as $ # : [ ] { } that would
@@ -173,11 +177,17 @@ listen:
 
 security:
   key_file: $key_dir/coordinator.key
-  allowed_keys:
+  # Each key has one role: a worker key is let in on the worker socket only, an operator or
+  # gateway key on the control and event sockets only (docs/security.md).
+  worker_keys:
     # worker.key: every worker of this deployment
     - '$worker'
+  operator_keys:
     # operator.key: workctl
     - '$operator'
+  gateway_keys:
+    # gateway.key: the HTTP gateway
+    - '$gateway'
 
 jobs:
   # A leased job not reported within this many seconds is leased again (it counts as an attempt).
@@ -224,13 +234,15 @@ cat >"$abs/public-keys.env" <<EOF
 # this file (or: kubectl -n workfeed create configmap workfeed-public-keys --from-env-file=FILE).
 # Each value is taken literally up to the end of its line: no quotes, no interpolation.
 server_key=$coordinator
-allowed_keys=$worker,$operator
+worker_keys=$worker
+operator_keys=$operator
+gateway_keys=$gateway
 EOF
 
 chmod 0644 "$abs/coordinator.pub" "$abs/coordinator.yaml" "$abs/worker.yaml" "$abs/public-keys.env"
-chmod 0600 "$abs/coordinator.key" "$abs/worker.key" "$abs/operator.key"
+chmod 0600 "$abs/coordinator.key" "$abs/worker.key" "$abs/operator.key" "$abs/gateway.key"
 if [ -n "$owner" ]; then
-  chown "$owner" "$abs/coordinator.key" "$abs/worker.key" "$abs/operator.key"
+  chown "$owner" "$abs/coordinator.key" "$abs/worker.key" "$abs/operator.key" "$abs/gateway.key"
   # DIR too, when this run made it (0700): then the keys' owner can also mount DIR as a whole.
   if [ "$created_dir" -eq 1 ]; then chown "$owner" "$abs"; fi
 fi
@@ -244,6 +256,7 @@ make-keys: wrote to $abs:
   coordinator.key   secret: the coordinator only
   worker.key        secret: every worker of this deployment
   operator.key      secret: operators (workctl)
+  gateway.key       secret: the HTTP gateway
   coordinator.pub   the coordinator's public key (not secret)
   coordinator.yaml  coordinator configuration (keys in $key_dir)
   worker.yaml       worker configuration (coordinator tcp://$host:5555)
@@ -254,6 +267,7 @@ public keys:
   coordinator  $coordinator
   worker       $worker
   operator     $operator
+  gateway      $gateway
 
 workctl with the operator key (flags):
   workctl status --coordinator tcp://$host:5556 --key-file $(shq "$abs/operator.key") --server-key $(shq "$coordinator")

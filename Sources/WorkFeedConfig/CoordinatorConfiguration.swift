@@ -17,12 +17,22 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var eventsEndpoint = "tcp://127.0.0.1:5557"
     /// `HOST:PORT` where Prometheus scrapes `/metrics`; empty turns it off.
     public var metricsListen = "127.0.0.1:9464"
+    /// Whether `metricsListen` may be reachable from other hosts (plain HTTP, no authentication).
+    public var metricsAllowRemote = false
     /// A leased job not reported within this many seconds is leased again.
     public var jobDeadlineSeconds = 120.0
     /// The coordinator's CURVE key file (`workctl keygen`); empty: no encryption, loopback only.
     public var keyFile = ""
-    /// The public keys (Z85) of the workers and operators allowed in when a key file is set.
-    public var allowedKeys: [String] = []
+    /// The public keys (Z85) of the workers, let in on the worker socket only.
+    public var workerKeys: [String] = []
+    /// The public keys of the operators (workctl), let in on the control and event sockets.
+    public var operatorKeys: [String] = []
+    /// The public keys of the gateways, let in on the control and event sockets.
+    public var gatewayKeys: [String] = []
+    /// Control requests one client may have unanswered; past it, requests are refused "busy".
+    public var controlMaximumInFlight = 32
+    /// Bytes of requests one client may have unanswered (one request is always let in).
+    public var controlMaximumInFlightBytes = 320 << 20
     /// A worker or coordinator that sent nothing for this long sends a HEARTBEAT.
     public var heartbeatIntervalMilliseconds = 1000
     /// A worker silent for `heartbeatLiveness` intervals is gone; its jobs are leased again.
@@ -30,6 +40,15 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var maximumAttempts = 3
     public var initialBackoffSeconds = 1.0
     public var maximumBackoffSeconds = 60.0
+    /// Failures of a worker's surroundings (a full, read-only or forbidden cache; another
+    /// basemap) count no attempt; they are retried after this long, doubling each time up to the
+    /// maximum, for as long as it takes.
+    public var environmentInitialBackoffSeconds = 10.0
+    public var environmentMaximumBackoffSeconds = 900.0
+    /// A worker whose last this-many reports were all transient failures, while other workers
+    /// generated pictures, is set aside (sent away and refused) for `setAsideSeconds`.
+    public var setAsideAfterFailures = 5
+    public var setAsideSeconds = 300.0
     /// Picture size in points; the PNG is width × scale by height × scale pixels.
     public var pictureWidth = 512
     public var pictureHeight = 512
@@ -55,6 +74,15 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
 
     public init() {}
 
+    /// Every allowed public key with its role.
+    public var keyRoles: [String: ClientRole] {
+        var roles: [String: ClientRole] = [:]
+        for key in workerKeys { roles[key] = .worker }
+        for key in operatorKeys { roles[key] = .operator }
+        for key in gatewayKeys { roles[key] = .gateway }
+        return roles
+    }
+
     public func style(for theme: Theme) -> RouteStyle {
         theme == .light ? lightStyle : darkStyle
     }
@@ -67,9 +95,11 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = Set(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
-            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "metrics.listen",
+            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "security.worker_keys", "security.operator_keys",
+            "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
-            "retry.max_backoff_seconds", "pictures.width", "pictures.height", "pictures.scales",
+            "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
+            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
             "basemap.tilesets", "basemap.font", "basemap.attribution",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
@@ -89,25 +119,46 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)
         c.eventsEndpoint = try settings.endpoint("listen.events", default: c.eventsEndpoint)
         c.metricsListen = settings.string("metrics.listen", default: c.metricsListen)
+        c.metricsAllowRemote = try settings.bool("metrics.allow_remote", default: c.metricsAllowRemote)
         c.jobDeadlineSeconds = try settings.double("jobs.deadline_seconds", default: c.jobDeadlineSeconds, in: 1...86_400)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
-        c.allowedKeys = settings.strings("security.allowed_keys", default: c.allowedKeys)
-        for key in c.allowedKeys where key.utf8.count != 40 {
-            throw settings.invalid("security.allowed_keys", key, "Z85 public keys of 40 characters, as workctl keygen prints them")
+        let legacy = settings.strings("security.allowed_keys", default: [])
+        guard legacy.isEmpty else {
+            // One list for every socket let the workers' key import and delete, and the operators'
+            // key take jobs. Which key is whose must be said once, here.
+            throw settings.invalid(
+                "security.allowed_keys", legacy.joined(separator: ","),
+                "keys now have roles: list each public key under security.worker_keys, security.operator_keys or security.gateway_keys (docs/security.md)")
         }
-        if c.keyFile.isEmpty {
-            for (key, endpoint) in [("listen.workers", c.workerEndpoint), ("listen.control", c.controlEndpoint), ("listen.events", c.eventsEndpoint)]
-            where !Self.isLocal(endpoint) {
-                throw settings.invalid(
-                    key, endpoint,
-                    "without security.key_file (CURVE encryption) the coordinator listens on loopback only: use tcp://127.0.0.1:PORT, or configure keys")
+        c.workerKeys = settings.strings("security.worker_keys", default: c.workerKeys)
+        c.operatorKeys = settings.strings("security.operator_keys", default: c.operatorKeys)
+        c.gatewayKeys = settings.strings("security.gateway_keys", default: c.gatewayKeys)
+        var seen: [String: String] = [:]
+        for (key, list) in [("security.worker_keys", c.workerKeys), ("security.operator_keys", c.operatorKeys), ("security.gateway_keys", c.gatewayKeys)] {
+            for publicKey in list {
+                guard publicKey.utf8.count == 40 else {
+                    throw settings.invalid(key, publicKey, "Z85 public keys of 40 characters, as workctl keygen prints them")
+                }
+                if let other = seen[publicKey], other != key {
+                    throw settings.invalid(key, publicKey, "this key is also in \(other): a key has one role (make one key pair per role)")
+                }
+                seen[publicKey] = key
             }
         }
+        if let problem = c.listenAddressProblem() { throw settings.invalid(problem.key, problem.value, problem.reason) }
         c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)
         c.heartbeatLiveness = try settings.int("heartbeat.liveness", default: c.heartbeatLiveness, in: 2...100)
         c.maximumAttempts = try settings.int("retry.max_attempts", default: c.maximumAttempts, in: 1...100)
         c.initialBackoffSeconds = try settings.double("retry.initial_backoff_seconds", default: c.initialBackoffSeconds, in: 0...3600)
         c.maximumBackoffSeconds = try settings.double("retry.max_backoff_seconds", default: c.maximumBackoffSeconds, in: 0...86_400)
+        c.environmentInitialBackoffSeconds = try settings.double(
+            "retry.environment_initial_backoff_seconds", default: c.environmentInitialBackoffSeconds, in: 0...86_400)
+        c.environmentMaximumBackoffSeconds = try settings.double(
+            "retry.environment_max_backoff_seconds", default: c.environmentMaximumBackoffSeconds, in: 0...86_400)
+        c.setAsideAfterFailures = try settings.int("workers.set_aside_after_failures", default: c.setAsideAfterFailures, in: 2...1000)
+        c.setAsideSeconds = try settings.double("workers.set_aside_seconds", default: c.setAsideSeconds, in: 0...86_400)
+        c.controlMaximumInFlight = try settings.int("control.max_in_flight", default: c.controlMaximumInFlight, in: 1...10_000)
+        c.controlMaximumInFlightBytes = try settings.int("control.max_in_flight_mb", default: c.controlMaximumInFlightBytes >> 20, in: 1...65_536) << 20
         c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: 16...4096)
         c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: 16...4096)
         c.scales = try settings.ints("pictures.scales", default: c.scales, in: 1...3)
@@ -126,12 +177,39 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
 
     enum Durability: String, CaseIterable { case full, normal }
 
-    /// Whether an endpoint is reachable from this host only.
-    public static func isLocal(_ endpoint: String) -> Bool {
-        if endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://") { return true }
-        guard endpoint.hasPrefix("tcp://") else { return false }
-        let host = endpoint.dropFirst("tcp://".count)
-        return host.hasPrefix("127.") || host.hasPrefix("localhost:") || host.hasPrefix("[::1]:")
+    /// The first listen address this configuration may not use, and why; `nil` when every one is
+    /// fine. Each is parsed (``ListenAddress``), not prefix-matched: it must be one endpoint, and
+    /// without `security.key_file` (no CURVE, so no encryption and no keys) only this host may
+    /// reach it. The metrics endpoint (plain HTTP) must be on loopback unless `metrics.allow_remote`.
+    /// The coordinator checks this at start whatever built the configuration.
+    public func listenAddressProblem() -> (key: String, value: String, reason: String)? {
+        for (key, endpoint) in [("listen.workers", workerEndpoint), ("listen.control", controlEndpoint), ("listen.events", eventsEndpoint)] {
+            let address: ListenAddress
+            do { address = try ListenAddress(zeroMQ: endpoint) } catch { return (key, endpoint, error.reason) }
+            if keyFile.isEmpty && !address.isLoopback {
+                return (
+                    key, endpoint,
+                    "without security.key_file (CURVE encryption and keys per role) the coordinator listens on loopback only "
+                        + "(tcp://127.x.x.x:PORT, tcp://[::1]:PORT, ipc://): use one of those, or configure keys (docs/security.md)"
+                )
+            }
+        }
+        if let problem = Self.metricsProblem(metricsListen, allowRemote: metricsAllowRemote) { return problem }
+        return nil
+    }
+
+    /// Why a metrics listen address cannot be used, or `nil`.
+    static func metricsProblem(_ listen: String, allowRemote: Bool) -> (key: String, value: String, reason: String)? {
+        guard !listen.isEmpty else { return nil }
+        let address: ListenAddress
+        do { address = try ListenAddress(http: listen) } catch { return ("metrics.listen", listen, error.reason) }
+        guard address.isLoopback || allowRemote else {
+            return (
+                "metrics.listen", listen,
+                "/metrics is plain HTTP without authentication: listen on 127.0.0.1:PORT, or set metrics.allow_remote: true to serve it beyond this host"
+            )
+        }
+        return nil
     }
 }
 

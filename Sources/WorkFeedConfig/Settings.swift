@@ -119,6 +119,15 @@ public struct Settings: Sendable {
         return choice
     }
 
+    public func bool(_ key: String, default value: Bool) throws(ConfigurationError) -> Bool {
+        guard let text = raw(key) else { return value }
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "true", "yes", "1": return true
+        case "false", "no", "0": return false
+        default: throw invalid(key, text, "true or false")
+        }
+    }
+
     public func strings(_ key: String, default value: [String]) -> [String] {
         reader.stringArray(forKey: ConfigKey(key.split(separator: ".").map(String.init))) ?? value
     }

@@ -21,6 +21,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
     /// `HOST:PORT` where Prometheus scrapes this worker's `/metrics`; empty (the default) turns it
     /// off, so that several workers on one host do not compete for a port.
     public var metricsListen = ""
+    /// Whether `metricsListen` may be reachable from other hosts (plain HTTP, no authentication).
+    public var metricsAllowRemote = false
     /// This worker's CURVE key file (`workctl keygen`); empty: no encryption.
     public var keyFile = ""
     /// The coordinator's public key (Z85), required with a key file.
@@ -40,9 +42,15 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = [
         "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
         "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
-        "security.key_file", "security.server_key", "metrics.listen", "basemap.tilesets", "basemap.font",
+        "security.key_file", "security.server_key", "metrics.listen", "metrics.allow_remote", "basemap.tilesets", "basemap.font",
         "basemap.attribution", "basemap.cache_mb",
     ]
+
+    /// Why the metrics listen address cannot be used, or `nil` (see
+    /// ``CoordinatorConfiguration/listenAddressProblem()``).
+    public func listenAddressProblem() -> (key: String, value: String, reason: String)? {
+        CoordinatorConfiguration.metricsProblem(metricsListen, allowRemote: metricsAllowRemote)
+    }
 
     /// Loads the configuration: flags over environment over file over defaults.
     public static func load(
@@ -60,6 +68,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
         c.shutdownGraceSeconds = try settings.double("shutdown.grace_seconds", default: c.shutdownGraceSeconds, in: 0...3600)
         c.name = settings.string("name", default: c.name)
         c.metricsListen = settings.string("metrics.listen", default: c.metricsListen)
+        c.metricsAllowRemote = try settings.bool("metrics.allow_remote", default: c.metricsAllowRemote)
+        if let problem = c.listenAddressProblem() { throw settings.invalid(problem.key, problem.value, problem.reason) }
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         c.serverKey = settings.string("security.server_key", default: c.serverKey)
         if !c.keyFile.isEmpty && c.serverKey.utf8.count != 40 {

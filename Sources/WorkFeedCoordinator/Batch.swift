@@ -6,11 +6,14 @@ import WorkFeedWire
 
 /// What the loop hands the dispatcher: the messages received since the last batch.
 struct Batch: Sendable {
-    typealias Message = (identity: [UInt8], frames: [[UInt8]])
-    /// Worker messages, parsed by the loop thread.
-    typealias WorkerInput = (identity: [UInt8], message: Result<WorkerMessage, WireError>)
+    /// A message as received: its sender, its frames, and the role of the key its connection was
+    /// let in with (`nil` without CURVE: loopback only, every local process trusted alike).
+    typealias Message = (identity: [UInt8], frames: [[UInt8]], role: ClientRole?)
+    /// Worker messages, parsed by the loop thread (malformed ones are answered there).
+    typealias WorkerInput = (identity: [UInt8], message: WorkerMessage)
     var workerMessages: [WorkerInput] = []
-    var controlMessages: [Message] = []
+    /// Write requests (IMPORT, ENQUEUE, DELETE), parsed and admitted by the loop thread.
+    var controlMessages: [ControlWork] = []
     /// JOBs the loop could not send (the worker is gone or not reading): their leases end at once
     /// instead of at their deadline.
     var unsent: [(identity: [UInt8], lease: UInt64)] = []
@@ -22,10 +25,20 @@ struct Batch: Sendable {
     var count: Int { workerMessages.count + controlMessages.count }
 }
 
+/// A control request the loop has parsed and admitted: who sent it, with which role, and its
+/// size (what it counts against its client's bound until it is answered).
+struct ControlWork: Sendable {
+    var identity: [UInt8]
+    var request: ControlRequest
+    var role: ClientRole?
+    var bytes: Int
+}
+
 /// Everything a batch wants sent once its transaction has committed.
 struct Outbox: Sendable {
     var worker: [(identity: [UInt8], message: WorkerMessage)] = []
-    var control: [(identity: [UInt8], reply: ControlReply)] = []
+    /// Replies to write requests, with the bytes of their request (the client's load goes down by them).
+    var control: [(identity: [UInt8], reply: ControlReply, bytes: Int)] = []
     var events: [CoordinatorEvent] = []
     /// Cache files of deleted workouts (removed by the dispatcher after the commit).
     var removals: [String] = []
@@ -49,10 +62,10 @@ struct Tally: Sendable {
     var failures: [String] = []
 
     mutating func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
-        guard case .updated(let picture, let status, let reason, _) = effect else { return }
+        guard case .updated(let picture, let status, let reason, _, let code) = effect else { return }
         results[Result(kind: picture.kind, status: status), default: 0] += 1
         if let renderMicroseconds { self.renderMicroseconds.append(renderMicroseconds) }
-        if let reason { failures.append(reason) }
+        if let reason { failures.append((code ?? FailureCode.guess(fromReason: reason)).rawValue) }
     }
 }
 
@@ -68,10 +81,10 @@ final class Inbox: Sendable {
     private let state = Mutex(State())
     private let signal = DispatchSemaphore(value: 0)
 
-    /// Messages waiting, for the loop to stop receiving while a batch is full.
-    var count: Int { state.withLock { $0.batch.count } }
+    /// Worker messages waiting, for the loop to stop receiving while a batch is full.
+    var workerCount: Int { state.withLock { $0.batch.workerMessages.count } }
 
-    func add(worker: [Batch.WorkerInput], control: [Batch.Message], unsent: [(identity: [UInt8], lease: UInt64)] = []) {
+    func add(worker: [Batch.WorkerInput], control: [ControlWork], unsent: [(identity: [UInt8], lease: UInt64)] = []) {
         guard !worker.isEmpty || !control.isEmpty || !unsent.isEmpty else { return }
         state.withLock {
             $0.batch.workerMessages += worker
@@ -120,17 +133,56 @@ final class Inbox: Sendable {
     /// Below this many worker messages, a batch waits a moment for more.
     static let smallBatch = 32
 
+    /// At most this many write requests go into one batch, taken in turn from each client, so
+    /// that a flood of IMPORTs from one client makes neither a long transaction nor another
+    /// client's request wait behind all of it; the rest wait for the next batch.
+    static let maximumControlPerBatch = 64
+
     private func takeReady(waitingUntil deadline: DispatchTime) -> Batch? {
         while signal.wait(timeout: deadline) == .success {
-            let taken: Batch? = state.withLock { state in
-                guard state.ready else { return nil }
-                let batch = state.batch
+            let (taken, more): (Batch?, Bool) = state.withLock { state in
+                guard state.ready else { return (nil, false) }
+                var batch = state.batch
                 state = State()
-                return batch
+                if batch.controlMessages.count > Self.maximumControlPerBatch {
+                    let (now, later) = Self.fairShare(batch.controlMessages, limit: Self.maximumControlPerBatch)
+                    batch.controlMessages = now
+                    state.batch.controlMessages = later
+                    state.ready = true
+                    return (batch, true)
+                }
+                return (batch, false)
             }
+            // What was left waits for the next take, which must not block.
+            if more { signal.signal() }
             if let taken { return taken }
         }
         return nil
+    }
+
+    /// Up to `limit` requests, one from each client in turn (each client's in its order), and the rest.
+    static func fairShare(_ works: [ControlWork], limit: Int) -> (taken: [ControlWork], left: [ControlWork]) {
+        var queues: [[UInt8]: [Int]] = [:]
+        var order: [[UInt8]] = []
+        for (position, work) in works.enumerated() {
+            if queues[work.identity] == nil { order.append(work.identity) }
+            queues[work.identity, default: []].append(position)
+        }
+        var chosen = Set<Int>()
+        var round = 0
+        while chosen.count < limit {
+            var any = false
+            for identity in order where chosen.count < limit {
+                guard let positions = queues[identity], round < positions.count else { continue }
+                chosen.insert(positions[round])
+                any = true
+            }
+            if !any { break }
+            round += 1
+        }
+        let taken = works.indices.filter(chosen.contains).map { works[$0] }
+        let left = works.indices.filter { !chosen.contains($0) }.map { works[$0] }
+        return (taken, left)
     }
 }
 

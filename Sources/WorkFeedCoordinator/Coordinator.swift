@@ -1,6 +1,7 @@
 public import Logging
 import Foundation
 import Synchronization
+import WorkFeedModel
 public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
@@ -55,6 +56,9 @@ public final class Coordinator: Sendable {
     /// - Returns: the endpoints actually bound.
     /// - Throws: ``CoordinatorError`` when the index cannot be opened or a socket cannot be bound.
     public func start() throws(CoordinatorError) -> Endpoints {
+        if let problem = configuration.listenAddressProblem() {
+            throw CoordinatorError("cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
+        }
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Endpoints, CoordinatorError>?>(nil)

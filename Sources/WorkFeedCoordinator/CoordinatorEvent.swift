@@ -14,7 +14,7 @@ enum CoordinatorEvent {
 
     /// The event for a change to a job; `nil` when nothing changed.
     init?(_ effect: CompletionEffect) {
-        guard case .updated(let picture, let status, let reason, _) = effect else { return nil }
+        guard case .updated(let picture, let status, let reason, _, _) = effect else { return nil }
         self = .status(picture, status, reason: reason)
     }
 

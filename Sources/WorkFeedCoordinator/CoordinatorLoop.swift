@@ -8,11 +8,15 @@ import WorkFeedWire
 
 /// The coordinator's event loop. Lives on the coordinator thread, which alone touches its sockets.
 ///
-/// The loop receives, and puts what it received in the ``Inbox`` of the ``Dispatcher``, which runs
-/// on the index thread: as soon as it has committed one batch it takes everything received
-/// meanwhile as the next. When a batch's outbox comes back, the loop sends its jobs, replies and
-/// events. It also answers CURVE authentication and sends heartbeats, which keep flowing while a
-/// long transaction (a bulk ENQUEUE) runs.
+/// The loop receives and parses every message. Worker messages and write requests (IMPORT,
+/// ENQUEUE, DELETE) go into the ``Inbox`` of the ``Dispatcher``, which runs on the index thread: as
+/// soon as it has committed one batch it takes everything received meanwhile as the next. Read
+/// requests go to the ``ReadService``, which answers them from a read-only connection on a thread
+/// of its own; PING is answered here. Malformed messages, requests a role may not send and
+/// requests beyond a client's bounds (``ClientLoads``) are answered here at once with ERROR, so
+/// that no client's garbage or flood reaches the index thread. When a batch's outbox or a read's
+/// reply comes back, the loop sends it. It also answers CURVE authentication and sends
+/// heartbeats, which keep flowing while a long transaction (a bulk ENQUEUE) runs.
 struct CoordinatorLoop: ~Copyable {
     let endpoints: Coordinator.Endpoints
     let logger: Logger
@@ -22,9 +26,17 @@ struct CoordinatorLoop: ~Copyable {
     let eventSocket: ZMQSocket
     /// Where the index thread says a batch is done.
     let doneSocket: ZMQSocket
+    /// Where the read service says replies are ready.
+    let readsDoneSocket: ZMQSocket
+    let reads: ReadService
+    /// What each control client has in flight.
+    var clients: ClientLoads
+    /// Refusals and malformed messages, logged at most once a second each kind.
+    var throttle = LogThrottle()
     /// Answers libzmq's authentication requests; bound only when keys are configured.
     let zapSocket: ZMQSocket
-    let allowedKeys: Set<String>
+    /// Every allowed public key with its role (empty without keys).
+    let keyRoles: [String: ClientRole]
     let heartbeatInterval: Duration
     let inbox: Inbox
     let outboxes: Handoff<Outbox>
@@ -37,8 +49,6 @@ struct CoordinatorLoop: ~Copyable {
 
     /// At most this many messages go into one batch, so that a turn's transaction stays short.
     static let maximumMessagesPerBatch = 4_000
-    /// Control requests a client may have in flight (docs/PROTOCOL.md).
-    static let maximumRequestsInFlight = 100_000
 
     /// Binds the sockets and starts the index thread.
     /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
@@ -50,6 +60,7 @@ struct CoordinatorLoop: ~Copyable {
         if keyPair != nil {
             try zapSocket.bind(ZAP.endpoint)
         } else {
+            // Checked at start (CoordinatorConfiguration.listenAddressProblem): every endpoint is one loopback address.
             logger.notice("no security.key_file: CURVE is off and the coordinator listens on loopback only")
         }
         let workerSocket = try ZMQSocket(context, type: .router)
@@ -58,18 +69,19 @@ struct CoordinatorLoop: ~Copyable {
         // Credits bound what waits for a worker (at most its capacity, 1,024, plus heartbeats):
         // libzmq's default of 1,000 messages would drop JOBs to a worker with more slots.
         try workerSocket.setOption(ZMQ_SNDHWM, int32: 4_096)
-        if let keyPair { try workerSocket.makeCurveServer(secretKey: keyPair.secretKey) }
+        if let keyPair { try workerSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .workers) }
         let workers = try workerSocket.bind(configuration.workerEndpoint)
         let controlSocket = try ZMQSocket(context, type: .router)
         try controlSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
         try controlSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
-        // Replies are sent without blocking the loop; a client may pipeline up to this many
-        // requests before replies would be dropped (libzmq's default is 1,000).
-        try controlSocket.setOption(ZMQ_SNDHWM, int32: Int32(Self.maximumRequestsInFlight))
-        if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey) }
+        // Replies are sent without blocking the loop. A client has at most max_in_flight requests
+        // unanswered; room for twice as many replies it has not read yet bounds what waits for a
+        // slow reader (a reply past that is dropped, and logged).
+        try controlSocket.setOption(ZMQ_SNDHWM, int32: Int32(2 * configuration.controlMaximumInFlight))
+        if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .control) }
         let control = try controlSocket.bind(configuration.controlEndpoint)
         let eventSocket = try ZMQSocket(context, type: .pub)
-        if let keyPair { try eventSocket.makeCurveServer(secretKey: keyPair.secretKey) }
+        if let keyPair { try eventSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .events) }
         let events = try eventSocket.bind(configuration.eventsEndpoint)
         let wakeSocket = try ZMQSocket(context, type: .pair)
         try wakeSocket.bind(wakeEndpoint)
@@ -79,9 +91,25 @@ struct CoordinatorLoop: ~Copyable {
         let indexThreadDone = DispatchSemaphore(value: 0)
         let doneSocket = try ZMQSocket(context, type: .pair)
         try doneSocket.bind(doneEndpoint)
+        let dispatchState = DispatchState()
         try Self.startIndexThread(
             configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
-            done: indexThreadDone, metrics: metrics, logger: logger)
+            done: indexThreadDone, metrics: metrics, dispatchState: dispatchState, logger: logger)
+        let readsDoneEndpoint = "inproc://workfeed-coordinator-reads-\(UUID().uuidString)"
+        let readsDoneSocket = try ZMQSocket(context, type: .pair)
+        try readsDoneSocket.bind(readsDoneEndpoint)
+        do {
+            reads = try ReadService(
+                indexPath: configuration.indexPath, cacheDirectory: URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path,
+                dispatch: dispatchState, feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, context: context, doneEndpoint: readsDoneEndpoint,
+                logger: logger)
+        } catch {
+            inbox.close()
+            indexThreadDone.wait()
+            throw error
+        }
+        self.readsDoneSocket = readsDoneSocket
+        clients = ClientLoads(maximumRequests: configuration.controlMaximumInFlight, maximumBytes: configuration.controlMaximumInFlightBytes)
 
         endpoints = Coordinator.Endpoints(workers: workers, control: control, events: events)
         self.workerSocket = workerSocket
@@ -93,7 +121,7 @@ struct CoordinatorLoop: ~Copyable {
         self.outboxes = outboxes
         self.indexThreadDone = indexThreadDone
         self.zapSocket = zapSocket
-        allowedKeys = Set(configuration.allowedKeys)
+        keyRoles = configuration.keyRoles
         self.logger = logger
         heartbeatInterval = .milliseconds(configuration.heartbeatIntervalMilliseconds)
         logger.info(
@@ -109,13 +137,13 @@ struct CoordinatorLoop: ~Copyable {
     /// returns once the index is open (or throws why it could not be).
     private static func startIndexThread(
         configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
-        outboxes: Handoff<Outbox>, done: DispatchSemaphore, metrics: CoordinatorMetrics, logger: Logger
+        outboxes: Handoff<Outbox>, done: DispatchSemaphore, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger
     ) throws {
         let opened = Handoff<(any Error)?>()
         let thread = Thread {
             defer { done.signal() }
             do {
-                var dispatcher = try Dispatcher(configuration: configuration, metrics: metrics, logger: logger)
+                var dispatcher = try Dispatcher(configuration: configuration, metrics: metrics, dispatchState: dispatchState, logger: logger)
                 let doneSocket = try ZMQSocket(context, type: .pair)
                 try doneSocket.connect(doneEndpoint)
                 opened.put(nil)
@@ -126,6 +154,10 @@ struct CoordinatorLoop: ~Copyable {
                     try? doneSocket.send([[1]])
                     if batch.stopping { break }
                 }
+                // Fold the write-ahead log into the index file, so that a clean stop leaves the
+                // single file index.sqlite (docs/operations.md, "Moving the coordinator"), even if
+                // a reader's connection is still open.
+                dispatcher.checkpoint()
                 logger.debug("index thread ends; every batch committed")
             } catch {
                 opened.put(error)
@@ -141,7 +173,9 @@ struct CoordinatorLoop: ~Copyable {
 
     mutating func run() {
         defer {
-            // Whatever ended the loop, the index thread records what it has and ends too.
+            // Whatever ended the loop, the read thread ends, and the index thread records what it
+            // has and ends too (last: its connection is then the index's last one).
+            reads.close()
             inbox.close()
             indexThreadDone.wait()
         }
@@ -162,26 +196,28 @@ struct CoordinatorLoop: ~Copyable {
     /// One wait for something to do, and doing it.
     /// - Returns: `true` once the last batch (after a stop) has been sent.
     mutating func turn() throws -> Bool {
-        // A full batch leaves the rest in the sockets (and in ZeroMQ's queues) until it is taken.
-        let full = inbox.count >= Self.maximumMessagesPerBatch
-        var items = [doneSocket.pollItem(), wakeSocket.pollItem(), zapSocket.pollItem()]
-        if !full { items += [workerSocket.pollItem(), controlSocket.pollItem()] }
+        // A full batch of worker messages leaves the rest in the sockets (and in ZeroMQ's queues)
+        // until it is taken. Control requests are always read: each is answered, admitted or
+        // refused at once, and what is admitted is bounded per client.
+        let full = inbox.workerCount >= Self.maximumMessagesPerBatch
+        var items = [doneSocket.pollItem(), wakeSocket.pollItem(), zapSocket.pollItem(), readsDoneSocket.pollItem(), controlSocket.pollItem()]
+        if !full { items.append(workerSocket.pollItem()) }
         let ready = try ZMQPoll.poll(items, timeoutMilliseconds: pollTimeout())
         if ready[1], try wakeSocket.receive(dontWait: true) != nil, !stopping {
             stopping = true
             inbox.close()
         }
         if ready[2] { try answerAuthentication() }
-        if !full {
-            var workerMessages: [Batch.Message] = []
-            var controlMessages: [Batch.Message] = []
-            try Self.drain(workerSocket, into: &workerMessages, upTo: Self.maximumMessagesPerBatch)
-            try Self.drain(controlSocket, into: &controlMessages, upTo: Self.maximumMessagesPerBatch)
-            // Parsed here, beside the sockets, to keep the index thread to the index.
-            let parsed = workerMessages.map { message in
-                (message.identity, Result { () throws(WireError) in try WorkerMessage(frames: message.frames) })
+        var workerMessages: [Batch.Message] = []
+        var controlMessages: [Batch.Message] = []
+        if !full { try Self.drain(workerSocket, into: &workerMessages, upTo: Self.maximumMessagesPerBatch, withRoles: true) }
+        try Self.drain(controlSocket, into: &controlMessages, upTo: Self.maximumMessagesPerBatch, withRoles: true)
+        inbox.add(worker: parseWorkerMessages(workerMessages), control: admit(controlMessages))
+        if ready[3] {
+            while try readsDoneSocket.receive(dontWait: true) != nil {}
+            while let replies = reads.results.poll() {
+                for (identity, answer, bytes) in replies { reply(answer, to: identity, bytes: bytes) }
             }
-            inbox.add(worker: parsed, control: controlMessages)
         }
         if ready[0] {
             while try doneSocket.receive(dontWait: true) != nil {}
@@ -194,18 +230,98 @@ struct CoordinatorLoop: ~Copyable {
         if now - lastTick >= heartbeatInterval {
             inbox.tick()
             lastTick = now
+            throttle.flush(logger: logger, now: now)
         }
         sendHeartbeats(now: now)
         return false
     }
 
+    /// Parses worker messages here, beside the sockets, to keep the index thread to the index:
+    /// malformed ones are answered with ERROR at once and go no further.
+    mutating func parseWorkerMessages(_ messages: [Batch.Message]) -> [Batch.WorkerInput] {
+        var parsed: [Batch.WorkerInput] = []
+        parsed.reserveCapacity(messages.count)
+        for message in messages {
+            do throws(WireError) {
+                // ZAP lets only worker keys in here; this is the second line.
+                if let role = message.role, role != .worker { throw WireError("a \(role.rawValue) key may not use the worker protocol") }
+                parsed.append((message.identity, try WorkerMessage(frames: message.frames)))
+            } catch {
+                throttle.log(
+                    "malformed-worker", "malformed worker message", metadata: ["peer": "\(message.identity.hexString)", "error": "\(error)"],
+                    logger: logger)
+                try? workerSocket.send(WorkerMessage.error("\(error)").frames, to: message.identity, dontWait: true)
+            }
+        }
+        return parsed
+    }
+
+    /// Parses control requests and decides each: malformed, not the role's, or beyond the
+    /// client's bounds: an ERROR at once; PING: answered here; a read: to the read service; a
+    /// write: returned, for the dispatcher.
+    mutating func admit(_ messages: [Batch.Message]) -> [ControlWork] {
+        var writes: [ControlWork] = []
+        for message in messages {
+            let request: ControlRequest
+            do {
+                request = try ControlRequest(frames: message.frames)
+            } catch {
+                throttle.log("malformed-control", "malformed control request", metadata: ["error": "\(error)"], logger: logger)
+                // The request id, when frame 1 holds one, so that the client can match the error.
+                let id = message.frames.count > 1 && message.frames[1].count == 8 ? message.frames[1].reduce(0) { $0 << 8 | UInt64($1) } : 0
+                send(.error(id: id, "malformed request: \(error)"), to: message.identity)
+                continue
+            }
+            if let refusal = ControlPolicy.refusal(of: request.command, for: message.role) {
+                throttle.log(
+                    "control-role", "control request refused", metadata: ["command": "\(request.command.rawValue)", "role": "\(message.role?.rawValue ?? "local")"],
+                    logger: logger)
+                send(.error(id: request.id, refusal), to: message.identity)
+                continue
+            }
+            if request.command == .ping {
+                send(ControlReply(id: request.id, ok: true, body: Array(#"{"pong":true}"#.utf8)), to: message.identity)
+                continue
+            }
+            let bytes = message.frames.reduce(0) { $0 + $1.count }
+            if let busy = clients.admit(message.identity, bytes: bytes) {
+                throttle.log("control-busy", "control request refused: client busy", level: .notice, metadata: ["reason": "\(busy)"], logger: logger)
+                send(.error(id: request.id, busy), to: message.identity)
+                continue
+            }
+            let work = ControlWork(identity: message.identity, request: request, role: message.role, bytes: bytes)
+            if request.command.isRead { reads.submit(work) } else { writes.append(work) }
+        }
+        return writes
+    }
+
+    /// Sends the reply to an admitted request: its client's load goes down.
+    mutating func reply(_ reply: ControlReply, to identity: [UInt8], bytes: Int) {
+        clients.answered(identity, bytes: bytes)
+        send(reply, to: identity)
+    }
+
+    /// Sends a control reply without waiting; a client that does not read its replies loses them.
+    mutating func send(_ reply: ControlReply, to identity: [UInt8]) {
+        do {
+            try controlSocket.send(reply.frames, to: identity, dontWait: true)
+        } catch {
+            throttle.log(
+                "reply-dropped", "could not reply to a control client (gone, or not reading its replies)", metadata: ["error": "\(error)"],
+                logger: logger)
+        }
+    }
+
     /// Takes up to `limit` messages waiting on a ROUTER socket, without blocking: each split into
     /// the sender's identity and the protocol frames.
-    static func drain(_ socket: borrowing ZMQSocket, into messages: inout [Batch.Message], upTo limit: Int) throws {
+    /// - Parameter withRoles: read each message's role (the ZAP user id of its connection).
+    static func drain(_ socket: borrowing ZMQSocket, into messages: inout [Batch.Message], upTo limit: Int, withRoles: Bool = false) throws {
         var taken = 0
-        while taken < limit, var frames = try socket.receive(dontWait: true), !frames.isEmpty {
+        while taken < limit, let received = try withRoles ? socket.receiveWithUserID(dontWait: true) : socket.receive(dontWait: true).map({ ($0, nil) }) {
+            var frames = received.frames
+            guard !frames.isEmpty else { continue }
             let identity = frames.removeFirst()
-            messages.append((identity, frames))
+            messages.append((identity, frames, received.userID.flatMap(ClientRole.init(rawValue:))))
             taken += 1
         }
     }
@@ -242,15 +358,7 @@ struct CoordinatorLoop: ~Copyable {
                 logger.debug("event not published", metadata: ["error": "\(error)"])
             }
         }
-        for (identity, reply) in outbox.control {
-            do {
-                try controlSocket.send(reply.frames, to: identity, dontWait: true)
-            } catch {
-                logger.warning(
-                    "could not reply to a control client (gone, or more than \(Self.maximumRequestsInFlight) requests in flight)",
-                    metadata: ["error": "\(error)"])
-            }
-        }
+        for (identity, reply, bytes) in outbox.control { self.reply(reply, to: identity, bytes: bytes) }
         if outbox.isLast { sayGoodbye() }
     }
 
@@ -265,12 +373,19 @@ struct CoordinatorLoop: ~Copyable {
         }
     }
 
-    /// Lets in CURVE clients whose public key is on the allow-list; logs every refusal.
-    func answerAuthentication() throws {
+    /// Lets in CURVE clients whose public key has a role the socket takes (workers on the worker
+    /// socket, operators and gateways on the control and event sockets); logs every refusal.
+    mutating func answerAuthentication() throws {
         while let request = try zapSocket.receive(dontWait: true) {
-            let decision = ZAP.decide(request, allowed: allowedKeys)
+            let decision = ZAP.decide(request, roles: keyRoles)
             if !decision.allowed {
-                logger.warning("connection refused: key not allowed", metadata: ["key": "\(decision.client)", "address": "\(decision.address)"])
+                // One line a second for each socket and reason, with a count of the rest.
+                throttle.log(
+                    "refused \(decision.domain?.rawValue ?? "?") \(decision.refusal ?? "")", "connection refused: \(decision.refusal ?? "key not allowed")",
+                    metadata: [
+                        "key": "\(decision.client.escapedForDisplay)", "address": "\(decision.address.escapedForDisplay)",
+                        "socket": "\(decision.domain?.socketName ?? "?")", "role": "\(decision.role?.rawValue ?? "none")",
+                    ], logger: logger)
             }
             try zapSocket.send(decision.reply)
         }

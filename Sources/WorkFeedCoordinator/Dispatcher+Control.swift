@@ -6,25 +6,19 @@ import WorkFeedModel
 import WorkFeedWire
 
 extension Dispatcher {
-    /// Answers one control request inside the turn's transaction. Never throws: whatever goes wrong
-    /// becomes an ERROR reply that says what.
+    /// Answers one write request (IMPORT, ENQUEUE, DELETE) inside the turn's transaction; the loop
+    /// has parsed it, checked its role and admitted it, and read requests never come here (the
+    /// ``ReadService`` answers them from a read-only connection). Never throws: whatever goes
+    /// wrong becomes an ERROR reply that says what.
     func handleControl(
-        _ frames: [[UInt8]], workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
-        outbox: inout Outbox
+        _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
     ) -> ControlReply {
-        let request: ControlRequest
-        do {
-            request = try ControlRequest(frames: frames)
-        } catch {
-            logger.warning("malformed control request", metadata: ["error": "\(error)"])
-            return .error(id: 0, "malformed request: \(error)")
-        }
         do {
             if request.command == .original {
                 let (body, file) = try original(request, reader: transaction.reader)
                 return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
             }
-            let body = try answer(request, workers: workers, specs: &specs, transaction: &transaction, outbox: &outbox)
+            let body = try answer(request, specs: &specs, transaction: &transaction, outbox: &outbox)
             return ControlReply(id: request.id, ok: true, body: body)
         } catch let error as ControlRequestError {
             return .error(id: request.id, error.description)
@@ -35,13 +29,9 @@ extension Dispatcher {
     }
 
     private func answer(
-        _ request: ControlRequest, workers: [[UInt8]: WorkerState], specs: inout PictureSpecs, transaction: inout IndexTransaction,
-        outbox: inout Outbox
+        _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
     ) throws -> [UInt8] {
         switch request.command {
-        case .ping:
-            return try ControlCodec.encode(["pong": true])
-
         case .importWorkout:
             let body = try decode(ImportRequest.self, request)
             guard request.attachments.count == 2 || request.attachments.count == 3 else {
@@ -66,6 +56,11 @@ extension Dispatcher {
                 source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
                 heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin,
                 file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
+            do {
+                try workout.checkRanges()
+            } catch {
+                throw ControlRequestError("IMPORT of \(body.origin.prefix(200)): \(error)")
+            }
             let kept = keepOriginal(of: body, attachments: request.attachments)
             var maybeUnreferenced = Set<String>()
             let reply = try transaction.importWorkout(
@@ -99,10 +94,7 @@ extension Dispatcher {
 
         case .enqueue:
             let body = try decode(EnqueueRequest.self, request)
-            guard !body.kinds.isEmpty, !body.themes.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind and one theme") }
-            if let scales = body.scales, scales.contains(where: { !(1...3).contains($0) }) {
-                throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
-            }
+            try Self.check(body)
             let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash)
             }
@@ -114,53 +106,11 @@ extension Dispatcher {
                 ])
             return try ControlCodec.encode(reply)
 
-        case .status:
-            let reader = transaction.reader
-            let counts = try reader.statusCounts().map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
-            let now = ContinuousClock.now
-            let workerList = workers.values.sorted { $0.name < $1.name }.map {
-                let silent = now - $0.lastHeard
-                return StatusReply.Worker(
-                    name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done,
-                    silentSeconds: Double(silent.components.seconds) + Double(silent.components.attoseconds) / 1e18)
-            }
-            return try ControlCodec.encode(
-                StatusReply(
-                    workouts: try reader.workoutCount(), counts: counts, leased: transaction.leasedCount, workers: workerList,
-                    cacheDirectory: cacheDirectory, ready: try transaction.readyCount(), finishedLastMinute: finishedLastMinute,
-                    oldestPending: try reader.oldestPending(), anchor: transaction.anchorSoFar))
-
-        case .failed:
-            let body = try decode(FailedRequest.self, request)
-            guard (1...100_000).contains(body.limit) else { throw ControlRequestError("FAILED: limit must be 1...100000") }
-            let reader = transaction.reader
-            return try ControlCodec.encode(
-                FailedReply(
-                    groups: body.group ? try reader.failureReasons(limit: body.limit).map { FailedReply.Group(reason: $0.reason, count: $0.count) } : [],
-                    pictures: body.group ? [] : try reader.failedPictures(limit: body.limit), total: try reader.failedCount()))
-
-        case .show:
-            let body = try decode(ShowRequest.self, request)
-            guard let workout = try transaction.reader.workout(body.id) else {
-                throw ControlRequestError("no workout with id \(body.id)")
-            }
-            let item = WorkoutWithPictures(workout: workout, pictures: try transaction.reader.pictures(of: body.id))
-            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory))
-
-        case .feed:
-            let body = try decode(FeedRequest.self, request)
-            guard (1...1000).contains(body.limit) else { throw ControlRequestError("FEED: limit must be 1...1000, is \(body.limit)") }
-            let page: (workouts: [WorkoutRecord], next: String?)
-            do {
-                page = try transaction.reader.feed(limit: body.limit, cursor: body.cursor)
-            } catch let error as IndexError {
-                throw ControlRequestError("FEED: \(error)")
-            }
-            let items = try page.workouts.map { WorkoutWithPictures(workout: $0, pictures: try transaction.reader.pictures(of: $0.id)) }
-            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory))
-
         case .delete:
             let body = try decode(DeleteRequest.self, request)
+            guard body.ids.count <= ControlLimits.maximumDeleteIDs else {
+                throw ControlRequestError("DELETE: ids has \(body.ids.count) entries, at most \(ControlLimits.maximumDeleteIDs) a request")
+            }
             let files = try transaction.reader.fileHashes(of: body.ids)
             let deleted = try transaction.delete(body.ids)
             // The files go once the deletion is committed: the pictures, and the originals no
@@ -174,15 +124,14 @@ extension Dispatcher {
                 DeleteReply(
                     deleted: body.ids.filter { deleted[$0] != nil }, missing: body.ids.filter { deleted[$0] == nil }, pictures: paths.count))
 
-        case .changes:
-            let body = try decode(ChangesRequest.self, request)
-            guard (1...100_000).contains(body.limit) else { throw ControlRequestError("CHANGES: limit must be 1...100000") }
-            guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
-            let page = try transaction.reader.changes(since: body.since, limit: body.limit)
-            return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: transaction.anchorSoFar))
+        case .ping, .status, .show, .feed, .changes, .failed:
+            // Answered by the loop (PING) and the read service; never sent here.
+            throw ControlRequestError("\(request.command.rawValue) is not a write request")
         }
     }
+}
 
+extension Dispatcher {
     /// Keeps the original file an IMPORT carries (its third attachment), once per content.
     /// - Returns: whether the original of the workout's file is kept now, and whether this request
     ///   wrote it.
@@ -211,12 +160,62 @@ extension Dispatcher {
         }
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)
     }
+}
 
-    private func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws -> T {
-        do {
-            return try ControlCodec.decode(type, from: request.body)
-        } catch {
-            throw ControlRequestError("\(request.command.rawValue): the JSON body is not a \(T.self): \(error)")
+/// A request's JSON body as the type it must be, or an ERROR that says why not.
+func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws(ControlRequestError) -> T {
+    do {
+        return try ControlCodec.decode(type, from: request.body)
+    } catch {
+        throw ControlRequestError("\(request.command.rawValue): the JSON body is not a \(T.self): \(error)")
+    }
+}
+
+extension Dispatcher {
+    /// Range-checks an ENQUEUE's values, naming the field that is out of range.
+    static func check(_ body: EnqueueRequest) throws(ControlRequestError) {
+        guard !body.kinds.isEmpty, !body.themes.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind and one theme") }
+        if let scales = body.scales, scales.contains(where: { !(1...3).contains($0) }) {
+            throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
+        }
+        if let ids = body.ids, ids.count > ControlLimits.maximumEnqueueIDs {
+            throw ControlRequestError("ENQUEUE: ids has \(ids.count) entries, at most \(ControlLimits.maximumEnqueueIDs) a request")
+        }
+        if let codes = body.reasonCodes, codes.count > 64 || !codes.allSatisfy(FailureCode.isWellFormed) {
+            throw ControlRequestError("ENQUEUE: reasonCodes must be at most 64 codes, each 1 to 64 lower-case letters, digits and '-'")
+        }
+        if let priority = body.priority, !ControlLimits.priorities.contains(priority) {
+            throw ControlRequestError("ENQUEUE: priority \(priority) is outside \(ControlLimits.priorities.lowerBound)...\(ControlLimits.priorities.upperBound)")
+        }
+        for (field, date) in [("since", body.since), ("until", body.until)] {
+            guard let date else { continue }
+            do { try ValueLimits.checkTime(date, field: field) } catch { throw ControlRequestError("ENQUEUE: \(error)") }
+        }
+    }
+}
+
+extension ControlCommand {
+    /// Whether the request only reads: answered outside the write transaction, from a read-only
+    /// connection (``ReadService``), so that no read ever holds up dispatch.
+    var isRead: Bool {
+        switch self {
+        case .ping, .status, .show, .feed, .changes, .failed: true
+        // RESOLVE and ORIGINAL read too, but are small and rare: they go with the writes.
+        case .importWorkout, .enqueue, .delete, .resolve, .original: false
+        }
+    }
+}
+
+/// Which control requests each role may send. The ZAP handler already keeps worker keys off the
+/// control socket; this is the second line, and the place where the gateway's requests will be
+/// narrowed.
+enum ControlPolicy {
+    /// Why `role` may not send `command`, or `nil` when it may. `nil` role: no CURVE (loopback
+    /// only), every local process is trusted alike.
+    static func refusal(of command: ControlCommand, for role: ClientRole?) -> String? {
+        switch role {
+        case nil, .operator?, .gateway?: nil
+        case .worker?: "\(command.rawValue) refused: a worker key may not use the control protocol"
         }
     }
 }

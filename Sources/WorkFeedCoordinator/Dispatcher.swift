@@ -45,15 +45,31 @@ struct Dispatcher {
         var inFlight: Set<UInt64> = []
         var lastHeard: ContinuousClock.Instant
         var done = 0
+        /// Transient failures reported one after the other, and when the first of them came.
+        var failureStreak = 0
+        var streakStarted: ContinuousClock.Instant?
         var credits: Int { max(0, capacity - inFlight.count) }
     }
 
+    /// Which workers fail where others succeed: kept beside the workers, and like them only once
+    /// a batch commits.
+    struct WorkerHealth {
+        /// When some worker last had a picture generated.
+        var lastGenerated: ContinuousClock.Instant?
+        /// Workers set aside, by name, until when.
+        var setAside: [String: ContinuousClock.Instant] = [:]
+    }
+    var health = WorkerHealth()
+
     /// The basemap's identity hash; empty without tilesets. Workers must have the same one.
     let basemap: String
+    /// Where each committed batch leaves what STATUS needs from memory (for the read service).
+    let dispatchState: DispatchState
 
     /// - Throws: ``IndexError`` when the index cannot be opened, ``TileError`` when a configured
     ///   tileset or the attribution font cannot be read.
-    init(configuration: CoordinatorConfiguration, metrics: CoordinatorMetrics, logger: Logger) throws {
+    init(configuration: CoordinatorConfiguration, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger) throws {
+        self.dispatchState = dispatchState
         if configuration.basemapTilesets.isEmpty {
             basemap = ""
         } else {
@@ -73,7 +89,8 @@ struct Dispatcher {
         specs = PictureSpecs(configuration: configuration, basemap: basemap.isEmpty ? nil : basemap)
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
-            maximumBackoff: configuration.maximumBackoffSeconds)
+            maximumBackoff: configuration.maximumBackoffSeconds, environmentInitialBackoff: configuration.environmentInitialBackoffSeconds,
+            environmentMaximumBackoff: configuration.environmentMaximumBackoffSeconds)
         workerExpiry = .milliseconds(configuration.heartbeatIntervalMilliseconds * configuration.heartbeatLiveness)
     }
 
@@ -84,6 +101,7 @@ struct Dispatcher {
         var outbox = Outbox()
         // Worker bookkeeping is applied to a copy and kept only if the transaction commits.
         var workersAfter = workers
+        var healthAfter = health
         var specsAfter = specs
         var leaseCounterAfter = leaseCounter
         var progressAfter = progress
@@ -94,13 +112,12 @@ struct Dispatcher {
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 for message in batch.workerMessages {
                     try handleWorker(
-                        message.identity, message.message, now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox,
-                        progress: &progressAfter)
+                        message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, transaction: &transaction,
+                        outbox: &outbox, progress: &progressAfter)
                 }
-                for message in batch.controlMessages {
+                for work in batch.controlMessages {
                     outbox.control.append(
-                        (message.identity,
-                         handleControl(message.frames, workers: workersAfter, specs: &specsAfter, transaction: &transaction, outbox: &outbox)))
+                        (work.identity, handleControl(work.request, specs: &specsAfter, transaction: &transaction, outbox: &outbox), work.bytes))
                 }
                 try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 if checkDeadlines {
@@ -109,7 +126,7 @@ struct Dispatcher {
                     for effect in expired {
                         outbox.tally.record(effect, renderMicroseconds: nil)
                         if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
-                        if case .updated(let picture, _, let reason, _) = effect {
+                        if case .updated(let picture, _, let reason, _, _) = effect {
                             logger.warning("job past its deadline; leased again", metadata: ["picture": "\(picture)", "reason": "\(reason ?? "")"])
                         }
                     }
@@ -131,7 +148,12 @@ struct Dispatcher {
         // (Coordinator.start), not here.
         metrics.workers(workersAfter.count)
         metrics.leased(index.leases.count)
+        dispatchState.publish(
+            DispatchState.Snapshot(
+                workers: workersAfter.values.map { .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard) },
+                leased: index.leases.count, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
         workers = workersAfter
+        health = healthAfter
         specs = specsAfter
         leaseCounter = leaseCounterAfter
         progress = progressAfter
@@ -148,18 +170,9 @@ struct Dispatcher {
     }
 
     mutating func handleWorker(
-        _ identity: [UInt8], _ parsed: Result<WorkerMessage, WireError>, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
-        transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
+        _ identity: [UInt8], _ message: WorkerMessage, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
+        health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
     ) throws {
-        let message: WorkerMessage
-        switch parsed {
-        case .success(let parsed):
-            message = parsed
-        case .failure(let error):
-            logger.warning("malformed worker message", metadata: ["peer": "\(identity.hexString)", "error": "\(error)"])
-            outbox.worker.append((identity, .error("\(error)")))
-            return
-        }
         // One lookup for the common messages (STATUS, HEARTBEAT); valid until a worker is added or removed.
         let known = workers.index(forKey: identity)
         if let known { workers.values[known].lastHeard = now }
@@ -182,6 +195,14 @@ struct Dispatcher {
                     reason: "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution")))
                 return
             }
+            if let until = health.setAside[name], until > now {
+                let seconds = Int((until - now).components.seconds)
+                logger.warning("worker refused: it is set aside", metadata: ["worker": "\(name.escapedForDisplay)", "for_s": "\(seconds)"])
+                outbox.worker.append((identity, .disconnect(
+                    reason: "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name")))
+                return
+            }
+            health.setAside[name] = nil
             if let previous = workers[identity] {
                 // A worker that says READY again has reset: whatever it held is not coming back.
                 try release(previous, reason: "worker \(previous.name) restarted", cause: "restarted", transaction: &transaction, outbox: &outbox)
@@ -203,14 +224,20 @@ struct Dispatcher {
                 case .failedRetry: .failedRetry
                 }
             let effect = try transaction.complete(
-                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map), from: key, retry: retry)
+                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map, code: report.code), from: key,
+                retry: retry)
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
+            if let known, case .updated(_, let status, _, _, let code) = effect {
+                try watchHealth(
+                    known, status: status, transient: report.outcome == .failedRetry, code: code, now: now, workers: &workers, health: &health,
+                    transaction: &transaction, outbox: &outbox)
+            }
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
             switch effect {
             case .staleLease:
                 logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
-            case .updated(let picture, let status, let reason, _):
+            case .updated(let picture, let status, let reason, _, _):
                 if status == .failedNoRetry || reason != nil {
                     logger.info("picture failed", metadata: ["picture": "\(picture)", "status": "\(status.rawValue)", "reason": "\(reason ?? "")"])
                 } else {
@@ -236,6 +263,42 @@ struct Dispatcher {
         case .job, .error:
             outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
         }
+    }
+
+    /// Sets aside a worker whose last reports were all transient failures while other workers'
+    /// pictures were generated: a worker whose cache is read-only, or that cannot draw, would
+    /// otherwise keep taking jobs and failing them. Its leases go back without counting an
+    /// attempt, it is told why, and a READY under its name is refused for `workers.set_aside_seconds`.
+    func watchHealth(
+        _ known: Dictionary<[UInt8], WorkerState>.Index, status: JobStatus, transient: Bool, code: FailureCode?, now: ContinuousClock.Instant,
+        workers: inout [[UInt8]: WorkerState], health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
+        if status == .generated {
+            workers.values[known].failureStreak = 0
+            workers.values[known].streakStarted = nil
+            health.lastGenerated = now
+            return
+        }
+        guard transient else { return }  // the inputs' fault: says nothing about the worker
+        workers.values[known].failureStreak += 1
+        if workers.values[known].streakStarted == nil { workers.values[known].streakStarted = now }
+        let worker = workers.values[known]
+        guard worker.failureStreak >= configuration.setAsideAfterFailures, let started = worker.streakStarted,
+            let generated = health.lastGenerated, generated > started
+        else { return }
+        let identity = workers.keys[known]
+        workers.removeValue(forKey: identity)
+        health.setAside[worker.name] = now + .milliseconds(Int64(configuration.setAsideSeconds * 1000))
+        logger.error(
+            "worker set aside: its jobs keep failing where other workers' succeed",
+            metadata: [
+                "worker": "\(worker.name.escapedForDisplay)", "failures": "\(worker.failureStreak)", "code": "\(code?.rawValue ?? "")",
+                "seconds": "\(Int(configuration.setAsideSeconds))",
+            ])
+        outbox.events.append(.worker(name: worker.name, change: "set-aside"))
+        outbox.worker.append((identity, .disconnect(
+            reason: "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded")))
+        try release(worker, reason: "worker \(worker.name) set aside", cause: "set-aside", countAttempt: false, transaction: &transaction, outbox: &outbox)
     }
 
     /// JOBs that could not be sent: their leases end without counting an attempt, and their
@@ -297,9 +360,10 @@ struct Dispatcher {
         for job in jobs {
             guard let identity = identities[job.worker] else { continue }
             workers[identity]!.inFlight.insert(job.lease)
+            let cacheKey = specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash)
+            transaction.recordCacheKey(cacheKey, for: job.lease)
             let assignment = JobAssignment(
-                lease: job.lease, workoutID: job.picture.workoutID,
-                cacheKey: specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash),
+                lease: job.lease, workoutID: job.picture.workoutID, cacheKey: cacheKey,
                 spec: specs.encodedSpec(for: job.picture), route: job.route, heartRate: job.heartRate)
             outbox.worker.append((identity, .job(assignment)))
         }
@@ -314,7 +378,16 @@ struct Dispatcher {
         }
         if finished > 0 { finishedCounter.add(finished) }
         for microseconds in tally.renderMicroseconds { metrics.rendered(microseconds: microseconds) }
-        for reason in tally.failures { metrics.failed(reason: reason) }
+        for code in tally.failures { metrics.failed(code: code) }
+    }
+
+    /// Folds the write-ahead log into the index file (at a clean stop).
+    func checkpoint() {
+        do {
+            try index.checkpoint()
+        } catch {
+            logger.warning("the index's write-ahead log was not folded into it; it stays beside it", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Removes the cache files of deleted workouts, once their deletion has committed.

@@ -18,7 +18,7 @@ struct ProgressReporter {
     mutating func countTurn() { turns += 1 }
 
     mutating func record(_ effect: CompletionEffect, renderMicroseconds: UInt64) {
-        guard case .updated(_, let status, let reason, _) = effect else { return }
+        guard case .updated(_, let status, let reason, _, _) = effect else { return }
         switch status {
         case .generated:
             generated += 1

@@ -55,7 +55,9 @@ extension WorkCtl {
 
         func validate() throws {
             guard since >= 0 else { throw ValidationError("--since must be 0 or more") }
-            guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be 1...100000") }
+            guard ControlLimits.changesLimits.contains(limit) else {
+                throw ValidationError("--limit must be \(ControlLimits.changesLimits.lowerBound)...\(ControlLimits.changesLimits.upperBound)")
+            }
         }
 
         func run() throws {
@@ -82,37 +84,41 @@ extension WorkCtl {
     /// `workctl retry`: failed-no-retry pictures get another chance.
     struct Retry: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Make failed-no-retry pictures pending again (after fixing what made them fail).")
+            abstract: "Make failed-no-retry pictures pending again (after fixing what made them fail).",
+            discussion: """
+                Takes the same selection as enqueue (--all, --ids, --ids-from, --kind, --theme, --scale, --activity, \
+                --since, --until); without --kind or --scale it retries every kind and scale. --reason narrows it to \
+                failures with these codes (workctl failed --group lists them). Creates no job.
+                """)
 
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var selection: PictureSelection
 
-        @Flag(name: .long, help: "Every workout.")
-        var all = false
+        @Option(name: .long, help: "Only failures with these codes, comma-separated (e.g. cache-full,worker-silent; see workctl failed --group).")
+        var reason: String?
 
-        @Option(name: .long, parsing: .upToNextOption, help: "Only these workout ids (or unique prefixes).")
-        var ids: [String] = []
-
-        @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
-        var kind: String = "route,heatmap"
-
-        @Option(name: .long, help: "Themes, comma-separated: light, dark.")
-        var theme: String = "light,dark"
+        @Flag(name: .long, help: "Print the result as JSON.")
+        var json = false
 
         func validate() throws {
-            guard all != !ids.isEmpty else { throw ValidationError("give either --all or --ids ID...") }
-            for text in ids { try IDPrefix.validate(text, option: "--ids") }
+            for code in reasonCodes() ?? [] where !FailureCode.isWellFormed(code) {
+                throw ValidationError("--reason: '\(code.escapedForDisplay)' is not a failure code (lower-case words joined by '-', as workctl failed --group prints them)")
+            }
+        }
+
+        func reasonCodes() -> [String]? {
+            reason.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
         }
 
         func run() throws {
-            let kinds = try parseKinds(kind)
-            let themes = try parseThemes(theme)
             var client = try connection.client()
-            // Only pictures that exist are retried: no new jobs are created here.
-            let workouts = all ? nil : try IDPrefix.resolve(ids, client: &client)
-            var request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, includeFailed: true)
+            // Only pictures that exist are retried, at every scale they were made at.
+            var request = try selection.request(defaultKinds: JobKind.allCases, defaultScales: [1, 2, 3], client: &client)
+            request.includeFailed = true
             request.existingOnly = true
+            request.reasonCodes = reasonCodes()
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
-            say("retrying \(reply.revived) failed pictures")
+            if json { try printJSON(reply) } else { say("retrying \(reply.revived) failed pictures") }
         }
     }
 }

@@ -15,32 +15,7 @@ extension WorkCtl {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Flag(name: .long, help: "Every workout in the index.")
-        var all = false
-
-        @Option(name: .long, parsing: .upToNextOption, help: "Only these workout ids (or unique prefixes).")
-        var ids: [String] = []
-
-        @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
-        var kind: String = "route"
-
-        @Option(name: .long, help: "Themes, comma-separated: light, dark.")
-        var theme: String = "light,dark"
-
-        @Option(name: .long, help: "Scales, comma-separated (default: the coordinator's pictures.scales).")
-        var scale: String?
-
-        @Option(name: .long, help: "Read workout ids from this file, one per line ('-' for standard input).")
-        var idsFrom: String?
-
-        @Option(name: .long, help: "Only these activities, comma-separated: running, walking, cycling, other.")
-        var activity: String?
-
-        @Option(name: .long, help: "Only workouts that started on or after this date (YYYY-MM-DD or ISO 8601).")
-        var since: String?
-
-        @Option(name: .long, help: "Only workouts that started before this date (YYYY-MM-DD or ISO 8601).")
-        var until: String?
+        @OptionGroup var selection: PictureSelection
 
         @Flag(name: .long, help: "Only pictures whose inputs or style changed since they were made; create none.")
         var stale = false
@@ -54,84 +29,10 @@ extension WorkCtl {
         @Flag(name: .long, help: "Print the result as JSON.")
         var json = false
 
-        func validate() throws {
-            let selections = [all, !ids.isEmpty, idsFrom != nil].filter { $0 }.count
-            guard selections == 1 else { throw ValidationError("give exactly one of --all, --ids ID... or --ids-from FILE") }
-            _ = try parsedActivities()
-            _ = try Self.date(since, "--since")
-            _ = try Self.date(until, "--until")
-            _ = try parsedKinds()
-            _ = try parsedThemes()
-            if idsFrom != "-" { _ = try parsedIDs() }
-            _ = try parsedScales()
-        }
-
-        func parsedKinds() throws -> [JobKind] { try parseKinds(kind) }
-        func parsedThemes() throws -> [Theme] { try parseThemes(theme) }
-
-        func parsedActivities() throws -> [ActivityType]? {
-            try activity.map { list in
-                try list.split(separator: ",").map { text in
-                    guard let activity = ActivityType(rawValue: String(text)) else {
-                        throw ValidationError("--activity: '\(text)' is not running, walking, cycling or other")
-                    }
-                    return activity
-                }
-            }
-        }
-
-        /// Parses `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 time.
-        static func date(_ text: String?, _ option: String) throws -> Date? {
-            guard let text else { return nil }
-            let full = ISO8601DateFormatter()
-            if let date = full.date(from: text) { return date }
-            let day = ISO8601DateFormatter()
-            day.formatOptions = [.withFullDate]
-            if let date = day.date(from: text) { return date }
-            throw ValidationError("\(option): '\(text)' is not a date (YYYY-MM-DD or 2026-11-21T10:00:00Z)")
-        }
-
-        /// The ids and prefixes given, `nil` for --all.
-        func parsedIDs() throws -> [String]? {
-            if all { return nil }
-            if let idsFrom {
-                let text: String
-                if idsFrom == "-" {
-                    text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-                } else {
-                    do { text = try String(contentsOfFile: idsFrom, encoding: .utf8) } catch {
-                        throw ValidationError("--ids-from: cannot read \(idsFrom): \(error.localizedDescription)")
-                    }
-                }
-                var result: [String] = []
-                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    let trimmed = line.trimmingCharacters(in: .whitespaces)
-                    if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-                    try IDPrefix.validate(trimmed, option: "--ids-from \(idsFrom):\(number + 1)")
-                    result.append(trimmed)
-                }
-                return result
-            }
-            for text in ids { try IDPrefix.validate(text, option: "--ids") }
-            return ids
-        }
-
-        func parsedScales() throws -> [Int]? {
-            try scale.map { text in
-                try text.split(separator: ",").map { part in
-                    guard let scale = Int(part), (1...3).contains(scale) else { throw ValidationError("--scale: '\(part)' is not 1, 2 or 3") }
-                    return scale
-                }
-            }
-        }
-
         func run() throws {
             var client = try connection.client()
-            let workouts = try parsedIDs().map { try IDPrefix.resolve($0, client: &client) }
-            var request = EnqueueRequest(ids: workouts, kinds: try parsedKinds(), themes: try parsedThemes(), scales: try parsedScales(), includeFailed: failed ? true : nil)
-            request.activities = try parsedActivities()
-            request.since = try Self.date(since, "--since")
-            request.until = try Self.date(until, "--until")
+            var request = try selection.request(defaultKinds: [.route], client: &client)
+            request.includeFailed = failed ? true : nil
             request.existingOnly = stale ? true : nil
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
             if json && !wait {

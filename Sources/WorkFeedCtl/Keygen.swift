@@ -10,7 +10,7 @@ extension WorkCtl {
             discussion: """
                 Writes the pair to --out (readable by its owner only) and prints the public key. Give the \
                 coordinator's public key to workers and operators (security.server_key, --server-key); list \
-                workers' and operators' public keys in the coordinator's security.allowed_keys.
+                workers' public keys in the coordinator's security.worker_keys, operators' in security.operator_keys.
                 """)
 
         @Option(name: .long, help: "The key file to write; it must not exist.")

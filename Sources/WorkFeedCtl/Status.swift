@@ -92,9 +92,12 @@ extension WorkCtl {
                 return
             }
             say("\(reply.total) failed-no-retry pictures")
-            for row in reply.groups { say("  \(String(row.count).padding(toLength: 8, withPad: " ", startingAt: 0)) \(row.reason)") }
+            for row in reply.groups {
+                say("  \(String(row.count).padding(toLength: 8, withPad: " ", startingAt: 0)) \(row.code.padding(toLength: 20, withPad: " ", startingAt: 0)) e.g. \(row.reason)")
+            }
+            if !reply.groups.isEmpty { say("retry a group with: workctl retry --all --reason CODE") }
             for picture in reply.pictures {
-                say("  \(picture.picture): \(picture.reason ?? "")")
+                say("  \(picture.picture): \(picture.reasonCode.map { "[\($0)] " } ?? "")\(picture.reason ?? "")")
             }
         }
     }

@@ -96,23 +96,30 @@ extension ControlClientError {
     }
 }
 
+/// Writes an error line on standard error, its text escaped as ``say(_:)`` does.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("workctl: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("workctl: \(message.escapedForDisplay)\n".utf8))
 }
 
 /// Prints a value as JSON (for `--json`), sorted keys, pretty, times with their fractions of a
-/// second (``ISO8601Time``).
+/// second (``ISO8601Time``). Control and format characters in strings are written as `\uXXXX`
+/// escapes (JSONEncoder leaves DEL, C1 controls and bidirectional overrides as they are), so that
+/// JSON on a terminal is as safe as text.
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
-    say(String(decoding: try encoder.encode(value), as: UTF8.self))
+    let text = String(decoding: try encoder.encode(value), as: UTF8.self).jsonEscapedForDisplay
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 /// Writes a line of output at once (unbuffered), so that results on standard output and progress
-/// on standard error keep their order in a log.
+/// on standard error keep their order in a log. Names and texts in it may come from the wire (a
+/// worker's name, a workout's, a failure's reason) or from files: control characters (a line
+/// break that would forge a line, an escape sequence that would drive the terminal) and
+/// bidirectional overrides are written escaped (``Swift/String/escapedForDisplay``).
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    FileHandle.standardOutput.write(Data((line.escapedForDisplay + "\n").utf8))
 }
 
 /// Parses a comma-separated list of kinds, naming the option on error.

@@ -67,7 +67,9 @@ public struct IndexReader {
         var arguments: StatementArguments = []
         if let cursor {
             let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let start = Double(parts[0]) else { throw IndexError("not a feed cursor: \(cursor)") }
+            guard cursor.utf8.count <= 128, parts.count == 2, let start = Double(parts[0]), start.isFinite, WorkoutID(parts[1]) != nil else {
+                throw IndexError("not a feed cursor: '\(cursor.prefix(64))' (pass the `next` of the previous page)")
+            }
             sql += " WHERE (coalesce(start_at, -1e18), id) < (?, ?)"
             arguments = [start, parts[1]]
         }
@@ -77,11 +79,14 @@ public struct IndexReader {
         var next: String?
         if workouts.count > limit {
             workouts.removeLast()
-            if let last = workouts.last {
-                next = "\(last.start?.timeIntervalSince1970 ?? -1e18)|\(last.id)"
-            }
+            if let last = workouts.last { next = Self.feedCursor(after: last) }
         }
         return (workouts, next)
+    }
+
+    /// The cursor of the page that follows `workout` in the feed (opaque to clients).
+    public static func feedCursor(after workout: WorkoutRecord) -> String {
+        "\(workout.start?.timeIntervalSince1970 ?? -1e18)|\(workout.id)"
     }
 
     /// What changed after `anchor`, oldest first: the way a client syncs incrementally. A workout
@@ -156,13 +161,18 @@ public struct IndexReader {
         try Double.fetchOne(db, sql: "SELECT min(updated_at) FROM job WHERE status = 'pending'").map(Date.init(timeIntervalSince1970:))
     }
 
-    /// Failed pictures grouped by reason, most frequent first.
-    public func failureReasons(limit: Int) throws -> [(reason: String, count: Int)] {
+    /// Failed pictures grouped by their failure's code, most frequent first, each with the
+    /// reason of its most recent failure as an example.
+    public func failureGroups(limit: Int) throws -> [(code: String, count: Int, example: String)] {
+        // SQLite takes a bare column (reason) from the row that gave max(updated_at).
         try Row.fetchAll(
             db,
-            sql: "SELECT coalesce(reason, '') AS reason, count(*) AS n FROM job WHERE status = 'failed-no-retry' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?",
+            sql: """
+                SELECT coalesce(reason_code, 'transient') AS code, count(*) AS n, coalesce(reason, '') AS reason, max(updated_at)
+                FROM job WHERE status = 'failed-no-retry' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?
+                """,
             arguments: [limit]
-        ).map { ($0["reason"], $0["n"]) }
+        ).map { ($0["code"], $0["n"], $0["reason"]) }
     }
 
     /// Failed pictures, most recent first.
@@ -223,6 +233,7 @@ public struct IndexReader {
             cacheKey: row["cache_key"],
             attempts: row["attempts"],
             updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-            map: (row["map"] as String?).flatMap(MapCoverage.init(rawValue:)))
+            map: (row["map"] as String?).flatMap(MapCoverage.init(rawValue:)),
+            reasonCode: row["reason_code"])
     }
 }

@@ -21,8 +21,9 @@ public enum CompletionEffect: Sendable, Hashable {
     /// The report was for a lease that is no longer current (re-leased, or the inputs changed):
     /// ignored.
     case staleLease
-    /// The job now has this status; `retryAt` is set when a transient failure will be retried.
-    case updated(PictureID, JobStatus, reason: String?, retryAt: Date?)
+    /// The job now has this status; `retryAt` is set when a transient failure will be retried,
+    /// `code` when it failed (or will be retried).
+    case updated(PictureID, JobStatus, reason: String?, retryAt: Date?, code: FailureCode? = nil)
 }
 
 /// How transient failures are retried.
@@ -32,15 +33,29 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The wait before the first retry; it doubles with each attempt, up to ``maximumBackoff``.
     public var initialBackoff: Double
     public var maximumBackoff: Double
+    /// For failures of a worker's surroundings (``FailureCode/isEnvironmental``: a full or
+    /// read-only cache): the first wait, doubling with each such failure up to
+    /// ``environmentMaximumBackoff``. They count no attempt: the job waits as long as it takes.
+    public var environmentInitialBackoff: Double
+    public var environmentMaximumBackoff: Double
 
-    public init(maximumAttempts: Int = 3, initialBackoff: Double = 1, maximumBackoff: Double = 60) {
+    public init(
+        maximumAttempts: Int = 3, initialBackoff: Double = 1, maximumBackoff: Double = 60, environmentInitialBackoff: Double = 10,
+        environmentMaximumBackoff: Double = 900
+    ) {
         self.maximumAttempts = maximumAttempts
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
+        self.environmentInitialBackoff = environmentInitialBackoff
+        self.environmentMaximumBackoff = environmentMaximumBackoff
     }
 
     func backoff(afterAttempt attempt: Int) -> Double {
         min(maximumBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))
+    }
+
+    func environmentBackoff(afterDeferral deferral: Int) -> Double {
+        min(environmentMaximumBackoff, environmentInitialBackoff * pow(2, Double(min(60, max(0, deferral - 1)))))
     }
 }
 
@@ -116,6 +131,10 @@ public struct IndexTransaction {
         let activitiesJSON: String? = request.activities.map { list in
             "[" + list.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
         }
+        // Codes are checked by the caller to be short lower-case words; JSON-encoded all the same.
+        let codesJSON: String? = request.reasonCodes.map { codes in
+            String(decoding: (try? JSONEncoder().encode(codes)) ?? Data("[]".utf8), as: UTF8.self)
+        }
         for kind in request.kinds {
             for theme in request.themes {
                 for scale in request.scales ?? scales {
@@ -124,7 +143,7 @@ public struct IndexTransaction {
                         "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "ids": idsJSON,
                         "now": now.timeIntervalSince1970, "anchor": anchor, "priority": request.priority ?? 0,
                         "activities": activitiesJSON, "since": request.since?.timeIntervalSince1970,
-                        "until": request.until?.timeIntervalSince1970,
+                        "until": request.until?.timeIntervalSince1970, "codes": codesJSON,
                     ]
                     if request.existingOnly != true {
                         // A heatmap needs heart-rate samples: for a workout without them it is
@@ -190,10 +209,15 @@ public struct IndexTransaction {
                     }
                     var revive: [Int64] = []
                     if request.includeFailed == true {
-                        revive = try Int64.fetchAll(db, sql: "SELECT j.id \(scope) AND j.status = 'failed-no-retry'", arguments: arguments)
+                        let codeFilter = request.reasonCodes == nil ? "" : " AND j.reason_code IN (SELECT value FROM json_each(:codes))"
+                        revive = try Int64.fetchAll(db, sql: "SELECT j.id \(scope) AND j.status = 'failed-no-retry'\(codeFilter)", arguments: arguments)
                     }
                     let makeStale = try db.cachedStatement(
-                        sql: "UPDATE job SET status = 'pending', attempts = 0, reason = NULL, priority = ?, updated_at = ?, anchor = ? WHERE id = ?")
+                        sql: """
+                            UPDATE job SET status = 'pending', attempts = 0, deferrals = 0, reason = NULL, reason_code = NULL, priority = ?,
+                                updated_at = ?, anchor = ?
+                            WHERE id = ?
+                            """)
                     for id in stale {
                         try makeStale.execute(arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
                     }
@@ -201,8 +225,8 @@ public struct IndexTransaction {
                     for id in revive {
                         try db.execute(
                             sql: """
-                                UPDATE job SET status = 'pending', attempts = 0, reason = NULL, not_before = NULL, priority = ?,
-                                    updated_at = ?, anchor = ?
+                                UPDATE job SET status = 'pending', attempts = 0, deferrals = 0, reason = NULL, reason_code = NULL,
+                                    not_before = NULL, priority = ?, updated_at = ?, anchor = ?
                                 WHERE id = ?
                                 """,
                             arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
@@ -307,6 +331,12 @@ public struct IndexTransaction {
         return jobs
     }
 
+    /// Remembers the cache key sent with a lease's JOB: a `generated` report quoting another one
+    /// is not taken as the picture (see ``complete(_:from:retry:now:)``).
+    public mutating func recordCacheKey(_ key: String, for lease: UInt64) {
+        leases.setCacheKey(key, for: lease)
+    }
+
     /// Records `worker`'s report on a lease. A report for a lease that is not current (never
     /// given, already reported, taken back, given to another worker, or on inputs that have changed
     /// since) changes nothing.
@@ -314,12 +344,17 @@ public struct IndexTransaction {
         guard let lease = leases[report.lease], lease.worker == worker else { return .staleLease }
         leases.remove(report.lease)
         switch report.outcome {
+        case .generated where lease.cacheKey != nil && lease.cacheKey != report.detail:
+            // Stored as generated, the key would claim a picture of other inputs.
+            return try retryOrFail(
+                lease, reason: "the worker reported cache key \(report.detail.prefix(64)), the job's is \(lease.cacheKey ?? "")",
+                code: .keyMismatch, retry: retry, now: now)
         case .generated:
             let update = try RawStatement(
                 db,
                 sql: """
-                    UPDATE job SET status = 'generated', cache_key = ?1, reason = NULL, attempts = 0, priority = 0, not_before = NULL,
-                        updated_at = ?2, anchor = ?3, map = ?6
+                    UPDATE job SET status = 'generated', cache_key = ?1, reason = NULL, reason_code = NULL, attempts = 0, deferrals = 0,
+                        priority = 0, not_before = NULL, updated_at = ?2, anchor = ?3, map = ?6
                     WHERE id = ?4 AND anchor = ?5 AND status = 'pending'
                     """)
             update.bind(1, report.detail)
@@ -331,13 +366,16 @@ public struct IndexTransaction {
             try update.execute()
             guard update.changes == 1 else { return .staleLease }
             anchor += 1
-            return .updated(lease.picture, .generated, reason: nil, retryAt: nil)
+            return .updated(lease.picture, .generated, reason: nil, retryAt: nil, code: nil)
         case .failedNoRetry:
             guard try attempts(of: lease) != nil else { return .staleLease }
-            try markFailed(lease.jobID, reason: report.detail, now: now, anchor: nextAnchor())
-            return .updated(lease.picture, .failedNoRetry, reason: report.detail, retryAt: nil)
+            let code = report.code ?? FailureCode.guess(fromReason: report.detail)
+            try markFailed(lease.jobID, reason: report.detail, code: code, now: now, anchor: nextAnchor())
+            return .updated(lease.picture, .failedNoRetry, reason: report.detail, retryAt: nil, code: code)
         case .failedRetry:
-            return try retryOrFail(lease, reason: report.detail, retry: retry, now: now)
+            let code = report.code ?? FailureCode.guess(fromReason: report.detail)
+            if code.isEnvironmental { return try putOff(lease, reason: report.detail, code: code, retry: retry, now: now) }
+            return try retryOrFail(lease, reason: report.detail, code: code, retry: retry, now: now)
         }
     }
 
@@ -360,7 +398,7 @@ public struct IndexTransaction {
         var effects: [CompletionEffect] = []
         for (lease, entry) in leases.leases(of: worker) {
             leases.remove(lease)
-            if countAttempt { effects.append(try retryOrFail(entry, reason: reason, retry: retry, now: now)) }
+            if countAttempt { effects.append(try retryOrFail(entry, reason: reason, code: FailureCode.guess(fromReason: reason), retry: retry, now: now)) }
         }
         return effects.filter { $0 != .staleLease }
     }
@@ -371,7 +409,7 @@ public struct IndexTransaction {
         var effects: [CompletionEffect] = []
         for (lease, entry) in leases.expired(at: now.timeIntervalSince1970) {
             leases.remove(lease)
-            effects.append(try retryOrFail(entry, reason: "timed out on worker \(entry.worker)", retry: retry, now: now))
+            effects.append(try retryOrFail(entry, reason: "timed out on worker \(entry.worker)", code: .timedOut, retry: retry, now: now))
         }
         return effects.filter { $0 != .staleLease }
     }
@@ -386,28 +424,49 @@ public struct IndexTransaction {
         return try select.step() ? Int(select.int64(0)) : nil
     }
 
-    private func markFailed(_ jobID: Int64, reason: String, now: Date, anchor: Int64) throws {
+    private func markFailed(_ jobID: Int64, reason: String, code: FailureCode, now: Date, anchor: Int64) throws {
         try db.execute(
-            sql: "UPDATE job SET status = 'failed-no-retry', reason = ?, not_before = NULL, updated_at = ?, anchor = ? WHERE id = ?",
-            arguments: [reason, now.timeIntervalSince1970, anchor, jobID])
+            sql: "UPDATE job SET status = 'failed-no-retry', reason = ?, reason_code = ?, not_before = NULL, updated_at = ?, anchor = ? WHERE id = ?",
+            arguments: [reason, code.rawValue, now.timeIntervalSince1970, anchor, jobID])
     }
 
     /// A lease that ended without a picture: the job waits and is tried again, or, after its last
     /// attempt, fails for good.
-    private mutating func retryOrFail(_ lease: LeaseTable.Lease, reason: String, retry: RetryPolicy, now: Date) throws -> CompletionEffect {
+    private mutating func retryOrFail(
+        _ lease: LeaseTable.Lease, reason: String, code: FailureCode, retry: RetryPolicy, now: Date
+    ) throws -> CompletionEffect {
         guard let previous = try attempts(of: lease) else { return .staleLease }
         let attempts = previous + 1
         let anchor = nextAnchor()
         if attempts >= retry.maximumAttempts {
             let final = "gave up after \(attempts) attempts: \(reason)"
-            try markFailed(lease.jobID, reason: final, now: now, anchor: anchor)
-            return .updated(lease.picture, .failedNoRetry, reason: final, retryAt: nil)
+            try markFailed(lease.jobID, reason: final, code: code, now: now, anchor: anchor)
+            return .updated(lease.picture, .failedNoRetry, reason: final, retryAt: nil, code: code)
         }
         let retryAt = now.addingTimeInterval(retry.backoff(afterAttempt: attempts))
         try db.execute(
-            sql: "UPDATE job SET reason = ?, attempts = ?, not_before = ?, updated_at = ?, anchor = ? WHERE id = ?",
-            arguments: [reason, attempts, retryAt.timeIntervalSince1970, now.timeIntervalSince1970, anchor, lease.jobID])
-        return .updated(lease.picture, .pending, reason: reason, retryAt: retryAt)
+            sql: "UPDATE job SET reason = ?, reason_code = ?, attempts = ?, not_before = ?, updated_at = ?, anchor = ? WHERE id = ?",
+            arguments: [reason, code.rawValue, attempts, retryAt.timeIntervalSince1970, now.timeIntervalSince1970, anchor, lease.jobID])
+        return .updated(lease.picture, .pending, reason: reason, retryAt: retryAt, code: code)
+    }
+
+    /// A lease that ended on a failure of the worker's surroundings (its cache full, say): the job
+    /// is not at fault, so no attempt counts; it waits longer each time, up to the policy's
+    /// maximum, and is tried again for as long as it takes.
+    private mutating func putOff(
+        _ lease: LeaseTable.Lease, reason: String, code: FailureCode, retry: RetryPolicy, now: Date
+    ) throws -> CompletionEffect {
+        let select = try RawStatement(db, sql: "SELECT deferrals FROM job WHERE id = ?1 AND anchor = ?2 AND status = 'pending'")
+        select.bind(1, lease.jobID)
+        select.bind(2, lease.anchor)
+        defer { select.reset() }
+        guard try select.step() else { return .staleLease }
+        let deferrals = Int(select.int64(0)) + 1
+        let retryAt = now.addingTimeInterval(retry.environmentBackoff(afterDeferral: deferrals))
+        try db.execute(
+            sql: "UPDATE job SET reason = ?, reason_code = ?, deferrals = ?, not_before = ?, updated_at = ?, anchor = ? WHERE id = ?",
+            arguments: [reason, code.rawValue, deferrals, retryAt.timeIntervalSince1970, now.timeIntervalSince1970, nextAnchor(), lease.jobID])
+        return .updated(lease.picture, .pending, reason: reason, retryAt: retryAt, code: code)
     }
 
     static func picture(_ row: Row) throws -> PictureID {
@@ -427,8 +486,11 @@ public struct JobReportRecord: Sendable, Hashable {
     public var detail: String
     /// For `generated`: how much of the picture the basemap covered.
     public var map: MapCoverage
+    /// For a failure, its code; `nil`: worked out from the detail (``FailureCode/guess(fromReason:)``).
+    public var code: FailureCode?
 
-    public init(lease: UInt64, outcome: Outcome, detail: String, map: MapCoverage = .none) {
+    public init(lease: UInt64, outcome: Outcome, detail: String, map: MapCoverage = .none, code: FailureCode? = nil) {
+        self.code = code
         self.lease = lease
         self.outcome = outcome
         self.detail = detail

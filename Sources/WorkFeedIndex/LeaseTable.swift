@@ -20,6 +20,8 @@ public struct LeaseTable: Sendable {
         public var worker: String
         /// Seconds since 1970 after which the job is leased again.
         public var deadline: Double
+        /// The cache key sent with the job; a `generated` report must quote it.
+        public var cacheKey: String?
     }
 
     private(set) var byLease: [UInt64: Lease] = [:]
@@ -43,6 +45,10 @@ public struct LeaseTable: Sendable {
     }
 
     func isLeased(job: Int64) -> Bool { jobs.contains(job) }
+
+    mutating func setCacheKey(_ key: String, for lease: UInt64) {
+        byLease[lease]?.cacheKey = key
+    }
 
     /// The leases held by `worker`, oldest lease first.
     func leases(of worker: String) -> [(lease: UInt64, entry: Lease)] {

@@ -1,4 +1,5 @@
 import GRDB
+import WorkFeedModel
 
 extension WorkoutIndex {
     /// The schema's history. Migrations are never edited once released; a change is a new one.
@@ -158,6 +159,22 @@ extension WorkoutIndex {
                         WHERE j.kind = 'heatmap' AND w.hr_samples = 0;
                     DELETE FROM job WHERE kind = 'heatmap' AND workout_id IN (SELECT id FROM workout WHERE hr_samples = 0);
                     """)
+        }
+        migrator.registerMigration("v6: failure codes and deferrals") { db in
+            // reason_code: the stable code of a failure (FailureCode), grouped and selected by;
+            // reason stays the detail for people. deferrals: how many times a job was put off for
+            // a failure of a worker's surroundings (a full cache), which sets its back-off without
+            // counting an attempt. Codes of earlier failures are worked out from their reasons.
+            try db.execute(
+                sql: """
+                    ALTER TABLE job ADD COLUMN reason_code TEXT;
+                    ALTER TABLE job ADD COLUMN deferrals INTEGER NOT NULL DEFAULT 0;
+                    """)
+            let reasons = try String.fetchAll(db, sql: "SELECT DISTINCT reason FROM job WHERE reason IS NOT NULL")
+            let update = try db.makeStatement(sql: "UPDATE job SET reason_code = ? WHERE reason = ?")
+            for reason in reasons {
+                try update.execute(arguments: [FailureCode.guess(fromReason: reason).rawValue, reason])
+            }
         }
         return migrator
     }

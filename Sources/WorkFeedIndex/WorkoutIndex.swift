@@ -3,6 +3,10 @@ import GRDB
 public import Logging
 import WorkFeedModel
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The workout index: one SQLite file (WAL) holding workouts, their series, picture jobs and the
 /// change anchors. Only the coordinator opens it, from its event-loop thread.
 ///
@@ -13,6 +17,8 @@ public final class WorkoutIndex {
     let logger: Logger
     /// The last anchor handed out. Anchors only go up; a rolled-back transaction leaves a gap.
     var lastAnchor: Int64
+    /// The last anchor committed.
+    public var anchor: Int64 { lastAnchor }
     /// The jobs out with workers, as of the last committed transaction.
     public private(set) var leases = LeaseTable()
 
@@ -24,11 +30,27 @@ public final class WorkoutIndex {
         case normal
     }
 
+    /// The lock file beside the index that only one writer holds (see ``IndexLock``); `nil` for
+    /// a read-only connection.
+    private let lock: IndexLock?
+
     /// Opens (creating if needed) the index at `path` and brings its schema up to date.
-    /// - Throws: ``IndexError`` when the file cannot be opened, is not a WorkFeed index, or a
-    ///   migration fails (nothing is changed then).
+    ///
+    /// Before anything is written: takes the index's lock (a second coordinator on the same index
+    /// stops here), refuses a file that is empty, not SQLite, or an SQLite database of something
+    /// else, and checks the file with `PRAGMA quick_check` (a damaged index stops here, with what
+    /// to do, instead of starting and then failing every request).
+    /// - Throws: ``IndexError`` when the file cannot be opened, is locked by another process, is not
+    ///   a WorkFeed index, is damaged, or a migration fails (nothing is changed then).
     public init(path: String, durability: Durability = .full, logger: Logger) throws(IndexError) {
         self.logger = logger
+        do {
+            try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw IndexError("cannot make the index's directory for \(path)", cause: error)
+        }
+        lock = try IndexLock(indexPath: path)
+        try Self.refuseWhatIsNotAnIndexFile(path)
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.foreignKeysEnabled = true
@@ -39,11 +61,19 @@ public final class WorkoutIndex {
             // from the file system for every job.
             try db.execute(sql: "PRAGMA cache_size = -65536")
         }
+        let queue: DatabaseQueue
         do {
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            throw IndexError.damaged(path, detail: "\(error)")
+        } catch {
+            throw IndexError("cannot open the index at \(path)", cause: error)
+        }
+        self.queue = queue
+        try Self.check(queue, path: path, logger: logger)
+        do {
             try Self.migrator.migrate(queue)
+            try queue.write { db in try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)") }
             lastAnchor = try queue.read { db in
                 try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
             }
@@ -51,6 +81,61 @@ public final class WorkoutIndex {
             throw IndexError("cannot open the index at \(path)", cause: error)
         }
         logger.debug("index opened", metadata: ["path": "\(path)", "anchor": "\(lastAnchor)"])
+    }
+
+    /// Written into every WorkFeed index's header (`PRAGMA application_id`): "WFIX".
+    static let applicationID: Int32 = 0x5746_4958
+
+    /// A file that cannot be an index: empty (SQLite would silently make a new, empty index of
+    /// it: the start looks fine and every workout is gone), or not SQLite at all.
+    static func refuseWhatIsNotAnIndexFile(_ path: String) throws(IndexError) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }  // a new index
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw IndexError("the index at \(path) is not a regular file: point index.path at the index file")
+        }
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        let wal = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
+        if size == 0 && wal == 0 {
+            throw IndexError(
+                "the index file \(path) is empty (0 bytes), so it holds no index: if it should hold your workouts, restore it from a "
+                    + "backup (docs/operations.md, \"Backups of the index\"); to start a new, empty index, remove the file")
+        }
+        guard size > 0, let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        guard header == Data("SQLite format 3\u{0}".utf8) else {
+            let shown = String(decoding: header.prefix(16), as: UTF8.self).escapedForDisplay
+            throw IndexError(
+                "the file \(path) is not a WorkFeed index: it is not an SQLite database (it starts with '\(shown)'); point index.path at the index, "
+                    + "or restore the index from a backup")
+        }
+    }
+
+    /// An SQLite file that is not WorkFeed's, or is damaged. Checked before anything is written.
+    static func check(_ queue: DatabaseQueue, path: String, logger: Logger) throws(IndexError) {
+        let started = ContinuousClock.now
+        let problems: [String]
+        let (applicationID, tables, migrations): (Int32, [String], [String])
+        do {
+            (applicationID, tables, migrations) = try queue.read { db in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                let migrations = tables.contains("grdb_migrations") ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
+                return (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0, tables, migrations)
+            }
+            problems = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(20)") }
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            throw IndexError.damaged(path, detail: "\(error)")
+        } catch {
+            throw IndexError("cannot read the index at \(path)", cause: error)
+        }
+        guard problems == ["ok"] else { throw IndexError.damaged(path, detail: problems.prefix(5).joined(separator: "; ")) }
+        let ours = applicationID == Self.applicationID || migrations.contains("v1: workouts, series, jobs, anchors")
+        guard ours || tables.isEmpty else {
+            throw IndexError(
+                "the file \(path) is an SQLite database of something else, not a WorkFeed index (application id \(applicationID), tables: "
+                    + "\(tables.prefix(8).joined(separator: ", "))): point index.path at the index; WorkFeed changes no other database")
+        }
+        logger.debug("index checked", metadata: ["path": "\(path)", "quick_check_ms": "\((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - started).components.seconds * 1000)"])
     }
 
     /// Opens an existing index for reading only, beside the coordinator's own connection (WAL lets
@@ -66,6 +151,7 @@ public final class WorkoutIndex {
             throw IndexError("cannot open the index at \(path) for reading", cause: error)
         }
         lastAnchor = 0
+        lock = nil
     }
 
     /// Runs `body` in one transaction; everything it did is committed together or not at all,
@@ -93,6 +179,16 @@ public final class WorkoutIndex {
         }
     }
 
+    /// Copies every committed transaction from the write-ahead log into the index file and
+    /// empties the log (`PRAGMA wal_checkpoint(TRUNCATE)`).
+    public func checkpoint() throws(IndexError) {
+        do {
+            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        } catch {
+            throw IndexError("checkpoint failed", cause: error)
+        }
+    }
+
     /// Runs read-only queries.
     public func read<T>(_ body: (IndexReader) throws -> T) throws(IndexError) -> T {
         do {
@@ -102,6 +198,16 @@ public final class WorkoutIndex {
         } catch {
             throw IndexError("index read failed", cause: error)
         }
+    }
+}
+
+extension IndexError {
+    /// The index file is damaged: what SQLite found, and what to do.
+    static func damaged(_ path: String, detail: String) -> IndexError {
+        IndexError(
+            "the index at \(path) is damaged (\(detail)); the coordinator does not start on it. Restore the last backup "
+                + "(docs/operations.md, \"Backups of the index\"), or save what can be read into a new file with "
+                + "`sqlite3 \(path) .recover | sqlite3 recovered.sqlite` and check it (PRAGMA integrity_check) before using it")
     }
 }
 

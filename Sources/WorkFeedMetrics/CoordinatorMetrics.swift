@@ -43,11 +43,11 @@ public final class CoordinatorMetrics: Sendable {
         renderDuration.recordNanoseconds(Int64(clamping: microseconds.multipliedReportingOverflow(by: 1000).partialValue))
     }
 
-    /// A failure, by its reason's category (the text before any colon, so paths and details do not
-    /// make a new series each).
-    public func failed(reason: String) {
-        let category = reason.split(separator: ":", maxSplits: 1).first.map { String($0.prefix(64)) } ?? "unknown"
-        registry.makeCounter(name: "workfeed_failures_total", labels: [("reason", category)], help: "Job failures by reason.").increment()
+    /// A failure, by its stable code (`no-route`, `cache-full`, ...: a short word, never a path,
+    /// so that each code is one series).
+    public func failed(code: String) {
+        let label = code.utf8.count <= 64 ? code : "other"
+        registry.makeCounter(name: "workfeed_failures_total", labels: [("code", label)], help: "Job failures (and retries) by code.").increment()
     }
 
     /// Leases taken back from a worker: `silent`, `deadline`, `disconnected`, `restarted`.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Logging
 public import Prometheus
 
@@ -6,11 +7,13 @@ public import Prometheus
 import Glibc
 #endif
 
-/// Serves a Prometheus registry at `GET /metrics` over plain HTTP/1.1, on a thread of its own.
+/// Serves a Prometheus registry at `GET /metrics` over plain HTTP/1.1.
 ///
-/// Deliberately small: one connection at a time, one request per connection, for a Prometheus
-/// scraper on a trusted network. It is the only HTTP in WorkFeed, and carries no work between the
-/// parts.
+/// Deliberately small: one request per connection, for a Prometheus scraper on a trusted network.
+/// It is the only HTTP in WorkFeed, and carries no work between the parts. Each connection is
+/// served on a thread of its own with a deadline of its own (``requestDeadline`` to send its
+/// request, ``responseDeadline`` to take the answer), so a slow or silent client delays only
+/// itself; at most ``maximumConnections`` are served at once, and one more is closed at once.
 public final class MetricsServer: Sendable {
     private let registry: PrometheusCollectorRegistry
     private let beforeScrape: (@Sendable () -> Void)?
@@ -18,6 +21,11 @@ public final class MetricsServer: Sendable {
     private let descriptor: Int32
     /// The port actually bound (a requested 0 resolved).
     public let port: Int
+    private let active = Atomic<Int>(0)
+    /// A scrape is one small request: a client that has not sent it by then is dropped.
+    static let requestDeadline: Duration = .seconds(2)
+    static let responseDeadline: Duration = .seconds(5)
+    static let maximumConnections = 64
 
     /// Binds `listen` (`HOST:PORT`, an IPv4 address) and starts serving.
     /// - Throws: ``MetricsServerError`` naming the address and the system's reason.
@@ -74,21 +82,40 @@ public final class MetricsServer: Sendable {
             let client = accept(descriptor, nil, nil)
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE {
+                    // Out of descriptors: wait for some to be closed rather than spin.
+                    Thread.sleep(forTimeInterval: 0.05)
+                    continue
+                }
                 close(descriptor)
                 return
             }
-            answer(client)
-            close(client)
+            guard active.add(1, ordering: .relaxed).newValue <= Self.maximumConnections else {
+                active.subtract(1, ordering: .relaxed)
+                close(client)
+                continue
+            }
+            let thread = Thread { [self] in
+                answer(client)
+                close(client)
+                active.subtract(1, ordering: .relaxed)
+            }
+            thread.name = "metrics-client"
+            thread.start()
         }
     }
 
     private func answer(_ client: Int32) {
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = ContinuousClock.now + Self.requestDeadline
         var request: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while request.count < 16_384, !request.ends(with: [13, 10, 13, 10]) {
+            // The whole request within the deadline, however the client dribbles it.
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            guard milliseconds > 0 else { return }
+            var poll = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&poll, 1, milliseconds) > 0 else { return }
             let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
             if count <= 0 { break }
             request += buffer[..<count]
@@ -103,9 +130,15 @@ public final class MetricsServer: Sendable {
             let body = Array("only GET /metrics is served here\n".utf8)
             response = Array("HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
         }
+        let sendDeadline = ContinuousClock.now + Self.responseDeadline
         var sent = 0
         while sent < response.count {
-            let count = response.withUnsafeBytes { send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let left = sendDeadline - ContinuousClock.now
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            var poll = pollfd(fd: client, events: Int16(POLLOUT), revents: 0)
+            guard milliseconds > 0, Glibc.poll(&poll, 1, milliseconds) > 0 else { return }
+            let count = response.withUnsafeBytes { send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             if count <= 0 { return }
             sent += count
         }

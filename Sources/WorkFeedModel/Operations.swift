@@ -71,6 +71,9 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     /// Higher goes first. Bulk regeneration is 0; an interactive request (a feed row became
     /// visible) is ``interactivePriority``.
     public var priority: Int?
+    /// With `includeFailed`: revive only `failed-no-retry` jobs whose failure has one of these
+    /// codes (``FailureCode``); `nil`: any.
+    public var reasonCodes: [String]?
 
     public static let interactivePriority = 100
 

@@ -98,8 +98,18 @@ public enum SeriesCodec {
         return samples
     }
 
+    /// Milliseconds since 1970, saturated to what the format holds: `Int64.min` means "no time", so
+    /// the earliest time written is `Int64.min + 1`, and a time past either end (or not a number)
+    /// is written as that end. Converting a `Double` outside `Int64`'s range with `Int64(_:)` traps,
+    /// and a time decoded from the wire can be anything a 64-bit field holds (`Int64.max` ms is
+    /// 2^63 once it has been through a `Double`), so this must never be done unchecked.
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64(clamping: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard !value.isNaN else { return Int64.min + 1 }
+        // 2^63 is the first Double above Int64.max; -2^63 is Int64.min, which is reserved.
+        if value >= 9_223_372_036_854_775_808.0 { return Int64.max }
+        if value <= -9_223_372_036_854_775_808.0 { return Int64.min + 1 }
+        return max(Int64.min + 1, Int64(value))
     }
 }
 

@@ -85,11 +85,14 @@ public struct PictureRecord: Sendable, Hashable, Codable {
     public var updatedAt: Date
     /// For `generated`: how much of the picture the basemap covered (`none`: the plain background).
     public var map: MapCoverage?
+    /// The stable code of `reason` (``FailureCode``), when there is a reason.
+    public var reasonCode: String?
 
     public init(
         picture: PictureID, status: JobStatus, reason: String?, cacheKey: String?, attempts: Int, updatedAt: Date,
-        map: MapCoverage? = nil
+        map: MapCoverage? = nil, reasonCode: String? = nil
     ) {
+        self.reasonCode = reasonCode
         self.picture = picture
         self.status = status
         self.reason = reason

@@ -62,10 +62,22 @@ public struct ControlClient: ~Copyable {
     public mutating func requestWithAttachments(
         _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []
     ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
-        let id = nextID
-        nextID += 1
         let encoded: [UInt8]
         do { encoded = try ControlCodec.encode(body) } catch { throw ControlClientError("could not encode \(command.rawValue): \(error)") }
+        return try requestEncoded(command, encoded, attachments: attachments)
+    }
+
+    /// Sends a request whose body is `body` as it is (JSON no Codable type would write, for tests
+    /// and `workfeed-bench attack`) and returns the reply's body.
+    public mutating func requestRaw(
+        _ command: ControlCommand, body encoded: [UInt8], attachments: [[UInt8]] = []
+    ) throws(ControlClientError) -> [UInt8] {
+        try requestEncoded(command, encoded, attachments: attachments).body
+    }
+
+    private mutating func requestEncoded(
+        _ command: ControlCommand, _ encoded: [UInt8], attachments: [[UInt8]]
+    ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
         let size = attachments.reduce(Int64(encoded.count + 32)) { $0 + Int64($1.count) }
         guard size <= maximumMessageSize else {
             var error = ControlClientError(
@@ -74,6 +86,8 @@ public struct ControlClient: ~Copyable {
             error.isTooLarge = true
             throw error
         }
+        let id = nextID
+        nextID += 1
         do {
             try socket.send(ControlRequest(id: id, command: command, body: encoded, attachments: attachments).frames)
             let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)

@@ -46,14 +46,20 @@ public struct ControlRequest: Sendable, Hashable {
         }
         var reader = FrameReader(frames, command: "request", start: 1)
         id = try reader.uint64("request id")
-        let name = try reader.text("command")
+        let name = try reader.text("command", maximumBytes: 32)
         guard let command = ControlCommand(rawValue: name) else {
             let known = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
             throw WireError("unknown command '\(name.prefix(40))' (known: \(known))")
         }
         self.command = command
         body = try reader.bytes("body")
+        guard body.count <= ControlLimits.maximumBodyBytes else {
+            throw WireError("\(name): frame 3 (body) is \(body.count) bytes, at most \(ControlLimits.maximumBodyBytes)")
+        }
         attachments = Array(frames.dropFirst(reader.index))
+        guard command == .importWorkout || attachments.isEmpty else {
+            throw WireError("\(name): \(attachments.count) unexpected frame(s) after the body (only IMPORT carries attachments)")
+        }
     }
 }
 
@@ -367,15 +373,19 @@ public struct FailedRequest: Codable, Sendable, Hashable {
 
 public struct FailedReply: Codable, Sendable, Hashable {
     public struct Group: Codable, Sendable, Hashable {
+        /// The failure's stable code (``FailureCode``): what the group is made by.
+        public var code: String
+        /// The reason of the group's most recent failure, as an example.
         public var reason: String
         public var count: Int
-        public init(reason: String, count: Int) {
+        public init(code: String, reason: String, count: Int) {
+            self.code = code
             self.reason = reason
             self.count = count
         }
     }
 
-    /// With `group`: reasons by count, most first.
+    /// With `group`: failures by code, most first.
     public var groups: [Group]
     /// Without `group`: the pictures, most recent first.
     public var pictures: [PictureRecord]

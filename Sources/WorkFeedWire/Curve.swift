@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+public import WorkFeedModel
 
 /// A CURVE key pair in Z85 text (40 characters each), as `workctl keygen` writes it.
 ///
@@ -85,11 +86,12 @@ public struct CurveClientKeys: Sendable, Hashable {
 }
 
 extension ZMQSocket {
-    /// Makes this (bound) socket a CURVE server whose clients are checked by the ZAP handler.
-    public func makeCurveServer(secretKey: String) throws(ZMQError) {
+    /// Makes this (bound) socket a CURVE server whose clients are checked by the ZAP handler
+    /// under `domain`, which says which roles the socket lets in.
+    public func makeCurveServer(secretKey: String, domain: ZAP.Domain) throws(ZMQError) {
         try setOption(ZMQ_CURVE_SERVER, int32: 1)
         try setOption(ZMQ_CURVE_SECRETKEY, string: secretKey)
-        try setOption(ZMQ_ZAP_DOMAIN, string: "workfeed")
+        try setOption(ZMQ_ZAP_DOMAIN, string: domain.rawValue)
     }
 
     /// Makes this (connecting) socket a CURVE client of the server with `keys.serverKey`.
@@ -101,10 +103,35 @@ extension ZMQSocket {
 }
 
 /// The ZeroMQ Authentication Protocol (RFC 27) as WorkFeed uses it: a CURVE client is let in when
-/// its public key is on the allow-list.
+/// its public key belongs to a role that the socket it connects to takes (the socket's ZAP
+/// domain); the role is handed back as the connection's user id, so that every message carries it.
 public enum ZAP {
     /// libzmq asks the handler bound here, in the same context.
     public static let endpoint = "inproc://zeromq.zap.01"
+
+    /// One per coordinator socket: which roles it lets in.
+    public enum Domain: String, Sendable, Hashable, CaseIterable {
+        case workers = "workfeed-workers"
+        case control = "workfeed-control"
+        case events = "workfeed-events"
+
+        /// The roles whose keys this socket lets in.
+        public var roles: Set<ClientRole> {
+            switch self {
+            case .workers: [.worker]
+            case .control, .events: [.operator, .gateway]
+            }
+        }
+
+        /// The socket's name in messages.
+        public var socketName: String {
+            switch self {
+            case .workers: "worker socket"
+            case .control: "control socket"
+            case .events: "event socket"
+            }
+        }
+    }
 
     /// A decision on one request.
     public struct Decision: Sendable {
@@ -112,30 +139,55 @@ public enum ZAP {
         /// The client's public key (Z85), or what was presented instead.
         public var client: String
         public var address: String
+        /// The socket asked about, when the request named a known one.
+        public var domain: Domain?
+        /// The key's role, when it has one.
+        public var role: ClientRole?
+        /// Why it was refused, for the log; `nil` when allowed.
+        public var refusal: String?
         public var reply: [[UInt8]]
     }
 
     /// Answers a ZAP request.
-    /// - Parameter allowed: the Z85 public keys let in.
-    public static func decide(_ frames: [[UInt8]], allowed: Set<String>) -> Decision {
+    /// - Parameter roles: the role of each allowed public key (Z85).
+    public static func decide(_ frames: [[UInt8]], roles: [String: ClientRole]) -> Decision {
         // version, request id, domain, address, identity, mechanism, credentials...
         guard frames.count >= 6 else {
-            return Decision(allowed: false, client: "?", address: "?", reply: reply(version: "1.0", id: [], code: "500", text: "malformed ZAP request"))
+            return Decision(
+                allowed: false, client: "?", address: "?", refusal: "malformed ZAP request",
+                reply: reply(version: "1.0", id: [], code: "500", text: "malformed ZAP request"))
         }
         let version = String(decoding: frames[0], as: UTF8.self)
         let id = frames[1]
+        let domain = Domain(rawValue: String(decoding: frames[2], as: UTF8.self))
         let address = String(decoding: frames[3], as: UTF8.self)
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         guard mechanism == "CURVE", frames.count >= 7, frames[6].count == 32 else {
             return Decision(
-                allowed: false, client: mechanism, address: address,
+                allowed: false, client: mechanism, address: address, domain: domain, refusal: "no CURVE key",
                 reply: reply(version: version, id: id, code: "400", text: "CURVE with an allowed key is required"))
         }
         let key = z85(frames[6])
-        let ok = allowed.contains(key)
+        let role = roles[key]
+        guard let domain else {
+            return Decision(
+                allowed: false, client: key, address: address, role: role, refusal: "unknown ZAP domain",
+                reply: reply(version: version, id: id, code: "400", text: "unknown socket"))
+        }
+        guard let role else {
+            return Decision(
+                allowed: false, client: key, address: address, domain: domain, refusal: "key not allowed",
+                reply: reply(version: version, id: id, code: "400", text: "key not allowed"))
+        }
+        guard domain.roles.contains(role) else {
+            let text = "a \(role.rawValue) key may not use the \(domain.socketName)"
+            return Decision(
+                allowed: false, client: key, address: address, domain: domain, role: role, refusal: text,
+                reply: reply(version: version, id: id, code: "400", text: text))
+        }
         return Decision(
-            allowed: ok, client: key, address: address,
-            reply: reply(version: version, id: id, code: ok ? "200" : "400", text: ok ? "OK" : "key not allowed", user: ok ? key : ""))
+            allowed: true, client: key, address: address, domain: domain, role: role, refusal: nil,
+            reply: reply(version: version, id: id, code: "200", text: "OK", user: role.rawValue))
     }
 
     private static func reply(version: String, id: [UInt8], code: String, text: String, user: String = "") -> [[UInt8]] {

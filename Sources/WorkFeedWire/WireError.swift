@@ -27,8 +27,11 @@ struct FrameReader {
         return frames[index]
     }
 
-    mutating func text(_ name: String) throws(WireError) -> String {
+    mutating func text(_ name: String, maximumBytes: Int = .max) throws(WireError) -> String {
         let raw = try bytes(name)
+        guard raw.count <= maximumBytes else {
+            throw WireError("\(command): frame \(index - 1) (\(name)) is \(raw.count) bytes, at most \(maximumBytes)")
+        }
         guard let text = String(validating: raw, as: UTF8.self) else {
             throw WireError("\(command): frame \(index - 1) (\(name)) is not UTF-8")
         }

@@ -45,11 +45,18 @@ public struct JobReport: Sendable, Hashable {
     public var renderMicroseconds: UInt64
     /// How much of a generated picture the basemap covered (`none` for failures).
     public var map: MapCoverage
+    /// For a failure: its stable code (``FailureCode``); `nil` from a worker that sends none.
+    public var code: FailureCode?
 
-    public init(lease: UInt64, outcome: JobOutcome, detail: String, renderMicroseconds: UInt64, map: MapCoverage = .none) {
+    /// - Parameter detail: shortened to ``WorkerMessage/maximumTextBytes`` (at a character
+    ///   boundary) when longer, as the coordinator refuses longer ones.
+    public init(
+        lease: UInt64, outcome: JobOutcome, detail: String, renderMicroseconds: UInt64, map: MapCoverage = .none, code: FailureCode? = nil
+    ) {
+        self.code = code
         self.lease = lease
         self.outcome = outcome
-        self.detail = detail
+        self.detail = detail.utf8.count <= WorkerMessage.maximumTextBytes ? detail : detail.prefixFitting(bytes: WorkerMessage.maximumTextBytes)
         self.renderMicroseconds = renderMicroseconds
         self.map = map
     }
@@ -75,6 +82,11 @@ public enum WorkerMessage: Sendable, Hashable {
     public static let protocolName = "WFW1"
     /// Messages larger than this are refused by the sockets (ZMQ_MAXMSGSIZE).
     public static let maximumMessageSize: Int64 = 256 << 20
+    /// The longest worker name READY may carry (UTF-8 bytes).
+    public static let maximumNameBytes = 256
+    /// The longest STATUS detail, DISCONNECT reason or ERROR message (UTF-8 bytes); a worker
+    /// shortens its reasons to fit.
+    public static let maximumTextBytes = 4_096
 
     /// Frames made once: every message starts with these.
     static let protocolFrame = Array(protocolName.utf8)
@@ -121,6 +133,7 @@ public enum WorkerMessage: Sendable, Hashable {
                 report.lease.bigEndianBytes, Array(report.outcome.rawValue.utf8), Array(report.detail.utf8),
                 report.renderMicroseconds.bigEndianBytes, Array(report.map.rawValue.utf8),
             ]
+            if let code = report.code { frames.append(Array(code.rawValue.utf8)) }
         case .heartbeat:
             break
         case .disconnect(let reason), .error(let reason):
@@ -145,10 +158,18 @@ public enum WorkerMessage: Sendable, Hashable {
         case "READY":
             let capacity = try reader.uint32("capacity")
             let version = try reader.uint32("renderer version")
-            let name = try reader.text("name")
+            let name = try reader.text("name", maximumBytes: Self.maximumNameBytes)
             // Workers before renderer version 2 send no basemap frame; their version refuses them.
-            let basemap = reader.remaining > 0 ? try reader.text("basemap") : ""
+            let basemap = reader.remaining > 0 ? try reader.text("basemap", maximumBytes: 64) : ""
             guard capacity > 0 && capacity <= 1024 else { throw WireError("READY: capacity must be 1...1024, is \(capacity)") }
+            guard !name.isEmpty else { throw WireError("READY: frame 4 (name) is empty") }
+            // Names end up in logs and on operators' terminals.
+            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
+                throw WireError("READY: frame 4 (name) contains control or format characters")
+            }
+            guard basemap.isEmpty || basemap.isLowerHex(count: 64) else {
+                throw WireError("READY: frame 5 (basemap) must be empty or 64 lower-case hex digits")
+            }
             self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name, basemap: basemap)
         case "JOB":
             let lease = try reader.uint64("lease")
@@ -164,22 +185,54 @@ public enum WorkerMessage: Sendable, Hashable {
             guard let outcome = JobOutcome(rawValue: outcomeText) else {
                 throw WireError("STATUS: frame 3 (outcome) must be generated, failed-no-retry or failed-retry, is '\(outcomeText.prefix(40))'")
             }
-            let detail = try reader.text("detail")
+            let detail = try reader.text("detail", maximumBytes: Self.maximumTextBytes)
+            guard outcome != .generated || detail.isLowerHex(count: 64) else {
+                throw WireError("STATUS: frame 4 (detail) of a generated picture must be its cache key, 64 lower-case hex digits")
+            }
             let micros = try reader.uint64("render microseconds")
-            let mapText = try reader.text("map")
+            let mapText = try reader.text("map", maximumBytes: 16)
             guard let map = MapCoverage(rawValue: mapText) else {
                 throw WireError("STATUS: frame 6 (map) must be full, partial or none, is '\(mapText.prefix(40))'")
             }
-            self = .status(JobReport(lease: lease, outcome: outcome, detail: detail, renderMicroseconds: micros, map: map))
+            // Frame 7, the failure's code, is optional: workers built before codes existed send none.
+            var code: FailureCode?
+            if reader.remaining > 0 {
+                let text = try reader.text("code", maximumBytes: 64)
+                guard FailureCode.isWellFormed(text) else {
+                    throw WireError("STATUS: frame 7 (code) must be 1 to 64 lower-case letters, digits and '-'")
+                }
+                code = FailureCode(text)
+            }
+            self = .status(JobReport(lease: lease, outcome: outcome, detail: detail, renderMicroseconds: micros, map: map, code: code))
         case "HEARTBEAT":
             self = .heartbeat
         case "DISCONNECT":
-            self = .disconnect(reason: reader.remaining > 0 ? try reader.text("reason") : "")
+            self = .disconnect(reason: reader.remaining > 0 ? try reader.text("reason", maximumBytes: Self.maximumTextBytes) : "")
         case "ERROR":
-            self = .error(try reader.text("message"))
+            self = .error(try reader.text("message", maximumBytes: Self.maximumTextBytes))
         default:
             throw WireError("unknown command '\(command.prefix(40))' (READY, JOB, STATUS, HEARTBEAT, DISCONNECT, ERROR)")
         }
         try reader.end()
+    }
+}
+
+extension String {
+    /// The longest prefix, whole characters only, of at most `bytes` UTF-8 bytes.
+    func prefixFitting(bytes: Int) -> String {
+        var used = 0
+        var end = startIndex
+        for index in indices {
+            let size = self[index].utf8.count
+            guard used + size <= bytes else { break }
+            used += size
+            end = self.index(after: index)
+        }
+        return String(self[..<end])
+    }
+
+    /// Whether this is exactly `count` lower-case hexadecimal digits (a SHA-256 in hex, say).
+    func isLowerHex(count: Int) -> Bool {
+        utf8.count == count && utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

@@ -118,7 +118,15 @@ public struct ZMQSocket: ~Copyable {
     /// - Parameter dontWait: return `nil` at once when no message is waiting.
     /// - Returns: the frames, or `nil` when `dontWait` and nothing is waiting.
     public func receive(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
+        try receiveWithUserID(dontWait: dontWait)?.frames
+    }
+
+    /// Receives one whole multipart message and the ZAP user id its connection was let in with
+    /// (the `User-Id` property: on a CURVE server, what ``ZAP`` answered for the sender's key;
+    /// `nil` without authentication).
+    public func receiveWithUserID(dontWait: Bool = false) throws(ZMQError) -> (frames: [[UInt8]], userID: String?)? {
         var frames: [[UInt8]] = []
+        var userID: String?
         // zmq_msg_t must not be copied or moved while initialised (small messages live inline),
         // so it lives in memory of its own for the whole receive.
         let message = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)
@@ -136,6 +144,9 @@ public struct ZMQSocket: ~Copyable {
                 if error.isInterrupted { continue }
                 throw error
             }
+            if frames.isEmpty, let property = zmq_msg_gets(message, "User-Id") {
+                userID = String(cString: property)
+            }
             let size = zmq_msg_size(message)
             if size == 0 {
                 frames.append([])
@@ -145,7 +156,7 @@ public struct ZMQSocket: ~Copyable {
             }
             more = zmq_msg_more(message) != 0
         }
-        return frames
+        return (frames, userID)
     }
 
     /// A non-owning entry for ``ZMQPoll/poll(_:timeoutMilliseconds:)``.

@@ -12,19 +12,36 @@ struct CacheWriter: Sendable {
     let root: String
 
     /// - Returns: the picture's final path.
-    /// - Throws: ``CacheWriteError`` naming the path and the system's reason.
+    /// - Throws: ``CacheWriteError`` saying which step failed and why (its code tells a full,
+    ///   read-only or forbidden cache apart).
     func write(_ bytes: [UInt8], for picture: PictureID) throws(CacheWriteError) -> String {
         let path = root + "/" + CacheLayout.relativePath(for: picture)
         let directory = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CacheWriteError(path: directory, reason: "cannot create the directory: \(error.localizedDescription)")
-        }
+        try Self.makeDirectory(directory, parentToo: true)
         let name = (path as NSString).lastPathComponent
         let temporary = "\(directory)/.\(name).\(Self.hostTag).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        try Self.writeDurably(bytes, to: temporary, renamingTo: path)
+        return path
+    }
+
+    /// Makes `directory` unless it exists, and its parent first when that is missing too (the
+    /// kind's directory, `route/`). The cache's root is never made: a missing root is a mount
+    /// that is not there, which the probe reports.
+    static func makeDirectory(_ directory: String, parentToo: Bool) throws(CacheWriteError) {
+        if mkdir(directory, 0o755) == 0 || errno == EEXIST { return }
+        if errno == ENOENT && parentToo {
+            try makeDirectory((directory as NSString).deletingLastPathComponent, parentToo: false)
+            try makeDirectory(directory, parentToo: false)
+            return
+        }
+        throw CacheWriteError(step: "mkdir", errno: errno, path: directory)
+    }
+
+    /// Writes `bytes` to `temporary` (created, never reused), flushes them to disk, and renames the
+    /// file to `path`; on any failure the temporary file is removed.
+    static func writeDurably(_ bytes: [UInt8], to temporary: String, renamingTo path: String) throws(CacheWriteError) {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CacheWriteError(path: temporary, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw CacheWriteError(step: "create", errno: errno, path: temporary) }
         var failure: CacheWriteError?
         bytes.withUnsafeBytes { buffer in
             var offset = 0
@@ -32,24 +49,40 @@ struct CacheWriter: Sendable {
                 let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    failure = CacheWriteError(path: temporary, reason: String(cString: strerror(errno)))
+                    failure = CacheWriteError(step: "write", errno: errno, path: temporary)
                     return
                 }
                 offset += written
             }
         }
         if failure == nil && fsync(descriptor) != 0 {
-            failure = CacheWriteError(path: temporary, reason: "fsync: " + String(cString: strerror(errno)))
+            failure = CacheWriteError(step: "fsync", errno: errno, path: temporary)
         }
-        close(descriptor)
+        if close(descriptor) != 0 && failure == nil && errno != EINTR {
+            // NFS reports some write errors only at close.
+            failure = CacheWriteError(step: "close", errno: errno, path: temporary)
+        }
         if failure == nil && rename(temporary, path) != 0 {
-            failure = CacheWriteError(path: path, reason: "rename: " + String(cString: strerror(errno)))
+            failure = CacheWriteError(step: "rename", errno: errno, path: path)
         }
         if let failure {
             unlink(temporary)
             throw failure
         }
-        return path
+    }
+
+    /// Checks that the cache can take a picture: writes a probe file of `size` bytes in its root,
+    /// flushes it, renames it and deletes it, as every picture is written. A worker does this
+    /// before it announces itself, and again before it takes jobs after a cache write failed.
+    /// - Throws: ``CacheWriteError`` naming the step that failed and why.
+    func probe(size: Int = 128 << 10) throws(CacheWriteError) {
+        var status = stat()
+        guard stat(root, &status) == 0 else { throw CacheWriteError(step: "stat", errno: errno, path: root) }
+        guard (status.st_mode & S_IFMT) == S_IFDIR else { throw CacheWriteError(step: "stat", errno: ENOTDIR, path: root) }
+        let base = "\(root)/.workfeed-probe.\(Self.hostTag).\(getpid())"
+        let temporary = "\(base).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        try Self.writeDurably([UInt8](repeating: 0x57, count: size), to: temporary, renamingTo: base)
+        guard unlink(base) == 0 else { throw CacheWriteError(step: "unlink", errno: errno, path: base) }
     }
 }
 
@@ -82,9 +115,30 @@ extension CacheWriter {
     }
 }
 
-/// The cache could not be written: a transient failure, retried by the coordinator.
+/// The cache could not be written: a failure of the worker's surroundings, retried by the
+/// coordinator later and later without counting an attempt; the worker stops taking jobs until a
+/// probe write succeeds.
 struct CacheWriteError: Error, CustomStringConvertible {
+    /// `create`, `write`, `fsync`, `close`, `rename`, `mkdir`, `stat`, `unlink`.
+    var step: String
+    var errno: Int32
+    /// The file or directory, for the worker's log: never in the reason sent to the coordinator,
+    /// where temporary names would make every failure a group of its own.
     var path: String
-    var reason: String
-    var description: String { "cache write failed at \(path): \(reason)" }
+
+    var code: FailureCode {
+        switch errno {
+        case ENOSPC, EDQUOT: .cacheFull
+        case EACCES, EPERM: .cacheDenied
+        case EROFS: .cacheReadOnly
+        default: .cacheIO
+        }
+    }
+
+    /// The reason sent to the coordinator: the same words for every picture that fails the same way.
+    var reason: String {
+        step == "stat" ? "cannot use the cache directory: \(String(cString: strerror(errno)))" : "cache write failed at \(step): \(String(cString: strerror(errno)))"
+    }
+
+    var description: String { "\(reason) (\(path))" }
 }

@@ -33,10 +33,11 @@ struct RenderThread {
         var specCache: (bytes: [UInt8], spec: PictureSpec)?
         while let job = queue.pop() {
             let started = ContinuousClock.now
-            let (outcome, detail, map) = process(job, renderer: renderer, specCache: &specCache)
+            let result = process(job, renderer: renderer, specCache: &specCache)
             let elapsed = ContinuousClock.now - started
             let micros = UInt64(max(0, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
-            let report = JobReport(lease: job.lease, outcome: outcome, detail: detail, renderMicroseconds: micros, map: map)
+            let report = JobReport(
+                lease: job.lease, outcome: result.outcome, detail: result.detail, renderMicroseconds: micros, map: result.map, code: result.code)
             do {
                 try socket.send(WorkerMessage.status(report).frames)
             } catch {
@@ -47,9 +48,15 @@ struct RenderThread {
         }
     }
 
-    private func process(
-        _ job: JobAssignment, renderer: Renderer, specCache: inout (bytes: [UInt8], spec: PictureSpec)?
-    ) -> (JobOutcome, String, MapCoverage) {
+    /// What became of one job: for failures, the reason and its code.
+    struct Result {
+        var outcome: JobOutcome
+        var detail: String
+        var map: MapCoverage = .none
+        var code: FailureCode?
+    }
+
+    private func process(_ job: JobAssignment, renderer: Renderer, specCache: inout (bytes: [UInt8], spec: PictureSpec)?) -> Result {
         let spec: PictureSpec
         if let cached = specCache, cached.bytes == job.spec {
             spec = cached.spec
@@ -58,7 +65,7 @@ struct RenderThread {
                 spec = try JSONDecoder().decode(PictureSpec.self, from: Data(job.spec))
                 specCache = (job.spec, spec)
             } catch {
-                return (.failedNoRetry, "the job's picture spec cannot be read: \(error)", .none)
+                return Result(outcome: .failedNoRetry, detail: "the job's picture spec cannot be read: \(error)", code: .specUnreadable)
             }
         }
         let route: Route
@@ -67,7 +74,7 @@ struct RenderThread {
             route = try SeriesCodec.decodeRoute(job.route)
             heartRate = try SeriesCodec.decodeHeartRate(job.heartRate)
         } catch {
-            return (.failedNoRetry, "the job's series cannot be read: \(error)", .none)
+            return Result(outcome: .failedNoRetry, detail: "the job's series cannot be read: \(error)", code: .seriesUnreadable)
         }
         let png: [UInt8]
         do {
@@ -76,9 +83,13 @@ struct RenderThread {
             // The coordinator refuses workers with another basemap at READY; a job can still
             // arrive here if the coordinator restarted with other tilesets. Another worker may draw it.
             let has = basemap?.identity.hash.prefix(12) ?? "none"
-            return (.failedRetry, "this worker's basemap (\(has)) differs from the job's (\(spec.basemap?.prefix(12) ?? "none"))", .none)
+            return Result(
+                outcome: .failedRetry, detail: "this worker's basemap (\(has)) differs from the job's (\(spec.basemap?.prefix(12) ?? "none"))",
+                code: .basemapDiffers)
         } catch {
-            return (.failedNoRetry, error.reason, .none)
+            // The renderer's reasons are stable phrases, each with its code.
+            let code = FailureCode.guess(fromReason: error.reason)
+            return Result(outcome: .failedNoRetry, detail: error.reason, code: code == .transient ? .renderFailed : code)
         }
         let statistics = renderer.lastStatistics
         metrics.drew(map: statistics.mapCoverage.rawValue)
@@ -92,10 +103,10 @@ struct RenderThread {
         do {
             let path = try cache.write(png, for: picture)
             logger.debug("picture written", metadata: ["path": "\(path)", "bytes": "\(png.count)"])
-            return (.generated, job.cacheKey, statistics.mapCoverage)
+            return Result(outcome: .generated, detail: job.cacheKey, map: statistics.mapCoverage)
         } catch {
-            logger.warning("cache write failed", metadata: ["picture": "\(picture)", "error": "\(error)"])
-            return (.failedRetry, error.description, .none)
+            logger.warning("cache write failed", metadata: ["picture": "\(picture)", "error": "\(error)", "code": "\(error.code)"])
+            return Result(outcome: .failedRetry, detail: error.reason, code: error.code)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 import Synchronization
+import WorkFeedModel
 public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
@@ -40,6 +41,18 @@ public final class Worker: Sendable {
     /// (and reconnects) to the coordinator by itself.
     /// - Throws: ``WorkerError`` when the worker's sockets cannot be made (a malformed endpoint, say).
     public func start() throws(WorkerError) {
+        if let problem = configuration.listenAddressProblem() {
+            throw WorkerError("worker cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
+        }
+        // A cache this worker cannot write would fail every job it took: refuse to start instead.
+        do {
+            try CacheWriter(root: configuration.cacheDirectory).probe()
+        } catch {
+            throw WorkerError(
+                "worker cannot start: the cache directory '\(configuration.cacheDirectory)' cannot take pictures: \(error.reason) (\(error.path)). "
+                    + "A worker writes, flushes, renames and deletes files there: mount it, create it, free space or give this user write access "
+                    + "(cache.directory, --cache)", exitCode: 73)
+        }
         guard started.withLock({ started in
             defer { started = true }
             return !started
@@ -101,5 +114,11 @@ public final class Worker: Sendable {
 /// The worker could not start.
 public struct WorkerError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    init(_ description: String) { self.description = description }
+    /// The exit status that says why: 73 (EX_CANTCREAT) when the cache cannot be written, 69
+    /// (EX_UNAVAILABLE) otherwise.
+    public var exitCode: Int32
+    init(_ description: String, exitCode: Int32 = 69) {
+        self.description = description
+        self.exitCode = exitCode
+    }
 }

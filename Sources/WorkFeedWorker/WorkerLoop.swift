@@ -26,6 +26,10 @@ struct WorkerLoop: ~Copyable {
     var dealer: ZMQSocket
     /// Whether `dealer` is connected and announced; false while backing off.
     var connected = false
+    /// Why the worker takes no jobs while its cache cannot be written (`nil`: it takes jobs), and
+    /// when it next tries a probe write.
+    var paused: (reason: String, nextProbe: ContinuousClock.Instant)?
+    let cache: CacheWriter
     var inHand: Set<UInt64> = []
     var lastHeard = ContinuousClock.now
     var lastSent = ContinuousClock.now
@@ -69,6 +73,7 @@ struct WorkerLoop: ~Copyable {
         self.context = context
         self.logger = logger
         capacity = renderThreads
+        cache = CacheWriter(root: configuration.cacheDirectory)
         name = configuration.name.isEmpty ? "\(ProcessInfo.processInfo.hostName)-\(getpid())" : configuration.name
         backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
     }
@@ -129,7 +134,6 @@ struct WorkerLoop: ~Copyable {
     }
 
     mutating func startRenderThreads() {
-        let cache = CacheWriter(root: configuration.cacheDirectory)
         for index in 0..<capacity {
             let thread = RenderThread(
                 index: index, queue: queue, cache: cache, basemap: basemap, context: context, resultsEndpoint: resultsEndpoint,
@@ -195,6 +199,10 @@ struct WorkerLoop: ~Copyable {
     }
 
     mutating func turn() throws {
+        if paused != nil {
+            try waitForTheCache()
+            return
+        }
         guard connected else {
             try reconnect(reason: "no connection")
             return
@@ -256,8 +264,55 @@ struct WorkerLoop: ~Copyable {
                 try dealer.send(frames, dontWait: true)
                 lastSent = .now
             } else {
-                logger.warning("result dropped while disconnected; the coordinator will lease the job again", metadata: ["lease": "\(report.lease)"])
+                logger.notice("result dropped while disconnected; the coordinator leases the job again", metadata: ["lease": "\(report.lease)"])
             }
+            if let code = report.code, code.isCacheFailure, paused == nil, !stopping {
+                try pause(reason: report.detail, code: code)
+            }
+        }
+    }
+
+    /// The cache cannot be written (full, read-only, forbidden): every job would fail the same
+    /// way, so the worker takes no more. The jobs not started go back to the coordinator at once
+    /// (DISCONNECT returns them without counting an attempt), and the worker stays away until a
+    /// probe write succeeds.
+    mutating func pause(reason: String, code: FailureCode) throws {
+        let dropped = queue.drain()
+        for lease in dropped { inHand.remove(lease) }
+        metrics.inHand(inHand.count)
+        logger.warning(
+            "the cache cannot be written: taking no jobs until a probe write succeeds",
+            metadata: ["reason": "\(reason)", "code": "\(code)", "returned": "\(dropped.count)", "cache": "\(configuration.cacheDirectory)"])
+        if connected {
+            try? dealer.send(WorkerMessage.disconnect(reason: "cache unavailable (\(code)): \(reason)").frames, dontWait: true)
+            // A fresh socket that is not connected: the old connection goes.
+            dealer = try ZMQSocket(context, type: .dealer)
+            connected = false
+        }
+        backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+        paused = (reason, .now + backoff)
+    }
+
+    /// While paused: collects the results still coming, and probes the cache with a back-off
+    /// (the reconnection one, up to `reconnect.max_ms`); once the probe succeeds, connects again.
+    mutating func waitForTheCache() throws {
+        guard let (reason, nextProbe) = paused else { return }
+        let left = nextProbe - ContinuousClock.now
+        let milliseconds = max(0, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+        let ready = try ZMQPoll.poll([results.pollItem(), wake.pollItem()], timeoutMilliseconds: min(milliseconds, 100))
+        if ready[1] { try takeWake() }
+        if ready[0] { try forwardResults() }
+        guard !stopping, ContinuousClock.now >= nextProbe else { return }
+        do {
+            try cache.probe()
+            paused = nil
+            backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+            logger.notice("the cache can be written again: taking jobs", metadata: ["cache": "\(configuration.cacheDirectory)"])
+            connect()
+        } catch {
+            backoff = min(backoff * 2, .milliseconds(configuration.reconnectMaximumMilliseconds))
+            paused = (reason, .now + backoff)
+            logger.info("the cache still cannot be written", metadata: ["error": "\(error)", "code": "\(error.code)", "next_probe_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)"])
         }
     }
 

@@ -20,7 +20,7 @@ struct BenchOptions {
                workfeed-bench --dump-route N        (CSV of the synthetic route, for cairo_reference.py)
                workfeed-bench --samples DIRECTORY   (light and dark route and heatmap pictures)
                workfeed-bench --only import [--import-mb 1024] [--import-dir DIRECTORY]
-        groups: render, png, map, dispatch, import, index
+        groups: render, png, map, dispatch, flood, attack, import, index
         """
 
     init(arguments: [String]) throws(BenchUsageError) {

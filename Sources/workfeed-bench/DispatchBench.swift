@@ -90,12 +90,7 @@ enum DispatchBench {
     static func measure(workouts: Int, workers workerCount: Int, capacity: Int, durability: String) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-dispatch-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = CoordinatorConfiguration()
-        configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
-        configuration.cacheDirectory = directory.appendingPathComponent("cache").path
-        configuration.workerEndpoint = "tcp://127.0.0.1:*"
-        configuration.controlEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
+        var configuration = benchConfiguration(directory: directory)
         configuration.durability = durability
         var logger = Logger(label: "workfeed.bench.dispatch")
         logger.logLevel = (ProcessInfo.processInfo.environment["WORKFEED_BENCH_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error)
@@ -158,16 +153,16 @@ enum DispatchBench {
             fakeCPUSeconds: fakes.reduce(0) { $0 + $1.cpuSeconds() })
     }
 
-    /// IMPORTs through the control socket, up to 200 in flight (one at a time would measure
-    /// round trips and commits per request, not the coordinator). Not more: the coordinator drops
-    /// replies it cannot queue at once (ZeroMQ's high-water mark, about 1,000 messages a peer).
+    /// IMPORTs through the control socket, as many in flight as the coordinator lets one client
+    /// have (`control.max_in_flight`, 32 by default; one at a time would measure round trips and
+    /// commits per request, not the coordinator).
     static func importTinyWorkouts(_ count: Int, context: ZMQContext, endpoint: String) throws {
         let socket = try ZMQSocket(context, type: .dealer)
         try socket.connect(endpoint)
         var sent = 0
         var answered = 0
         while answered < count {
-            while sent < count && sent - answered < 200 {
+            while sent < count && sent - answered < ControlLimits.defaultRequestsInFlight {
                 let workout = ImportedWorkout.twoPoint(sent)
                 let request = ControlRequest(
                     id: UInt64(sent + 1), command: .importWorkout, body: try ControlCodec.encode(ImportRequest(workout)),
@@ -288,6 +283,19 @@ enum DispatchBench {
 
     static func seconds(_ duration: Duration) -> Double { Measure.milliseconds(duration) / 1000 }
 
+    /// A coordinator configuration for a benchmark: index and cache in `directory`, every socket on
+    /// a free loopback port, no metrics endpoint.
+    static func benchConfiguration(directory: URL) -> CoordinatorConfiguration {
+        var configuration = CoordinatorConfiguration()
+        configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
+        configuration.cacheDirectory = directory.appendingPathComponent("cache").path
+        configuration.workerEndpoint = "tcp://127.0.0.1:*"
+        configuration.controlEndpoint = "tcp://127.0.0.1:*"
+        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
+        configuration.metricsListen = ""
+        return configuration
+    }
+
     /// CPU time of the whole process (every thread: the coordinator's loop, libzmq's I/O threads, the fakes).
     static func processCPUTime() -> Duration {
         var spec = timespec()
@@ -297,13 +305,15 @@ enum DispatchBench {
 }
 
 /// A worker that renders nothing: on its own thread, a DEALER that says READY with `capacity` and
-/// answers every JOB at once with STATUS generated and the job's cache key. It sends HEARTBEAT when
-/// it has said nothing for a while, so that it outlives a long import.
+/// answers every JOB with STATUS generated and the job's cache key, at once or after
+/// `renderMicroseconds` each (one job after the other, as a worker of one render thread would).
+/// It sends HEARTBEAT when it has said nothing for a while, so that it outlives a long import.
 final class FakeWorker: Sendable {
     let name: String
     let capacity: Int
     let endpoint: String
     let context: ZMQContext
+    let renderMicroseconds: Int
     let answered = Atomic<Int>(0)
     /// Times it woke and found JOBs waiting.
     let batches = Atomic<Int>(0)
@@ -312,7 +322,8 @@ final class FakeWorker: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
 
-    init(name: String, capacity: Int, endpoint: String, context: ZMQContext) {
+    init(name: String, capacity: Int, endpoint: String, context: ZMQContext, renderMicroseconds: Int = 0) {
+        self.renderMicroseconds = renderMicroseconds
         self.name = name
         self.capacity = capacity
         self.endpoint = endpoint
@@ -363,6 +374,7 @@ final class FakeWorker: Sendable {
             while let frames = try socket.receive(dontWait: true) {
                 guard case .job(let job) = try WorkerMessage(frames: frames) else { continue }
                 sawJob = true
+                if renderMicroseconds > 0 { usleep(UInt32(renderMicroseconds)) }
                 try socket.send(WorkerMessage.status(JobReport(lease: job.lease, outcome: .generated, detail: job.cacheKey, renderMicroseconds: 0)).frames)
                 answered.add(1, ordering: .relaxed)
             }

@@ -21,6 +21,8 @@ do {
             "render": RenderBench.run,
             "png": RenderBench.compression,
             "dispatch": DispatchBench.run,
+            "flood": FloodBench.run,
+            "attack": AttackBench.run,
             "import": ImportBench.run,
             "index": IndexBench.run,
             "map": MapBench.run,

@@ -61,7 +61,7 @@ struct WorkerCommand: AsyncParsableCommand {
             try worker.start()
         } catch {
             logger.critical("worker cannot start", metadata: ["error": "\(error)"])
-            throw ExitCode(69)
+            throw ExitCode(error.exitCode)
         }
         await ProcessSignals.runUntilTerminated(logger: logger) { worker.stop() }
     }

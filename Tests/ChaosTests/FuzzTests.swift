@@ -19,36 +19,40 @@ import WorkFeedWire
         let system = try ChaosSystem(settings, label: "fuzz")
         defer { system.tearDown() }
         let seconds = ProcessInfo.processInfo.environment["WORKFEED_FUZZ_SECONDS"].flatMap(Double.init) ?? 4
-        let seed = ProcessInfo.processInfo.environment["WORKFEED_FUZZ_SEED"].flatMap(UInt64.init) ?? 0xF022
+        let seed = ProcessInfo.processInfo.environment["WORKFEED_FUZZ_SEED"].flatMap { UInt64($0, radix: 16) } ?? 0xF022
+        print("fuzz: seed \(String(seed, radix: 16)) (WORKFEED_FUZZ_SEED=\(String(seed, radix: 16)) replays it), \(seconds) s")
 
         // 25 workouts with heart rate x route, heatmap x light, dark = 100 jobs, all of which can be drawn.
-        let files = try WorkoutFiles(routes: 25, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: system.directory.appendingPathComponent("inputs"))
-        try system.startCoordinator()
-        try system.startWorkers()
-        try system.waitForWorkers(2)
-        let imported = try system.workctl(["import", "--coordinator", system.controlEndpoint, files.directory.path])
-        try #require(imported.status == 0, "workctl import: \(imported.output)")
-        let enqueued: EnqueueReply = try system.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
-        try #require(enqueued.created == 100)
+        let files = try system.startWithAHundredJobs()
 
+        let before = try system.feed()
         let fuzzer = try Fuzzer(context: system.context, workerEndpoint: system.workerEndpoint, controlEndpoint: system.controlEndpoint, seed: seed)
         var checks = 0
+        var generatedSeen: [Int] = []
         try fuzzer.run(seconds: seconds) {
-            // While the fuzzing goes on, the coordinator keeps answering real clients.
+            // While the fuzzing goes on, the coordinator keeps answering real clients, and
+            // dispatch keeps going: the real workers' pictures keep being recorded.
             guard system.coordinator.isRunning else { throw ChaosFailure("the coordinator died:\n\(system.coordinator.logTail())") }
-            _ = try system.status(timeoutMilliseconds: 10_000)
+            generatedSeen.append(try system.status(timeoutMilliseconds: 10_000).total(.generated))
             checks += 1
         }
         fuzzer.close()
         print("fuzz: \(fuzzer.statistics)")
+        print("fuzz: generated as seen every half second while fuzzing: \(generatedSeen)")
 
         #expect(system.coordinator.isRunning, "the coordinator ended: \(system.coordinator.terminationDescription)\n\(system.coordinator.logTail())")
         #expect(system.coordinator.starts == 1)
         #expect(try system.ping())
         #expect(checks > 0, "STATUS was never answered while fuzzing")
+        // Dispatch went on while the fuzzer was at it (or had already done everything).
+        #expect(generatedSeen.last.map { $0 > generatedSeen[0] || $0 >= 100 } == true, "no picture recorded while fuzzing: \(generatedSeen)")
         // Bad frames get a clear error on both sockets.
         #expect(fuzzer.statistics.workerErrors > 0)
         #expect(fuzzer.statistics.controlErrors > 0)
+        // Values at the edges were sent, and none of the out-of-range imports got in.
+        #expect(fuzzer.statistics.sentByKind["extreme-values", default: 0] > 0)
+        #expect(fuzzer.statistics.extremeImportsSent > 0)
+        #expect(fuzzer.statistics.extremeImportsAccepted == 0)
 
         let done = try system.waitFor("every job done after fuzzing", timeout: 240) { $0.total(.pending) == 0 && $0.leased == 0 }
         print("fuzz: after fuzzing: \(ChaosSystem.describe(done))")
@@ -56,6 +60,22 @@ import WorkFeedWire
             #expect(worker.isRunning && worker.starts == 1, "\(worker.name) ended: \(worker.terminationDescription)\n\(worker.logTail())")
         }
         let feed = try system.feed()
+        // Nothing stored changed except by valid requests: the test's workouts are as imported,
+        // every other workout is one whose IMPORT was valid (its times in range), and every
+        // import the fuzzer was told succeeded is there.
+        let original = Dictionary(uniqueKeysWithValues: before.map { ($0.workout.id, $0.workout) })
+        for item in feed {
+            if let workout = original[item.workout.id] {
+                #expect(item.workout.routeVersion == workout.routeVersion && item.workout.routeHash == workout.routeHash
+                    && item.workout.name == workout.name && item.workout.start == workout.start, "\(item.workout.id) changed")
+            }
+            for date in [item.workout.start, item.workout.end].compactMap({ $0 }) {
+                #expect(ValueLimits.isAcceptable(date), "workout \(item.workout.id) stored with a time out of range: \(date)")
+            }
+        }
+        let stored = Set(feed.map(\.workout.id))
+        #expect(original.keys.allSatisfy(stored.contains), "a test workout is gone")
+        #expect(fuzzer.statistics.importsAcknowledged.isSubset(of: stored), "an acknowledged import is missing")
         #expect(system.stop().isEmpty)
         let references = try ReferencePictures(
             files: files, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1], system: system,

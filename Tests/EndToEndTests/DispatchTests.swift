@@ -173,66 +173,7 @@ struct FakeWorker: ~Copyable {
     }
 }
 
-@Suite(.serialized) struct SecurityTests {
-    final class Keys {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-keys-\(UUID().uuidString)")
-        let coordinator: CurveKeyPair
-        let worker: CurveKeyPair
-        let stranger: CurveKeyPair
-
-        init() throws {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            coordinator = try CurveKeyPair.generate()
-            worker = try CurveKeyPair.generate()
-            stranger = try CurveKeyPair.generate()
-            for (name, pair) in [("coordinator", coordinator), ("worker", worker), ("stranger", stranger)] {
-                try pair.fileContents.write(to: directory.appendingPathComponent(name + ".key"), atomically: true, encoding: .utf8)
-            }
-        }
-
-        func file(_ name: String) -> String { directory.appendingPathComponent(name + ".key").path }
-        deinit { try? FileManager.default.removeItem(at: directory) }
-    }
-
-    @Test func onlyAllowedKeysGetIn() throws {
-        let keys = try Keys()
-        let system = try RunningSystem(
-            workers: 1,
-            adjust: {
-                $0.keyFile = keys.file("coordinator")
-                $0.allowedKeys = [keys.worker.publicKey]
-            },
-            workerKeys: (keys.file("worker"), keys.coordinator.publicKey))
-        defer { system.stop() }
-
-        // An allowed operator (the worker's key doubles as one here) gets answers, and work gets done.
-        var allowed = try ControlClient(
-            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000,
-            curve: CurveClientKeys(serverKey: keys.coordinator.publicKey, keyPair: keys.worker))
-        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &allowed)
-        let _: EnqueueReply = try allowed.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))
-        var status: PictureRecord?
-        for _ in 0..<100 {
-            let show: ShowReply = try allowed.request(.show, ShowRequest(id: id))
-            status = show.item.pictures.first
-            if status?.status == .generated { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        #expect(status?.status == .generated)
-
-        // A client with a key not on the list, or with no key at all, gets nothing.
-        var stranger = try ControlClient(
-            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 1_500,
-            curve: CurveClientKeys(serverKey: keys.coordinator.publicKey, keyPair: keys.stranger))
-        #expect(throws: ControlClientError.self) { let _: StatusReply = try stranger.request(.status, [String: String]()) }
-        var plain = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 1_500)
-        #expect(throws: ControlClientError.self) { let _: StatusReply = try plain.request(.status, [String: String]()) }
-        // A worker with a key not on the list is never given a job.
-        let _: EnqueueReply = try allowed.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.dark]))
-        let intruder = try FakeWorker(system, capacity: 4, name: "intruder", curve: CurveClientKeys(serverKey: keys.coordinator.publicKey, keyPair: keys.stranger))
-        #expect(try intruder.next(within: 2) == nil)
-    }
-
+@Suite struct LoopbackOnlyTests {
     @Test(arguments: ["tcp://0.0.0.0:5555", "tcp://10.1.2.3:5555"])
     func withoutKeysTheCoordinatorRefusesToListenBeyondLoopback(endpoint: String) async throws {
         do {

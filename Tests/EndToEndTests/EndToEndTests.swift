@@ -33,6 +33,8 @@ final class RunningSystem {
         var configuration = CoordinatorConfiguration()
         configuration.indexPath = self.directory.appendingPathComponent("index.sqlite").path
         configuration.cacheDirectory = self.directory.appendingPathComponent("cache").path
+        // A worker refuses a cache it cannot write, a missing one too: the shared directory is made here.
+        try FileManager.default.createDirectory(atPath: configuration.cacheDirectory, withIntermediateDirectories: true)
         configuration.workerEndpoint = "tcp://127.0.0.1:*"
         configuration.controlEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"

@@ -14,16 +14,8 @@ func httpGet(_ url: String) throws -> (status: Int, body: String) {
     let hostPort = rest.prefix { $0 != "/" }
     let path = String(rest.dropFirst(hostPort.count))
     let port = UInt16(hostPort.split(separator: ":")[1])!
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = try connectLoopback(port: port)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    try #require(connected == 0, "cannot connect to \(url)")
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []
@@ -37,6 +29,23 @@ func httpGet(_ url: String) throws -> (status: Int, body: String) {
     let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
     let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
     return (status, body)
+}
+
+/// A TCP connection to 127.0.0.1:`port`.
+func connectLoopback(port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot connect to 127.0.0.1:\(port)"])
+    }
+    return fd
 }
 
 /// The value of a sample line in Prometheus text format, e.g. `workfeed_jobs{kind="route",...} 3`.
@@ -76,9 +85,35 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         #expect(sample(body, "workfeed_jobs", labels: ["status": "failed-no-retry"]) == 1)
         #expect(sample(body, "workfeed_workers_connected") == 2)
         #expect(sample(body, "workfeed_render_duration_seconds_count") == 1)
-        #expect(sample(body, "workfeed_failures_total", labels: ["reason": "no route"]) == 1)
+        #expect(sample(body, "workfeed_failures_total", labels: ["code": "no-route"]) == 1)
         #expect(sample(body, "workfeed_job_results_total", labels: ["kind": "route", "status": "generated"]) == 1)
         #expect(body.contains("# TYPE workfeed_jobs gauge"))
         #expect(try httpGet(url.replacingOccurrences(of: "/metrics", with: "/other")).status == 404)
+    }
+
+    /// Issue 13, finding 6: one slow client blocked /metrics for everyone. Now a client that sends
+    /// half a request and waits is still waiting, unanswered, when another client's scrape is
+    /// answered.
+    @Test func aSlowClientDoesNotHoldUpAnotherClientsScrape() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        let url = try #require(system.endpoints.metrics)
+        let port = UInt16(url.split(separator: ":")[2].prefix { $0.isNumber })!
+        var slow: [Int32] = []
+        defer { for fd in slow { close(fd) } }
+        for _ in 0..<8 {
+            let fd = try connectLoopback(port: port)
+            _ = Array("GET /met".utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            slow.append(fd)
+        }
+        let scrape = try httpGet(url)
+        #expect(scrape.status == 200)
+        #expect(scrape.body.contains("workfeed_"))
+        // The slow clients have had no answer and are still connected: they did not go first.
+        for fd in slow {
+            var byte: UInt8 = 0
+            let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+            #expect(count < 0 && errno == EAGAIN, "a slow client was answered or dropped before the scrape")
+        }
     }
 }

@@ -79,7 +79,7 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         #expect(try decodeJSON(StatusReply.self, try workctl(["status", "--json"]).output).workouts == 2)
         #expect(try decodeJSON([StatusReply.Worker].self, try workctl(["workers", "--json"]).output).count == 2)
         let failed = try decodeJSON(FailedReply.self, try workctl(["failed", "--group", "--json"]).output)
-        #expect(failed.groups == [FailedReply.Group(reason: "no route", count: 1)])
+        #expect(failed.groups == [FailedReply.Group(code: "no-route", reason: "no route", count: 1)])
         #expect(try workctl(["failed"]).output.contains("no route"))
 
         // feed, show, changes.
@@ -123,5 +123,24 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(try WorkCtlProcess.run(["keygen", "--out", file]).status == 1)
+    }
+
+    /// Names and reasons from the wire reach the terminal escaped (issue 13, finding 6).
+    @Test func namesWithTerminalEscapesArePrintedEscaped() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        var client = try system.client()
+        var workout = ImportedWorkout.twoPoint(7)
+        workout.name = "evil\u{1B}]0;pwned\u{07}\nworkout 00000000-0000-0000-0000-000000000000\u{202E}"
+        let reply: ImportReply = try client.request(
+            .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+        for arguments in [["show", "\(reply.id)"], ["show", "\(reply.id)", "--json"], ["feed"], ["feed", "--json"]] {
+            let result = try WorkCtlProcess.run(arguments + ["--coordinator", system.endpoints.control])
+            #expect(result.status == 0, "\(arguments): \(result.errors)")
+            let bytes = Array(result.output.utf8)
+            #expect(!bytes.contains(0x1B) && !bytes.contains(0x07), "\(arguments): a raw escape reached the terminal")
+            #expect(!result.output.unicodeScalars.contains { $0.value == 0x202E }, "\(arguments)")
+            #expect(!result.output.contains("\nworkout 00000000"), "\(arguments): a forged line")
+        }
     }
 }

@@ -8,11 +8,19 @@ import WorkFeedModel
 /// A fresh index file in its own temporary directory, removed afterwards.
 final class TemporaryIndex {
     let directory: URL
-    let index: WorkoutIndex
+    private var opened: WorkoutIndex?
+    var index: WorkoutIndex { opened! }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-index-\(UUID().uuidString)")
-        index = try WorkoutIndex(path: directory.appendingPathComponent("index.sqlite").path, logger: Logger(label: "test"))
+        opened = try WorkoutIndex(path: directory.appendingPathComponent("index.sqlite").path, logger: Logger(label: "test"))
+    }
+
+    /// Closes the index and opens it again, as a restarted coordinator does (one writer at a time).
+    func restart() throws -> WorkoutIndex {
+        opened = nil
+        opened = try WorkoutIndex(path: path, logger: Logger(label: "test"))
+        return index
     }
 
     var path: String { directory.appendingPathComponent("index.sqlite").path }
@@ -47,10 +55,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(
             try temporary.index.appliedMigrations() == [
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
-                "v5: workout files and identity",
+                "v5: workout files and identity", "v6: failure codes and deferrals",
             ])
-        let reopened = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
-        #expect(try reopened.appliedMigrations().count == 5)
+        let reopened = try temporary.restart()
+        #expect(try reopened.appliedMigrations().count == 6)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
@@ -187,13 +195,13 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         var counter: UInt64 = 0
         let first = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now) { counter += 1; return counter } }
         let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), from: "w", retry: policy, now: now) }
-        #expect(effect == .updated(first[0].picture, .pending, reason: "disk full", retryAt: now.addingTimeInterval(10)))
+        #expect(effect == .updated(first[0].picture, .pending, reason: "disk full", retryAt: now.addingTimeInterval(10), code: .transient))
         // Not ready during the back-off, ready after it.
         #expect(try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(5)) { counter += 1; return counter } }.isEmpty)
         let second = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(11)) { counter += 1; return counter } }
         #expect(second.count == 1)
         let final = try temporary.index.write { try $0.releaseLeases(of: "w", reason: "worker w went silent", retry: policy, now: now) }
-        #expect(final == [.updated(first[0].picture, .failedNoRetry, reason: "gave up after 2 attempts: worker w went silent", retryAt: nil)])
+        #expect(final == [.updated(first[0].picture, .failedNoRetry, reason: "gave up after 2 attempts: worker w went silent", retryAt: nil, code: .workerSilent)])
     }
 
     @Test func releasingAGoneWorkersLeasesRequeuesThem() throws {
@@ -209,7 +217,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(next.count == 2 && temporary.index.leases.count == 2)
         // A restarted coordinator starts with no leases: both jobs are ready again, and a late
         // report for a lease of the previous run changes nothing.
-        let restarted = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
+        let restarted = try temporary.restart()
         #expect(restarted.leases.count == 0)
         #expect(try restarted.write { try $0.readyCount() } == 2)
         let late = try restarted.write {
@@ -278,7 +286,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now, deadline: 30) { counter += 1; return counter } }
         #expect(try temporary.index.write { try $0.expireLeases(now: now.addingTimeInterval(29), retry: policy) }.isEmpty)
         let expired = try temporary.index.write { try $0.expireLeases(now: now.addingTimeInterval(31), retry: policy) }
-        #expect(expired == [.updated(jobs[0].picture, .pending, reason: "timed out on worker w", retryAt: now.addingTimeInterval(32))])
+        #expect(expired == [.updated(jobs[0].picture, .pending, reason: "timed out on worker w", retryAt: now.addingTimeInterval(32), code: .timedOut)])
         #expect(temporary.index.leases.count == 0)
         #expect(try temporary.index.read { try $0.pictures(of: jobs[0].picture.workoutID) }.first?.attempts == 1)
     }

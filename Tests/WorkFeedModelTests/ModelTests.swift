@@ -79,6 +79,83 @@ import WorkFeedModel
         // A segment count far beyond the data must not allocate or loop.
         #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(Array("WFR1".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) }
     }
+
+    /// A route point with these times in milliseconds, as a sender can write them.
+    static func route(times: [Int64]) -> [UInt8] {
+        var bytes = Array("WFR1".utf8) + [1, 0, 0, 0] + withUnsafeBytes(of: UInt32(times.count).littleEndian, Array.init)
+        for time in times {
+            bytes += withUnsafeBytes(of: Int32(52_0000000).littleEndian, Array.init) + withUnsafeBytes(of: Int32(4_0000000).littleEndian, Array.init)
+            bytes += withUnsafeBytes(of: Int32(100).littleEndian, Array.init) + withUnsafeBytes(of: time.littleEndian, Array.init)
+        }
+        return bytes
+    }
+
+    /// Issue 13, finding 1: a time of Int64.max ms trapped when the decoded route was encoded
+    /// again (the index does that on import). Every time a field holds must survive both ways.
+    @Test(arguments: [Int64.max, Int64.max - 1, Int64.min + 1, 1 << 62, -(1 << 62), 9_007_199_254_740_993, 0, -1])
+    func extremeTimesNeverTrapAndEncodeToThemselvesOrTheirLimit(time: Int64) throws {
+        let decoded = try SeriesCodec.decodeRoute(Self.route(times: [time]))
+        let again = try SeriesCodec.decodeRoute(SeriesCodec.encode(decoded))
+        #expect(again.pointCount == 1)
+        let samples = try SeriesCodec.decodeHeartRate(
+            Array("WFH1".utf8) + [1, 0, 0, 0] + withUnsafeBytes(of: time.littleEndian, Array.init) + [0x10, 0x05])
+        #expect(try SeriesCodec.decodeHeartRate(SeriesCodec.encode(samples)).count == 1)
+        // Summaries (durations between such times) are computed on import too.
+        _ = WorkoutSummary(route: decoded, heartRate: samples)
+    }
+
+    @Test func timesThatAreNotNumbersAreWrittenAsTheEarliestNotATrap() throws {
+        let route = Route(segments: [[RoutePoint(latitude: 1, longitude: 1, time: Date(timeIntervalSince1970: .nan))]])
+        let bytes = SeriesCodec.encode(route)
+        #expect(bytes.suffix(8) == withUnsafeBytes(of: (Int64.min + 1).littleEndian, Array.init)[...])
+        _ = SeriesCodec.encode([HeartRateSample(time: Date(timeIntervalSince1970: .infinity), bpm: 100)])
+    }
+}
+
+@Suite struct ValueLimitsTests {
+    @Test(arguments: [Int64.max, 1 << 62, -(1 << 62), Int64.min + 1, 7_258_118_400_000, -2_208_988_800_001])
+    func timesOutsideTheWindowAreRefusedNamingTheField(time: Int64) throws {
+        let route = try SeriesCodec.decodeRoute(SeriesCodecTests.route(times: [1_600_000_000_000, time]))
+        let workout = ImportedWorkout(source: .gpx, route: route, origin: "t")
+        do {
+            try workout.checkRanges()
+            Issue.record("accepted time \(time)")
+        } catch {
+            #expect(error.field == "route segment 0 point 1 time")
+            #expect(error.description.contains("outside 1900-01-01T00:00:00Z ..< 2200-01-01T00:00:00Z"), "\(error)")
+        }
+    }
+
+    @Test func theWindowsEdgesAreAccepted() throws {
+        let route = try SeriesCodec.decodeRoute(SeriesCodecTests.route(times: [-2_208_988_800_000, 7_258_118_399_999]))
+        #expect(throws: Never.self) { try ImportedWorkout(source: .gpx, route: route, origin: "t").checkRanges() }
+    }
+
+    @Test func everyFieldIsChecked() {
+        let ok = Date(timeIntervalSince1970: 1_600_000_000)
+        let far = Date(timeIntervalSince1970: 1e13)
+        var workout = ImportedWorkout(source: .gpx, route: Route(segments: [[RoutePoint(latitude: 1, longitude: 1, time: ok)]]), origin: "t")
+        #expect(throws: Never.self) { try workout.checkRanges() }
+        let cases: [(String, (inout ImportedWorkout) -> Void)] = [
+            ("start", { $0.start = far }), ("end", { $0.end = Date(timeIntervalSince1970: -3e9) }),
+            ("timeZoneOffset", { $0.timeZoneOffset = 86_400 }), ("name", { $0.name = String(repeating: "x", count: 2_000) }),
+            ("sourceID", { $0.sourceID = String(repeating: "x", count: 2_000) }), ("origin", { $0.origin = String(repeating: "x", count: 5_000) }),
+            ("heart-rate sample 1 time", { $0.heartRate = [HeartRateSample(time: ok, bpm: 100), HeartRateSample(time: far, bpm: 100)] }),
+            ("heart-rate sample 0 bpm", { $0.heartRate = [HeartRateSample(time: ok, bpm: .nan)] }),
+        ]
+        for (field, change) in cases {
+            var broken = workout
+            change(&broken)
+            do {
+                try broken.checkRanges()
+                Issue.record("accepted a bad \(field)")
+            } catch {
+                #expect(error.field == field)
+            }
+        }
+        workout.timeZoneOffset = -64_800
+        #expect(throws: Never.self) { try workout.checkRanges() }
+    }
 }
 
 @Suite struct StyleAndLayoutTests {
@@ -192,5 +269,24 @@ import WorkFeedModel
         #expect(middle > 3 && middle < 8)
         #expect(!ZoomWidth(stops: [15, 1, 12, 2]).isValid)
         #expect(ZoomWidth(stops: [15, 1, 12, 2]).width(atZoom: 13) == 0)
+    }
+}
+
+@Suite struct DisplayTextTests {
+    @Test(arguments: [
+        ("plain name", "plain name"), ("two\nlines", "two\\nlines"), ("tab\tand\rreturn", "tab\\tand\\rreturn"),
+        ("\u{1B}[31mred", "\\u{1B}[31mred"), ("c1 \u{9B}31m", "c1 \\u{9B}31m"), ("bidi \u{202E}cba", "bidi \\u{202E}cba"),
+        ("zero width\u{200B}", "zero width\\u{200B}"), ("é ü 日本 🏃", "é ü 日本 🏃"), ("del\u{7F}", "del\\u{7F}"),
+    ])
+    func controlAndFormatCharactersAreEscaped(text: String, shown: String) {
+        #expect(text.escapedForDisplay == shown)
+    }
+
+    @Test func jsonStaysTheSameJSON() throws {
+        let value = ["name": "a\u{9B}b\u{202E}c\u{1F3C3}\u{E0041}"]
+        let encoded = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        let safe = encoded.jsonEscapedForDisplay
+        #expect(!safe.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E || $0.value == 0xE0041 })
+        #expect(try JSONDecoder().decode([String: String].self, from: Data(safe.utf8)) == value)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WorkFeedModel
 import WorkFeedWire
@@ -6,7 +7,7 @@ import WorkFeedWire
     static let id = WorkoutID("3f2a0000-0000-4000-8000-000000000001")!
 
     @Test(arguments: [
-        WorkerMessage.ready(capacity: 4, rendererVersion: 1, name: "host-1", basemap: "3f2a"),
+        WorkerMessage.ready(capacity: 4, rendererVersion: 1, name: "host-1", basemap: String(repeating: "3f2a", count: 16)),
         .job(JobAssignment(lease: 0xDEAD_BEEF_0000_0001, workoutID: id, cacheKey: "abc", spec: Array("{}".utf8), route: [1, 2, 3], heartRate: [])),
         .status(JobReport(lease: 42, outcome: .failedNoRetry, detail: "no route", renderMicroseconds: 1234)),
         .heartbeat,
@@ -43,17 +44,97 @@ import WorkFeedWire
         }
     }
 
-    @Test func randomBytesNeverCrashTheParser() {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<2_000 {
-            let count = Int.random(in: 0...8, using: &generator)
-            var frames = (0..<count).map { _ in (0..<Int.random(in: 0...12, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
-            if count > 1, Bool.random(using: &generator) {
-                frames[0] = Array("WFW1".utf8)
-                frames[1] = Array(["READY", "JOB", "STATUS", "HEARTBEAT", "DISCONNECT", "ERROR"].randomElement(using: &generator)!.utf8)
+    /// Random and mutated messages, from a fixed seed that is printed (`WORKFEED_FUZZ_SEED`, hex,
+    /// replays another): every message is either refused with an error that names what is wrong,
+    /// or read into a message that writes back to frames which read back to the same message.
+    @Test func randomAndMutatedMessagesAreReadOrRefusedWithAReason() {
+        let seed = WireFuzz.seed(default: 0x57F1_0001)
+        print("WorkerMessage fuzz seed: \(String(seed, radix: 16))")
+        var random = SplitMix64(seed: seed)
+        var accepted = 0
+        var refused = 0
+        for round in 0..<20_000 {
+            let frames = WireFuzz.frames(from: Self.samples, commandFrame: 1, using: &random)
+            do {
+                let message = try WorkerMessage(frames: frames)
+                accepted += 1
+                #expect(try WorkerMessage(frames: message.frames) == message, "round \(round): \(frames)")
+            } catch {
+                refused += 1
+                #expect(WireFuzz.saysWhy(error.description), "round \(round): '\(error.description)'")
             }
-            _ = try? WorkerMessage(frames: frames)
         }
+        print("WorkerMessage fuzz: \(accepted) accepted, \(refused) refused")
+        #expect(accepted > 100 && refused > 100)
+    }
+
+    static let samples: [[[UInt8]]] = [
+        WorkerMessage.ready(capacity: 4, rendererVersion: 3, name: "host-1", basemap: String(repeating: "ab", count: 32)).frames,
+        WorkerMessage.job(JobAssignment(lease: 7, workoutID: id, cacheKey: "k", spec: [], route: [1], heartRate: [])).frames,
+        WorkerMessage.status(JobReport(lease: 9, outcome: .generated, detail: String(repeating: "0f", count: 32), renderMicroseconds: 5)).frames,
+        WorkerMessage.status(JobReport(lease: 9, outcome: .failedRetry, detail: "cache write failed", renderMicroseconds: 5, map: .partial)).frames,
+        WorkerMessage.heartbeat.frames, WorkerMessage.disconnect(reason: "bye").frames, WorkerMessage.error("bad").frames,
+    ]
+
+    @Test func overlongTextsAreRefusedNamingTheFrame() throws {
+        let long = String(repeating: "x", count: WorkerMessage.maximumTextBytes + 1)
+        #expect(throws: WireError.self) { try WorkerMessage(frames: WorkerMessage.disconnect(reason: long).frames) }
+        var ready = WorkerMessage.ready(capacity: 1, rendererVersion: 1, name: "w", basemap: "").frames
+        ready[4] = Array(String(repeating: "n", count: 257).utf8)
+        do {
+            _ = try WorkerMessage(frames: ready)
+            Issue.record("accepted a 257-byte name")
+        } catch {
+            #expect(error.description.contains("frame 4 (name) is 257 bytes, at most 256"))
+        }
+        // A worker's own long reason is shortened to fit, at a character boundary.
+        let report = JobReport(lease: 1, outcome: .failedRetry, detail: String(repeating: "é", count: 3_000), renderMicroseconds: 0)
+        #expect(report.detail.utf8.count == WorkerMessage.maximumTextBytes)
+        #expect(try WorkerMessage(frames: WorkerMessage.status(report).frames) == .status(report))
+    }
+
+    @Test func aGeneratedReportMustCarryACacheKey() {
+        let report = JobReport(lease: 1, outcome: .generated, detail: "not a key", renderMicroseconds: 0)
+        #expect(throws: WireError.self) { try WorkerMessage(frames: WorkerMessage.status(report).frames) }
+    }
+}
+
+/// Random frames and mutations of sample messages for the parsers' fuzz tests.
+enum WireFuzz {
+    static func seed(default value: UInt64) -> UInt64 {
+        ProcessInfo.processInfo.environment["WORKFEED_FUZZ_SEED"].flatMap { UInt64($0, radix: 16) } ?? value
+    }
+
+    /// Pure noise, or a sample with one thing broken: a byte flipped, a frame cut, lengthened,
+    /// dropped, added or emptied, an integer at its limit, a text frame that is not UTF-8.
+    static func frames(from samples: [[[UInt8]]], commandFrame: Int, using random: inout SplitMix64) -> [[UInt8]] {
+        if random.next() % 8 == 0 {
+            return (0..<Int.random(in: 0...8, using: &random)).map { _ in noise(Int.random(in: 0...40, using: &random), &random) }
+        }
+        var frames = samples[Int(random.next() % UInt64(samples.count))]
+        let pick = Int(random.next() % UInt64(frames.count))
+        switch random.next() % 10 {
+        case 0: break
+        case 1: if !frames[pick].isEmpty { frames[pick][Int(random.next() % UInt64(frames[pick].count))] ^= UInt8(1 << (random.next() % 8)) }
+        case 2: frames[pick] = Array(frames[pick].prefix(Int(random.next() % UInt64(frames[pick].count + 1))))
+        case 3: frames[pick] += noise(Int.random(in: 1...5_000, using: &random), &random)
+        case 4: frames.remove(at: pick)
+        case 5: frames.insert(noise(Int.random(in: 0...8, using: &random), &random), at: Int(random.next() % UInt64(frames.count + 1)))
+        case 6: frames[pick] = []
+        case 7: frames[pick] = [UInt8](repeating: 0xFF, count: [4, 8][Int(random.next() % 2)])
+        case 8: frames[pick] = [0xC3, 0x28] + frames[pick]
+        default: if frames.count > commandFrame { frames[commandFrame] = noise(Int.random(in: 0...12, using: &random), &random) }
+        }
+        return frames
+    }
+
+    static func noise(_ count: Int, _ random: inout SplitMix64) -> [UInt8] {
+        (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    }
+
+    /// Whether an error says what is wrong: a frame, the command, the protocol, or an empty message.
+    static func saysWhy(_ text: String) -> Bool {
+        ["frame", "command", "protocol", "empty message", "unexpected", "must be", "missing"].contains { text.contains($0) }
     }
 }
 
@@ -66,6 +147,39 @@ import WorkFeedWire
         #expect(parsed.id == 7)
         #expect(!parsed.ok)
         #expect(try ControlCodec.decode(ControlErrorBody.self, from: parsed.body).error == "no workout with id x")
+    }
+
+    @Test func randomAndMutatedRequestsAreReadOrRefusedWithAReason() {
+        let seed = WireFuzz.seed(default: 0x57F1_0002)
+        print("ControlRequest fuzz seed: \(String(seed, radix: 16))")
+        var random = SplitMix64(seed: seed)
+        let samples = [
+            ControlRequest(id: 1, command: .ping, body: Array("{}".utf8)).frames,
+            ControlRequest(id: 2, command: .importWorkout, body: Array("{}".utf8), attachments: [[1], [2]]).frames,
+            ControlRequest(id: .max, command: .feed, body: Array("{\"limit\":3}".utf8)).frames,
+        ]
+        var accepted = 0
+        var refused = 0
+        for round in 0..<20_000 {
+            let frames = WireFuzz.frames(from: samples, commandFrame: 2, using: &random)
+            do {
+                let request = try ControlRequest(frames: frames)
+                accepted += 1
+                #expect(try ControlRequest(frames: request.frames) == request, "round \(round)")
+                #expect(request.command == .importWorkout || request.attachments.isEmpty)
+            } catch {
+                refused += 1
+                #expect(WireFuzz.saysWhy(error.description), "round \(round): '\(error.description)'")
+            }
+        }
+        print("ControlRequest fuzz: \(accepted) accepted, \(refused) refused")
+        #expect(accepted > 100 && refused > 100)
+    }
+
+    @Test func attachmentsOnlyWithImportAndBodiesWithinTheLimit() {
+        #expect(throws: WireError.self) { try ControlRequest(frames: ControlRequest(id: 1, command: .ping, body: [], attachments: [[1]]).frames) }
+        let big = [UInt8](repeating: 0x20, count: ControlLimits.maximumBodyBytes + 1)
+        #expect(throws: WireError.self) { try ControlRequest(frames: ControlRequest(id: 1, command: .feed, body: big).frames) }
     }
 
     @Test func unknownCommandIsNamed() {

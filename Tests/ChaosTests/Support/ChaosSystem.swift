@@ -20,6 +20,14 @@ final class ChaosSystem {
         /// designed outcome, not what these tests look for.
         var maximumAttempts = 20
         var logLevel = "info"
+        /// Back-off for failures of a worker's surroundings (a full cache): short here, so that a
+        /// run does not wait minutes once the cache takes files again.
+        var environmentBackoff = (initial: 0.5, maximum: 2.0)
+        /// Run every worker through this command first (`nsenter -t PID -m --`: in another
+        /// process's mount namespace, where the cache is a small file system of its own).
+        var workerPrefix: [String] = []
+        /// The cache directory, when not the run's own `cache/` (a mount point made beforehand).
+        var cacheDirectory: String?
     }
 
     let settings: Settings
@@ -46,7 +54,7 @@ final class ChaosSystem {
         logDirectory = directory.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
         indexPath = directory.appendingPathComponent("index/index.sqlite").path
-        cacheDirectory = directory.appendingPathComponent("cache").path
+        cacheDirectory = settings.cacheDirectory ?? directory.appendingPathComponent("cache").path
         try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         var ports = Set<Int>()
         while ports.count < 4 { ports.insert(try freeLoopbackPort()) }
@@ -67,19 +75,24 @@ final class ChaosSystem {
                 "WORKFEED_RETRY_MAX_ATTEMPTS": "\(settings.maximumAttempts)",
                 "WORKFEED_RETRY_INITIAL_BACKOFF_SECONDS": "0.2",
                 "WORKFEED_RETRY_MAX_BACKOFF_SECONDS": "2",
+                "WORKFEED_RETRY_ENVIRONMENT_INITIAL_BACKOFF_SECONDS": "\(settings.environmentBackoff.initial)",
+                "WORKFEED_RETRY_ENVIRONMENT_MAX_BACKOFF_SECONDS": "\(settings.environmentBackoff.maximum)",
                 // The event stream's and the metrics' ports too, so that several systems (and a demo)
                 // can run side by side.
                 "WORKFEED_LISTEN_EVENTS": eventsEndpoint,
                 "WORKFEED_METRICS_LISTEN": metricsListen,
             ],
             logURL: logDirectory.appendingPathComponent("coordinator.log"))
+        let workerExecutable = binaries.appendingPathComponent("workfeed-worker")
         workers = (0..<settings.workers).map { number in
-            ManagedProcess(
-                name: "worker-\(number)", executable: binaries.appendingPathComponent("workfeed-worker"),
-                arguments: [
-                    "--connect", workerEndpoint, "--cache", cacheDirectory, "--threads", "\(settings.threadsPerWorker)",
-                    "--name", "worker-\(number)", "--log-level", settings.logLevel, "--log-format", "json",
-                ],
+            let arguments = [
+                "--connect", workerEndpoint, "--cache", cacheDirectory, "--threads", "\(settings.threadsPerWorker)",
+                "--name", "worker-\(number)", "--log-level", settings.logLevel, "--log-format", "json",
+            ]
+            return ManagedProcess(
+                name: "worker-\(number)",
+                executable: settings.workerPrefix.first.map { URL(fileURLWithPath: $0) } ?? workerExecutable,
+                arguments: settings.workerPrefix.isEmpty ? arguments : Array(settings.workerPrefix.dropFirst()) + [workerExecutable.path] + arguments,
                 environment: [
                     "WORKFEED_HEARTBEAT_INTERVAL_MS": "\(settings.heartbeatMilliseconds)",
                     "WORKFEED_HEARTBEAT_LIVENESS": "\(settings.liveness)",
@@ -116,6 +129,21 @@ final class ChaosSystem {
 
     func startWorkers() throws {
         for worker in workers { try worker.start() }
+    }
+
+    /// Starts the coordinator and the workers, imports `routes` workouts with heart rate (through
+    /// workctl) and enqueues route and heatmap pictures in both themes: 4 jobs a workout (100 by
+    /// default) that can all be drawn.
+    func startWithAHundredJobs(routes: Int = 25) throws -> WorkoutFiles {
+        let files = try WorkoutFiles(routes: routes, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: directory.appendingPathComponent("inputs"))
+        try startCoordinator()
+        try startWorkers()
+        try waitForWorkers(workers.count)
+        let imported = try workctl(["import", "--coordinator", controlEndpoint, files.directory.path])
+        guard imported.status == 0 else { throw ChaosFailure("workctl import exited \(imported.status): \(imported.output)") }
+        let enqueued: EnqueueReply = try request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
+        guard enqueued.created == routes * 4 else { throw ChaosFailure("ENQUEUE created \(enqueued.created) jobs, not \(routes * 4)") }
+        return files
     }
 
     /// Waits until `count` workers are connected.

@@ -27,11 +27,20 @@ final class Fuzzer {
         var controlErrors = 0
         var controlOK = 0
         var socketsReplaced = 0
+        /// JOBs the fuzzer answered (failed-retry, or generated with a key of its own).
+        var jobsAnswered = 0
+        /// Workouts whose IMPORT the coordinator acknowledged to the fuzzer.
+        var importsAcknowledged: Set<WorkoutID> = []
+        /// IMPORTs sent with a value out of range (a time, a length): each must be refused.
+        var extremeImportsSent = 0
+        var extremeImportsAccepted = 0
 
         var description: String {
             "sent \(sent) messages (\(sentByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), "
                 + "\(dropped) not queued (high-water mark); worker socket answered \(workerErrors) ERROR, \(workerDisconnects) DISCONNECT, "
-                + "\(jobsTaken) JOB; control socket answered \(controlErrors) ERROR, \(controlOK) OK; \(socketsReplaced) sockets replaced"
+                + "\(jobsTaken) JOB (\(jobsAnswered) answered); control socket answered \(controlErrors) ERROR, \(controlOK) OK "
+                + "(\(importsAcknowledged.count) imports acknowledged, \(extremeImportsAccepted) of \(extremeImportsSent) out-of-range imports accepted); "
+                + "\(socketsReplaced) sockets replaced"
         }
     }
 
@@ -43,6 +52,8 @@ final class Fuzzer {
     private var controlSockets: [Dealer] = []
     private(set) var statistics = Statistics()
     private var importNumber = 0
+    /// Request ids of the IMPORTs sent as they were made (extreme or not), to read their replies.
+    private var importsSent: [UInt64: Bool] = [:]
 
     init(context: ZMQContext, workerEndpoint: String, controlEndpoint: String, seed: UInt64) throws {
         self.context = context
@@ -78,10 +89,16 @@ final class Fuzzer {
         let pause = Double(burst) / Double(rate)
         while Date() < end {
             for _ in 0..<burst {
-                if random.next() % 2 == 0 {
-                    try send(worker: true, mutate(workerTemplate(), worker: true))
-                } else {
-                    try send(worker: false, mutate(controlTemplate(), worker: false))
+                switch random.next() % 5 {
+                case 0, 1: try send(worker: true, mutate(workerTemplate(), worker: true))
+                case 2, 3: try send(worker: false, mutate(controlTemplate(), worker: false))
+                default:
+                    // Structure-aware: well-formed frames whose values sit at the edges.
+                    if random.next() % 2 == 0 {
+                        try send(worker: true, ("extreme-values", extremeWorkerMessage()))
+                    } else {
+                        try send(worker: false, ("extreme-values", extremeControlRequest()))
+                    }
                 }
             }
             if !oversizeSent && Date().timeIntervalSince(started) > seconds / 2 {
@@ -131,15 +148,27 @@ final class Fuzzer {
                 switch frames.count > 1 ? String(decoding: frames[1], as: UTF8.self) : "" {
                 case "ERROR": statistics.workerErrors += 1
                 case "DISCONNECT": statistics.workerDisconnects += 1
-                case "JOB": statistics.jobsTaken += 1  // taken and never answered, on purpose
+                case "JOB":
+                    statistics.jobsTaken += 1
+                    // Most are taken and never answered; some get a report a worker may send
+                    // that must not make the picture generated (a transient failure, another
+                    // key, absurd figures).
+                    if random.next() % 3 == 0, case .job(let job)? = try? WorkerMessage(frames: frames) {
+                        try? socket.socket.send(answer(job), dontWait: true)
+                        statistics.jobsAnswered += 1
+                    }
                 default: break
                 }
             }
         }
         for socket in controlSockets {
             while let frames = try socket.socket.receive(dontWait: true) {
-                if let reply = try? ControlReply(frames: frames) {
-                    if reply.ok { statistics.controlOK += 1 } else { statistics.controlErrors += 1 }
+                guard let reply = try? ControlReply(frames: frames) else { continue }
+                if reply.ok { statistics.controlOK += 1 } else { statistics.controlErrors += 1 }
+                guard let extreme = importsSent.removeValue(forKey: reply.id), reply.ok else { continue }
+                if extreme { statistics.extremeImportsAccepted += 1 }
+                if let imported = try? ControlCodec.decode(ImportReply.self, from: reply.body) {
+                    statistics.importsAcknowledged.insert(imported.id)
                 }
             }
         }
@@ -202,7 +231,8 @@ final class Fuzzer {
             let samples = (0..<Int(random.next() % 5)).map {
                 HeartRateSample(time: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)), bpm: Double(60 + random.next() % 150))
             }
-            let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-\(importNumber)\",\"activity\":\"running\",\"name\":\"fuzz \(importNumber)\",\"origin\":\"fuzz\"}"
+            let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-\(importNumber)\",\"activity\":\"running\",\"name\":\"fuzz \(importNumber)\",\"origin\":\"fuzz\",\"allowDuplicates\":true}"
+            importsSent[id] = false
             return request("IMPORT", body, [SeriesCodec.encode(points), SeriesCodec.encode(samples)])
         }
     }
@@ -228,6 +258,104 @@ final class Fuzzer {
         }
         return Route(segments: [segment])
     }
+
+    // MARK: Extreme values
+
+    /// Times a 64-bit millisecond field holds that no workout has: each must be refused.
+    static let extremeTimes: [Int64] = [.max, .max - 1, 1 << 62, -(1 << 62), .min + 1, 7_258_118_400_000, -2_208_988_800_001]
+
+    /// A well-formed worker message with values at the edges of their frames.
+    private func extremeWorkerMessage() -> [[UInt8]] {
+        let protocolFrame = Array("WFW1".utf8)
+        switch random.next() % 6 {
+        case 0:
+            let capacities: [UInt32] = [0, 1025, .max, 1]
+            let names = ["", String(repeating: "w", count: 10_000), "evil\nworker connected", "\u{1B}[31mred\u{1B}[0m", "fuzz"]
+            return [
+                protocolFrame, Array("READY".utf8), capacities[Int(random.next() % 4)].bigEndianFrame,
+                random.next() % 5 == 0 ? UInt32.max.bigEndianFrame : UInt32(PictureSpec.rendererVersion).bigEndianFrame,
+                Array(names[Int(random.next() % UInt64(names.count))].utf8), noise(Int(random.next() % 80)),
+            ]
+        case 1:
+            let outcomes = ["generated", "failed-retry", "failed-no-retry"]
+            return [
+                protocolFrame, Array("STATUS".utf8), [0, 1, UInt64.max, random.next()][Int(random.next() % 4)].bytes,
+                Array(outcomes[Int(random.next() % 3)].utf8), Array(String(repeating: "d", count: [64, 4_097, 100_000][Int(random.next() % 3)]).utf8),
+                UInt64.max.bytes, Array("full".utf8),
+            ]
+        case 2:
+            return [protocolFrame, Array("DISCONNECT".utf8), Array(String(repeating: "r", count: 100_000).utf8)]
+        case 3:
+            return [protocolFrame, Array("HEARTBEAT".utf8)] + Array(repeating: [], count: Int(random.next() % 3))
+        case 4:
+            return [protocolFrame, Array("ERROR".utf8), Array("\u{1B}]0;title\u{07}".utf8)]
+        default:
+            return [protocolFrame, Array("READY".utf8), UInt32(1).bigEndianFrame, UInt32(PictureSpec.rendererVersion).bigEndianFrame,
+                Array("fuzz".utf8), Array(String(repeating: "A", count: 64).utf8)]
+        }
+    }
+
+    /// A well-formed control request with values at the edges: extreme times in IMPORTs (which
+    /// must all be refused), limits, counts, ids and lengths out of range, deep or huge JSON.
+    private func extremeControlRequest() -> [[UInt8]] {
+        let id = random.next()
+        func request(_ command: String, _ body: String, _ attachments: [[UInt8]] = []) -> [[UInt8]] {
+            [Array("WFC1".utf8), id.bytes, Array(command.utf8), Array(body.utf8)] + attachments
+        }
+        let unknownIDs = { (count: Int) in (0..<count).map { _ in "\"\(UUID().uuidString.lowercased())\"" }.joined(separator: ",") }
+        switch random.next() % 12 {
+        case 0, 1, 2:
+            importNumber += 1
+            let time = Self.extremeTimes[Int(random.next() % UInt64(Self.extremeTimes.count))]
+            var route = Array("WFR1".utf8) + le(UInt32(1)) + le(UInt32(2))
+            for (index, milliseconds) in [Int64(1_700_000_000_000), time].enumerated() {
+                route += le(Int32(52_0000000 + index * 100)) + le(Int32(4_0000000)) + le(Int32.min) + le(milliseconds)
+            }
+            var heartRate = Array("WFH1".utf8) + le(UInt32(1)) + le(Int64(1_700_000_000_000)) + le(UInt16.max)
+            if random.next() % 2 == 0 { route = SeriesCodec.encode(self.route(points: 3)); heartRate = Array("WFH1".utf8) + le(UInt32(1)) + le(time) + le(UInt16(600)) }
+            importsSent[id] = true
+            statistics.extremeImportsSent += 1
+            let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-extreme-\(importNumber)\",\"activity\":\"running\",\"origin\":\"fuzz\"}"
+            return request("IMPORT", body, [route, heartRate])
+        case 3:
+            importNumber += 1
+            importsSent[id] = true
+            statistics.extremeImportsSent += 1
+            let fields = [
+                "\"timeZoneOffset\":9223372036854775807", "\"start\":\"0001-01-01T00:00:00Z\"", "\"end\":\"9999-12-31T23:59:59Z\"",
+                "\"name\":\"\(String(repeating: "n", count: 100_000))\"",
+            ]
+            let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-extreme-\(importNumber)\",\"activity\":\"running\",\"origin\":\"fuzz\",\(fields[Int(random.next() % 4)])}"
+            return request("IMPORT", body, [SeriesCodec.encode(route(points: 3)), SeriesCodec.encode([HeartRateSample]())])
+        case 4: return request("FEED", "{\"limit\":\([Int.max, -1, 0, 1001, Int.min][Int(random.next() % 5)])}")
+        case 5: return request("FEED", "{\"limit\":1000,\"cursor\":\"\(["1e999|x", "-0|\(UUID().uuidString)", String(repeating: "9", count: 5000)][Int(random.next() % 3)])\"}")
+        case 6: return request("CHANGES", "{\"since\":\([Int64.max, -1, Int64.min][Int(random.next() % 3)]),\"limit\":\([Int.max, 0, 100_001][Int(random.next() % 3)])}")
+        case 7: return request("FAILED", "{\"limit\":\([Int.max, 0, -5][Int(random.next() % 3)]),\"group\":true}")
+        case 8:
+            let fields = [
+                "\"priority\":9223372036854775807", "\"scales\":[0,4,-1]", "\"since\":\"0001-01-01T00:00:00Z\"",
+                "\"activities\":[\"running\",\"walking\",\"cycling\",\"other\",\"running\"]",
+            ]
+            return request("ENQUEUE", "{\"ids\":[\(unknownIDs(3))],\"kinds\":[\"route\"],\"themes\":[\"light\"],\(fields[Int(random.next() % 4)])}")
+        case 9:
+            // More ids than a request may carry, all unknown.
+            return request(random.next() % 2 == 0 ? "DELETE" : "SHOW", "{\"ids\":[\(unknownIDs(10_001))],\"id\":\"\(String(repeating: "f", count: 36))\"}")
+        case 10: return request("STATUS", String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000))
+        default: return request("PING", "{\"x\":1e400,\"y\":\"\\ud800\"}")
+        }
+    }
+
+    /// A report on a real lease that must not make its picture generated.
+    private func answer(_ job: JobAssignment) -> [[UInt8]] {
+        let key = SHA256.hex(random.next().bytes)
+        let reports = [
+            JobReport(lease: job.lease, outcome: .failedRetry, detail: "fuzz: transient", renderMicroseconds: .max),
+            JobReport(lease: job.lease, outcome: .generated, detail: key, renderMicroseconds: .max, map: .full),
+        ]
+        return WorkerMessage.status(reports[Int(random.next() % 2)]).frames
+    }
+
+    private func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
 
     // MARK: Mutations
 
@@ -314,4 +442,9 @@ final class Fuzzer {
 extension UInt64 {
     /// Big-endian, as integer frames are sent.
     var bytes: [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: self >> ($0 * 8)) } }
+}
+
+extension UInt32 {
+    /// Big-endian, as integer frames are sent.
+    var bigEndianFrame: [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: self >> ($0 * 8)) } }
 }

@@ -1,0 +1,240 @@
+import CZeroMQ
+import Foundation
+import Logging
+import Synchronization
+import WorkFeedIndex
+import WorkFeedModel
+import WorkFeedWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Answers the control requests that only read (STATUS, SHOW, FEED, CHANGES, FAILED) on a thread
+/// of its own, from a read-only connection to the index: no read ever runs inside the index
+/// thread's write transaction, so no client's reads hold up dispatch (WAL lets this connection
+/// read beside the writer, and it sees every committed batch).
+///
+/// Fair between clients: each client's requests wait in a queue of their own, and the queues are
+/// served in turn, one request each, so a client with many requests in flight makes another wait
+/// for one request at most. Identical requests waiting at the same time (the same command, body
+/// and role) are answered with one computation: each was sent before it started, so each gets an
+/// answer at least as fresh as itself. The thread runs at a lower CPU priority (nice 10) than the
+/// loop and the index thread: under load, reads wait, dispatch does not.
+final class ReadService: Sendable {
+    typealias Work = ControlWork
+
+    private struct State {
+        var queues: [[UInt8]: [Work]] = [:]
+        /// Clients with work waiting, in the order they are served.
+        var order: [[UInt8]] = []
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    private let available = DispatchSemaphore(value: 0)
+    /// Replies, each with the client it goes to; the loop sends them.
+    let results = Handoff<[(identity: [UInt8], reply: ControlReply, bytes: Int)]>()
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Opens the read-only connection and starts the thread; returns once it reads.
+    /// - Parameter doneEndpoint: an inproc PAIR the loop has bound: a byte there wakes its poll.
+    init(
+        indexPath: String, cacheDirectory: String, dispatch: DispatchState, feedBudgetBytes: Int, context: ZMQContext, doneEndpoint: String,
+        logger: Logger
+    ) throws {
+        let opened = Handoff<(any Error)?>()
+        let thread = Thread { [self] in
+            defer { finished.signal() }
+            do {
+                let index = try WorkoutIndex(readingFrom: indexPath, logger: logger)
+                let done = try ZMQSocket(context, type: .pair)
+                try done.connect(doneEndpoint)
+                // Reads yield the CPU to the loop, the index thread and the workers. (On Linux,
+                // PRIO_PROCESS with 0 is the calling thread.)
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+                opened.put(nil)
+                let answers = ReadAnswers(index: index, dispatch: dispatch, cacheDirectory: cacheDirectory, feedBudgetBytes: feedBudgetBytes, logger: logger)
+                while let group = next() {
+                    let reply = answers.answer(group[0].request)
+                    results.put(group.map { ($0.identity, ControlReply(id: $0.request.id, ok: reply.ok, body: reply.body), $0.bytes) })
+                    try? done.send([[1]])
+                }
+            } catch {
+                opened.put(error)
+            }
+        }
+        thread.name = "coordinator-reads"
+        thread.start()
+        if let error = opened.take() {
+            finished.wait()
+            throw error
+        }
+    }
+
+    /// Queues a read request.
+    func submit(_ work: Work) {
+        state.withLock { state in
+            if state.queues[work.identity, default: []].isEmpty { state.order.append(work.identity) }
+            state.queues[work.identity, default: []].append(work)
+        }
+        available.signal()
+    }
+
+    /// Ends the thread (requests still waiting are dropped: the coordinator is stopping).
+    func close() {
+        state.withLock { $0.closed = true }
+        available.signal()
+        finished.wait()
+    }
+
+    private enum Taken {
+        case group([Work])
+        case nothing
+        case closed
+    }
+
+    /// The next client's first request, with every identical request waiting; `nil` once closed.
+    private func next() -> [Work]? {
+        while true {
+            available.wait()
+            let taken: Taken = state.withLock { state in
+                if state.closed { return .closed }
+                guard !state.order.isEmpty else { return .nothing }
+                let identity = state.order.removeFirst()
+                var queue = state.queues[identity] ?? []
+                guard !queue.isEmpty else { return .nothing }
+                let first = queue.removeFirst()
+                state.queues[identity] = queue
+                if !queue.isEmpty { state.order.append(identity) }
+                func same(_ work: Work) -> Bool {
+                    work.request.command == first.request.command && work.request.body == first.request.body && work.role == first.role
+                }
+                var group = [first]
+                for other in state.order {
+                    guard let waiting = state.queues[other], waiting.contains(where: same) else { continue }
+                    group += waiting.filter(same)
+                    state.queues[other] = waiting.filter { !same($0) }
+                }
+                state.order.removeAll { state.queues[$0]?.isEmpty ?? true }
+                for identity in state.queues.keys where state.queues[identity]?.isEmpty == true { state.queues[identity] = nil }
+                return .group(group)
+            }
+            switch taken {
+            case .group(let group):
+                // Taken with others: their signals are not needed any more.
+                for _ in 1..<group.count { _ = available.wait(timeout: .now()) }
+                return group
+            case .closed: return nil
+            case .nothing: continue
+            }
+        }
+    }
+}
+
+/// The answers to read requests, from one read transaction each.
+struct ReadAnswers {
+    let index: WorkoutIndex
+    let dispatch: DispatchState
+    let cacheDirectory: String
+    /// A FEED page stops before its items pass this many bytes (its `next` goes on from there).
+    let feedBudgetBytes: Int
+    let logger: Logger
+
+    func answer(_ request: ControlRequest) -> (ok: Bool, body: [UInt8]) {
+        do {
+            return (true, try index.read { reader in try body(request, reader: reader) })
+        } catch let error as ControlRequestError {
+            return (false, ControlReply.error(id: 0, error.description).body)
+        } catch let error as IndexError where error.cause is ControlRequestError {
+            return (false, ControlReply.error(id: 0, "\(error.cause!)").body)
+        } catch {
+            logger.error("control request failed", metadata: ["command": "\(request.command.rawValue)", "error": "\(error)"])
+            return (false, ControlReply.error(id: 0, "\(request.command.rawValue) failed: \(error)").body)
+        }
+    }
+
+    private func body(_ request: ControlRequest, reader: IndexReader) throws -> [UInt8] {
+        switch request.command {
+        case .status:
+            let snapshot = dispatch.read()
+            let counts = try reader.statusCounts().map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
+            return try ControlCodec.encode(
+                StatusReply(
+                    workouts: try reader.workoutCount(), counts: counts, leased: snapshot.leased, workers: snapshot.statusWorkers(),
+                    cacheDirectory: cacheDirectory, ready: max(0, try reader.pendingReadyCount() - snapshot.leased),
+                    finishedLastMinute: snapshot.finishedLastMinute, oldestPending: try reader.oldestPending(), anchor: try reader.currentAnchor()))
+
+        case .failed:
+            let body = try decode(FailedRequest.self, request)
+            guard ControlLimits.failedLimits.contains(body.limit) else {
+                throw ControlRequestError("FAILED: limit must be \(ControlLimits.failedLimits.lowerBound)...\(ControlLimits.failedLimits.upperBound)")
+            }
+            return try ControlCodec.encode(
+                FailedReply(
+                    groups: body.group
+                        ? try reader.failureGroups(limit: body.limit).map { FailedReply.Group(code: $0.code, reason: $0.example, count: $0.count) } : [],
+                    pictures: body.group ? [] : try reader.failedPictures(limit: body.limit), total: try reader.failedCount()))
+
+        case .show:
+            let body = try decode(ShowRequest.self, request)
+            guard let workout = try reader.workout(body.id) else { throw ControlRequestError("no workout with id \(body.id)") }
+            let item = WorkoutWithPictures(workout: workout, pictures: try reader.pictures(of: body.id))
+            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory))
+
+        case .feed:
+            let body = try decode(FeedRequest.self, request)
+            guard ControlLimits.feedLimits.contains(body.limit) else {
+                throw ControlRequestError("FEED: limit must be \(ControlLimits.feedLimits.lowerBound)...\(ControlLimits.feedLimits.upperBound), is \(body.limit)")
+            }
+            let page: (workouts: [WorkoutRecord], next: String?)
+            do {
+                page = try reader.feed(limit: body.limit, cursor: body.cursor)
+            } catch let error as IndexError {
+                throw ControlRequestError("FEED: \(error)")
+            }
+            return try feedReply(page, reader: reader)
+
+        case .changes:
+            let body = try decode(ChangesRequest.self, request)
+            guard ControlLimits.changesLimits.contains(body.limit) else {
+                throw ControlRequestError("CHANGES: limit must be \(ControlLimits.changesLimits.lowerBound)...\(ControlLimits.changesLimits.upperBound)")
+            }
+            guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
+            let page = try reader.changes(since: body.since, limit: body.limit)
+            return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: try reader.currentAnchor()))
+
+        case .ping, .importWorkout, .enqueue, .delete, .resolve, .original:
+            throw ControlRequestError("\(request.command.rawValue) is not a read request")
+        }
+    }
+
+    /// A FEED reply of at most about ``feedBudgetBytes``: the items are encoded one by one, and a
+    /// page that would pass the budget stops early with `next` at its last item, so that however
+    /// large each workout's pictures list, no reply grows without bound. The JSON is the same as
+    /// ``FeedReply``'s (sorted keys: cacheDirectory, items, next).
+    private func feedReply(_ page: (workouts: [WorkoutRecord], next: String?), reader: IndexReader) throws -> [UInt8] {
+        var items: [[UInt8]] = []
+        var total = 0
+        var next = page.next
+        for (position, workout) in page.workouts.enumerated() {
+            let item = try ControlCodec.encode(WorkoutWithPictures(workout: workout, pictures: try reader.pictures(of: workout.id)))
+            if total + item.count > feedBudgetBytes && !items.isEmpty {
+                next = IndexReader.feedCursor(after: page.workouts[position - 1])
+                break
+            }
+            items.append(item)
+            total += item.count + 1
+        }
+        var json = Array(#"{"cacheDirectory":"#.utf8) + (try ControlCodec.encode(cacheDirectory)) + Array(#","items":["#.utf8)
+        json.reserveCapacity(total + 256)
+        for (position, item) in items.enumerated() {
+            if position > 0 { json.append(UInt8(ascii: ",")) }
+            json += item
+        }
+        json.append(UInt8(ascii: "]"))
+        if let next { json += Array(#","next":"#.utf8) + (try ControlCodec.encode(next)) }
+        json.append(UInt8(ascii: "}"))
+        return json
+    }
+}

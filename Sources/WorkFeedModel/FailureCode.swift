@@ -1,0 +1,98 @@
+/// Why a picture failed, as a short stable code: what `workctl failed --group` counts by, what
+/// `workctl retry --reason` selects, and the metrics' label. The reason stored beside it is the
+/// detail for people (it may name an errno, a worker, a count of attempts), never what is grouped.
+///
+/// Codes are lower-case words joined by `-`. A worker may send codes this version does not know;
+/// they are kept as sent.
+public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    // The inputs cannot make a picture (failed-no-retry at once).
+    public static let noRoute = FailureCode("no-route")
+    public static let everyPointInvalid = FailureCode("every-point-invalid")
+    public static let tooFewPoints = FailureCode("too-few-points")
+    public static let singlePlace = FailureCode("single-place")
+    public static let noHeartRate = FailureCode("no-heart-rate")
+    public static let pictureSize = FailureCode("picture-size")
+    public static let heatmapStyle = FailureCode("heatmap-style")
+    public static let styleDrawsNothing = FailureCode("style-draws-nothing")
+    public static let specUnreadable = FailureCode("spec-unreadable")
+    public static let seriesUnreadable = FailureCode("series-unreadable")
+    /// Any other failure of the renderer (the PNG encoder, say).
+    public static let renderFailed = FailureCode("render-failed")
+
+    // The worker's surroundings, not the job: retried with a back-off that grows to minutes,
+    // without counting attempts (see ``isEnvironmental``).
+    /// No space (ENOSPC) or quota (EDQUOT) left on the cache's file system.
+    public static let cacheFull = FailureCode("cache-full")
+    /// The cache may not be written by this worker (EACCES, EPERM).
+    public static let cacheDenied = FailureCode("cache-denied")
+    /// The cache's file system is read-only (EROFS).
+    public static let cacheReadOnly = FailureCode("cache-read-only")
+    /// Any other failure to write the cache (EIO, a missing directory, ...).
+    public static let cacheIO = FailureCode("cache-io")
+    /// The worker draws on another basemap than the job's.
+    public static let basemapDiffers = FailureCode("basemap-differs")
+
+    // The pool: the job was in the hands of a worker that went away or did not answer in time.
+    public static let workerSilent = FailureCode("worker-silent")
+    public static let workerRestarted = FailureCode("worker-restarted")
+    public static let workerUnreachable = FailureCode("worker-unreachable")
+    public static let timedOut = FailureCode("timed-out")
+    /// A worker reported the picture generated under a cache key that is not the job's.
+    public static let keyMismatch = FailureCode("key-mismatch")
+    /// A transient failure a worker gave no code for.
+    public static let transient = FailureCode("transient")
+
+    /// Failures of a worker's surroundings: the job is not at fault, so they do not count as
+    /// attempts and the job is retried, later and later, for as long as it takes.
+    public var isEnvironmental: Bool {
+        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO, .basemapDiffers].contains(self)
+    }
+
+    /// Whether the worker's cache is what failed: the worker stops taking jobs until it can write
+    /// there again.
+    public var isCacheFailure: Bool {
+        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO].contains(self)
+    }
+
+    /// Whether `text` may be sent as a code: 1 to 64 lower-case letters, digits and `-`.
+    public static func isWellFormed(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy { $0 == 0x2D || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
+    }
+
+    /// The code of a reason written before codes existed (a worker of an earlier version, or a
+    /// job failed before the index had codes): the renderer's stable phrases and the
+    /// coordinator's own wording.
+    public static func guess(fromReason reason: String) -> FailureCode {
+        let known: [(String, FailureCode)] = [
+            ("no route", .noRoute), ("every point invalid", .everyPointInvalid), ("fewer than two usable points", .tooFewPoints),
+            ("route is a single place", .singlePlace), ("no heart-rate samples", .noHeartRate), ("picture size out of range", .pictureSize),
+            ("heatmap style invalid", .heatmapStyle), ("style draws nothing", .styleDrawsNothing),
+        ]
+        var text = Substring(reason)
+        // "gave up after 3 attempts: worker w-1 went silent" is about its last reason.
+        if text.hasPrefix("gave up after "), let colon = text.firstIndex(of: ":") { text = text[text.index(after: colon)...].drop { $0 == " " } }
+        for (phrase, code) in known where text == phrase { return code }
+        if text.hasPrefix("the job's picture spec cannot be read") { return .specUnreadable }
+        if text.hasPrefix("the job's series cannot be read") { return .seriesUnreadable }
+        if text.hasPrefix("cache write failed") {
+            if text.contains("No space left") || text.contains("quota") { return .cacheFull }
+            if text.contains("Read-only file system") { return .cacheReadOnly }
+            if text.contains("Permission denied") || text.contains("Operation not permitted") { return .cacheDenied }
+            return .cacheIO
+        }
+        if text.hasPrefix("this worker's basemap") { return .basemapDiffers }
+        if text.hasPrefix("timed out on worker") { return .timedOut }
+        if text.hasPrefix("worker "), text.hasSuffix(" went silent") { return .workerSilent }
+        if text.hasPrefix("worker "), text.hasSuffix(" restarted") { return .workerRestarted }
+        if text.hasPrefix("worker "), text.hasSuffix(" unreachable") { return .workerUnreachable }
+        if text.hasPrefix("the worker reported cache key") { return .keyMismatch }
+        return .transient
+    }
+}
