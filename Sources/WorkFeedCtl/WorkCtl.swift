@@ -11,12 +11,76 @@ public struct WorkCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "workctl",
         abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
+        version: BuildInfo.description,
         subcommands: [
             Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Workers.self, Failed.self, Show.self, Feed.self,
             Changes.self, Watch.self, Delete.self, Reimport.self, Render.self, Keygen.self,
         ])
 
     public init() {}
+
+    /// Runs the command line, but first catches a mistyped subcommand (`stauts`, `enqeue`), which
+    /// ArgumentParser would report as an unexpected argument or blame on the next option, and
+    /// names the subcommand it is closest to.
+    public static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let first = arguments.first, let message = unknownSubcommandMessage(first) {
+            printError(message)
+            Self.exit(withError: ExitCode.validationFailure)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// What to say about `word` in the subcommand's place, or `nil` when it is a subcommand, an
+    /// option, or too far from every subcommand to guess.
+    static func unknownSubcommandMessage(_ word: String) -> String? {
+        guard !word.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(word) else { return nil }
+        let lowered = word.lowercased()
+        var best: (name: String, distance: Int)? = nil
+        for name in names.sorted() {
+            let distance = editDistance(lowered, name)
+            if best == nil || distance < best!.distance { best = (name, distance) }
+        }
+        guard let best, best.distance <= max(1, best.name.count / 3) else {
+            return "'\(word.escapedForDisplay)' is not a workctl command (see workctl --help)"
+        }
+        return "'\(word.escapedForDisplay)' is not a workctl command; did you mean '\(best.name)'?"
+    }
+
+    /// Levenshtein distance, with a swap of two neighbouring letters counted as one edit.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                let deletion = table[i - 1][j] + 1
+                let insertion = table[i][j - 1] + 1
+                let substitution = table[i - 1][j - 1] + cost
+                table[i][j] = min(deletion, insertion, substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
 }
 
 /// Options every command that talks to the coordinator takes.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WorkFeedModel
 import Foundation
 import Logging
 import WorkFeedConfig
@@ -15,7 +16,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             Settings come from flags, then WORKFEED_* environment variables, then --config, then the \
             embedded defaults (index and cache under ./var, workers on tcp://127.0.0.1:5555, \
             workctl on tcp://127.0.0.1:5556). Stops cleanly on SIGTERM or SIGINT.
-            """)
+            """,
+        version: BuildInfo.description)
 
     @Option(name: .long, help: "A YAML configuration file (see Config/coordinator.yaml).")
     var config: String?

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WorkFeedModel
 import Foundation
 import Logging
 import WorkFeedConfig
@@ -15,7 +16,8 @@ struct WorkerCommand: AsyncParsableCommand {
             Settings come from flags, then WORKFEED_* environment variables, then --config, then the \
             embedded defaults. On SIGTERM the worker takes no more jobs, finishes those in hand \
             (within shutdown.grace_seconds), reports them and exits 0.
-            """)
+            """,
+        version: BuildInfo.description)
 
     @Option(name: .long, help: "A YAML configuration file (see Config/worker.yaml).")
     var config: String?

@@ -144,3 +144,27 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         }
     }
 }
+
+/// What the `workctl` binary says about itself and about a mistyped command.
+@Suite struct WorkCtlUsageTests {
+    @Test func versionNamesTheReleaseTheBuildAndTheRenderer() throws {
+        let result = try WorkCtlProcess.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == BuildInfo.description)
+        #expect(BuildInfo.description.contains("renderer \(PictureSpec.rendererVersion)"))
+    }
+
+    @Test(arguments: [("stauts", "status"), ("enqeue", "enqueue"), ("retyr", "retry"), ("shwo", "show")])
+    func aMistypedCommandGetsASuggestion(typed: String, meant: String) throws {
+        let result = try WorkCtlProcess.run([typed, "--all"])
+        #expect(result.status == 64)
+        #expect(result.errors.contains("'\(typed)' is not a workctl command; did you mean '\(meant)'?"), "\(result.errors)")
+        #expect(!result.errors.contains("--all"), "the option is not blamed")
+    }
+
+    @Test func aWordFarFromEveryCommandGetsNoGuess() throws {
+        let result = try WorkCtlProcess.run(["frobnicate"])
+        #expect(result.status == 64)
+        #expect(result.errors.contains("'frobnicate' is not a workctl command (see workctl --help)"))
+    }
+}
