@@ -13,7 +13,9 @@ swift build -c release --product workfeed-worker >/dev/null
 swift build -c release --product workctl >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 
-mkdir -p var/demo
+# The picture cache too: a worker checks it can write there before it starts, and refuses a
+# missing one (it would be a mount that is not there).
+mkdir -p var/demo var/cache
 # The map: the committed Heidelberg tileset (deploy/basemap/SOURCES.md), for the coordinator's cache
 # keys and the workers' drawing alike.
 export WORKFEED_BASEMAP_TILESETS="$PWD/deploy/basemap/heidelberg.mbtiles"

@@ -37,6 +37,7 @@ public final class Coordinator: Sendable {
     public let metrics: CoordinatorMetrics
     private let metricsServer = Mutex<MetricsServer?>(nil)
     private let wakeEndpoint = "inproc://workfeed-coordinator-wake-\(UUID().uuidString)"
+    private let stopRequest = StopRequest()
     private let state = Mutex<State>(.idle)
 
     private enum State {
@@ -62,10 +63,11 @@ public final class Coordinator: Sendable {
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Endpoints, CoordinatorError>?>(nil)
-        let thread = Thread { [configuration, context, logger, wakeEndpoint, metrics] in
+        let thread = Thread { [configuration, context, logger, wakeEndpoint, metrics, stopRequest] in
             do {
                 var loop = try CoordinatorLoop(
-                    configuration: configuration, context: context, wakeEndpoint: wakeEndpoint, metrics: metrics, logger: logger)
+                    configuration: configuration, context: context, wakeEndpoint: wakeEndpoint, stopRequest: stopRequest, metrics: metrics,
+                    logger: logger)
                 outcome.withLock { $0 = .success(loop.endpoints) }
                 started.signal()
                 loop.run()
@@ -110,14 +112,18 @@ public final class Coordinator: Sendable {
         }
         guard let done else { return }
         metricsServer.withLock { $0?.stop() }
+        stopRequest.request()
         do {
             let wake = try ZMQSocket(context, type: .pair)
             try wake.connect(wakeEndpoint)
             try wake.send([Array("STOP".utf8)])
+            // The socket stays open until the loop has ended: closed at once (linger 0), its
+            // message could be dropped before the loop reads it, and the stop would wait forever.
+            done.wait()
         } catch {
             logger.error("could not wake the coordinator loop to stop it", metadata: ["error": "\(error)"])
+            done.wait()
         }
-        done.wait()
     }
 }
 

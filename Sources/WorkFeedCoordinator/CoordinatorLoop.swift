@@ -46,6 +46,8 @@ struct CoordinatorLoop: ~Copyable {
     /// The connected workers, as of the last outbox, and when each was last sent something.
     var peers: [[UInt8]: ContinuousClock.Instant] = [:]
     var stopping = false
+    /// Set by ``Coordinator/stop()``, checked every turn (the wake socket is the fast way).
+    let stopRequest: StopRequest
 
     /// At most this many messages go into one batch, so that a turn's transaction stays short.
     static let maximumMessagesPerBatch = 4_000
@@ -53,8 +55,10 @@ struct CoordinatorLoop: ~Copyable {
     /// Binds the sockets and starts the index thread.
     /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
     init(
-        configuration: CoordinatorConfiguration, context: ZMQContext, wakeEndpoint: String, metrics: CoordinatorMetrics, logger: Logger
+        configuration: CoordinatorConfiguration, context: ZMQContext, wakeEndpoint: String, stopRequest: StopRequest,
+        metrics: CoordinatorMetrics, logger: Logger
     ) throws {
+        self.stopRequest = stopRequest
         let keyPair: CurveKeyPair? = configuration.keyFile.isEmpty ? nil : try CurveKeyPair.load(file: configuration.keyFile)
         let zapSocket = try ZMQSocket(context, type: .rep)
         if keyPair != nil {
@@ -203,7 +207,8 @@ struct CoordinatorLoop: ~Copyable {
         var items = [doneSocket.pollItem(), wakeSocket.pollItem(), zapSocket.pollItem(), readsDoneSocket.pollItem(), controlSocket.pollItem()]
         if !full { items.append(workerSocket.pollItem()) }
         let ready = try ZMQPoll.poll(items, timeoutMilliseconds: pollTimeout())
-        if ready[1], try wakeSocket.receive(dontWait: true) != nil, !stopping {
+        if ready[1] { while try wakeSocket.receive(dontWait: true) != nil {} }
+        if stopRequest.isRequested && !stopping {
             stopping = true
             inbox.close()
         }

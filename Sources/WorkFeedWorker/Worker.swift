@@ -22,6 +22,7 @@ public final class Worker: Sendable {
     public let metrics: WorkerMetrics
     private let metricsServer = Mutex<MetricsServer?>(nil)
     private let wakeEndpoint = "inproc://workfeed-worker-wake-\(UUID().uuidString)"
+    private let stopRequest = StopRequest()
     private let done = DispatchSemaphore(value: 0)
     private let started = Mutex(false)
 
@@ -59,10 +60,10 @@ public final class Worker: Sendable {
         }) else { return }
         let bound = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
-        let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done, metrics] in
+        let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done, metrics, stopRequest] in
             do {
                 var loop = try WorkerLoop(
-                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint,
+                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint, stopRequest: stopRequest,
                     metrics: metrics, logger: logger)
                 bound.signal()
                 loop.run()
@@ -94,14 +95,18 @@ public final class Worker: Sendable {
     public func stop() {
         guard started.withLock({ $0 }) else { return }
         metricsServer.withLock { $0?.stop() }
+        stopRequest.request()
         do {
             let wake = try ZMQSocket(context, type: .pair)
             try wake.connect(wakeEndpoint)
             try wake.send([Array("STOP".utf8)])
+            // The socket stays open until the loop has ended: closed at once (linger 0), its
+            // message could be dropped before the loop reads it, and the stop would wait forever.
+            waitUntilStopped()
         } catch {
             logger.error("could not wake the worker to stop it", metadata: ["error": "\(error)"])
+            waitUntilStopped()
         }
-        waitUntilStopped()
     }
 
     /// Blocks until the worker has stopped.

@@ -35,6 +35,8 @@ struct WorkerLoop: ~Copyable {
     var lastSent = ContinuousClock.now
     var backoff: Duration
     var stopping = false
+    /// Set by ``Worker/stop()``, checked every turn (the wake socket is the fast way).
+    let stopRequest: StopRequest
     var renderers: [Thread] = []
     /// The tilesets this worker draws maps from; `nil` without any.
     let basemap: Basemap?
@@ -42,9 +44,10 @@ struct WorkerLoop: ~Copyable {
 
     /// - Throws: ``ZMQError`` when the internal sockets cannot be made or the endpoint is malformed.
     init(
-        configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, metrics: WorkerMetrics,
-        logger: Logger
+        configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, stopRequest: StopRequest,
+        metrics: WorkerMetrics, logger: Logger
     ) throws {
+        self.stopRequest = stopRequest
         var opened: Basemap? = nil
         if !configuration.basemapTilesets.isEmpty {
             // A tileset that cannot be opened stops the worker here, with the file named.
@@ -191,7 +194,7 @@ struct WorkerLoop: ~Copyable {
             let left = deadline - ContinuousClock.now
             let milliseconds = max(1, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
             let ready = try ZMQPoll.poll([results.pollItem(), wake.pollItem()], timeoutMilliseconds: milliseconds)
-            if ready[1] { try takeWake() }
+            try takeWake()
             if ready[0] { try forwardResults() }
         }
         backoff = min(backoff * 2, .milliseconds(configuration.reconnectMaximumMilliseconds))
@@ -208,7 +211,7 @@ struct WorkerLoop: ~Copyable {
             return
         }
         let ready = try ZMQPoll.poll([dealer.pollItem(), results.pollItem(), wake.pollItem()], timeoutMilliseconds: configuration.heartbeatIntervalMilliseconds)
-        if ready[2] { try takeWake() }
+        try takeWake()
         if ready[0] {
             while connected, let frames = try dealer.receive(dontWait: true) {
                 lastHeard = .now
@@ -300,7 +303,7 @@ struct WorkerLoop: ~Copyable {
         let left = nextProbe - ContinuousClock.now
         let milliseconds = max(0, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
         let ready = try ZMQPoll.poll([results.pollItem(), wake.pollItem()], timeoutMilliseconds: min(milliseconds, 100))
-        if ready[1] { try takeWake() }
+        try takeWake()
         if ready[0] { try forwardResults() }
         guard !stopping, ContinuousClock.now >= nextProbe else { return }
         do {
@@ -319,7 +322,8 @@ struct WorkerLoop: ~Copyable {
     /// SIGTERM: take no more jobs, drop the ones not started (their leases return when we say
     /// DISCONNECT), and finish the rest within the grace period.
     mutating func takeWake() throws {
-        guard try wake.receive(dontWait: true) != nil, !stopping else { return }
+        while try wake.receive(dontWait: true) != nil {}
+        guard stopRequest.isRequested, !stopping else { return }
         stopping = true
         let dropped = queue.drain()
         for lease in dropped { inHand.remove(lease) }

@@ -51,6 +51,8 @@ enum AttackBench {
         let only = ProcessInfo.processInfo.environment["WORKFEED_ATTACK_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
         for (name, tried, attack) in attacks where only?.contains(name) ?? true {
             print("attack \(name): tried \(tried)")
+            // Into a file too, at once: a long run shows where it is.
+            fflush(nil)
             let outcome: Outcome
             do {
                 outcome = try attack(settings)
@@ -58,6 +60,7 @@ enum AttackBench {
                 outcome = Outcome(name: name, held: false, happened: "the attack itself failed: \(error)")
             }
             print("attack \(name): \(outcome.held.map { $0 ? "held" : "BROKE" } ?? "skipped"): \(outcome.happened)")
+            fflush(nil)
             outcomes.append(Outcome(name: name, held: outcome.held, happened: outcome.happened))
         }
         let held = outcomes.filter { $0.held == true }.count
@@ -347,8 +350,11 @@ enum AttackBench {
         let started = ContinuousClock.now
         // Kept open until the end: a socket closed at once may never get as far as its handshake.
         var sockets: [SocketBox] = []
-        for _ in 0..<settings.refusedConnections {
-            let socket = try ZMQSocket(target.context, type: .dealer)
+        // Contexts of the attacker's own, 500 sockets each (libzmq allows 1,023 a context).
+        var contexts: [ZMQContext] = []
+        for number in 0..<settings.refusedConnections {
+            if number % 500 == 0 { contexts.append(ZMQContext()) }
+            let socket = try ZMQSocket(contexts[contexts.count - 1], type: .dealer)
             try socket.makeCurveClient(stranger)
             try socket.connect(target.endpoints.control)
             sockets.append(SocketBox(socket))
