@@ -22,13 +22,31 @@ final class JobGauges: Sendable {
         do {
             try index.withLock { index in
                 try index.read { reader in
+                    // Every label set is written on every scrape, 0 where the index has none: a
+                    // count that drops to nothing must read 0, not keep its last value (an alert on
+                    // pending jobs would never clear).
+                    var jobs: [String: Int] = [:]
                     for count in try reader.statusCounts() {
-                        metrics.jobs(kind: count.kind.rawValue, theme: count.theme.rawValue, status: count.status.rawValue, count: count.count)
+                        jobs["\(count.kind.rawValue) \(count.theme.rawValue) \(count.status.rawValue)", default: 0] += count.count
+                    }
+                    var pictures: [String: Int] = [:]
+                    for count in try reader.mapCoverageCounts() {
+                        pictures["\(count.kind.rawValue) \(count.theme.rawValue) \(count.map)", default: 0] += count.count
+                    }
+                    for kind in JobKind.allCases {
+                        for theme in Theme.allCases {
+                            for status in JobStatus.allCases {
+                                let count = jobs["\(kind.rawValue) \(theme.rawValue) \(status.rawValue)"] ?? 0
+                                metrics.jobs(kind: kind.rawValue, theme: theme.rawValue, status: status.rawValue, count: count)
+                            }
+                            // "unknown": pictures drawn before maps existed.
+                            for map in MapCoverage.allCases.map(\.rawValue) + ["unknown"] {
+                                let count = pictures["\(kind.rawValue) \(theme.rawValue) \(map)"] ?? 0
+                                metrics.pictures(kind: kind.rawValue, theme: theme.rawValue, map: map, count: count)
+                            }
+                        }
                     }
                     metrics.queue(pendingReady: try reader.pendingReadyCount())
-                    for count in try reader.mapCoverageCounts() {
-                        metrics.pictures(kind: count.kind.rawValue, theme: count.theme.rawValue, map: count.map, count: count.count)
-                    }
                 }
             }
         } catch {

@@ -50,21 +50,42 @@ final class RunningSystem {
         self.coordinator = coordinator
         self.endpoints = endpoints
         workers = try (0..<count).map { number in
-            var workerConfiguration = WorkerConfiguration()
-            workerConfiguration.coordinatorEndpoint = endpoints.workers
-            workerConfiguration.cacheDirectory = configuration.cacheDirectory
-            workerConfiguration.renderThreads = 1
-            workerConfiguration.heartbeatIntervalMilliseconds = 200
-            workerConfiguration.name = "worker-\(number)"
-            if let workerKeys {
-                workerConfiguration.keyFile = workerKeys.file
-                workerConfiguration.serverKey = workerKeys.server
+            try Self.startWorker(
+                name: "worker-\(number)", endpoint: endpoints.workers, cacheDirectory: configuration.cacheDirectory, context: context,
+                logger: logger
+            ) { workerConfiguration in
+                if let workerKeys {
+                    workerConfiguration.keyFile = workerKeys.file
+                    workerConfiguration.serverKey = workerKeys.server
+                }
+                adjustWorker(&workerConfiguration)
             }
-            adjustWorker(&workerConfiguration)
-            let worker = Worker(configuration: workerConfiguration, context: context, logger: logger)
-            try worker.start()
-            return worker
         }
+    }
+
+    /// Starts one more worker on this system's coordinator and cache (the caller stops it).
+    func startWorker(name: String, adjust: (inout WorkerConfiguration) -> Void = { _ in }) throws -> Worker {
+        var logger = Logger(label: "e2e")
+        logger.logLevel = .warning
+        return try Self.startWorker(
+            name: name, endpoint: endpoints.workers, cacheDirectory: configuration.cacheDirectory, context: context, logger: logger,
+            adjust: adjust)
+    }
+
+    private static func startWorker(
+        name: String, endpoint: String, cacheDirectory: String, context: ZMQContext, logger: Logger,
+        adjust: (inout WorkerConfiguration) -> Void
+    ) throws -> Worker {
+        var workerConfiguration = WorkerConfiguration()
+        workerConfiguration.coordinatorEndpoint = endpoint
+        workerConfiguration.cacheDirectory = cacheDirectory
+        workerConfiguration.renderThreads = 1
+        workerConfiguration.heartbeatIntervalMilliseconds = 200
+        workerConfiguration.name = name
+        adjust(&workerConfiguration)
+        let worker = Worker(configuration: workerConfiguration, context: context, logger: logger)
+        try worker.start()
+        return worker
     }
 
     func client() throws -> ControlClient {

@@ -60,17 +60,7 @@ import WorkFeedWorker
         #expect(Self.count(refused, .generated) == 0)
         #expect(refused.workers.isEmpty, "the refused worker is not counted as connected")
 
-        var configuration = WorkerConfiguration()
-        configuration.coordinatorEndpoint = system.endpoints.workers
-        configuration.cacheDirectory = system.configuration.cacheDirectory
-        configuration.renderThreads = 1
-        configuration.heartbeatIntervalMilliseconds = 200
-        configuration.name = "same-map"
-        configuration.basemapTilesets = [Self.heidelberg]
-        var logger = Logger(label: "e2e")
-        logger.logLevel = .warning
-        let matching = Worker(configuration: configuration, context: system.context, logger: logger)
-        try matching.start()
+        let matching = try system.startWorker(name: "same-map") { $0.basemapTilesets = [Self.heidelberg] }
         defer { matching.stop() }
         let done = try Self.waitUntilDone(&client)
         #expect(Self.count(done, .generated) == 1)

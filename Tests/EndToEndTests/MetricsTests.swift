@@ -3,6 +3,7 @@ import Testing
 import WorkFeedCoordinator
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedWorker
 
 #if canImport(Glibc)
 import Glibc
@@ -74,21 +75,47 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         var body = ""
         for _ in 0..<100 {
             body = try httpGet(url).body
-            if sample(body, "workfeed_jobs", labels: ["status": "generated"]) == 1,
-                sample(body, "workfeed_jobs", labels: ["status": "failed-no-retry"]) == 1
+            if sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1,
+                sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "failed-no-retry"]) == 1
             {
                 break
             }
             Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1)
-        #expect(sample(body, "workfeed_jobs", labels: ["status": "failed-no-retry"]) == 1)
+        #expect(sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "failed-no-retry"]) == 1)
         #expect(sample(body, "workfeed_workers_connected") == 2)
         #expect(sample(body, "workfeed_render_duration_seconds_count") == 1)
         #expect(sample(body, "workfeed_failures_total", labels: ["code": "no-route"]) == 1)
         #expect(sample(body, "workfeed_job_results_total", labels: ["kind": "route", "status": "generated"]) == 1)
         #expect(body.contains("# TYPE workfeed_jobs gauge"))
         #expect(try httpGet(url.replacingOccurrences(of: "/metrics", with: "/other")).status == 404)
+    }
+
+    /// A gauge whose jobs drain reads 0 on the next scrape, and every label set of kind, theme
+    /// and status is there from the start: an alert on pending jobs clears (issue 15).
+    @Test func gaugesReadZeroAfterTheQueueDrains() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        let url = try #require(system.endpoints.metrics)
+        var client = try system.client()
+        _ = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &client)
+        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]))
+        let pending = ["kind": "route", "theme": "light", "status": "pending"]
+        let waiting = try httpGet(url).body
+        #expect(sample(waiting, "workfeed_jobs", labels: pending) == 1)
+        #expect(sample(waiting, "workfeed_jobs", labels: ["kind": "heatmap", "theme": "dark", "status": "failed-no-retry"]) == 0)
+
+        let worker = try system.startWorker(name: "drainer")
+        defer { worker.stop() }
+        var body = ""
+        for _ in 0..<100 {
+            body = try httpGet(url).body
+            if sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1)
+        #expect(sample(body, "workfeed_jobs", labels: pending) == 0, "the drained pending gauge reads 0")
     }
 
     /// Issue 13, finding 6: one slow client blocked /metrics for everyone. Now a client that sends

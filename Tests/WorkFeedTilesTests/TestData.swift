@@ -47,22 +47,6 @@ enum TestData {
     }
 }
 
-/// SplitMix64 (Steele, Lea and Flood 2014): a tiny PRNG whose sequence a seed fixes, so that a
-/// fuzz failure can be replayed from the seed the test prints.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Measures a block's wall-clock time.
 func measure<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
     let clock = ContinuousClock()

@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import Synchronization
 import Testing
+import WorkFeedModel
 import WorkFeedTiles
 
 @Suite struct TileCacheTests {

@@ -1,4 +1,5 @@
 import Foundation
+import WorkFeedModel
 import Testing
 import WorkFeedTiles
 
