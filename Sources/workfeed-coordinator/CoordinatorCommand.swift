@@ -34,6 +34,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Where workctl connects (listen.control).")
     var listenControl: String?
 
+    @Option(name: .long, help: "Where `workctl watch` and gateways subscribe to events (listen.events).")
+    var listenEvents: String?
+
+    @Option(name: .long, help: "HOST:PORT for Prometheus' GET /metrics; empty turns it off (metrics.listen).")
+    var listenMetrics: String?
+
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (log.level).")
     var logLevel: String?
 
@@ -46,6 +52,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         overrides["cache.directory"] = cache
         overrides["listen.workers"] = listenWorkers
         overrides["listen.control"] = listenControl
+        overrides["listen.events"] = listenEvents
+        overrides["metrics.listen"] = listenMetrics
         overrides["log.level"] = logLevel
         overrides["log.format"] = logFormat
         let configuration: CoordinatorConfiguration

@@ -34,6 +34,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The name shown in workctl status (name).")
     var name: String?
 
+    @Option(name: .long, help: "HOST:PORT for Prometheus' GET /metrics of this worker; empty (default) turns it off (metrics.listen).")
+    var listenMetrics: String?
+
     @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (log.level).")
     var logLevel: String?
 
@@ -46,6 +49,7 @@ struct WorkerCommand: AsyncParsableCommand {
         overrides["cache.directory"] = cache
         overrides["render_threads"] = threads.map(String.init)
         overrides["name"] = name
+        overrides["metrics.listen"] = listenMetrics
         overrides["log.level"] = logLevel
         overrides["log.format"] = logFormat
         let configuration: WorkerConfiguration

@@ -29,6 +29,24 @@ import WorkFeedWire
         #expect(!result.output.contains("coordinator listening"), "\(result.output)")
     }
 
+    /// Every listen address has a flag, and a flag is held to the same guard as the file and the
+    /// environment.
+    @Test(arguments: [
+        (["--listen-events", "tcp://0.0.0.0:5557"], "listen.events"),
+        (["--listen-metrics", "0.0.0.0:9464"], "metrics.listen"),
+        (["--listen-control", "tcp://10.0.0.1:5556"], "listen.control"),
+    ])
+    func listenFlagsAreGuardedToo(flags: [String], key: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-listen-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try runToCompletion(
+            Self.unshare,
+            ["-n", try Binaries.url("workfeed-coordinator").path, "--index", directory.appendingPathComponent("index.sqlite").path] + flags,
+            environment: [:], timeout: 60)
+        #expect(result.status == 78, "exit \(result.status): \(result.output)")
+        #expect(result.output.contains(key), "\(result.output)")
+    }
+
     /// With keys, the coordinator listens on every interface (of its own namespace) and says so.
     @Test func withKeysItListensWhereItIsTold() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-listen-\(UUID().uuidString.prefix(8))")
