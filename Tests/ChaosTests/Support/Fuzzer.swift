@@ -168,7 +168,14 @@ final class Fuzzer {
                 guard let extreme = importsSent.removeValue(forKey: reply.id), reply.ok else { continue }
                 if extreme { statistics.extremeImportsAccepted += 1 }
                 if let imported = try? ControlCodec.decode(ImportReply.self, from: reply.body) {
-                    statistics.importsAcknowledged.insert(imported.id)
+                    // A duplicate is acknowledged but not stored under its own id: the workout it
+                    // duplicates is what must be there.
+                    switch imported.result {
+                    case .duplicate, .replacedDuplicate:
+                        if let original = imported.duplicateOf { statistics.importsAcknowledged.insert(original) }
+                    default:
+                        statistics.importsAcknowledged.insert(imported.id)
+                    }
                 }
             }
         }
