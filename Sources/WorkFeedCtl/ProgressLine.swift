@@ -184,6 +184,4 @@ struct ProgressLine {
         guard let data = try? encoder.encode(line) else { return }
         FileHandle.standardError.write(data + Data("\n".utf8))
     }
-
-    static func format(seconds: Double) -> String { ProgressMeter.format(seconds: seconds) }
 }

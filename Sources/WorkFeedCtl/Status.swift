@@ -32,7 +32,7 @@ extension WorkCtl {
             if let ready = status.ready { queue.append("\(ready) ready to lease") }
             if let finished = status.finishedLastMinute { queue.append("\(finished) finished in the last minute") }
             if let oldest = status.oldestPending {
-                queue.append("oldest pending for \(ProgressLine.format(seconds: max(0, Date().timeIntervalSince(oldest))))")
+                queue.append("oldest pending for \(ProgressMeter.format(seconds: max(0, Date().timeIntervalSince(oldest))))")
             }
             if !queue.isEmpty { say("queue: " + queue.joined(separator: ", ")) }
             say("workers: \(status.workers.count), \(status.workers.reduce(0) { $0 + $1.busy })/\(status.workers.reduce(0) { $0 + $1.capacity }) slots busy")

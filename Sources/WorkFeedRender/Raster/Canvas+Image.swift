@@ -27,16 +27,19 @@ extension Canvas {
                 let lower = bottom * image.width * 4
                 for (offset, column) in columns.enumerated() {
                     let (left, right, fx) = column
-                    var premultiplied = SIMD4<Float>(repeating: 0)
-                    for (index, weight) in [
-                        (upper + left * 4, (1 - fx) * (1 - fy)), (upper + right * 4, fx * (1 - fy)),
-                        (lower + left * 4, (1 - fx) * fy), (lower + right * 4, fx * fy),
-                    ] {
+                    // The four neighbours, premultiplied, in this order: top left, top right,
+                    // bottom left, bottom right (no array per pixel on this path).
+                    func premultipliedSample(_ index: Int) -> SIMD4<Float> {
                         let alpha = Float(pixels[index + 3])
-                        premultiplied += weight * SIMD4(
+                        return SIMD4(
                             Float(pixels[index]) * alpha / 255, Float(pixels[index + 1]) * alpha / 255,
                             Float(pixels[index + 2]) * alpha / 255, alpha)
                     }
+                    var premultiplied = SIMD4<Float>(repeating: 0)
+                    premultiplied += (1 - fx) * (1 - fy) * premultipliedSample(upper + left * 4)
+                    premultiplied += fx * (1 - fy) * premultipliedSample(upper + right * 4)
+                    premultiplied += (1 - fx) * fy * premultipliedSample(lower + left * 4)
+                    premultiplied += fx * fy * premultipliedSample(lower + right * 4)
                     let keep = 1 - premultiplied.w / 255
                     let p = line + 3 * (firstX + offset)
                     p[0] = UInt8(min(premultiplied.x + Float(p[0]) * keep + 0.5, 255))
