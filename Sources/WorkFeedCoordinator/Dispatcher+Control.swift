@@ -66,17 +66,18 @@ extension Dispatcher {
                 source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
                 heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin,
                 file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
+            let owner = try checkOwner(body.owner, "IMPORT") ?? configuration.defaultOwner
             let kept = keepOriginal(of: body, attachments: request.attachments)
             var maybeUnreferenced = Set<String>()
             let reply = try transaction.importWorkout(
-                workout, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, replacedFile: { maybeUnreferenced.insert($0) })
+                workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, replacedFile: { maybeUnreferenced.insert($0) })
             if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
                 maybeUnreferenced.insert(file.sha256)
             }
             // Originals nothing stored comes from any more go once the turn is committed.
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)
             outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:))
-            logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)"])
+            logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)", "owner": "\(owner)"])
             return try ControlCodec.encode(reply)
 
         case .resolve:
@@ -103,6 +104,7 @@ extension Dispatcher {
             if let scales = body.scales, scales.contains(where: { !(1...3).contains($0) }) {
                 throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
             }
+            _ = try checkOwner(body.owner, "ENQUEUE")
             let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash)
             }
@@ -115,8 +117,9 @@ extension Dispatcher {
             return try ControlCodec.encode(reply)
 
         case .status:
+            let owner = try checkOwner(try decode(StatusRequest.self, request).owner, "STATUS")
             let reader = transaction.reader
-            let counts = try reader.statusCounts().map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
+            let counts = try reader.statusCounts(owner: owner).map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
             let now = ContinuousClock.now
             let workerList = workers.values.sorted { $0.name < $1.name }.map {
                 let silent = now - $0.lastHeard
@@ -126,7 +129,7 @@ extension Dispatcher {
             }
             return try ControlCodec.encode(
                 StatusReply(
-                    workouts: try reader.workoutCount(), counts: counts, leased: transaction.leasedCount, workers: workerList,
+                    workouts: try reader.workoutCount(owner: owner), counts: counts, leased: transaction.leasedCount, workers: workerList,
                     cacheDirectory: cacheDirectory, ready: try transaction.readyCount(), finishedLastMinute: finishedLastMinute,
                     oldestPending: try reader.oldestPending(), anchor: transaction.anchorSoFar))
 
@@ -141,7 +144,7 @@ extension Dispatcher {
 
         case .show:
             let body = try decode(ShowRequest.self, request)
-            guard let workout = try transaction.reader.workout(body.id) else {
+            guard let workout = try transaction.reader.workout(body.id, owner: try checkOwner(body.owner, "SHOW")) else {
                 throw ControlRequestError("no workout with id \(body.id)")
             }
             let item = WorkoutWithPictures(workout: workout, pictures: try transaction.reader.pictures(of: body.id))
@@ -152,7 +155,7 @@ extension Dispatcher {
             guard (1...1000).contains(body.limit) else { throw ControlRequestError("FEED: limit must be 1...1000, is \(body.limit)") }
             let page: (workouts: [WorkoutRecord], next: String?)
             do {
-                page = try transaction.reader.feed(limit: body.limit, cursor: body.cursor)
+                page = try transaction.reader.feed(limit: body.limit, cursor: body.cursor, owner: try checkOwner(body.owner, "FEED"))
             } catch let error as IndexError {
                 throw ControlRequestError("FEED: \(error)")
             }
@@ -161,24 +164,39 @@ extension Dispatcher {
 
         case .delete:
             let body = try decode(DeleteRequest.self, request)
-            let files = try transaction.reader.fileHashes(of: body.ids)
-            let deleted = try transaction.delete(body.ids)
+            let owner = try checkOwner(body.owner, "DELETE")
+            let ids: [WorkoutID]
+            switch (body.ids, owner) {
+            case (let given?, _): ids = given
+            case (nil, let owner?): ids = try transaction.reader.workoutIDs(owner: owner)
+            case (nil, nil): throw ControlRequestError("DELETE needs ids, an owner, or both")
+            }
+            let files = try transaction.reader.fileHashes(of: ids)
+            let deleted = try transaction.delete(ids, owner: owner)
             // The files go once the deletion is committed: the pictures, and the originals no
             // other workout came from.
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)
-            let paths = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
-            outbox.removals += paths
-            outbox.removals += try transaction.reader.unreferencedFiles(files).compactMap(store.path(for:))
-            logger.info("workouts deleted", metadata: ["workouts": "\(deleted.count)", "pictures": "\(paths.count)"])
+            let jobs = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
+            let pictures = jobs.filter { FileManager.default.fileExists(atPath: $0) }
+            let originals = try transaction.reader.unreferencedFiles(files).compactMap(store.path(for:))
+                .filter { FileManager.default.fileExists(atPath: $0) }
+            outbox.removals += pictures + originals
+            logger.info(
+                "workouts deleted",
+                metadata: [
+                    "workouts": "\(deleted.count)", "jobs": "\(jobs.count)", "pictures": "\(pictures.count)", "originals": "\(originals.count)",
+                    "owner": "\(owner ?? "(any)")",
+                ])
             return try ControlCodec.encode(
                 DeleteReply(
-                    deleted: body.ids.filter { deleted[$0] != nil }, missing: body.ids.filter { deleted[$0] == nil }, pictures: paths.count))
+                    deleted: ids.filter { deleted[$0] != nil }, missing: ids.filter { deleted[$0] == nil }, pictures: pictures.count,
+                    series: deleted.count, jobs: jobs.count, originals: originals.count))
 
         case .changes:
             let body = try decode(ChangesRequest.self, request)
             guard (1...100_000).contains(body.limit) else { throw ControlRequestError("CHANGES: limit must be 1...100000") }
             guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
-            let page = try transaction.reader.changes(since: body.since, limit: body.limit)
+            let page = try transaction.reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))
             return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: transaction.anchorSoFar))
         }
     }
@@ -210,6 +228,13 @@ extension Dispatcher {
             throw ControlRequestError("ORIGINAL: the original of workout \(body.id) (\(found.file.name)) is not kept")
         }
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)
+    }
+
+    /// The owner a request names, checked (``Owner/problem(with:)``).
+    private func checkOwner(_ owner: String?, _ command: String) throws -> String? {
+        guard let owner else { return nil }
+        if let problem = Owner.problem(with: owner) { throw ControlRequestError("\(command): owner: \(problem)") }
+        return owner
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws -> T {

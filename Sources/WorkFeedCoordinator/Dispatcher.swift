@@ -65,7 +65,7 @@ struct Dispatcher {
         }
         index = try WorkoutIndex(
             path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
-            logger: logger)
+            defaultOwner: configuration.defaultOwner, logger: logger)
         self.configuration = configuration
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         self.logger = logger

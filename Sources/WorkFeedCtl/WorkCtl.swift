@@ -115,6 +115,11 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// Checks an `--owner` value (``Owner``), naming the option on error.
+func validateOwner(_ owner: String?) throws {
+    if let owner, let problem = Owner.problem(with: owner) { throw ValidationError("--owner: \(problem)") }
+}
+
 /// Parses a comma-separated list of kinds, naming the option on error.
 func parseKinds(_ text: String, option: String = "--kind") throws -> [JobKind] {
     try text.split(separator: ",").map { part in

@@ -6,13 +6,27 @@ public import WorkFeedModel
 public struct IndexReader {
     public let db: Database
 
-    public func workoutCount() throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM workout") ?? 0
+    /// The number of workouts, of one owner or of all.
+    public func workoutCount(owner: String? = nil) throws -> Int {
+        guard let owner else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM workout") ?? 0 }
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM workout WHERE owner = ?", arguments: [owner]) ?? 0
     }
 
-    /// Jobs per kind, theme and status.
-    public func statusCounts() throws -> [(kind: JobKind, theme: Theme, status: JobStatus, count: Int)] {
-        try Row.fetchAll(db, sql: "SELECT kind, theme, status, count(*) AS n FROM job GROUP BY kind, theme, status ORDER BY kind, theme, status")
+    /// The ids of every workout of `owner`, in id order.
+    public func workoutIDs(owner: String) throws -> [WorkoutID] {
+        try String.fetchAll(db, sql: "SELECT id FROM workout WHERE owner = ? ORDER BY id", arguments: [owner]).compactMap(WorkoutID.init)
+    }
+
+    /// Jobs per kind, theme and status, of one owner's workouts or of all.
+    public func statusCounts(owner: String? = nil) throws -> [(kind: JobKind, theme: Theme, status: JobStatus, count: Int)] {
+        let sql =
+            owner == nil
+            ? "SELECT kind, theme, status, count(*) AS n FROM job GROUP BY kind, theme, status ORDER BY kind, theme, status"
+            : """
+            SELECT j.kind, j.theme, j.status, count(*) AS n FROM job j JOIN workout w ON w.id = j.workout_id WHERE w.owner = ?
+            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            """
+        return try Row.fetchAll(db, sql: sql, arguments: owner.map { [$0] } ?? [])
             .compactMap { row in
                 guard let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"]),
                     let status = JobStatus(rawValue: row["status"])
@@ -44,8 +58,12 @@ public struct IndexReader {
             arguments: [now.timeIntervalSince1970]) ?? 0
     }
 
-    public func workout(_ id: WorkoutID) throws -> WorkoutRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]).map(Self.workoutRecord)
+    /// A workout; with `owner`, only when it is that owner's (another owner's is `nil`, as if it
+    /// were not in the index).
+    public func workout(_ id: WorkoutID, owner: String? = nil) throws -> WorkoutRecord? {
+        guard let record = try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]).map(Self.workoutRecord)
+        else { return nil }
+        return owner == nil || record.owner == owner ? record : nil
     }
 
     public func pictures(of id: WorkoutID) throws -> [PictureRecord] {
@@ -60,17 +78,24 @@ public struct IndexReader {
         }
     }
 
-    /// Workouts newest first, `limit` at a time. The cursor is opaque to clients: the last item's
-    /// start time and id, so that pages stay stable while workouts are added.
-    public func feed(limit: Int, cursor: String?) throws -> (workouts: [WorkoutRecord], next: String?) {
-        var sql = "SELECT * FROM workout"
+    /// Workouts newest first (undated ones last), `limit` at a time, of one owner or of all. The
+    /// cursor is opaque to clients: the last item's start time and id (a keyset, not an offset),
+    /// so that pages stay stable while workouts are added or removed.
+    public func feed(limit: Int, cursor: String?, owner: String? = nil) throws -> (workouts: [WorkoutRecord], next: String?) {
+        // The indexes workout_feed (owner first) and workout_feed_all cover this order.
+        var sql = owner == nil ? "SELECT * FROM workout INDEXED BY workout_feed_all" : "SELECT * FROM workout INDEXED BY workout_feed"
+        var conditions: [String] = []
         var arguments: StatementArguments = []
-        if let cursor {
-            let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let start = Double(parts[0]) else { throw IndexError("not a feed cursor: \(cursor)") }
-            sql += " WHERE (coalesce(start_at, -1e18), id) < (?, ?)"
-            arguments = [start, parts[1]]
+        if let owner {
+            conditions.append("owner = ?")
+            _ = arguments.append(contentsOf: [owner])
         }
+        if let cursor {
+            guard let position = FeedCursor(cursor) else { throw IndexError("not a feed cursor: \(cursor.prefix(80))") }
+            conditions.append("(coalesce(start_at, -1e18), id) < (?, ?)")
+            _ = arguments.append(contentsOf: [position.start, position.id.description])
+        }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY coalesce(start_at, -1e18) DESC, id DESC LIMIT ?"
         _ = arguments.append(contentsOf: [limit + 1])
         var workouts = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.workoutRecord)
@@ -78,7 +103,7 @@ public struct IndexReader {
         if workouts.count > limit {
             workouts.removeLast()
             if let last = workouts.last {
-                next = "\(last.start?.timeIntervalSince1970 ?? -1e18)|\(last.id)"
+                next = FeedCursor(start: last.start?.timeIntervalSince1970 ?? -1e18, id: last.id).description
             }
         }
         return (workouts, next)
@@ -86,20 +111,33 @@ public struct IndexReader {
 
     /// What changed after `anchor`, oldest first: the way a client syncs incrementally. A workout
     /// appears once per kind of change, at its latest anchor.
+    /// - Parameter owner: only that owner's workouts (and deletions); `nil` for every owner's.
     /// - Returns: up to `limit` changes, and whether more follow.
-    public func changes(since anchor: Int64, limit: Int) throws -> (changes: [WorkoutChange], more: Bool) {
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, anchor, 'workout' AS change FROM workout WHERE anchor > :since
-                UNION ALL
-                SELECT workout_id, max(anchor), 'pictures' FROM job WHERE anchor > :since GROUP BY workout_id
-                UNION ALL
-                SELECT id, anchor, 'deleted' FROM deleted_workout WHERE anchor > :since
-                ORDER BY 2, 1
-                LIMIT :limit
-                """,
-            arguments: ["since": anchor, "limit": limit + 1])
+    public func changes(since anchor: Int64, limit: Int, owner: String? = nil) throws -> (changes: [WorkoutChange], more: Bool) {
+        let sql =
+            owner == nil
+            ? """
+            SELECT id, anchor, 'workout' AS change FROM workout WHERE anchor > :since
+            UNION ALL
+            SELECT workout_id, max(anchor), 'pictures' FROM job WHERE anchor > :since GROUP BY workout_id
+            UNION ALL
+            SELECT id, anchor, 'deleted' FROM deleted_workout WHERE anchor > :since
+            ORDER BY 2, 1
+            LIMIT :limit
+            """
+            : """
+            SELECT id, anchor, 'workout' AS change FROM workout WHERE owner = :owner AND anchor > :since
+            UNION ALL
+            SELECT j.workout_id, max(j.anchor), 'pictures' FROM job j JOIN workout w ON w.id = j.workout_id
+                WHERE w.owner = :owner AND j.anchor > :since GROUP BY j.workout_id
+            UNION ALL
+            SELECT id, anchor, 'deleted' FROM deleted_workout WHERE owner = :owner AND anchor > :since
+            ORDER BY 2, 1
+            LIMIT :limit
+            """
+        var arguments: [String: (any DatabaseValueConvertible)?] = ["since": anchor, "limit": limit + 1]
+        if let owner { arguments["owner"] = owner }
+        let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
         var changes = rows.compactMap { row -> WorkoutChange? in
             guard let id = WorkoutID(row[0] as String), let kind = WorkoutChange.Kind(rawValue: row[2]) else { return nil }
             return WorkoutChange(anchor: row[1], id: id, change: kind)
@@ -183,6 +221,7 @@ public struct IndexReader {
     static func workoutRecord(_ row: Row) -> WorkoutRecord {
         var record = WorkoutRecord(
             id: WorkoutID(row["id"] as String)!,
+            owner: row["owner"],
             source: WorkoutSource(rawValue: row["source"]) ?? .gpx,
             sourceID: row["source_id"],
             activity: ActivityType(rawValue: row["activity"]) ?? .other,

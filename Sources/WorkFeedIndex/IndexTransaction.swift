@@ -71,19 +71,27 @@ public struct IndexTransaction {
 
     // MARK: Workouts (imports: IndexTransaction+Import.swift)
 
-    /// Deletes workouts, their series and their jobs, leaving a tombstone for `changes`.
+    /// Deletes workouts, their series and their jobs, leaving a tombstone for `changes` (reported
+    /// to the workout's owner).
+    /// - Parameter owner: when given, only that owner's workouts are deleted; another owner's ids
+    ///   are left alone, as if they were not in the index.
     /// - Returns: the pictures each deleted workout had, so their files can be removed; ids not in
-    ///   the index are left out.
-    public mutating func delete(_ ids: [WorkoutID]) throws -> [WorkoutID: [PictureID]] {
+    ///   the index (or not `owner`'s) are left out.
+    public mutating func delete(_ ids: [WorkoutID], owner: String? = nil) throws -> [WorkoutID: [PictureID]] {
         var deleted: [WorkoutID: [PictureID]] = [:]
         for id in ids {
-            guard try Int.fetchOne(db, sql: "SELECT 1 FROM workout WHERE id = ?", arguments: [id.description]) != nil else { continue }
+            guard let stored = try String.fetchOne(db, sql: "SELECT owner FROM workout WHERE id = ?", arguments: [id.description]),
+                owner == nil || stored == owner
+            else { continue }
             let pictures = try Row.fetchAll(db, sql: "SELECT workout_id, kind, theme, scale FROM job WHERE workout_id = ?", arguments: [id.description])
                 .map(Self.picture)
             try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [id.description])
             try db.execute(
-                sql: "INSERT INTO deleted_workout (id, anchor) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET anchor = excluded.anchor",
-                arguments: [id.description, nextAnchor()])
+                sql: """
+                    INSERT INTO deleted_workout (id, anchor, owner) VALUES (?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET anchor = excluded.anchor, owner = excluded.owner
+                    """,
+                arguments: [id.description, nextAnchor(), stored])
             deleted[id] = pictures
         }
         // Their leases end; the workers' reports will find nothing.
@@ -112,6 +120,7 @@ public struct IndexTransaction {
         if request.activities != nil { conditions.append("w.activity IN (SELECT value FROM json_each(:activities))") }
         if request.since != nil { conditions.append("w.start_at >= :since") }
         if request.until != nil { conditions.append("w.start_at < :until") }
+        if request.owner != nil { conditions.append("w.owner = :owner") }
         let workoutFilter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
         let activitiesJSON: String? = request.activities.map { list in
             "[" + list.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
@@ -124,7 +133,7 @@ public struct IndexTransaction {
                         "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "ids": idsJSON,
                         "now": now.timeIntervalSince1970, "anchor": anchor, "priority": request.priority ?? 0,
                         "activities": activitiesJSON, "since": request.since?.timeIntervalSince1970,
-                        "until": request.until?.timeIntervalSince1970,
+                        "until": request.until?.timeIntervalSince1970, "owner": request.owner,
                     ]
                     if request.existingOnly != true {
                         // A heatmap needs heart-rate samples: for a workout without them it is

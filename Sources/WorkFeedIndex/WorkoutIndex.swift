@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 public import Logging
-import WorkFeedModel
+public import WorkFeedModel
 
 /// The workout index: one SQLite file (WAL) holding workouts, their series, picture jobs and the
 /// change anchors. Only the coordinator opens it, from its event-loop thread.
@@ -25,9 +25,11 @@ public final class WorkoutIndex {
     }
 
     /// Opens (creating if needed) the index at `path` and brings its schema up to date.
+    /// - Parameter defaultOwner: the owner the "v6: owners" migration gives workouts stored before
+    ///   owners existed (configuration's `owners.default`); used once, when that migration runs.
     /// - Throws: ``IndexError`` when the file cannot be opened, is not a WorkFeed index, or a
     ///   migration fails (nothing is changed then).
-    public init(path: String, durability: Durability = .full, logger: Logger) throws(IndexError) {
+    public init(path: String, durability: Durability = .full, defaultOwner: String = Owner.defaultName, logger: Logger) throws(IndexError) {
         self.logger = logger
         var configuration = Configuration()
         configuration.journalMode = .wal
@@ -43,7 +45,7 @@ public final class WorkoutIndex {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             queue = try DatabaseQueue(path: path, configuration: configuration)
-            try Self.migrator.migrate(queue)
+            try Self.migrator(defaultOwner: defaultOwner).migrate(queue)
             lastAnchor = try queue.read { db in
                 try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
             }

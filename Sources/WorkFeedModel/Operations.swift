@@ -71,6 +71,8 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     /// Higher goes first. Bulk regeneration is 0; an interactive request (a feed row became
     /// visible) is ``interactivePriority``.
     public var priority: Int?
+    /// Only this owner's workouts (another owner's ids are left alone, as if absent).
+    public var owner: String?
 
     public static let interactivePriority = 100
 

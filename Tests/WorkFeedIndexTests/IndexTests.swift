@@ -47,10 +47,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(
             try temporary.index.appliedMigrations() == [
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
-                "v5: workout files and identity",
+                "v5: workout files and identity", "v6: owners",
             ])
         let reopened = try WorkoutIndex(path: temporary.path, logger: Logger(label: "test"))
-        #expect(try reopened.appliedMigrations().count == 5)
+        #expect(try reopened.appliedMigrations().count == 6)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
