@@ -148,7 +148,7 @@ extension Dispatcher {
                 throw ControlRequestError("no workout with id \(body.id)")
             }
             let item = WorkoutWithPictures(workout: workout, pictures: try transaction.reader.pictures(of: body.id))
-            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory))
+            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory, pictureSize: pictureSize))
 
         case .feed:
             let body = try decode(FeedRequest.self, request)
@@ -160,7 +160,7 @@ extension Dispatcher {
                 throw ControlRequestError("FEED: \(error)")
             }
             let items = try page.workouts.map { WorkoutWithPictures(workout: $0, pictures: try transaction.reader.pictures(of: $0.id)) }
-            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory))
+            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory, pictureSize: pictureSize))
 
         case .delete:
             let body = try decode(DeleteRequest.self, request)
@@ -229,6 +229,8 @@ extension Dispatcher {
         }
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)
     }
+
+    private var pictureSize: PictureSize { PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight) }
 
     /// The owner a request names, checked (``Owner/problem(with:)``).
     private func checkOwner(_ owner: String?, _ command: String) throws -> String? {

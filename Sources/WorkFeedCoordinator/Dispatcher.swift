@@ -90,7 +90,7 @@ struct Dispatcher {
         progressAfter.countTurn()
         let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
         do {
-            try index.write { transaction in
+            let released = try index.writeReleasingKeys { transaction in
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 for message in batch.workerMessages {
                     try handleWorker(
@@ -122,6 +122,8 @@ struct Dispatcher {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }
             }
+            // The by-content names of pictures nothing refers to any more go with the other files.
+            outbox.removals += released.releasedKeys.compactMap { key in CacheLayout.relativePath(forKey: key).map { cacheDirectory + "/" + $0 } }
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)

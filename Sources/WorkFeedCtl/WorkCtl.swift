@@ -13,7 +13,7 @@ public struct WorkCtl: AsyncParsableCommand {
         abstract: "Operate WorkFeed: import workouts, enqueue pictures, watch progress.",
         subcommands: [
             Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Workers.self, Failed.self, Show.self, Feed.self,
-            Changes.self, Watch.self, Delete.self, Reimport.self, Render.self, Keygen.self,
+            Changes.self, Watch.self, Delete.self, Reimport.self, Render.self, Keygen.self, Token.self,
         ])
 
     public init() {}

@@ -51,6 +51,10 @@ public struct IndexTransaction {
     var anchor: Int64
     /// The leases, as this transaction has left them so far.
     public internal(set) var leases: LeaseTable
+    /// Cache keys no job refers to any more after this transaction (a picture drawn again under a
+    /// new key, a workout deleted): their by-content files (``CacheLayout/relativePath(forKey:)``)
+    /// can go once it has committed.
+    public internal(set) var releasedKeys: [String] = []
 
     init(db: Database, anchor: Int64, leases: LeaseTable) {
         self.db = db
@@ -83,9 +87,10 @@ public struct IndexTransaction {
             guard let stored = try String.fetchOne(db, sql: "SELECT owner FROM workout WHERE id = ?", arguments: [id.description]),
                 owner == nil || stored == owner
             else { continue }
-            let pictures = try Row.fetchAll(db, sql: "SELECT workout_id, kind, theme, scale FROM job WHERE workout_id = ?", arguments: [id.description])
-                .map(Self.picture)
+            let rows = try Row.fetchAll(db, sql: "SELECT workout_id, kind, theme, scale, cache_key FROM job WHERE workout_id = ?", arguments: [id.description])
+            let pictures = try rows.map(Self.picture)
             try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [id.description])
+            for case let key? in rows.map({ $0["cache_key"] as String? }) { try release(key) }
             try db.execute(
                 sql: """
                     INSERT INTO deleted_workout (id, anchor, owner) VALUES (?, ?, ?)
@@ -324,6 +329,7 @@ public struct IndexTransaction {
         leases.remove(report.lease)
         switch report.outcome {
         case .generated:
+            let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT cache_key FROM job WHERE id = ?"), arguments: [lease.jobID])
             let update = try RawStatement(
                 db,
                 sql: """
@@ -340,6 +346,7 @@ public struct IndexTransaction {
             try update.execute()
             guard update.changes == 1 else { return .staleLease }
             anchor += 1
+            if let previous, previous != report.detail { try release(previous) }
             return .updated(lease.picture, .generated, reason: nil, retryAt: nil)
         case .failedNoRetry:
             guard try attempts(of: lease) != nil else { return .staleLease }
@@ -383,6 +390,12 @@ public struct IndexTransaction {
             effects.append(try retryOrFail(entry, reason: "timed out on worker \(entry.worker)", retry: retry, now: now))
         }
         return effects.filter { $0 != .staleLease }
+    }
+
+    /// Notes `key` in ``releasedKeys`` when no job refers to it any more.
+    private mutating func release(_ key: String) throws {
+        let used = try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM job WHERE cache_key = ? LIMIT 1"), arguments: [key])
+        if used == nil { releasedKeys.append(key) }
     }
 
     /// The job's attempts so far, when the lease is still current: the job is still pending with

@@ -231,6 +231,9 @@ extension WorkoutIndex {
                     UPDATE deleted_workout SET owner = :owner;
                     CREATE INDEX deleted_by_owner_anchor ON deleted_workout (owner, anchor);
                     CREATE INDEX deleted_by_anchor ON deleted_workout (anchor);
+
+                    -- A picture's by-content name (keys/…) goes when no job refers to its key any more.
+                    CREATE INDEX job_by_cache_key ON job (cache_key) WHERE cache_key IS NOT NULL;
                     """, arguments: ["owner": defaultOwner])
         }
         return migrator

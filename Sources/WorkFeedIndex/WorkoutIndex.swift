@@ -73,8 +73,14 @@ public final class WorkoutIndex {
     /// Runs `body` in one transaction; everything it did is committed together or not at all,
     /// its leases included.
     public func write<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> T {
+        try writeReleasingKeys(body).result
+    }
+
+    /// ``write(_:)``, also returning the cache keys the transaction left unreferenced
+    /// (``IndexTransaction/releasedKeys``), once it has committed.
+    public func writeReleasingKeys<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> (result: T, releasedKeys: [String]) {
         do {
-            let (result, anchor, leasesAfter) = try queue.write { db in
+            let (result, anchor, leasesAfter, released) = try queue.write { db in
                 var transaction = IndexTransaction(db: db, anchor: lastAnchor, leases: self.leases)
                 let result = try body(&transaction)
                 if transaction.anchor != lastAnchor {
@@ -82,12 +88,12 @@ public final class WorkoutIndex {
                         sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
                     ).execute(arguments: [transaction.anchor])
                 }
-                return (result, transaction.anchor, transaction.leases)
+                return (result, transaction.anchor, transaction.leases, transaction.releasedKeys)
             }
             // Committed: only now does memory follow.
             lastAnchor = anchor
             leases = leasesAfter
-            return result
+            return (result, released)
         } catch let error as IndexError {
             throw error
         } catch {

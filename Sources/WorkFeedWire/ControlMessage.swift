@@ -256,10 +256,23 @@ public struct WorkoutWithPictures: Codable, Sendable, Hashable {
 public struct ShowReply: Codable, Sendable, Hashable {
     public var item: WorkoutWithPictures
     public var cacheDirectory: String
+    /// Every picture's size in points (the PNG is this × its scale in pixels).
+    public var pictureSize: PictureSize?
 
-    public init(item: WorkoutWithPictures, cacheDirectory: String) {
+    public init(item: WorkoutWithPictures, cacheDirectory: String, pictureSize: PictureSize? = nil) {
         self.item = item
         self.cacheDirectory = cacheDirectory
+        self.pictureSize = pictureSize
+    }
+}
+
+/// A picture's size in points, as the coordinator is configured to draw them.
+public struct PictureSize: Codable, Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
     }
 }
 
@@ -282,11 +295,14 @@ public struct FeedReply: Codable, Sendable, Hashable {
     /// Pass as `cursor` for the next page; `nil` after the last.
     public var next: String?
     public var cacheDirectory: String
+    /// Every picture's size in points (the PNG is this × its scale in pixels).
+    public var pictureSize: PictureSize?
 
-    public init(items: [WorkoutWithPictures], next: String?, cacheDirectory: String) {
+    public init(items: [WorkoutWithPictures], next: String?, cacheDirectory: String, pictureSize: PictureSize? = nil) {
         self.items = items
         self.next = next
         self.cacheDirectory = cacheDirectory
+        self.pictureSize = pictureSize
     }
 }
 

@@ -7,14 +7,42 @@ import Glibc
 
 /// Writes pictures into the shared cache so that readers never see a half-written file: the bytes go
 /// to a temporary file in the picture's own directory, are flushed to disk, and the file is renamed
-/// over the final name (rename is atomic within a directory).
+/// over the final name (rename is atomic within a directory). The picture also gets its
+/// by-content name (``CacheLayout/relativePath(forKey:)``), a hard link made the same way.
 struct CacheWriter: Sendable {
     let root: String
 
+    /// - Parameter key: the picture's cache key; it is linked under `keys/` too.
     /// - Returns: the picture's final path.
     /// - Throws: ``CacheWriteError`` naming the path and the system's reason.
-    func write(_ bytes: [UInt8], for picture: PictureID) throws(CacheWriteError) -> String {
+    func write(_ bytes: [UInt8], for picture: PictureID, key: String? = nil) throws(CacheWriteError) -> String {
         let path = root + "/" + CacheLayout.relativePath(for: picture)
+        try write(bytes, to: path)
+        if let key, let keyed = CacheLayout.relativePath(forKey: key) {
+            try link(path, to: root + "/" + keyed)
+        }
+        return path
+    }
+
+    /// Gives the file at `path` a second name, `name`, replacing any file there: a hard link under
+    /// a temporary name, renamed over the final one.
+    private func link(_ path: String, to name: String) throws(CacheWriteError) {
+        let directory = (name as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CacheWriteError(path: directory, reason: "cannot create the directory: \(error.localizedDescription)")
+        }
+        let temporary = "\(directory)/.\((name as NSString).lastPathComponent).\(Self.hostTag).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        guard Glibc.link(path, temporary) == 0 else { throw CacheWriteError(path: temporary, reason: "link: " + String(cString: strerror(errno))) }
+        guard rename(temporary, name) == 0 else {
+            let failure = CacheWriteError(path: name, reason: "rename: " + String(cString: strerror(errno)))
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to path: String) throws(CacheWriteError) {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,7 +77,6 @@ struct CacheWriter: Sendable {
             unlink(temporary)
             throw failure
         }
-        return path
     }
 }
 
