@@ -57,7 +57,7 @@ public final class Gateway: Sendable {
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: MetricsMiddleware(metrics: api.metrics))
-        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: ProblemMiddleware(routes: Self.methods))
         let api = self.api
         router.get("/healthz", use: api.alive)
         router.get("/readyz", use: api.ready)
@@ -73,6 +73,16 @@ public final class Gateway: Sendable {
         owner.get("/workouts/{id}/pictures/{kind}/{theme}", use: api.requestPicture)
         return router
     }
+
+    /// The methods each path answers; any other method on these paths is 405 with `Allow` (before
+    /// any token check), not 404 (``ProblemMiddleware``).
+    static let methods: [(path: String, allowed: [HTTPRequest.Method])] = [
+        ("/healthz", [.get, .head]), ("/readyz", [.get, .head]), ("/metrics", [.get, .head]), ("/", [.get, .head]),
+        ("/v1/pictures/{file}", [.get, .head]), ("/v1/feed", [.get, .head]), ("/v1/changes", [.get, .head]),
+        ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]),
+        ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]),
+    ]
+
 
     /// The HTTP application (a Service). `onRunning` is called with the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {

@@ -135,6 +135,15 @@ import WorkFeedModel
             let missing = try await system.get("/nothing/here")
             #expect(missing.status == 404 && missing.json["type"] as? String == "urn:workfeed:problem:not-found")
             #expect(missing.json["status"] as? Int == 404)
+            // A known path with another method: 405 with Allow, before any token check.
+            let wrong = try await system.call("POST", "/v1/feed")
+            #expect(wrong.status == 405 && wrong.header("Allow") == "GET, HEAD")
+            #expect(wrong.json["type"] as? String == "urn:workfeed:problem:method-not-allowed")
+            #expect(try await system.call("PUT", "/v1/workouts/\(UUID().uuidString.lowercased())").header("Allow") == "GET, HEAD, DELETE")
+            // The feed page is served at /.
+            let page = try await system.get("/")
+            #expect(page.status == 200 && page.header("Content-Type") == "text/html; charset=utf-8")
+            #expect(String(decoding: page.body, as: UTF8.self).contains("IntersectionObserver"))
         } catch {
             await system.stop()
             throw error
