@@ -159,7 +159,12 @@ extension Dispatcher {
             } catch let error as IndexError {
                 throw ControlRequestError("FEED: \(error)")
             }
-            let items = try page.workouts.map { WorkoutWithPictures(workout: $0, pictures: try transaction.reader.pictures(of: $0.id)) }
+            let pictures = try transaction.reader.pictures(of: page.workouts.map(\.id))
+            if body.summary == true {
+                let items = page.workouts.map { WorkoutSummaryItem($0, pictures: pictures[$0.id] ?? []) }
+                return FeedSummaryWriter.encode(FeedSummaryReply(items: items, next: page.next, pictureSize: pictureSize))
+            }
+            let items = page.workouts.map { WorkoutWithPictures(workout: $0, pictures: pictures[$0.id] ?? []) }
             return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory, pictureSize: pictureSize))
 
         case .delete:

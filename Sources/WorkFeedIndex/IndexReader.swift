@@ -61,14 +61,32 @@ public struct IndexReader {
     /// A workout; with `owner`, only when it is that owner's (another owner's is `nil`, as if it
     /// were not in the index).
     public func workout(_ id: WorkoutID, owner: String? = nil) throws -> WorkoutRecord? {
-        guard let record = try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]).map(Self.workoutRecord)
+        guard
+            let record = try Row.fetchOne(db, sql: "SELECT \(Self.workoutColumns) FROM workout WHERE id = ?", arguments: [id.description])
+                .map(Self.workoutRecord)
         else { return nil }
         return owner == nil || record.owner == owner ? record : nil
     }
 
     public func pictures(of id: WorkoutID) throws -> [PictureRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM job WHERE workout_id = ? ORDER BY kind, theme, scale", arguments: [id.description])
-            .map(Self.pictureRecord)
+        try Row.fetchAll(
+            db, sql: "SELECT \(Self.pictureColumns) FROM job WHERE workout_id = ? ORDER BY kind, theme, scale", arguments: [id.description]
+        ).map(Self.pictureRecord)
+    }
+
+    /// The pictures of several workouts (a feed page) in one query, by workout.
+    public func pictures(of ids: [WorkoutID]) throws -> [WorkoutID: [PictureRecord]] {
+        guard !ids.isEmpty else { return [:] }
+        let list = "[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let records = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT \(Self.pictureColumns) FROM json_each(?) AS q CROSS JOIN job ON job.workout_id = q.value
+                ORDER BY workout_id, kind, theme, scale
+                """,
+            arguments: [list]
+        ).map(Self.pictureRecord)
+        return Dictionary(grouping: records, by: \.picture.workoutID)
     }
 
     /// The stored series of a workout, as stored.
@@ -83,7 +101,7 @@ public struct IndexReader {
     /// so that pages stay stable while workouts are added or removed.
     public func feed(limit: Int, cursor: String?, owner: String? = nil) throws -> (workouts: [WorkoutRecord], next: String?) {
         // The indexes workout_feed (owner first) and workout_feed_all cover this order.
-        var sql = owner == nil ? "SELECT * FROM workout INDEXED BY workout_feed_all" : "SELECT * FROM workout INDEXED BY workout_feed"
+        var sql = "SELECT \(Self.workoutColumns) FROM workout INDEXED BY \(owner == nil ? "workout_feed_all" : "workout_feed")"
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let owner {
@@ -165,10 +183,10 @@ public struct IndexReader {
     /// The file a workout's stored copy came from, and its place among the file's workouts;
     /// `nil` for a workout imported before files were remembered (or not in the index).
     public func file(of id: WorkoutID) throws -> (file: WorkoutFile, positionInFile: Int, originalKept: Bool)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]),
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.workoutColumns) FROM workout WHERE id = ?", arguments: [id.description]),
             let file = Self.workoutRecord(row).file
         else { return nil }
-        return (file, row["position_in_file"], row["original_kept"])
+        return (file, row[29], row[28])
     }
 
     /// The files (SHA-256) of these workouts.
@@ -205,8 +223,10 @@ public struct IndexReader {
 
     /// Failed pictures, most recent first.
     public func failedPictures(limit: Int) throws -> [PictureRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM job WHERE status = 'failed-no-retry' ORDER BY updated_at DESC, id LIMIT ?", arguments: [limit])
-            .map(Self.pictureRecord)
+        try Row.fetchAll(
+            db, sql: "SELECT \(Self.pictureColumns) FROM job WHERE status = 'failed-no-retry' ORDER BY updated_at DESC, id LIMIT ?",
+            arguments: [limit]
+        ).map(Self.pictureRecord)
     }
 
     public func failedCount() throws -> Int {
@@ -218,50 +238,61 @@ public struct IndexReader {
         try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
     }
 
+    /// The columns ``workoutRecord(_:)`` reads, in its order: select them by name, decode them by
+    /// position (a lookup by name lower-cases and hashes the name for every value, which was most of
+    /// the time of a feed page).
+    static let workoutColumns = """
+        id, owner, source, source_id, activity, name, tz_offset, route_version, route_hash, hr_hash, anchor, start_at, end_at, \
+        distance, duration, elevation_gain, hr_avg, hr_max, point_count, calories, hr_samples, device_source, device_figures, \
+        file_name, file_sha256, file_size, file_format, reader_version, original_kept, position_in_file
+        """
+
     static func workoutRecord(_ row: Row) -> WorkoutRecord {
         var record = WorkoutRecord(
-            id: WorkoutID(row["id"] as String)!,
-            owner: row["owner"],
-            source: WorkoutSource(rawValue: row["source"]) ?? .gpx,
-            sourceID: row["source_id"],
-            activity: ActivityType(rawValue: row["activity"]) ?? .other,
-            name: row["name"],
+            id: WorkoutID(row[0] as String) ?? WorkoutID(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
+            owner: row[1],
+            source: WorkoutSource(rawValue: row[2]) ?? .gpx,
+            sourceID: row[3],
+            activity: ActivityType(rawValue: row[4]) ?? .other,
+            name: row[5],
             summary: WorkoutSummary(route: Route(), heartRate: []),
-            timeZoneOffset: row["tz_offset"],
-            routeVersion: row["route_version"],
-            routeHash: row["route_hash"],
-            heartRateHash: row["hr_hash"],
-            anchor: row["anchor"])
-        record.start = (row["start_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        record.end = (row["end_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        record.distance = row["distance"]
-        record.duration = row["duration"]
-        record.elevationGain = row["elevation_gain"]
-        record.heartRateAverage = row["hr_avg"]
-        record.heartRateMax = row["hr_max"]
-        record.pointCount = row["point_count"]
-        record.calories = row["calories"]
-        record.heartRateSamples = row["hr_samples"]
-        record.deviceSource = row["device_source"]
-        record.deviceFigures = (row["device_figures"] as String?).map { $0.split(separator: ",").map(String.init) }
-        if let name = row["file_name"] as String?, let sha256 = row["file_sha256"] as String? {
-            record.file = WorkoutFile(
-                name: name, size: row["file_size"] ?? 0, sha256: sha256, format: row["file_format"] ?? "", readerVersion: row["reader_version"] ?? 1)
-            record.originalKept = row["original_kept"]
+            timeZoneOffset: row[6],
+            routeVersion: row[7],
+            routeHash: row[8],
+            heartRateHash: row[9],
+            anchor: row[10])
+        record.start = (row[11] as Double?).map(Date.init(timeIntervalSince1970:))
+        record.end = (row[12] as Double?).map(Date.init(timeIntervalSince1970:))
+        record.distance = row[13]
+        record.duration = row[14]
+        record.elevationGain = row[15]
+        record.heartRateAverage = row[16]
+        record.heartRateMax = row[17]
+        record.pointCount = row[18]
+        record.calories = row[19]
+        record.heartRateSamples = row[20]
+        record.deviceSource = row[21]
+        record.deviceFigures = (row[22] as String?).map { $0.split(separator: ",").map(String.init) }
+        if let name = row[23] as String?, let sha256 = row[24] as String? {
+            record.file = WorkoutFile(name: name, size: row[25] ?? 0, sha256: sha256, format: row[26] ?? "", readerVersion: row[27] ?? 1)
+            record.originalKept = row[28]
         }
         return record
     }
 
+    /// The columns ``pictureRecord(_:)`` reads, in its order.
+    static let pictureColumns = "workout_id, kind, theme, scale, status, reason, cache_key, attempts, updated_at, map"
+
     static func pictureRecord(_ row: Row) -> PictureRecord {
         PictureRecord(
             picture: PictureID(
-                workoutID: WorkoutID(row["workout_id"] as String)!, kind: JobKind(rawValue: row["kind"]) ?? .route,
-                theme: Theme(rawValue: row["theme"]) ?? .light, scale: row["scale"]),
-            status: JobStatus(rawValue: row["status"]) ?? .pending,
-            reason: row["reason"],
-            cacheKey: row["cache_key"],
-            attempts: row["attempts"],
-            updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-            map: (row["map"] as String?).flatMap(MapCoverage.init(rawValue:)))
+                workoutID: WorkoutID(row[0] as String) ?? WorkoutID(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
+                kind: JobKind(rawValue: row[1]) ?? .route, theme: Theme(rawValue: row[2]) ?? .light, scale: row[3]),
+            status: JobStatus(rawValue: row[4]) ?? .pending,
+            reason: row[5],
+            cacheKey: row[6],
+            attempts: row[7],
+            updatedAt: Date(timeIntervalSince1970: row[8]),
+            map: (row[9] as String?).flatMap(MapCoverage.init(rawValue:)))
     }
 }

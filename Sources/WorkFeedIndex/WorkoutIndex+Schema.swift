@@ -221,7 +221,8 @@ extension WorkoutIndex {
                     -- changes per owner, and files as before.
                     CREATE INDEX workout_feed ON workout (owner, coalesce(start_at, -1e18) DESC, id DESC);
                     CREATE INDEX workout_feed_all ON workout (coalesce(start_at, -1e18) DESC, id DESC);
-                    CREATE INDEX workout_by_start ON workout (start_at);
+                    -- Duplicates are looked for among one owner's workouts that start within a minute.
+                    CREATE INDEX workout_by_owner_start ON workout (owner, start_at);
                     CREATE INDEX workout_by_anchor ON workout (anchor);
                     CREATE INDEX workout_by_owner_anchor ON workout (owner, anchor);
                     CREATE INDEX workout_by_file ON workout (file_sha256) WHERE file_sha256 IS NOT NULL;

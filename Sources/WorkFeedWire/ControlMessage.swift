@@ -282,11 +282,14 @@ public struct FeedRequest: Codable, Sendable, Hashable {
     /// The `next` of the previous page; `nil` for the first.
     public var cursor: String?
     public var owner: String?
+    /// Answer with a ``FeedSummaryReply`` (what a feed list shows) instead of a ``FeedReply``.
+    public var summary: Bool?
 
-    public init(limit: Int, cursor: String? = nil, owner: String? = nil) {
+    public init(limit: Int, cursor: String? = nil, owner: String? = nil, summary: Bool? = nil) {
         self.limit = limit
         self.cursor = cursor
         self.owner = owner
+        self.summary = summary
     }
 }
 

@@ -90,6 +90,17 @@ import WorkFeedModel
         }
         #expect(plan.contains { $0.contains("workout_feed") })
         #expect(!plan.contains { $0.contains("TEMP B-TREE") })
+        // Looking for duplicates is a range of one owner's starts, not a walk through all their workouts.
+        let duplicates = try temporary.index.read { reader in
+            try Row.fetchAll(
+                reader.db,
+                sql: """
+                    EXPLAIN QUERY PLAN SELECT w.*, s.route AS stored_route FROM workout w JOIN series s ON s.workout_id = w.id
+                    WHERE w.start_at > 1 AND w.start_at < 2 AND w.point_count > 0 AND w.owner = 'a'
+                    """
+            ).map { $0["detail"] as String }
+        }
+        #expect(duplicates.contains { $0.contains("workout_by_owner_start (owner=? AND start_at>? AND start_at<?)") })
     }
 
     /// Schema v6 on an index the v5 schema created: every workout gets the configured default

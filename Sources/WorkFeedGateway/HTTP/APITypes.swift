@@ -26,7 +26,10 @@ struct WorkoutItem: Encodable, Sendable {
     var pictures: [PictureItem]
 
     init(_ item: WorkoutWithPictures, size: PictureSize?) {
-        let w = item.workout
+        self.init(WorkoutSummaryItem(item.workout, pictures: item.pictures), size: size)
+    }
+
+    init(_ w: WorkoutSummaryItem, size: PictureSize?) {
         id = w.id.description
         activity = w.activity.rawValue
         name = w.name
@@ -41,7 +44,7 @@ struct WorkoutItem: Encodable, Sendable {
         heartRateMax = w.heartRateMax.flatMap(Self.finite)
         calories = w.calories.flatMap(Self.finite)
         pointCount = w.pointCount
-        pictures = item.pictures.map { PictureItem($0, size: size) }
+        pictures = w.pictures.map { PictureItem($0, size: size) }
     }
 
     /// JSON has no infinities or NaN; a figure that is not finite is left out.
@@ -72,10 +75,10 @@ struct PictureItem: Encodable, Sendable {
     var width: Int?
     var height: Int?
 
-    init(_ record: PictureRecord, size: PictureSize?) {
-        kind = record.picture.kind.rawValue
-        theme = record.picture.theme.rawValue
-        scale = record.picture.scale
+    init(_ record: PictureSummary, size: PictureSize?) {
+        kind = record.kind.rawValue
+        theme = record.theme.rawValue
+        scale = record.scale
         status = record.status.rawValue
         if record.status == .generated, let key = record.cacheKey, CacheLayout.isCacheKey(key) { url = Self.url(key: key) }
         reason = record.status == .failedNoRetry ? record.reason : nil

@@ -14,7 +14,7 @@ extension GatewayAPI {
             }
             cursor = parsed.description
         }
-        let reply = try await ask(.feed, FeedRequest(limit: limit, cursor: cursor, owner: owner), as: FeedReply.self)
+        let reply = try await ask(.feed, FeedRequest(limit: limit, cursor: cursor, owner: owner, summary: true), as: FeedSummaryReply.self)
         return try Self.json(FeedPage(items: reply.items.map { WorkoutItem($0, size: reply.pictureSize) }, next: reply.next))
     }
 

@@ -81,7 +81,7 @@ extension GatewayAPI {
                 detail: kind == .heatmap ? "the workout has no heart-rate samples: it has no heatmap" : "the picture cannot be drawn",
                 extra: ["reason": .text(kind == .heatmap ? "no heart-rate samples" : "not drawable")])
         }
-        let state = PictureState(workoutID: id.description, picture: PictureItem(record, size: reply.pictureSize))
+        let state = PictureState(workoutID: id.description, picture: PictureItem(PictureSummary(record), size: reply.pictureSize))
         switch record.status {
         case .generated:
             return try Self.json(state)
