@@ -10,7 +10,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// The coordinator's event stream (its listen.events), where picture requests wait.
     public var eventsEndpoint = "tcp://127.0.0.1:5557"
     /// Control sockets, each owned by a thread of its own: requests to the coordinator in flight at once.
-    public var coordinatorClients = 4
+    public var coordinatorClients = 16
     /// How long one request to the coordinator may take before the gateway answers 503.
     public var coordinatorTimeoutMilliseconds = 3_000
     /// The shared picture cache, read only.

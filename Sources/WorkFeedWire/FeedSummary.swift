@@ -62,6 +62,15 @@ public struct PictureSummary: Codable, Sendable, Hashable {
     public var reason: String?
     public var cacheKey: String?
 
+    public init(kind: JobKind, theme: Theme, scale: Int, status: JobStatus, reason: String?, cacheKey: String?) {
+        self.kind = kind
+        self.theme = theme
+        self.scale = scale
+        self.status = status
+        self.reason = reason
+        self.cacheKey = cacheKey
+    }
+
     public init(_ record: PictureRecord) {
         kind = record.picture.kind
         theme = record.picture.theme
@@ -72,148 +81,113 @@ public struct PictureSummary: Codable, Sendable, Hashable {
     }
 }
 
-/// Writes a ``FeedSummaryReply`` as JSON by hand: the same document ``ControlCodec`` would write
-/// (sorted keys, absent optionals left out, ISO 8601 times), several times faster. Numbers that
-/// are not finite (JSON has none) are left out, or written 0 where the field is required.
+/// Writes a ``FeedSummaryReply`` as JSON by hand (``JSONWriter``): the same document
+/// ``ControlCodec`` would write (sorted keys, absent optionals left out, ISO 8601 times), several
+/// times faster. Numbers that are not finite (JSON has none) are left out, or written 0 where the
+/// field is required.
 public enum FeedSummaryWriter {
     public static func encode(_ reply: FeedSummaryReply) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256 + reply.items.count * 700)
-        out.append(UInt8(ascii: "{"))
-        var first = true
-        out.key("items", first: &first)
-        out.append(UInt8(ascii: "["))
-        for (index, item) in reply.items.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.write(item)
-        }
-        out.append(UInt8(ascii: "]"))
-        if let next = reply.next {
-            out.key("next", first: &first)
-            out.string(next)
-        }
+        var json = JSONWriter(capacity: 256 + reply.items.count * 700)
+        json.beginObject()
+        json.key("items")
+        json.beginArray()
+        for item in reply.items { write(item, to: &json) }
+        json.endArray()
+        json.member("next", reply.next)
         if let size = reply.pictureSize {
-            out.key("pictureSize", first: &first)
-            var inner = true
-            out.append(UInt8(ascii: "{"))
-            out.key("height", first: &inner)
-            out.integer(size.height)
-            out.key("width", first: &inner)
-            out.integer(size.width)
-            out.append(UInt8(ascii: "}"))
+            json.key("pictureSize")
+            json.beginObject()
+            json.member("height", size.height)
+            json.member("width", size.width)
+            json.endObject()
         }
-        out.append(UInt8(ascii: "}"))
-        return out
+        json.endObject()
+        return json.bytes
+    }
+
+    static func write(_ item: WorkoutSummaryItem, to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("activity", item.activity.rawValue)
+        json.member("calories", item.calories)
+        json.key("distance")
+        json.number(item.distance)
+        json.member("duration", item.duration)
+        json.member("elevationGain", item.elevationGain)
+        json.member("end", item.end.map(ISO8601Time.string(from:)))
+        json.member("heartRateAverage", item.heartRateAverage)
+        json.member("heartRateMax", item.heartRateMax)
+        json.member("id", item.id.description)
+        json.member("name", item.name)
+        json.key("pictures")
+        json.beginArray()
+        for picture in item.pictures {
+            json.beginObject()
+            json.member("cacheKey", picture.cacheKey)
+            json.member("kind", picture.kind.rawValue)
+            json.member("reason", picture.reason)
+            json.member("scale", picture.scale)
+            json.member("status", picture.status.rawValue)
+            json.member("theme", picture.theme.rawValue)
+            json.endObject()
+        }
+        json.endArray()
+        json.member("pointCount", item.pointCount)
+        json.member("start", item.start.map(ISO8601Time.string(from:)))
+        json.member("timeZoneOffset", item.timeZoneOffset)
+        json.endObject()
     }
 }
 
-extension [UInt8] {
-    fileprivate mutating func write(_ item: WorkoutSummaryItem) {
-        append(UInt8(ascii: "{"))
-        var first = true
-        key("activity", first: &first)
-        string(item.activity.rawValue)
-        number("calories", item.calories, first: &first)
-        key("distance", first: &first)
-        double(item.distance.isFinite ? item.distance : 0)
-        number("duration", item.duration, first: &first)
-        number("elevationGain", item.elevationGain, first: &first)
-        if let end = item.end {
-            key("end", first: &first)
-            string(ISO8601Time.string(from: end))
-        }
-        number("heartRateAverage", item.heartRateAverage, first: &first)
-        number("heartRateMax", item.heartRateMax, first: &first)
-        key("id", first: &first)
-        string(item.id.description)
-        if let name = item.name {
-            key("name", first: &first)
-            string(name)
-        }
-        key("pictures", first: &first)
-        append(UInt8(ascii: "["))
-        for (index, picture) in item.pictures.enumerated() {
-            if index > 0 { append(UInt8(ascii: ",")) }
-            write(picture)
-        }
-        append(UInt8(ascii: "]"))
-        key("pointCount", first: &first)
-        integer(item.pointCount)
-        if let start = item.start {
-            key("start", first: &first)
-            string(ISO8601Time.string(from: start))
-        }
-        if let offset = item.timeZoneOffset {
-            key("timeZoneOffset", first: &first)
-            integer(offset)
-        }
-        append(UInt8(ascii: "}"))
-    }
-
-    fileprivate mutating func write(_ picture: PictureSummary) {
-        append(UInt8(ascii: "{"))
-        var first = true
-        if let key = picture.cacheKey {
-            self.key("cacheKey", first: &first)
-            string(key)
-        }
-        key("kind", first: &first)
-        string(picture.kind.rawValue)
-        if let reason = picture.reason {
-            key("reason", first: &first)
-            string(reason)
-        }
-        key("scale", first: &first)
-        integer(picture.scale)
-        key("status", first: &first)
-        string(picture.status.rawValue)
-        key("theme", first: &first)
-        string(picture.theme.rawValue)
-        append(UInt8(ascii: "}"))
-    }
-
-    fileprivate mutating func key(_ name: StaticString, first: inout Bool) {
-        if !first { append(UInt8(ascii: ",")) }
-        first = false
-        append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { append(contentsOf: $0) }
-        append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-    }
-
-    fileprivate mutating func number(_ name: StaticString, _ value: Double?, first: inout Bool) {
-        guard let value, value.isFinite else { return }
-        key(name, first: &first)
-        double(value)
-    }
-
-    fileprivate mutating func double(_ value: Double) {
-        // Whole numbers as JSONEncoder writes them (no ".0"); others in Swift's shortest form.
-        if value == value.rounded(), abs(value) < 1e15 {
-            integer(Int(value))
+extension FeedSummaryReply {
+    /// Reads a summary page (``JSONValue``, not Foundation's JSONDecoder: this is read on every
+    /// feed request).
+    /// - Throws: ``WireError`` naming what is missing or malformed.
+    public init(json bytes: [UInt8]) throws(WireError) {
+        let document: JSONValue
+        do { document = try JSONValue(parsing: bytes) } catch { throw WireError("FEED summary: \(error)") }
+        guard let items = document["items"]?.array else { throw WireError("FEED summary: no items") }
+        self.items = []
+        self.items.reserveCapacity(items.count)
+        for item in items { self.items.append(try WorkoutSummaryItem(json: item)) }
+        next = document["next"]?.string
+        if let size = document["pictureSize"], let width = size["width"]?.int, let height = size["height"]?.int {
+            pictureSize = PictureSize(width: width, height: height)
         } else {
-            append(contentsOf: value.description.utf8)
+            pictureSize = nil
         }
     }
+}
 
-    fileprivate mutating func integer(_ value: Int) {
-        append(contentsOf: String(value).utf8)
-    }
-
-    fileprivate mutating func string(_ text: String) {
-        append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default: append(byte)
-            }
+extension WorkoutSummaryItem {
+    init(json: JSONValue) throws(WireError) {
+        guard let text = json["id"]?.string, let id = WorkoutID(text) else { throw WireError("FEED summary: an item without a valid id") }
+        guard let activity = json["activity"]?.string.flatMap(ActivityType.init(rawValue:)) else {
+            throw WireError("FEED summary: item \(id): no valid activity")
         }
-        append(UInt8(ascii: "\""))
+        guard let distance = json["distance"]?.double, let pointCount = json["pointCount"]?.int else {
+            throw WireError("FEED summary: item \(id): no distance or point count")
+        }
+        self.id = id
+        self.activity = activity
+        self.distance = distance
+        self.pointCount = pointCount
+        name = json["name"]?.string
+        start = json["start"]?.string.flatMap(ISO8601Time.date(from:))
+        end = json["end"]?.string.flatMap(ISO8601Time.date(from:))
+        timeZoneOffset = json["timeZoneOffset"]?.int
+        duration = json["duration"]?.double
+        elevationGain = json["elevationGain"]?.double
+        heartRateAverage = json["heartRateAverage"]?.double
+        heartRateMax = json["heartRateMax"]?.double
+        calories = json["calories"]?.double
+        pictures = []
+        for picture in json["pictures"]?.array ?? [] {
+            guard let kind = picture["kind"]?.string.flatMap(JobKind.init(rawValue:)),
+                let theme = picture["theme"]?.string.flatMap(Theme.init(rawValue:)),
+                let status = picture["status"]?.string.flatMap(JobStatus.init(rawValue:)), let scale = picture["scale"]?.int
+            else { throw WireError("FEED summary: item \(id): a picture without a valid kind, theme, scale or status") }
+            pictures.append(
+                PictureSummary(kind: kind, theme: theme, scale: scale, status: status, reason: picture["reason"]?.string, cacheKey: picture["cacheKey"]?.string))
+        }
     }
 }

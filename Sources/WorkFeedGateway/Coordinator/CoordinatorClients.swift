@@ -86,11 +86,21 @@ final class CoordinatorClients: Sendable {
     func request<Reply: Decodable & Sendable>(
         _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
     ) async throws(CoordinatorError) -> Reply {
-        let result: Result<Reply, CoordinatorError> = await withCheckedContinuation { continuation in
+        let bytes = try await requestRaw(command, body, attachments: attachments)
+        do {
+            return try ControlCodec.decode(Reply.self, from: bytes)
+        } catch {
+            throw .refused("the reply to \(command.rawValue) could not be read: \(error)")
+        }
+    }
+
+    /// Sends a request and returns its reply's JSON body as it came.
+    func requestRaw(_ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = []) async throws(CoordinatorError) -> [UInt8] {
+        let result: Result<[UInt8], CoordinatorError> = await withCheckedContinuation { continuation in
             let job = Job(
                 run: { client in
                     do throws(ControlClientError) {
-                        continuation.resume(returning: .success(try client.request(command, body, attachments: attachments, as: Reply.self)))
+                        continuation.resume(returning: .success(try client.requestRaw(command, body, attachments: attachments)))
                     } catch {
                         continuation.resume(
                             returning: .failure(error.fromCoordinator ? .refused(error.description) : .unavailable(error.description)))
@@ -111,7 +121,6 @@ final class CoordinatorClients: Sendable {
         return try result.get()
     }
 
-    /// Lets the threads finish the requests in hand, closes their sockets and waits for them.
     /// Requests still waiting are answered "unavailable". Blocks: call it off the cooperative pool.
     func stop() {
         let waiting = state.withLock { state -> [Job] in

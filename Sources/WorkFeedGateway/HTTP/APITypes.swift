@@ -55,9 +55,9 @@ struct WorkoutItem: Encodable, Sendable {
         let offset = max(-18 * 3600, min(18 * 3600, offset))
         let text = ISO8601Time.string(from: date.addingTimeInterval(Double(offset)))
         guard text.hasSuffix("Z") else { return text }
-        let sign = offset < 0 ? "-" : "+"
         let minutes = abs(offset) / 60
-        return text.dropLast() + sign + String(format: "%02d:%02d", minutes / 60, minutes % 60)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return text.dropLast() + (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
     }
 }
 
@@ -124,4 +124,59 @@ struct UploadResult: Encodable, Sendable {
 struct PictureState: Encodable, Sendable {
     var workoutID: String
     var picture: PictureItem
+}
+
+/// A document the gateway writes by hand (``JSONWriter``), because it is written on every feed
+/// request: the same members Encodable writes, without Foundation's JSONEncoder.
+protocol JSONWritable {
+    func write(to json: inout JSONWriter)
+}
+
+extension FeedPage: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("items")
+        json.beginArray()
+        for item in items { item.write(to: &json) }
+        json.endArray()
+        json.member("next", next)
+        json.endObject()
+    }
+}
+
+extension WorkoutItem: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("id", id)
+        json.member("activity", activity)
+        json.member("name", name)
+        json.member("start", start)
+        json.member("end", end)
+        json.member("timeZoneOffset", timeZoneOffset)
+        json.member("localStart", localStart)
+        json.key("distance")
+        json.number(distance)
+        json.member("duration", duration)
+        json.member("elevationGain", elevationGain)
+        json.member("heartRateAverage", heartRateAverage)
+        json.member("heartRateMax", heartRateMax)
+        json.member("calories", calories)
+        json.member("pointCount", pointCount)
+        json.key("pictures")
+        json.beginArray()
+        for picture in pictures {
+            json.beginObject()
+            json.member("kind", picture.kind)
+            json.member("theme", picture.theme)
+            json.member("scale", picture.scale)
+            json.member("status", picture.status)
+            json.member("url", picture.url)
+            json.member("reason", picture.reason)
+            json.member("width", picture.width)
+            json.member("height", picture.height)
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+    }
 }

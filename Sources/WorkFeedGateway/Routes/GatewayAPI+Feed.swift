@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 import WorkFeedModel
 import WorkFeedWire
 
@@ -14,8 +15,16 @@ extension GatewayAPI {
             }
             cursor = parsed.description
         }
-        let reply = try await ask(.feed, FeedRequest(limit: limit, cursor: cursor, owner: owner, summary: true), as: FeedSummaryReply.self)
-        return try Self.json(FeedPage(items: reply.items.map { WorkoutItem($0, size: reply.pictureSize) }, next: reply.next))
+        let request = FeedRequest(limit: limit, cursor: cursor, owner: owner, summary: true)
+        let bytes = try await ask(.feed) { () async throws(CoordinatorError) in try await clients.requestRaw(.feed, request) }
+        let reply: FeedSummaryReply
+        do {
+            reply = try FeedSummaryReply(json: bytes)
+        } catch {
+            logger.error("the coordinator's FEED reply could not be read", metadata: ["error": "\(error)"])
+            throw Problem.internalError()
+        }
+        return Self.json(FeedPage(items: reply.items.map { WorkoutItem($0, size: reply.pictureSize) }, next: reply.next))
     }
 
     /// `GET /v1/changes?since=&limit=`: what changed for the owner after an anchor, oldest first.

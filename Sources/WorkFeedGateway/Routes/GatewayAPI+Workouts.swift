@@ -11,7 +11,7 @@ extension GatewayAPI {
     func workout(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
         let reply = try await show(try Self.workoutID(context), owner: owner)
-        return try Self.json(WorkoutItem(reply.item, size: reply.pictureSize))
+        return Self.json(WorkoutItem(reply.item, size: reply.pictureSize))
     }
 
     /// `DELETE /v1/workouts/{id}`: deletes one of the owner's workouts with its pictures; 204.

@@ -22,8 +22,13 @@ struct GatewayAPI: Sendable {
     func ask<Reply: Decodable & Sendable>(
         _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
     ) async throws(Problem) -> Reply {
+        try await ask(command) { () async throws(CoordinatorError) in try await clients.request(command, body, attachments: attachments, as: Reply.self) }
+    }
+
+    /// Runs a coordinator request; its failures become problems (503 when it does not answer).
+    func ask<Reply>(_ command: ControlCommand, _ request: () async throws(CoordinatorError) -> Reply) async throws(Problem) -> Reply {
         do {
-            return try await clients.request(command, body, attachments: attachments, as: Reply.self)
+            return try await request()
         } catch {
             if case .refused(let message) = error {
                 logger.error("the coordinator refused a request of the gateway", metadata: ["command": "\(command.rawValue)", "error": "\(message)"])
@@ -59,6 +64,15 @@ struct GatewayAPI: Sendable {
             throw Problem.badRequest("bad-parameter", "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), is '\(text.prefix(40))'")
         }
         return value
+    }
+
+    /// A document written by hand, with the gateway's JSON headers.
+    static func json(_ value: some JSONWritable, status: HTTPResponse.Status = .ok) -> Response {
+        var json = JSONWriter(capacity: 16 * 1024)
+        value.write(to: &json)
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "private, no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: json.bytes)))
     }
 
     /// JSON with the gateway's conventions: no escaped slashes, never cached by shared caches.
