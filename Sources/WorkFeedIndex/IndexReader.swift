@@ -89,6 +89,16 @@ public struct IndexReader {
         return Dictionary(grouping: records, by: \.picture.workoutID)
     }
 
+    /// Every generated picture with its cache key, in job order, while `body` returns `true`.
+    public func generatedPictures(_ body: (PictureID, String) throws -> Bool) throws {
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT workout_id, kind, theme, scale, cache_key FROM job WHERE status = 'generated' AND cache_key IS NOT NULL ORDER BY id")
+        while let row = try rows.next() {
+            guard let id = WorkoutID(row[0] as String), let kind = JobKind(rawValue: row[1]), let theme = Theme(rawValue: row[2]) else { continue }
+            guard try body(PictureID(workoutID: id, kind: kind, theme: theme, scale: row[3]), row[4]) else { return }
+        }
+    }
+
     /// The stored series of a workout, as stored.
     public func series(of id: WorkoutID) throws -> (route: [UInt8], heartRate: [UInt8])? {
         try Row.fetchOne(db, sql: "SELECT route, heart_rate FROM series WHERE workout_id = ?", arguments: [id.description]).map { row in
