@@ -22,6 +22,9 @@ struct CoordinatorLoop: ~Copyable {
     let eventSocket: ZMQSocket
     /// Where the index thread says a batch is done.
     let doneSocket: ZMQSocket
+    /// Where the read thread says replies are ready.
+    let readsSocket: ZMQSocket
+    let reads: ReadService
     /// Answers libzmq's authentication requests; bound only when keys are configured.
     let zapSocket: ZMQSocket
     let allowedKeys: Set<String>
@@ -82,6 +85,23 @@ struct CoordinatorLoop: ~Copyable {
         try Self.startIndexThread(
             configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
             done: indexThreadDone, metrics: metrics, logger: logger)
+        // The index is open and migrated: reads get a connection and a thread of their own.
+        let readsEndpoint = "inproc://workfeed-coordinator-reads-\(UUID().uuidString)"
+        let readsSocket = try ZMQSocket(context, type: .pair)
+        try readsSocket.bind(readsEndpoint)
+        let reads: ReadService
+        do {
+            reads = try ReadService(
+                indexPath: configuration.indexPath,
+                reads: ControlReads(
+                    cacheDirectory: URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path,
+                    pictureSize: PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)),
+                context: context, wakeEndpoint: readsEndpoint, logger: logger)
+        } catch {
+            inbox.close()
+            indexThreadDone.wait()
+            throw error
+        }
 
         endpoints = Coordinator.Endpoints(workers: workers, control: control, events: events)
         self.workerSocket = workerSocket
@@ -89,6 +109,8 @@ struct CoordinatorLoop: ~Copyable {
         self.wakeSocket = wakeSocket
         self.eventSocket = eventSocket
         self.doneSocket = doneSocket
+        self.readsSocket = readsSocket
+        self.reads = reads
         self.inbox = inbox
         self.outboxes = outboxes
         self.indexThreadDone = indexThreadDone
@@ -144,6 +166,7 @@ struct CoordinatorLoop: ~Copyable {
             // Whatever ended the loop, the index thread records what it has and ends too.
             inbox.close()
             indexThreadDone.wait()
+            reads.stop()
         }
         while true {
             do {
@@ -164,7 +187,7 @@ struct CoordinatorLoop: ~Copyable {
     mutating func turn() throws -> Bool {
         // A full batch leaves the rest in the sockets (and in ZeroMQ's queues) until it is taken.
         let full = inbox.count >= Self.maximumMessagesPerBatch
-        var items = [doneSocket.pollItem(), wakeSocket.pollItem(), zapSocket.pollItem()]
+        var items = [doneSocket.pollItem(), wakeSocket.pollItem(), zapSocket.pollItem(), readsSocket.pollItem()]
         if !full { items += [workerSocket.pollItem(), controlSocket.pollItem()] }
         let ready = try ZMQPoll.poll(items, timeoutMilliseconds: pollTimeout())
         if ready[1], try wakeSocket.receive(dontWait: true) != nil, !stopping {
@@ -177,11 +200,25 @@ struct CoordinatorLoop: ~Copyable {
             var controlMessages: [Batch.Message] = []
             try Self.drain(workerSocket, into: &workerMessages, upTo: Self.maximumMessagesPerBatch)
             try Self.drain(controlSocket, into: &controlMessages, upTo: Self.maximumMessagesPerBatch)
+            // Reads go to the read thread; everything else (and anything malformed) to the index thread.
+            var readRequests: [(identity: [UInt8], request: ControlRequest)] = []
+            controlMessages.removeAll { message in
+                guard message.frames.count > 2, let command = ControlCommand(rawValue: String(decoding: message.frames[2], as: UTF8.self)),
+                    ControlReads.commands.contains(command), let request = try? ControlRequest(frames: message.frames)
+                else { return false }
+                readRequests.append((message.identity, request))
+                return true
+            }
+            reads.submit(readRequests)
             // Parsed here, beside the sockets, to keep the index thread to the index.
             let parsed = workerMessages.map { message in
                 (message.identity, Result { () throws(WireError) in try WorkerMessage(frames: message.frames) })
             }
             inbox.add(worker: parsed, control: controlMessages)
+        }
+        if ready[3] {
+            while try readsSocket.receive(dontWait: true) != nil {}
+            reply(reads.takeReplies())
         }
         if ready[0] {
             while try doneSocket.receive(dontWait: true) != nil {}
@@ -242,7 +279,13 @@ struct CoordinatorLoop: ~Copyable {
                 logger.debug("event not published", metadata: ["error": "\(error)"])
             }
         }
-        for (identity, reply) in outbox.control {
+        reply(outbox.control)
+        if outbox.isLast { sayGoodbye() }
+    }
+
+    /// Sends control replies, from the index thread's outbox or the read thread.
+    func reply(_ replies: [(identity: [UInt8], reply: ControlReply)]) {
+        for (identity, reply) in replies {
             do {
                 try controlSocket.send(reply.frames, to: identity, dontWait: true)
             } catch {
@@ -251,7 +294,6 @@ struct CoordinatorLoop: ~Copyable {
                     metadata: ["error": "\(error)"])
             }
         }
-        if outbox.isLast { sayGoodbye() }
     }
 
     mutating func sendHeartbeats(now: ContinuousClock.Instant) {

@@ -142,30 +142,8 @@ extension Dispatcher {
                     groups: body.group ? try reader.failureReasons(limit: body.limit).map { FailedReply.Group(reason: $0.reason, count: $0.count) } : [],
                     pictures: body.group ? [] : try reader.failedPictures(limit: body.limit), total: try reader.failedCount()))
 
-        case .show:
-            let body = try decode(ShowRequest.self, request)
-            guard let workout = try transaction.reader.workout(body.id, owner: try checkOwner(body.owner, "SHOW")) else {
-                throw ControlRequestError("no workout with id \(body.id)")
-            }
-            let item = WorkoutWithPictures(workout: workout, pictures: try transaction.reader.pictures(of: body.id))
-            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory, pictureSize: pictureSize))
-
-        case .feed:
-            let body = try decode(FeedRequest.self, request)
-            guard (1...1000).contains(body.limit) else { throw ControlRequestError("FEED: limit must be 1...1000, is \(body.limit)") }
-            let page: (workouts: [WorkoutRecord], next: String?)
-            do {
-                page = try transaction.reader.feed(limit: body.limit, cursor: body.cursor, owner: try checkOwner(body.owner, "FEED"))
-            } catch let error as IndexError {
-                throw ControlRequestError("FEED: \(error)")
-            }
-            let pictures = try transaction.reader.pictures(of: page.workouts.map(\.id))
-            if body.summary == true {
-                let items = page.workouts.map { WorkoutSummaryItem($0, pictures: pictures[$0.id] ?? []) }
-                return FeedSummaryWriter.encode(FeedSummaryReply(items: items, next: page.next, pictureSize: pictureSize))
-            }
-            let items = page.workouts.map { WorkoutWithPictures(workout: $0, pictures: pictures[$0.id] ?? []) }
-            return try ControlCodec.encode(FeedReply(items: items, next: page.next, cacheDirectory: cacheDirectory, pictureSize: pictureSize))
+        case .show, .feed:
+            return try reads.answer(request, reader: transaction.reader, anchor: transaction.anchorSoFar)
 
         case .delete:
             let body = try decode(DeleteRequest.self, request)
@@ -198,11 +176,7 @@ extension Dispatcher {
                     series: deleted.count, jobs: jobs.count, originals: originals.count))
 
         case .changes:
-            let body = try decode(ChangesRequest.self, request)
-            guard (1...100_000).contains(body.limit) else { throw ControlRequestError("CHANGES: limit must be 1...100000") }
-            guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
-            let page = try transaction.reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))
-            return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: transaction.anchorSoFar))
+            return try reads.answer(request, reader: transaction.reader, anchor: transaction.anchorSoFar)
         }
     }
 
@@ -235,21 +209,17 @@ extension Dispatcher {
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)
     }
 
-    private var pictureSize: PictureSize { PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight) }
+    /// FEED, SHOW and CHANGES, answered as the read thread answers them.
+    var reads: ControlReads {
+        ControlReads(cacheDirectory: cacheDirectory, pictureSize: PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight))
+    }
 
-    /// The owner a request names, checked (``Owner/problem(with:)``).
     private func checkOwner(_ owner: String?, _ command: String) throws -> String? {
-        guard let owner else { return nil }
-        if let problem = Owner.problem(with: owner) { throw ControlRequestError("\(command): owner: \(problem)") }
-        return owner
+        try ControlReads.checkOwner(owner, command)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws -> T {
-        do {
-            return try ControlCodec.decode(type, from: request.body)
-        } catch {
-            throw ControlRequestError("\(request.command.rawValue): the JSON body is not a \(T.self): \(error)")
-        }
+        try ControlReads.decode(type, request)
     }
 }
 

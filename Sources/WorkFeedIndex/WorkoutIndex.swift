@@ -62,6 +62,11 @@ public final class WorkoutIndex {
         self.logger = logger
         var configuration = Configuration()
         configuration.readonly = true
+        configuration.prepareDatabase { db in
+            // 32 MiB of page cache (SQLite's default is 2 MiB): feed pages all over a large index
+            // stay in memory.
+            try db.execute(sql: "PRAGMA cache_size = -32768")
+        }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
         } catch {

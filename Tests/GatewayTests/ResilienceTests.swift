@@ -17,7 +17,7 @@ import WorkFeedModel
             let otherURL = try #require((other.json["picture"] as? [String: Any])?["url"] as? String)
             _ = try await system.get(url)  // in the gateway's memory now; otherURL is not
 
-            system.stopCoordinator()
+            await system.stopCoordinator()
             let feed = try await system.get("/v1/feed", as: "alice")
             #expect(feed.status == 503)
             #expect(feed.header("Retry-After") == "2")
@@ -27,7 +27,7 @@ import WorkFeedModel
             #expect(try await system.get(url).status == 200)
             #expect(try await system.get(otherURL).status == 200)  // read from the cache directory
 
-            try system.restartCoordinator()
+            try await system.restartCoordinator()
             var back = 0
             for _ in 0..<50 where back != 200 {
                 back = try await system.get("/v1/feed", as: "alice").status

@@ -87,18 +87,27 @@ final class GatewaySystem: @unchecked Sendable {
     func stop() async {
         await gateway.stop()
         _ = await server?.result
-        for worker in workers { worker.stop() }
-        coordinator.stop()
-        try? FileManager.default.removeItem(at: directory)
+        let (workers, coordinator, directory) = (self.workers, self.coordinator, self.directory)
+        await offPool {
+            for worker in workers { worker.stop() }
+            coordinator.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 
-    /// Stops the coordinator (the gateway keeps running).
-    func stopCoordinator() {
-        coordinator.stop()
+    /// Stops the coordinator (the gateway keeps running), off the cooperative pool: the gateway's
+    /// handlers run there, and the test suites running beside this one keep it busy enough.
+    func stopCoordinator() async {
+        let coordinator = self.coordinator
+        await offPool { coordinator.stop() }
     }
 
     /// Starts a coordinator again on the same index, cache and endpoints.
-    func restartCoordinator() throws {
+    func restartCoordinator() async throws {
+        try await offPool { try self.startCoordinatorAgain() }
+    }
+
+    private func startCoordinatorAgain() throws {
         var configuration = coordinatorConfiguration
         configuration.workerEndpoint = endpoints.workers
         configuration.controlEndpoint = endpoints.control
@@ -163,4 +172,21 @@ final class GatewaySystem: @unchecked Sendable {
 func fixture(_ name: String) -> String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("EndToEndTests/Fixtures/\(name)").path
+}
+
+/// Runs blocking work (stopping threads, waiting for them) on a thread of its own, never on the
+/// cooperative pool.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+func offPool(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            body()
+            continuation.resume()
+        }
+    }
 }
