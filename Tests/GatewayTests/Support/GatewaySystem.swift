@@ -27,9 +27,26 @@ final class GatewaySystem: @unchecked Sendable {
     private var server: Task<Void, any Error>?
     let coordinatorConfiguration: CoordinatorConfiguration
 
-    init(workers count: Int = 1, adjust: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
+    /// Key files when the system runs with CURVE: the coordinator's, the worker's, the gateway's.
+    private(set) var keys: (coordinator: CurveKeyPair, files: [String: String])?
+
+    /// - Parameter curve: every socket encrypted, the coordinator letting in only the worker's and
+    ///   the gateway's public keys.
+    init(workers count: Int = 1, curve: Bool = false, adjust: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-gateway-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var pairs: [String: CurveKeyPair] = [:]
+        var files: [String: String] = [:]
+        if curve {
+            for name in ["coordinator", "worker", "gateway"] {
+                let pair = try CurveKeyPair.generate()
+                let file = directory.appendingPathComponent(name + ".key").path
+                try pair.fileContents.write(toFile: file, atomically: true, encoding: .utf8)
+                pairs[name] = pair
+                files[name] = file
+            }
+            keys = (pairs["coordinator"]!, files)
+        }
         var configuration = CoordinatorConfiguration()
         configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
         configuration.cacheDirectory = directory.appendingPathComponent("cache").path
@@ -39,6 +56,10 @@ final class GatewaySystem: @unchecked Sendable {
         configuration.metricsListen = ""
         configuration.heartbeatIntervalMilliseconds = 200
         configuration.scales = [1, 2]
+        if curve {
+            configuration.keyFile = files["coordinator"]!
+            configuration.allowedKeys = [pairs["worker"]!.publicKey, pairs["gateway"]!.publicKey]
+        }
         coordinatorConfiguration = configuration
         var logger = Logger(label: "gateway-test")
         logger.logLevel = .warning
@@ -54,6 +75,10 @@ final class GatewaySystem: @unchecked Sendable {
             worker.renderThreads = 1
             worker.heartbeatIntervalMilliseconds = 200
             worker.name = "worker-\(number)"
+            if curve {
+                worker.keyFile = files["worker"]!
+                worker.serverKey = pairs["coordinator"]!.publicKey
+            }
             let started = Worker(configuration: worker, context: context, logger: logger)
             try started.start()
             return started
@@ -65,6 +90,10 @@ final class GatewaySystem: @unchecked Sendable {
         gatewayConfiguration.cacheDirectory = configuration.cacheDirectory
         gatewayConfiguration.tokenSecret = String(decoding: secret, as: UTF8.self)
         gatewayConfiguration.coordinatorTimeoutMilliseconds = 2_000
+        if curve {
+            gatewayConfiguration.keyFile = files["gateway"]!
+            gatewayConfiguration.serverKey = pairs["coordinator"]!.publicKey
+        }
         adjust(&gatewayConfiguration)
         gateway = try Gateway(configuration: gatewayConfiguration, context: context, logger: logger)
         try await startServer()
