@@ -87,7 +87,7 @@ struct CoordinatorLoop: ~Copyable {
             done: indexThreadDone, metrics: metrics, logger: logger)
         // The index is open and migrated: reads get a connection and a thread of their own.
         let readsEndpoint = "inproc://workfeed-coordinator-reads-\(UUID().uuidString)"
-        let readsSocket = try ZMQSocket(context, type: .pair)
+        let readsSocket = try ZMQSocket(context, type: .pull)
         try readsSocket.bind(readsEndpoint)
         let reads: ReadService
         do {

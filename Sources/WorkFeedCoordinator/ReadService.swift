@@ -20,12 +20,16 @@ final class ReadService: Sendable {
     private let requests = Handoff<[(identity: [UInt8], request: ControlRequest)]?>()
     private let replies = Mutex<[Reply]>([])
     private let finished = DispatchSemaphore(value: 0)
+    let threads: Int
 
-    /// Opens the read connection and starts the thread; returns once it is open.
+    /// Opens the read connections and starts the threads; returns once they are open.
+    /// - Parameter threads: read threads, each with its connection, taking batches in turn.
     /// - Throws: ``IndexError`` when the index cannot be opened for reading, ``ZMQError`` when the
     ///   wake socket cannot connect.
-    init(indexPath: String, reads: ControlReads, context: ZMQContext, wakeEndpoint: String, logger: Logger) throws {
+    init(indexPath: String, reads: ControlReads, context: ZMQContext, wakeEndpoint: String, threads: Int = 2, logger: Logger) throws {
+        self.threads = threads
         let opened = Handoff<(any Error)?>()
+        for number in 0..<threads {
         let thread = Thread { [self] in
             defer { finished.signal() }
             let index: WorkoutIndex
@@ -43,18 +47,21 @@ final class ReadService: Sendable {
                 try? wake.send([[1]])
             }
         }
-        thread.name = "coordinator-reads"
+        thread.name = "coordinator-reads-\(number)"
         thread.start()
-        if let error = opened.take() {
-            finished.wait()
-            throw error
+        }
+        var failure: (any Error)?
+        for _ in 0..<threads { failure = opened.take() ?? failure }
+        if let failure {
+            stop()
+            throw failure
         }
     }
 
     /// The PAIR that wakes the loop, or `nil` with the error handed to `opened`.
     private static func wakeSocket(context: ZMQContext, endpoint: String, opened: Handoff<(any Error)?>) -> ZMQSocket? {
         do {
-            let socket = try ZMQSocket(context, type: .pair)
+            let socket = try ZMQSocket(context, type: .push)
             try socket.connect(endpoint)
             return socket
         } catch {
@@ -101,9 +108,9 @@ final class ReadService: Sendable {
         }
     }
 
-    /// Answers what was handed over, then ends the thread (which closes its socket).
+    /// Answers what was handed over, then ends the threads (which close their sockets).
     func stop() {
-        requests.put(nil)
-        finished.wait()
+        for _ in 0..<threads { requests.put(nil) }
+        for _ in 0..<threads { finished.wait() }
     }
 }
