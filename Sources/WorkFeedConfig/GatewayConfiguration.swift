@@ -24,6 +24,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// The HS256 secret tokens are signed with, from a file (its bytes, a final newline dropped) or given here.
     public var tokenSecretFile = ""
     public var tokenSecret = ""
+    /// The public key (PEM, EC P-256 for ES256 or RSA for RS256) of an account system that signs
+    /// tokens with a private key; with it, the secret is optional.
+    public var tokenPublicKeyFile = ""
     /// The largest workout file an upload may carry, in bytes.
     public var uploadMaximumBytes = 16 << 20
     /// Pictures requested ahead of bulk work when a workout is uploaded.
@@ -40,7 +43,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
 
     public static let keys: Set<String> = [
         "listen", "coordinator.control", "coordinator.events", "coordinator.clients", "coordinator.timeout_ms", "cache.directory",
-        "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "uploads.max_bytes",
+        "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file", "uploads.max_bytes",
         "uploads.request_kinds", "uploads.request_scales", "pictures.max_wait_seconds", "http.idle_timeout_seconds", "log.level",
         "log.format",
     ]
@@ -69,11 +72,18 @@ public struct GatewayConfiguration: Sendable, Hashable {
         }
         c.tokenSecretFile = settings.string("tokens.secret_file", default: c.tokenSecretFile)
         c.tokenSecret = settings.string("tokens.secret", default: c.tokenSecret)
-        if c.tokenSecretFile.isEmpty && c.tokenSecret.isEmpty {
-            throw settings.invalid(
-                "tokens.secret_file", "", "the file holding the HS256 secret the app's account system signs tokens with (or tokens.secret)")
+        c.tokenPublicKeyFile = settings.string("tokens.public_key_file", default: c.tokenPublicKeyFile)
+        if !c.tokenPublicKeyFile.isEmpty, !FileManager.default.isReadableFile(atPath: c.tokenPublicKeyFile) {
+            throw settings.invalid("tokens.public_key_file", c.tokenPublicKeyFile, "a readable PEM file (an EC P-256 or RSA public key)")
         }
-        if !c.tokenSecretFile.isEmpty {
+        if c.tokenSecretFile.isEmpty && c.tokenSecret.isEmpty && c.tokenPublicKeyFile.isEmpty {
+            throw settings.invalid(
+                "tokens.secret_file", "",
+                "the file holding the HS256 secret the app's account system signs tokens with (or tokens.secret, or tokens.public_key_file for ES256/RS256)")
+        }
+        if c.tokenSecretFile.isEmpty && c.tokenSecret.isEmpty {
+            // A public key alone: no secret to check.
+        } else if !c.tokenSecretFile.isEmpty {
             guard let secret = try? TokenSecret.read(file: c.tokenSecretFile) else {
                 throw settings.invalid("tokens.secret_file", c.tokenSecretFile, "a readable file holding the secret, at least 32 bytes")
             }
@@ -98,7 +108,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         return c
     }
 
-    /// The HS256 secret: the file's bytes, or ``tokenSecret``'s.
+    /// The HS256 secret: the file's bytes, or ``tokenSecret``'s; empty when none is configured.
     public func secret() throws -> [UInt8] {
         tokenSecretFile.isEmpty ? Array(tokenSecret.utf8) : try TokenSecret.read(file: tokenSecretFile)
     }

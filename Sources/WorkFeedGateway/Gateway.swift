@@ -32,7 +32,9 @@ public final class Gateway: Sendable {
         let curve: CurveClientKeys? =
             configuration.keyFile.isEmpty
             ? nil : CurveClientKeys(serverKey: configuration.serverKey, keyPair: try CurveKeyPair.load(file: configuration.keyFile))
-        let secret = try configuration.secret()
+        let verifier = try TokenVerifier(
+            secret: try configuration.secret(),
+            publicKeyPEM: configuration.tokenPublicKeyFile.isEmpty ? nil : try String(contentsOfFile: configuration.tokenPublicKeyFile, encoding: .utf8))
         clients = try CoordinatorClients(
             count: configuration.coordinatorClients, context: context, endpoint: configuration.controlEndpoint,
             timeoutMilliseconds: configuration.coordinatorTimeoutMilliseconds, curve: curve, logger: logger)
@@ -47,10 +49,10 @@ public final class Gateway: Sendable {
             configuration: configuration, clients: clients, events: events,
             store: DirectoryPictureStore(root: configuration.cacheDirectory, threadPool: .singleton),
             memory: PictureMemoryCache(capacity: configuration.memoryCacheMegabytes << 20), metrics: metrics, logger: logger)
-        tokenSecret = secret
+        self.verifier = verifier
     }
 
-    private let tokenSecret: [UInt8]
+    private let verifier: TokenVerifier
     private let closed = Atomic<Bool>(false)
 
     /// The router: every endpoint, behind metrics and problem details; owner endpoints behind tokens.
@@ -64,7 +66,7 @@ public final class Gateway: Sendable {
         router.get("/metrics", use: api.prometheus)
         router.get("/v1/pictures/{file}", use: api.picture)
         router.get("/", use: FeedPageRoute.page)
-        let owner = router.group("/v1").add(middleware: TokenMiddleware(secret: tokenSecret))
+        let owner = router.group("/v1").add(middleware: TokenMiddleware(verifier: verifier))
         owner.get("/feed", use: api.feed)
         owner.get("/changes", use: api.changes)
         owner.post("/workouts", use: api.upload)

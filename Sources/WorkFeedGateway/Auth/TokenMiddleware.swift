@@ -3,11 +3,11 @@ import Hummingbird
 import WorkFeedModel
 
 /// Lets a request through only with `Authorization: Bearer <token>` holding a valid ``OwnerToken``
-/// (HS256, unexpired, a valid `sub`), and puts its owner in the context. Anything else is 401 with
+/// (signed with a configured algorithm, ``TokenVerifier``; unexpired; a valid `sub`), and puts its owner in the context. Anything else is 401 with
 /// problem details saying why (no token, malformed, wrongly signed, expired).
 struct TokenMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
-    let secret: [UInt8]
+    let verifier: TokenVerifier
 
     func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else { throw Problem.unauthorized("no Authorization header: send Authorization: Bearer <token>") }
@@ -17,7 +17,7 @@ struct TokenMiddleware: RouterMiddleware {
         }
         let token: OwnerToken
         do {
-            token = try OwnerToken.verify(String(parts[1]).trimmingCharacters(in: .whitespaces), secret: secret)
+            token = try verifier.verify(String(parts[1]).trimmingCharacters(in: .whitespaces))
         } catch {
             throw Problem.unauthorized(error.message)
         }

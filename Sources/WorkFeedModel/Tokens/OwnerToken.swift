@@ -5,9 +5,10 @@ public import Foundation
 /// the secret the gateway is configured with; `workctl token create` does too, for operators and
 /// tests.
 ///
-/// Verification accepts only `HS256` (never `none`, never another algorithm named by the token
-/// itself), requires `sub` (a valid ``Owner`` id) and `exp`, honours `nbf`, and allows
-/// ``OwnerToken/leeway`` seconds of clock difference.
+/// Verification accepts only the algorithms the verifier is configured with (`HS256` with a
+/// secret here; the gateway adds ES256 and RS256 with a public key), never `none` and never one the
+/// token names on its own; it requires `sub` (a valid ``Owner`` id) and `exp`, honours `nbf`, and
+/// allows ``OwnerToken/leeway`` seconds of clock difference.
 public struct OwnerToken: Sendable, Hashable {
     public var owner: String
     public var expires: Date
@@ -33,10 +34,27 @@ public struct OwnerToken: Sendable, Hashable {
         return signingInput + "." + Base64URL.encode(HMACSHA256.authenticationCode(for: signingInput.utf8, key: secret))
     }
 
-    /// Checks a token and returns what it says.
+    /// Checks an HS256 token and returns what it says.
     /// - Throws: ``TokenError`` saying why the token is refused (malformed, wrongly signed,
     ///   expired, not yet valid, no valid `sub`).
     public static func verify(_ token: String, secret: [UInt8], now: Date = Date()) throws(TokenError) -> OwnerToken {
+        try verify(token, now: now) { (algorithm: String, signingInput: [UInt8], signature: [UInt8]) throws(TokenError) in
+            guard algorithm == "HS256" else { throw TokenError(.malformed, "the token's algorithm must be HS256, is \(algorithm.prefix(20))") }
+            guard HMACSHA256.constantTimeEqual(HMACSHA256.authenticationCode(for: signingInput, key: secret), signature) else {
+                throw TokenError(.badSignature, "the token's signature does not match")
+            }
+        }
+    }
+
+    /// Checks a token whose signature `checkSignature` verifies, and returns what it says.
+    /// - Parameter checkSignature: given the header's `alg`, the signed bytes and the signature;
+    ///   throws ``TokenError`` for an algorithm that is not configured (never trust the token to
+    ///   choose one) or a signature that does not match.
+    /// - Throws: ``TokenError`` saying why the token is refused.
+    public static func verify(
+        _ token: String, now: Date = Date(),
+        checkSignature: (_ algorithm: String, _ signingInput: [UInt8], _ signature: [UInt8]) throws(TokenError) -> Void
+    ) throws(TokenError) -> OwnerToken {
         guard token.utf8.count <= maximumLength else { throw TokenError(.malformed, "the token is longer than \(maximumLength) bytes") }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw TokenError(.malformed, "a token has three parts separated by dots, this one \(parts.count)") }
@@ -46,13 +64,8 @@ public struct OwnerToken: Sendable, Hashable {
         guard let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any] else {
             throw TokenError(.malformed, "the token's header is not a JSON object")
         }
-        guard header["alg"] as? String == "HS256" else {
-            throw TokenError(.malformed, "the token's algorithm must be HS256, is \(String(describing: header["alg"] ?? "absent").prefix(20))")
-        }
-        let signingInput = parts[0] + "." + parts[1]
-        guard HMACSHA256.constantTimeEqual(HMACSHA256.authenticationCode(for: signingInput.utf8, key: secret), signature) else {
-            throw TokenError(.badSignature, "the token's signature does not match")
-        }
+        guard let algorithm = header["alg"] as? String else { throw TokenError(.malformed, "the token's header has no alg") }
+        try checkSignature(algorithm, Array((parts[0] + "." + parts[1]).utf8), signature)
         guard let claims = try? JSONSerialization.jsonObject(with: Data(payloadBytes)) as? [String: Any] else {
             throw TokenError(.malformed, "the token's payload is not a JSON object")
         }

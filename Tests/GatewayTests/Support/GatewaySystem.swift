@@ -95,7 +95,16 @@ final class GatewaySystem: @unchecked Sendable {
             gatewayConfiguration.serverKey = pairs["coordinator"]!.publicKey
         }
         adjust(&gatewayConfiguration)
-        gateway = try Gateway(configuration: gatewayConfiguration, context: context, logger: logger)
+        do {
+            gateway = try Gateway(configuration: gatewayConfiguration, context: context, logger: logger)
+        } catch {
+            let (workers, coordinator) = (self.workers, self.coordinator)
+            await offPool {
+                for worker in workers { worker.stop() }
+                coordinator.stop()
+            }
+            throw error
+        }
         try await startServer()
     }
 
