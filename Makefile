@@ -3,15 +3,19 @@
 #   make test   build and run the whole test suite
 # Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
 #       make attack, what issue 13 found tried again against the real programs (docs/security.md)
-.PHONY: demo test chaos attack build release bench bench-maps clean
+#       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
+.PHONY: demo test chaos attack build release bench bench-maps bench-gateway clean
 
 demo:
 	deploy/demo.sh
 
+# The Swift suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis).
 test:
 	deploy/install-deps.sh
+	deploy/install-test-deps.sh
 	swift build --build-tests
 	swift test --skip-build
+	var/test-python/bin/python -m pytest -q Tests/web
 
 chaos:
 	deploy/install-deps.sh
@@ -36,6 +40,11 @@ bench:
 # Map pictures a second end to end: coordinator, two workers, the Heidelberg tileset (docs/benchmarks.md).
 bench-maps:
 	deploy/bench-maps.sh
+
+# The gateway under wrk: pictures against nginx, the feed over 100,000 workouts, picture requests
+# during a bulk regeneration (docs/benchmarks.md, "Gateway").
+bench-gateway:
+	deploy/bench-gateway.sh
 
 clean:
 	rm -rf .build var

@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "workfeed-worker", targets: ["workfeed-worker"]),
         .executable(name: "workctl", targets: ["workctl"]),
         .executable(name: "workfeed-bench", targets: ["workfeed-bench"]),
+        .executable(name: "workfeed-gateway", targets: ["workfeed-gateway"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -25,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // C libraries from Debian (libzmq3-dev, libpng-dev, zlib1g-dev), linked in their module maps.
@@ -85,6 +90,7 @@ let package = Package(
             name: "WorkFeedConfig",
             dependencies: [
                 "WorkFeedModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -117,6 +123,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The HTTP edge for the app: feed, pictures, uploads, on-demand requests, tokens.
+        .target(
+            name: "WorkFeedGateway",
+            dependencies: [
+                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedMetrics",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                // ES256 and RS256 tokens (P-256 and RSA signatures).
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Page")],
+            swiftSettings: strictSettings
+        ),
 
         .executableTarget(
             name: "workfeed-coordinator",
@@ -139,6 +162,15 @@ let package = Package(
         .executableTarget(
             name: "workctl",
             dependencies: ["WorkFeedCtl", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "workfeed-gateway",
+            dependencies: [
+                "WorkFeedGateway", "WorkFeedConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // Prints speed and memory figures; see docs/benchmarks.md.
@@ -199,6 +231,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        // The gateway over real HTTP, with a real coordinator and workers on loopback.
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "WorkFeedGateway", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         // Real processes killed with SIGKILL and restarted; random frames at open sockets.

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole path on one machine, on the embedded defaults: builds, starts a coordinator and two
 # workers on loopback (index and cache under ./var) drawing maps from the Heidelberg tileset, imports
-# the sample workouts, renders every route picture and heatmap in both themes with progress, prints a summary, writes var/demo/index.html, and
-# stops what it started. Run from the repository root: `make demo`.
+# the sample workouts, renders every route picture and heatmap in both themes with progress, prints a
+# summary, writes var/demo/index.html, then starts the gateway and prints the feed page's address
+# (with a token for the samples' owner) and serves it until Ctrl-C; then it stops what it started.
+# WORKFEED_DEMO_EXIT=1 stops right after printing the address; WORKFEED_DEMO_PORT picks the port
+# (8080). Run from the repository root: `make demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +14,7 @@ echo "demo: building (release)..."
 swift build -c release --product workfeed-coordinator >/dev/null
 swift build -c release --product workfeed-worker >/dev/null
 swift build -c release --product workctl >/dev/null
+swift build -c release --product workfeed-gateway >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 
 # The picture cache too: a worker checks it can write there before it starts, and refuses a
@@ -26,17 +30,24 @@ stop_all() {
 }
 trap stop_all EXIT
 
+# Waits until `check` succeeds, or stops the demo with the log of the process that did not start.
+wait_until_up() {
+  local name="$1" log="$2" pid="$3"
+  shift 3
+  for _ in $(seq 1 100); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "demo: the $name did not start; its log:" >&2
+      cat "$log" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+}
+
 "$bin/workfeed-coordinator" >var/demo/coordinator.log 2>&1 &
 pids+=($!)
-for _ in $(seq 1 100); do
-  if "$bin/workctl" status --timeout 1 >/dev/null 2>&1; then break; fi
-  if ! kill -0 "${pids[0]}" 2>/dev/null; then
-    echo "demo: the coordinator did not start; its log:" >&2
-    cat var/demo/coordinator.log >&2
-    exit 1
-  fi
-  sleep 0.2
-done
+wait_until_up coordinator var/demo/coordinator.log "${pids[0]}" "$bin/workctl" status --timeout 1
 echo "demo: coordinator up (log: var/demo/coordinator.log)"
 
 for n in 1 2; do
@@ -53,4 +64,21 @@ echo "demo: rendering route pictures and heart-rate heatmaps, light and dark"
 echo
 "$bin/workctl" feed --html var/demo/index.html
 echo
-echo "demo: done. Open var/demo/index.html; pictures are under var/cache/route/."
+echo "demo: var/demo/index.html written; pictures are under var/cache/route/."
+
+# The app's door: a token secret for the demo, the gateway, and a token for the samples' owner
+# (imported without --owner: the default owner).
+port="${WORKFEED_DEMO_PORT:-8080}"
+[ -f var/demo/token.secret ] || "$bin/workctl" token secret --out var/demo/token.secret >/dev/null
+WORKFEED_TOKENS_SECRET_FILE=var/demo/token.secret "$bin/workfeed-gateway" --listen "127.0.0.1:$port" --cache var/cache \
+  >var/demo/gateway.log 2>&1 &
+pids+=($!)
+wait_until_up gateway var/demo/gateway.log "${pids[-1]}" curl -fsS "http://127.0.0.1:$port/readyz"
+token="$("$bin/workctl" token create --owner default --expires 1d --secret-file var/demo/token.secret)"
+echo "demo: gateway up (log: var/demo/gateway.log). The feed page, in a browser:"
+echo
+echo "  http://127.0.0.1:$port/#token=$token"
+echo
+if [ "${WORKFEED_DEMO_EXIT:-0}" = "1" ]; then exit 0; fi
+echo "demo: serving until Ctrl-C."
+wait "${pids[-1]}" || true

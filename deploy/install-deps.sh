@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages WorkFeed builds and runs with, when any is missing.
+# Installs the Debian packages WorkFeed builds and runs with, when any is missing, and any more
+# packages named as arguments (deploy/install-test-deps.sh names the browser's).
 # Used by `make demo` and `make test`; safe to run again (it installs nothing when all are there).
 set -euo pipefail
 
-packages=(libzmq3-dev libsqlite3-dev libpng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libfreetype-dev fonts-dejavu-core pkg-config)
+packages=(libzmq3-dev libsqlite3-dev libpng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libfreetype-dev fonts-dejavu-core pkg-config curl "$@")
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -65,6 +65,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var basemapFont = BasemapDefaults.fontPath
     /// Drawn instead of each tileset's own attribution when not empty.
     public var basemapAttribution = ""
+    /// The owner of workouts imported without one, and of those an index held before owners
+    /// existed (given to them once, when the index is migrated).
+    public var defaultOwner = Owner.defaultName
     public var lightMap = MapStyle.light
     public var darkMap = MapStyle.dark
     public var logLevel = "info"
@@ -101,7 +104,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
             "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
-            "basemap.tilesets", "basemap.font", "basemap.attribution",
+            "basemap.tilesets", "basemap.font", "basemap.attribution", "owners.default",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
             + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
 
@@ -168,6 +171,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
         c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)
+        c.defaultOwner = settings.string("owners.default", default: c.defaultOwner)
+        if let problem = Owner.problem(with: c.defaultOwner) { throw settings.invalid("owners.default", c.defaultOwner, problem) }
         c.lightMap = try settings.mapStyle("maps.light", default: c.lightMap)
         c.darkMap = try settings.mapStyle("maps.dark", default: c.darkMap)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue

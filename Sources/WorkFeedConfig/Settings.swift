@@ -128,7 +128,11 @@ public struct Settings: Sendable {
         }
     }
 
+    /// A list: a YAML sequence, or (from a flag or an environment variable, which hold text) the
+    /// text split at commas.
     public func strings(_ key: String, default value: [String]) -> [String] {
-        reader.stringArray(forKey: ConfigKey(key.split(separator: ".").map(String.init))) ?? value
+        if let list = reader.stringArray(forKey: ConfigKey(key.split(separator: ".").map(String.init))) { return list }
+        guard let text = raw(key) else { return value }
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }

@@ -115,10 +115,12 @@ final class Inbox: Sendable {
     /// transaction, its commit) is spread over what it carries: when fewer than ``smallBatch``
     /// reports came in, it waits for the next message to arrive, a millisecond at most, and takes
     /// that too. (Waiting only when many jobs are out with workers made no difference: with 2 × 8
-    /// slots, 9,400–10,000 jobs/s either way.)
+    /// slots, 9,400–10,000 jobs/s either way.) A batch of control requests alone does not wait:
+    /// they are reads, mostly (a gateway's feed pages), whose answer the wait would only delay.
     func take() -> Batch {
         var batch = takeReady(waitingUntil: .distantFuture)!
-        if batch.workerMessages.count < Self.smallBatch, !batch.stopping,
+        let controlOnly = batch.workerMessages.isEmpty && batch.unsent.isEmpty && !batch.controlMessages.isEmpty
+        if !controlOnly, batch.workerMessages.count < Self.smallBatch, !batch.stopping,
             let more = takeReady(waitingUntil: .now() + .milliseconds(1))
         {
             batch.workerMessages += more.workerMessages

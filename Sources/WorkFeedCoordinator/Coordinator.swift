@@ -36,6 +36,7 @@ public final class Coordinator: Sendable {
     private let logger: Logger
     public let metrics: CoordinatorMetrics
     private let metricsServer = Mutex<MetricsServer?>(nil)
+    private let keyLinks = Mutex<KeyLinkSweep?>(nil)
     private let wakeEndpoint = "inproc://workfeed-coordinator-wake-\(UUID().uuidString)"
     private let stopRequest = StopRequest()
     private let state = Mutex<State>(.idle)
@@ -83,6 +84,12 @@ public final class Coordinator: Sendable {
         switch outcome.withLock({ $0 })! {
         case .success(var endpoints):
             state.withLock { $0 = .running(done: done) }
+            // The index is open and migrated: pictures drawn before by-content names get theirs.
+            keyLinks.withLock {
+                $0 = KeyLinkSweep(
+                    indexPath: configuration.indexPath,
+                    cacheDirectory: URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path, logger: logger)
+            }
             if !configuration.metricsListen.isEmpty {
                 do {
                     let gauges = try JobGauges(indexPath: configuration.indexPath, metrics: metrics, logger: logger)
@@ -113,6 +120,7 @@ public final class Coordinator: Sendable {
         guard let done else { return }
         metricsServer.withLock { $0?.stop() }
         stopRequest.request()
+        keyLinks.withLock { $0 }?.stop()
         do {
             let wake = try ZMQSocket(context, type: .pair)
             try wake.connect(wakeEndpoint)

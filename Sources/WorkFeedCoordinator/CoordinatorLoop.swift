@@ -100,13 +100,19 @@ struct CoordinatorLoop: ~Copyable {
             configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
             done: indexThreadDone, metrics: metrics, dispatchState: dispatchState, logger: logger)
         let readsDoneEndpoint = "inproc://workfeed-coordinator-reads-\(UUID().uuidString)"
-        let readsDoneSocket = try ZMQSocket(context, type: .pair)
+        let readsDoneSocket = try ZMQSocket(context, type: .pull)
         try readsDoneSocket.bind(readsDoneEndpoint)
+        let cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
+        let pictureSize = PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)
         do {
             reads = try ReadService(
-                indexPath: configuration.indexPath, cacheDirectory: URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path,
-                dispatch: dispatchState, feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, context: context, doneEndpoint: readsDoneEndpoint,
-                logger: logger)
+                indexPath: configuration.indexPath,
+                answers: { index in
+                    ReadAnswers(
+                        index: index, dispatch: dispatchState, cacheDirectory: cacheDirectory, pictureSize: pictureSize,
+                        feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
+                },
+                context: context, doneEndpoint: readsDoneEndpoint, logger: logger)
         } catch {
             inbox.close()
             indexThreadDone.wait()
@@ -277,7 +283,7 @@ struct CoordinatorLoop: ~Copyable {
                 send(.error(id: id, "malformed request: \(error)"), to: message.identity)
                 continue
             }
-            if let refusal = ControlPolicy.refusal(of: request.command, for: message.role) {
+            if let refusal = ControlPolicy.refusal(of: request, for: message.role) {
                 throttle.log(
                     "control-role", "control request refused", metadata: ["command": "\(request.command.rawValue)", "role": "\(message.role?.rawValue ?? "local")"],
                     logger: logger)

@@ -61,17 +61,18 @@ extension Dispatcher {
             } catch {
                 throw ControlRequestError("IMPORT of \(body.origin.prefix(200)): \(error)")
             }
+            let owner = try checkOwner(body.owner, "IMPORT") ?? configuration.defaultOwner
             let kept = keepOriginal(of: body, attachments: request.attachments)
             var maybeUnreferenced = Set<String>()
             let reply = try transaction.importWorkout(
-                workout, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, replacedFile: { maybeUnreferenced.insert($0) })
+                workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, replacedFile: { maybeUnreferenced.insert($0) })
             if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
                 maybeUnreferenced.insert(file.sha256)
             }
             // Originals nothing stored comes from any more go once the turn is committed.
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)
             outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:))
-            logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)"])
+            logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)", "owner": "\(owner)"])
             return try ControlCodec.encode(reply)
 
         case .resolve:
@@ -95,6 +96,7 @@ extension Dispatcher {
         case .enqueue:
             let body = try decode(EnqueueRequest.self, request)
             try Self.check(body)
+            _ = try checkOwner(body.owner, "ENQUEUE")
             let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash)
             }
@@ -108,21 +110,36 @@ extension Dispatcher {
 
         case .delete:
             let body = try decode(DeleteRequest.self, request)
-            guard body.ids.count <= ControlLimits.maximumDeleteIDs else {
-                throw ControlRequestError("DELETE: ids has \(body.ids.count) entries, at most \(ControlLimits.maximumDeleteIDs) a request")
+            let owner = try checkOwner(body.owner, "DELETE")
+            let ids: [WorkoutID]
+            switch (body.ids, owner) {
+            case (let given?, _): ids = given
+            case (nil, let owner?): ids = try transaction.reader.workoutIDs(owner: owner)
+            case (nil, nil): throw ControlRequestError("DELETE needs ids, an owner, or both")
             }
-            let files = try transaction.reader.fileHashes(of: body.ids)
-            let deleted = try transaction.delete(body.ids)
+            guard body.ids == nil || ids.count <= ControlLimits.maximumDeleteIDs else {
+                throw ControlRequestError("DELETE: ids has \(ids.count) entries, at most \(ControlLimits.maximumDeleteIDs) a request")
+            }
+            let files = try transaction.reader.fileHashes(of: ids)
+            let deleted = try transaction.delete(ids, owner: owner)
             // The files go once the deletion is committed: the pictures, and the originals no
             // other workout came from.
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)
-            let paths = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
-            outbox.removals += paths
-            outbox.removals += try transaction.reader.unreferencedFiles(files).compactMap(store.path(for:))
-            logger.info("workouts deleted", metadata: ["workouts": "\(deleted.count)", "pictures": "\(paths.count)"])
+            let jobs = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
+            let pictures = jobs.filter { FileManager.default.fileExists(atPath: $0) }
+            let originals = try transaction.reader.unreferencedFiles(files).compactMap(store.path(for:))
+                .filter { FileManager.default.fileExists(atPath: $0) }
+            outbox.removals += pictures + originals
+            logger.info(
+                "workouts deleted",
+                metadata: [
+                    "workouts": "\(deleted.count)", "jobs": "\(jobs.count)", "pictures": "\(pictures.count)", "originals": "\(originals.count)",
+                    "owner": "\(owner ?? "(any)")",
+                ])
             return try ControlCodec.encode(
                 DeleteReply(
-                    deleted: body.ids.filter { deleted[$0] != nil }, missing: body.ids.filter { deleted[$0] == nil }, pictures: paths.count))
+                    deleted: ids.filter { deleted[$0] != nil }, missing: ids.filter { deleted[$0] == nil }, pictures: pictures.count,
+                    series: deleted.count, jobs: jobs.count, originals: originals.count))
 
         case .ping, .status, .show, .feed, .changes, .failed:
             // Answered by the loop (PING) and the read service; never sent here.
@@ -160,6 +177,13 @@ extension Dispatcher {
         }
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)
     }
+}
+
+/// The owner a request names, checked (``Owner/problem(with:)``); `nil` when it names none.
+func checkOwner(_ owner: String?, _ command: String) throws(ControlRequestError) -> String? {
+    guard let owner else { return nil }
+    if let problem = Owner.problem(with: owner) { throw ControlRequestError("\(command): owner: \(problem)") }
+    return owner
 }
 
 /// A request's JSON body as the type it must be, or an ERROR that says why not.
@@ -207,15 +231,29 @@ extension ControlCommand {
 }
 
 /// Which control requests each role may send. The ZAP handler already keeps worker keys off the
-/// control socket; this is the second line, and the place where the gateway's requests will be
-/// narrowed.
+/// control socket; this is the second line. A gateway key may only do what the phone app's
+/// endpoints need (docs/security.md), and only on behalf of an owner: a leaked gateway key cannot
+/// list every owner's workouts, read originals, or see the failures and workers of the whole system.
 enum ControlPolicy {
-    /// Why `role` may not send `command`, or `nil` when it may. `nil` role: no CURVE (loopback
+    /// Why `request` may not be sent by `role`, or `nil` when it may. `nil` role: no CURVE (loopback
     /// only), every local process is trusted alike.
-    static func refusal(of command: ControlCommand, for role: ClientRole?) -> String? {
+    static func refusal(of request: ControlRequest, for role: ClientRole?) -> String? {
         switch role {
-        case nil, .operator?, .gateway?: nil
-        case .worker?: "\(command.rawValue) refused: a worker key may not use the control protocol"
+        case nil, .operator?: return nil
+        case .worker?: return "\(request.command.rawValue) refused: a worker key may not use the control protocol"
+        case .gateway?:
+            switch request.command {
+            case .ping: return nil
+            case .importWorkout, .enqueue, .show, .feed, .changes, .delete:
+                // Only the owner field is read here; the body is parsed fully where it is answered.
+                struct OwnerField: Decodable { var owner: String? }
+                guard let owner = try? ControlCodec.decode(OwnerField.self, from: request.body).owner, Owner.problem(with: owner) == nil else {
+                    return "\(request.command.rawValue) refused: a gateway must name the owner it acts for"
+                }
+                return nil
+            case .status, .failed, .resolve, .original:
+                return "\(request.command.rawValue) refused: a gateway key may not use it (it is for operators, with workctl)"
+            }
         }
     }
 }

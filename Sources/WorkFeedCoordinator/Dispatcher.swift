@@ -81,7 +81,7 @@ struct Dispatcher {
         }
         index = try WorkoutIndex(
             path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
-            logger: logger)
+            defaultOwner: configuration.defaultOwner, logger: logger)
         self.configuration = configuration
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         self.logger = logger
@@ -108,7 +108,7 @@ struct Dispatcher {
         progressAfter.countTurn()
         let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
         do {
-            try index.write { transaction in
+            let released = try index.writeReleasingKeys { transaction in
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 for message in batch.workerMessages {
                     try handleWorker(
@@ -139,6 +139,8 @@ struct Dispatcher {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }
             }
+            // The by-content names of pictures nothing refers to any more go with the other files.
+            outbox.removals += released.releasedKeys.compactMap { key in CacheLayout.relativePath(forKey: key).map { cacheDirectory + "/" + $0 } }
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)

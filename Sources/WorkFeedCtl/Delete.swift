@@ -4,33 +4,47 @@ import WorkFeedModel
 import WorkFeedWire
 
 extension WorkCtl {
-    /// `workctl delete ID...`: removes workouts, their series, jobs and pictures.
+    /// `workctl delete ID...`: removes workouts, their series, jobs and pictures;
+    /// `workctl delete --owner ID`: every workout of an owner (a user leaving the app).
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete workouts with their series, jobs and pictures (the cache files too).",
-            discussion: "Exits 2 when some ids were not in the index; the others are deleted.")
+            discussion: """
+                With --owner and no ids, erases every workout of that owner: series, jobs, picture \
+                files and the kept original files no other workout came from, and says what it \
+                removed. With --owner and ids, deletes those ids only if they are that owner's. \
+                Exits 2 when some ids were not in the index (or not the owner's); the others are deleted.
+                """)
 
         @OptionGroup var connection: ConnectionOptions
 
         @Argument(help: "Workout ids, or unique prefixes of them.")
-        var ids: [String]
+        var ids: [String] = []
+
+        @Option(name: .long, help: "The owner whose workouts go (all of them without ids).")
+        var owner: String?
 
         @Flag(name: .long, help: "Print the result as JSON.")
         var json = false
 
         func validate() throws {
+            try validateOwner(owner)
+            guard !ids.isEmpty || owner != nil else { throw ValidationError("give workout ids, --owner ID, or both") }
             for text in ids { try IDPrefix.validate(text) }
         }
 
         func run() throws {
             var client = try connection.client()
-            let request = DeleteRequest(ids: try IDPrefix.resolve(ids, client: &client))
+            let request = DeleteRequest(ids: ids.isEmpty ? nil : try IDPrefix.resolve(ids, client: &client), owner: owner)
             let reply: DeleteReply = try talking { () throws(ControlClientError) in try client.request(.delete, request) }
             if json {
                 try printJSON(reply)
             } else {
-                say("deleted \(reply.deleted.count) workouts and \(reply.pictures) pictures")
-                for id in reply.missing { say("  not in the index: \(id)") }
+                let whose = owner.map { " of owner \($0)" } ?? ""
+                say(
+                    "deleted \(reply.deleted.count) workouts\(whose): \(reply.series ?? reply.deleted.count) series, "
+                        + "\(reply.jobs ?? 0) picture jobs, \(reply.pictures) picture files, \(reply.originals ?? 0) original files")
+                for id in reply.missing { say("  not in the index\(owner == nil ? "" : " (or not this owner's)"): \(id)") }
             }
             if !reply.missing.isEmpty { throw WorkCtlExit.partial }
         }
@@ -50,10 +64,14 @@ extension WorkCtl {
         @Option(name: .long, help: "At most this many changes per request.")
         var limit: Int = 10_000
 
+        @Option(name: .long, help: "Only this owner's workouts (default: every owner's).")
+        var owner: String?
+
         @Flag(name: .long, help: "Print as JSON.")
         var json = false
 
         func validate() throws {
+            try validateOwner(owner)
             guard since >= 0 else { throw ValidationError("--since must be 0 or more") }
             guard ControlLimits.changesLimits.contains(limit) else {
                 throw ValidationError("--limit must be \(ControlLimits.changesLimits.lowerBound)...\(ControlLimits.changesLimits.upperBound)")
@@ -66,7 +84,7 @@ extension WorkCtl {
             var anchor = since
             var reply: ChangesReply
             repeat {
-                let request = ChangesRequest(since: anchor, limit: limit)
+                let request = ChangesRequest(since: anchor, limit: limit, owner: owner)
                 reply = try talking { () throws(ControlClientError) in try client.request(.changes, request) }
                 all += reply.changes
                 anchor = reply.changes.last?.anchor ?? anchor

@@ -23,10 +23,14 @@ extension WorkCtl {
         @Option(name: .long, help: "The cache directory as seen from here (default: the coordinator's).")
         var cache: String?
 
+        @Option(name: .long, help: "Only this owner's workouts (default: every owner's).")
+        var owner: String?
+
         @Flag(name: .long, help: "Print as JSON.")
         var json = false
 
         func validate() throws {
+            try validateOwner(owner)
             guard (1...1000).contains(pageSize) else { throw ValidationError("--page-size must be 1...1000") }
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         }
@@ -38,7 +42,7 @@ extension WorkCtl {
             var cacheDirectory = ""
             repeat {
                 let page: FeedReply = try talking { () throws(ControlClientError) in
-                    try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor))
+                    try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor, owner: owner))
                 }
                 items += page.items
                 cursor = page.next

@@ -32,6 +32,13 @@ extension WorkCtl {
             help: "Import a workout even when another one is the same activity from another file (starts within a minute, tracks overlap).")
         var allowDuplicates = false
 
+        @Option(name: .long, help: "Whose workouts these are: the app's user id (default: the coordinator's owners.default).")
+        var owner: String?
+
+        func validate() throws {
+            try validateOwner(owner)
+        }
+
         func run() throws {
             let files: [URL]
             do {
@@ -50,7 +57,7 @@ extension WorkCtl {
                 var lost: ControlClientError?
                 let errors = WorkoutFileReader.readEach(contentsOf: file) { workout in
                     guard lost == nil else { return }
-                    lost = session.send(workout, client: &client, progress: &progress)
+                    lost = session.send(workout, owner: owner, client: &client, progress: &progress)
                 }
                 if let lost {
                     progress.finish()

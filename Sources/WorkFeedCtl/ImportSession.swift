@@ -81,11 +81,11 @@ struct ImportSession {
         self.allowDuplicates = allowDuplicates
     }
 
-    /// Sends one workout and records the outcome.
+    /// Sends one workout of `owner` (`nil`: the coordinator's default owner) and records the outcome.
     /// - Returns: the error when the coordinator could not be reached (the import cannot go on);
     ///   `nil` otherwise, the coordinator's refusals and messages too large to send included (those
     ///   skip the workout with their reason).
-    mutating func send(_ workout: ImportedWorkout, client: inout ControlClient, progress: inout ProgressLine) -> ControlClientError? {
+    mutating func send(_ workout: ImportedWorkout, owner: String?, client: inout ControlClient, progress: inout ProgressLine) -> ControlClientError? {
         for warning in workout.warnings {
             summary.warnings.append(warning.description)
             progress.note("warning: \(warning)")
@@ -93,11 +93,12 @@ struct ImportSession {
         let series = [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)]
         var attachments = series
         var withOriginal = false
+        // Kept once per content, whoever the owner.
         if let file = workout.file, let original = workout.original, !sentOriginals.contains(file.sha256) {
             attachments.append(Gzip.compress(original))
             withOriginal = true
         }
-        let request = ImportRequest(workout, allowDuplicates: allowDuplicates)
+        let request = ImportRequest(workout, owner: owner, allowDuplicates: allowDuplicates)
         var reply: ImportReply
         do {
             do {

@@ -64,8 +64,10 @@ extension WorkCtl {
                 defer { progress.update(done: number + 1) }
                 guard let group = byFile[hash], let first = group.first else { continue }
                 // Matched by identity, not by id: a copy that replaced a poorer duplicate keeps the
-                // id that copy's identity gave.
-                let wanted = Set(group.map { WorkoutIdentity(source: $0.source, sourceID: $0.sourceID) })
+                // id that copy's identity gave. Several owners may have imported the same file:
+                // each gets its own workouts read again.
+                let wanted = Set(group.map { WorkoutIdentity(owner: $0.owner, source: $0.source, sourceID: $0.sourceID) })
+                let owners = Set(group.map(\.owner)).sorted()
                 let bytes: [UInt8]
                 let file: WorkoutFile
                 do {
@@ -81,11 +83,13 @@ extension WorkCtl {
                 let batch = WorkoutFileReader.readAll(bytes: bytes, file: file.name)
                 for error in batch.errors { session.skip(error, progress: &progress) }
                 for var workout in batch.workouts {
-                    guard let identity = WorkoutIdentity(of: workout), wanted.contains(identity) else { continue }
                     workout.original = nil  // the coordinator has it
-                    if let lost = session.send(workout, client: &client, progress: &progress) {
-                        progress.finish()
-                        throw lost.exit()
+                    for owner in owners {
+                        guard let identity = WorkoutIdentity(of: workout, owner: owner), wanted.contains(identity) else { continue }
+                        if let lost = session.send(workout, owner: owner, client: &client, progress: &progress) {
+                            progress.finish()
+                            throw lost.exit()
+                        }
                     }
                 }
             }

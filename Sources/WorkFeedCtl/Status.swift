@@ -10,12 +10,21 @@ extension WorkCtl {
 
         @OptionGroup var connection: ConnectionOptions
 
+        @Option(name: .long, help: "Count only this owner's workouts and pictures.")
+        var owner: String?
+
         @Flag(name: .long, help: "Print as JSON.")
         var json = false
 
+        func validate() throws {
+            try validateOwner(owner)
+        }
+
         func run() throws {
             var client = try connection.client()
-            let status: StatusReply = try talking { () throws(ControlClientError) in try client.request(.status, [String: String]()) }
+            let status: StatusReply = try talking { () throws(ControlClientError) in
+                try client.request(.status, StatusRequest(owner: owner))
+            }
             if json { try printJSON(status) } else { Self.printSummary(status) }
         }
 

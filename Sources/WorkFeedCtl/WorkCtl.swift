@@ -14,7 +14,7 @@ public struct WorkCtl: AsyncParsableCommand {
         version: BuildInfo.description,
         subcommands: [
             Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Workers.self, Failed.self, Show.self, Feed.self,
-            Changes.self, Watch.self, Delete.self, Reimport.self, Render.self, Keygen.self,
+            Changes.self, Watch.self, Delete.self, Reimport.self, Render.self, Keygen.self, Token.self,
         ])
 
     public init() {}
@@ -184,6 +184,11 @@ func printJSON(_ value: some Encodable) throws {
 /// bidirectional overrides are written escaped (``Swift/String/escapedForDisplay``).
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line.escapedForDisplay + "\n").utf8))
+}
+
+/// Checks an `--owner` value (``Owner``), naming the option on error.
+func validateOwner(_ owner: String?) throws {
+    if let owner, let problem = Owner.problem(with: owner) { throw ValidationError("--owner: \(problem)") }
 }
 
 /// Parses a comma-separated list of kinds, naming the option on error.

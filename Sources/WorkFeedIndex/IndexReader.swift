@@ -6,13 +6,27 @@ public import WorkFeedModel
 public struct IndexReader {
     public let db: Database
 
-    public func workoutCount() throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM workout") ?? 0
+    /// The number of workouts, of one owner or of all.
+    public func workoutCount(owner: String? = nil) throws -> Int {
+        guard let owner else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM workout") ?? 0 }
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM workout WHERE owner = ?", arguments: [owner]) ?? 0
     }
 
-    /// Jobs per kind, theme and status.
-    public func statusCounts() throws -> [(kind: JobKind, theme: Theme, status: JobStatus, count: Int)] {
-        try Row.fetchAll(db, sql: "SELECT kind, theme, status, count(*) AS n FROM job GROUP BY kind, theme, status ORDER BY kind, theme, status")
+    /// The ids of every workout of `owner`, in id order.
+    public func workoutIDs(owner: String) throws -> [WorkoutID] {
+        try String.fetchAll(db, sql: "SELECT id FROM workout WHERE owner = ? ORDER BY id", arguments: [owner]).compactMap(WorkoutID.init)
+    }
+
+    /// Jobs per kind, theme and status, of one owner's workouts or of all.
+    public func statusCounts(owner: String? = nil) throws -> [(kind: JobKind, theme: Theme, status: JobStatus, count: Int)] {
+        let sql =
+            owner == nil
+            ? "SELECT kind, theme, status, count(*) AS n FROM job GROUP BY kind, theme, status ORDER BY kind, theme, status"
+            : """
+            SELECT j.kind, j.theme, j.status, count(*) AS n FROM job j JOIN workout w ON w.id = j.workout_id WHERE w.owner = ?
+            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            """
+        return try Row.fetchAll(db, sql: sql, arguments: owner.map { [$0] } ?? [])
             .compactMap { row in
                 guard let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"]),
                     let status = JobStatus(rawValue: row["status"])
@@ -44,13 +58,45 @@ public struct IndexReader {
             arguments: [now.timeIntervalSince1970]) ?? 0
     }
 
-    public func workout(_ id: WorkoutID) throws -> WorkoutRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]).map(Self.workoutRecord)
+    /// A workout; with `owner`, only when it is that owner's (another owner's is `nil`, as if it
+    /// were not in the index).
+    public func workout(_ id: WorkoutID, owner: String? = nil) throws -> WorkoutRecord? {
+        guard
+            let record = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.workoutColumns) FROM workout WHERE id = ?"), arguments: [id.description])
+                .map(Self.workoutRecord)
+        else { return nil }
+        return owner == nil || record.owner == owner ? record : nil
     }
 
     public func pictures(of id: WorkoutID) throws -> [PictureRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM job WHERE workout_id = ? ORDER BY kind, theme, scale", arguments: [id.description])
-            .map(Self.pictureRecord)
+        try Row.fetchAll(
+            db, sql: "SELECT \(Self.pictureColumns) FROM job WHERE workout_id = ? ORDER BY kind, theme, scale", arguments: [id.description]
+        ).map(Self.pictureRecord)
+    }
+
+    /// The pictures of several workouts (a feed page) in one query, by workout.
+    public func pictures(of ids: [WorkoutID]) throws -> [WorkoutID: [PictureRecord]] {
+        guard !ids.isEmpty else { return [:] }
+        let list = "[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let records = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT \(Self.pictureColumns) FROM json_each(?) AS q CROSS JOIN job ON job.workout_id = q.value
+                    ORDER BY workout_id, kind, theme, scale
+                    """),
+            arguments: [list]
+        ).map(Self.pictureRecord)
+        return Dictionary(grouping: records, by: \.picture.workoutID)
+    }
+
+    /// Every generated picture with its cache key, in job order, while `body` returns `true`.
+    public func generatedPictures(_ body: (PictureID, String) throws -> Bool) throws {
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT workout_id, kind, theme, scale, cache_key FROM job WHERE status = 'generated' AND cache_key IS NOT NULL ORDER BY id")
+        while let row = try rows.next() {
+            guard let id = WorkoutID(row[0] as String), let kind = JobKind(rawValue: row[1]), let theme = Theme(rawValue: row[2]) else { continue }
+            guard try body(PictureID(workoutID: id, kind: kind, theme: theme, scale: row[3]), row[4]) else { return }
+        }
     }
 
     /// The stored series of a workout, as stored.
@@ -60,22 +106,31 @@ public struct IndexReader {
         }
     }
 
-    /// Workouts newest first, `limit` at a time. The cursor is opaque to clients: the last item's
-    /// start time and id, so that pages stay stable while workouts are added.
-    public func feed(limit: Int, cursor: String?) throws -> (workouts: [WorkoutRecord], next: String?) {
-        var sql = "SELECT * FROM workout"
+    /// Workouts newest first (undated ones last), `limit` at a time, of one owner or of all. The
+    /// cursor is opaque to clients: the last item's start time and id (a keyset, not an offset),
+    /// so that pages stay stable while workouts are added or removed.
+    public func feed(limit: Int, cursor: String?, owner: String? = nil) throws -> (workouts: [WorkoutRecord], next: String?) {
+        // The indexes workout_feed (owner first) and workout_feed_all cover this order.
+        var sql = "SELECT \(Self.workoutColumns) FROM workout INDEXED BY \(owner == nil ? "workout_feed_all" : "workout_feed")"
+        var conditions: [String] = []
         var arguments: StatementArguments = []
-        if let cursor {
-            let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
-            guard cursor.utf8.count <= 128, parts.count == 2, let start = Double(parts[0]), start.isFinite, WorkoutID(parts[1]) != nil else {
-                throw IndexError("not a feed cursor: '\(cursor.prefix(64))' (pass the `next` of the previous page)")
-            }
-            sql += " WHERE (coalesce(start_at, -1e18), id) < (?, ?)"
-            arguments = [start, parts[1]]
+        if let owner {
+            conditions.append("owner = ?")
+            _ = arguments.append(contentsOf: [owner])
         }
+        if let cursor {
+            guard let position = FeedCursor(cursor) else { throw IndexError("not a feed cursor: \(cursor.prefix(80))") }
+            // Written out rather than as a row value `(start, id) < (?, ?)`, which SQLite does not turn
+            // into a range of the index: every page after the first walked the owner's feed from
+            // its top (pages all over a feed of 100,000 workouts came at 147 a second, deploy/bench-gateway.sh).
+            conditions.append("coalesce(start_at, -1e18) <= ? AND (coalesce(start_at, -1e18) < ? OR id < ?)")
+            _ = arguments.append(contentsOf: [position.start, position.start, position.id.description])
+        }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY coalesce(start_at, -1e18) DESC, id DESC LIMIT ?"
         _ = arguments.append(contentsOf: [limit + 1])
-        var workouts = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.workoutRecord)
+        // Cached: a page is asked for on every scroll, and compiling the statement cost as much as running it.
+        var workouts = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(Self.workoutRecord)
         var next: String?
         if workouts.count > limit {
             workouts.removeLast()
@@ -86,25 +141,38 @@ public struct IndexReader {
 
     /// The cursor of the page that follows `workout` in the feed (opaque to clients).
     public static func feedCursor(after workout: WorkoutRecord) -> String {
-        "\(workout.start?.timeIntervalSince1970 ?? -1e18)|\(workout.id)"
+        FeedCursor(start: workout.start?.timeIntervalSince1970 ?? FeedCursor.undated, id: workout.id).description
     }
 
     /// What changed after `anchor`, oldest first: the way a client syncs incrementally. A workout
     /// appears once per kind of change, at its latest anchor.
+    /// - Parameter owner: only that owner's workouts (and deletions); `nil` for every owner's.
     /// - Returns: up to `limit` changes, and whether more follow.
-    public func changes(since anchor: Int64, limit: Int) throws -> (changes: [WorkoutChange], more: Bool) {
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, anchor, 'workout' AS change FROM workout WHERE anchor > :since
-                UNION ALL
-                SELECT workout_id, max(anchor), 'pictures' FROM job WHERE anchor > :since GROUP BY workout_id
-                UNION ALL
-                SELECT id, anchor, 'deleted' FROM deleted_workout WHERE anchor > :since
-                ORDER BY 2, 1
-                LIMIT :limit
-                """,
-            arguments: ["since": anchor, "limit": limit + 1])
+    public func changes(since anchor: Int64, limit: Int, owner: String? = nil) throws -> (changes: [WorkoutChange], more: Bool) {
+        let sql =
+            owner == nil
+            ? """
+            SELECT id, anchor, 'workout' AS change FROM workout WHERE anchor > :since
+            UNION ALL
+            SELECT workout_id, max(anchor), 'pictures' FROM job WHERE anchor > :since GROUP BY workout_id
+            UNION ALL
+            SELECT id, anchor, 'deleted' FROM deleted_workout WHERE anchor > :since
+            ORDER BY 2, 1
+            LIMIT :limit
+            """
+            : """
+            SELECT id, anchor, 'workout' AS change FROM workout WHERE owner = :owner AND anchor > :since
+            UNION ALL
+            SELECT j.workout_id, max(j.anchor), 'pictures' FROM job j JOIN workout w ON w.id = j.workout_id
+                WHERE w.owner = :owner AND j.anchor > :since GROUP BY j.workout_id
+            UNION ALL
+            SELECT id, anchor, 'deleted' FROM deleted_workout WHERE owner = :owner AND anchor > :since
+            ORDER BY 2, 1
+            LIMIT :limit
+            """
+        var arguments: [String: (any DatabaseValueConvertible)?] = ["since": anchor, "limit": limit + 1]
+        if let owner { arguments["owner"] = owner }
+        let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
         var changes = rows.compactMap { row -> WorkoutChange? in
             guard let id = WorkoutID(row[0] as String), let kind = WorkoutChange.Kind(rawValue: row[2]) else { return nil }
             return WorkoutChange(anchor: row[1], id: id, change: kind)
@@ -132,10 +200,10 @@ public struct IndexReader {
     /// The file a workout's stored copy came from, and its place among the file's workouts;
     /// `nil` for a workout imported before files were remembered (or not in the index).
     public func file(of id: WorkoutID) throws -> (file: WorkoutFile, positionInFile: Int, originalKept: Bool)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id.description]),
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.workoutColumns) FROM workout WHERE id = ?", arguments: [id.description]),
             let file = Self.workoutRecord(row).file
         else { return nil }
-        return (file, row["position_in_file"], row["original_kept"])
+        return (file, row[29], row[28])
     }
 
     /// The files (SHA-256) of these workouts.
@@ -177,8 +245,10 @@ public struct IndexReader {
 
     /// Failed pictures, most recent first.
     public func failedPictures(limit: Int) throws -> [PictureRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM job WHERE status = 'failed-no-retry' ORDER BY updated_at DESC, id LIMIT ?", arguments: [limit])
-            .map(Self.pictureRecord)
+        try Row.fetchAll(
+            db, sql: "SELECT \(Self.pictureColumns) FROM job WHERE status = 'failed-no-retry' ORDER BY updated_at DESC, id LIMIT ?",
+            arguments: [limit]
+        ).map(Self.pictureRecord)
     }
 
     public func failedCount() throws -> Int {
@@ -190,50 +260,62 @@ public struct IndexReader {
         try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
     }
 
+    /// The columns ``workoutRecord(_:)`` reads, in its order: select them by name, decode them by
+    /// position (a lookup by name lower-cases and hashes the name for every value, which was most of
+    /// the time of a feed page).
+    static let workoutColumns = """
+        id, owner, source, source_id, activity, name, tz_offset, route_version, route_hash, hr_hash, anchor, start_at, end_at, \
+        distance, duration, elevation_gain, hr_avg, hr_max, point_count, calories, hr_samples, device_source, device_figures, \
+        file_name, file_sha256, file_size, file_format, reader_version, original_kept, position_in_file
+        """
+
     static func workoutRecord(_ row: Row) -> WorkoutRecord {
         var record = WorkoutRecord(
-            id: WorkoutID(row["id"] as String)!,
-            source: WorkoutSource(rawValue: row["source"]) ?? .gpx,
-            sourceID: row["source_id"],
-            activity: ActivityType(rawValue: row["activity"]) ?? .other,
-            name: row["name"],
+            id: WorkoutID(row[0] as String) ?? WorkoutID(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
+            owner: row[1],
+            source: WorkoutSource(rawValue: row[2]) ?? .gpx,
+            sourceID: row[3],
+            activity: ActivityType(rawValue: row[4]) ?? .other,
+            name: row[5],
             summary: WorkoutSummary(route: Route(), heartRate: []),
-            timeZoneOffset: row["tz_offset"],
-            routeVersion: row["route_version"],
-            routeHash: row["route_hash"],
-            heartRateHash: row["hr_hash"],
-            anchor: row["anchor"])
-        record.start = (row["start_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        record.end = (row["end_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        record.distance = row["distance"]
-        record.duration = row["duration"]
-        record.elevationGain = row["elevation_gain"]
-        record.heartRateAverage = row["hr_avg"]
-        record.heartRateMax = row["hr_max"]
-        record.pointCount = row["point_count"]
-        record.calories = row["calories"]
-        record.heartRateSamples = row["hr_samples"]
-        record.deviceSource = row["device_source"]
-        record.deviceFigures = (row["device_figures"] as String?).map { $0.split(separator: ",").map(String.init) }
-        if let name = row["file_name"] as String?, let sha256 = row["file_sha256"] as String? {
-            record.file = WorkoutFile(
-                name: name, size: row["file_size"] ?? 0, sha256: sha256, format: row["file_format"] ?? "", readerVersion: row["reader_version"] ?? 1)
-            record.originalKept = row["original_kept"]
+            timeZoneOffset: row[6],
+            routeVersion: row[7],
+            routeHash: row[8],
+            heartRateHash: row[9],
+            anchor: row[10])
+        record.start = (row[11] as Double?).map(Date.init(timeIntervalSince1970:))
+        record.end = (row[12] as Double?).map(Date.init(timeIntervalSince1970:))
+        record.distance = row[13]
+        record.duration = row[14]
+        record.elevationGain = row[15]
+        record.heartRateAverage = row[16]
+        record.heartRateMax = row[17]
+        record.pointCount = row[18]
+        record.calories = row[19]
+        record.heartRateSamples = row[20]
+        record.deviceSource = row[21]
+        record.deviceFigures = (row[22] as String?).map { $0.split(separator: ",").map(String.init) }
+        if let name = row[23] as String?, let sha256 = row[24] as String? {
+            record.file = WorkoutFile(name: name, size: row[25] ?? 0, sha256: sha256, format: row[26] ?? "", readerVersion: row[27] ?? 1)
+            record.originalKept = row[28]
         }
         return record
     }
 
+    /// The columns ``pictureRecord(_:)`` reads, in its order.
+    static let pictureColumns = "workout_id, kind, theme, scale, status, reason, cache_key, attempts, updated_at, map, reason_code"
+
     static func pictureRecord(_ row: Row) -> PictureRecord {
         PictureRecord(
             picture: PictureID(
-                workoutID: WorkoutID(row["workout_id"] as String)!, kind: JobKind(rawValue: row["kind"]) ?? .route,
-                theme: Theme(rawValue: row["theme"]) ?? .light, scale: row["scale"]),
-            status: JobStatus(rawValue: row["status"]) ?? .pending,
-            reason: row["reason"],
-            cacheKey: row["cache_key"],
-            attempts: row["attempts"],
-            updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-            map: (row["map"] as String?).flatMap(MapCoverage.init(rawValue:)),
-            reasonCode: row["reason_code"])
+                workoutID: WorkoutID(row[0] as String) ?? WorkoutID(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
+                kind: JobKind(rawValue: row[1]) ?? .route, theme: Theme(rawValue: row[2]) ?? .light, scale: row[3]),
+            status: JobStatus(rawValue: row[4]) ?? .pending,
+            reason: row[5],
+            cacheKey: row[6],
+            attempts: row[7],
+            updatedAt: Date(timeIntervalSince1970: row[8]),
+            map: (row[9] as String?).flatMap(MapCoverage.init(rawValue:)),
+            reasonCode: row[10])
     }
 }

@@ -21,16 +21,20 @@ extension IndexTransaction {
     ///   replaces the stored copy, the route version goes up and every picture becomes `pending`
     ///   again, failed ones too.
     ///
+    /// Everything is per owner: a workout is found, updated or found to be a duplicate only among
+    /// `owner`'s workouts.
+    ///
     /// - Parameters:
+    ///   - owner: whose workout it is (``Owner``); part of its identity.
     ///   - originalKept: whether the original file is kept in the cache (the coordinator stored it).
     ///   - replacedFile: called with the SHA-256 of the file the stored copy came from when this
     ///     import replaces it with another file's copy (its original may be kept no more).
     /// - Throws: ``IndexError`` for a workout with neither a source id nor a file, or a database error.
     public mutating func importWorkout(
-        _ workout: ImportedWorkout, allowDuplicates: Bool = false, originalKept: Bool = false, now: Date = Date(),
+        _ workout: ImportedWorkout, owner: String = Owner.defaultName, allowDuplicates: Bool = false, originalKept: Bool = false, now: Date = Date(),
         replacedFile: (String) -> Void = { _ in }
     ) throws -> ImportReply {
-        guard let identity = WorkoutIdentity(of: workout) else {
+        guard let identity = WorkoutIdentity(of: workout, owner: owner) else {
             throw IndexError("\(workout.origin): the workout has neither a source id nor a file hash to identify it")
         }
         let route = SeriesCodec.encode(workout.route)
@@ -46,12 +50,13 @@ extension IndexTransaction {
         if stored == nil, workout.sourceID == nil {
             // Before files were remembered, a workout without a source id was identified by the
             // hash of its series: the same file, read the same way, finds it.
-            stored = try storedWorkout(WorkoutIdentity(source: workout.source, sourceID: "sha256:" + SHA256.hex(route + heartRate)))
+            stored = try storedWorkout(
+                WorkoutIdentity(owner: owner, source: workout.source, sourceID: "sha256:" + SHA256.hex(route + heartRate)))
             adopted = stored != nil
         }
 
         guard let stored else {
-            if !allowDuplicates, let original = try duplicate(of: workout.route, start: summary.start) {
+            if !allowDuplicates, let original = try duplicate(of: workout.route, start: summary.start, owner: owner) {
                 guard
                     let more = Self.clearlyRicher(
                         points: summary.pointCount, samples: workout.heartRate.count, storedPoints: original.row["point_count"],
@@ -75,9 +80,9 @@ extension IndexTransaction {
             }
             let id = try freeID(for: identity)
             let anchor = nextAnchor()
-            var names = ["id", "source", "source_id", "route_version", "route_hash", "hr_hash", "hr_samples", "point_count", "anchor"]
+            var names = ["id", "owner", "source", "source_id", "route_version", "route_hash", "hr_hash", "hr_samples", "point_count", "anchor"]
             var values: [(any DatabaseValueConvertible)?] = [
-                id.description, workout.source.rawValue, identity.sourceID, 1, routeHash, heartRateHash, workout.heartRate.count,
+                id.description, owner, workout.source.rawValue, identity.sourceID, 1, routeHash, heartRateHash, workout.heartRate.count,
                 summary.pointCount, anchor,
             ]
             names += WorkoutColumns.names
@@ -200,26 +205,27 @@ extension IndexTransaction {
     private func storedWorkout(_ identity: WorkoutIdentity) throws -> Stored? {
         guard
             let row = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT * FROM workout WHERE source = ? AND source_id = ?"),
-                arguments: [identity.source.rawValue, identity.sourceID])
+                try db.cachedStatement(sql: "SELECT * FROM workout WHERE owner = ? AND source = ? AND source_id = ?"),
+                arguments: [identity.owner, identity.source.rawValue, identity.sourceID])
         else { return nil }
         guard let id = WorkoutID(row["id"] as String) else { throw IndexError("corrupt workout row: id \(row["id"] ?? "")") }
         return Stored(id: id, row: row)
     }
 
-    /// A stored workout that is the same activity as a new one: it starts less than a minute
-    /// apart and the tracks overlap. Workouts without a track or a start are never duplicates.
-    private func duplicate(of route: Route, start: Date?) throws -> Stored? {
+    /// A stored workout of the same owner that is the same activity as a new one: it starts less
+    /// than a minute apart and the tracks overlap. Workouts without a track or a start are never
+    /// duplicates, and two owners who ran together each keep their own.
+    private func duplicate(of route: Route, start: Date?, owner: String) throws -> Stored? {
         guard let start, !route.isEmpty else { return nil }
         let candidates = try Row.fetchAll(
             db,
             sql: """
                 SELECT w.*, s.route AS stored_route FROM workout w JOIN series s ON s.workout_id = w.id
-                WHERE w.start_at > ? AND w.start_at < ? AND w.point_count > 0
+                WHERE w.start_at > ? AND w.start_at < ? AND w.point_count > 0 AND w.owner = ?
                 ORDER BY abs(w.start_at - ?), w.id
                 """,
             arguments: [
-                start.timeIntervalSince1970 - Self.duplicateWindow, start.timeIntervalSince1970 + Self.duplicateWindow,
+                start.timeIntervalSince1970 - Self.duplicateWindow, start.timeIntervalSince1970 + Self.duplicateWindow, owner,
                 start.timeIntervalSince1970,
             ])
         for candidate in candidates {

@@ -66,6 +66,10 @@ public struct IndexTransaction {
     var anchor: Int64
     /// The leases, as this transaction has left them so far.
     public internal(set) var leases: LeaseTable
+    /// Cache keys no job refers to any more after this transaction (a picture drawn again under a
+    /// new key, a workout deleted): their by-content files (``CacheLayout/relativePath(forKey:)``)
+    /// can go once it has committed.
+    public internal(set) var releasedKeys: [String] = []
 
     init(db: Database, anchor: Int64, leases: LeaseTable) {
         self.db = db
@@ -86,19 +90,28 @@ public struct IndexTransaction {
 
     // MARK: Workouts (imports: IndexTransaction+Import.swift)
 
-    /// Deletes workouts, their series and their jobs, leaving a tombstone for `changes`.
+    /// Deletes workouts, their series and their jobs, leaving a tombstone for `changes` (reported
+    /// to the workout's owner).
+    /// - Parameter owner: when given, only that owner's workouts are deleted; another owner's ids
+    ///   are left alone, as if they were not in the index.
     /// - Returns: the pictures each deleted workout had, so their files can be removed; ids not in
-    ///   the index are left out.
-    public mutating func delete(_ ids: [WorkoutID]) throws -> [WorkoutID: [PictureID]] {
+    ///   the index (or not `owner`'s) are left out.
+    public mutating func delete(_ ids: [WorkoutID], owner: String? = nil) throws -> [WorkoutID: [PictureID]] {
         var deleted: [WorkoutID: [PictureID]] = [:]
         for id in ids {
-            guard try Int.fetchOne(db, sql: "SELECT 1 FROM workout WHERE id = ?", arguments: [id.description]) != nil else { continue }
-            let pictures = try Row.fetchAll(db, sql: "SELECT workout_id, kind, theme, scale FROM job WHERE workout_id = ?", arguments: [id.description])
-                .map(Self.picture)
+            guard let stored = try String.fetchOne(db, sql: "SELECT owner FROM workout WHERE id = ?", arguments: [id.description]),
+                owner == nil || stored == owner
+            else { continue }
+            let rows = try Row.fetchAll(db, sql: "SELECT workout_id, kind, theme, scale, cache_key FROM job WHERE workout_id = ?", arguments: [id.description])
+            let pictures = try rows.map(Self.picture)
             try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [id.description])
+            for case let key? in rows.map({ $0["cache_key"] as String? }) { try release(key) }
             try db.execute(
-                sql: "INSERT INTO deleted_workout (id, anchor) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET anchor = excluded.anchor",
-                arguments: [id.description, nextAnchor()])
+                sql: """
+                    INSERT INTO deleted_workout (id, anchor, owner) VALUES (?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET anchor = excluded.anchor, owner = excluded.owner
+                    """,
+                arguments: [id.description, nextAnchor(), stored])
             deleted[id] = pictures
         }
         // Their leases end; the workers' reports will find nothing.
@@ -127,6 +140,7 @@ public struct IndexTransaction {
         if request.activities != nil { conditions.append("w.activity IN (SELECT value FROM json_each(:activities))") }
         if request.since != nil { conditions.append("w.start_at >= :since") }
         if request.until != nil { conditions.append("w.start_at < :until") }
+        if request.owner != nil { conditions.append("w.owner = :owner") }
         let workoutFilter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
         let activitiesJSON: String? = request.activities.map { list in
             "[" + list.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
@@ -143,7 +157,7 @@ public struct IndexTransaction {
                         "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "ids": idsJSON,
                         "now": now.timeIntervalSince1970, "anchor": anchor, "priority": request.priority ?? 0,
                         "activities": activitiesJSON, "since": request.since?.timeIntervalSince1970,
-                        "until": request.until?.timeIntervalSince1970, "codes": codesJSON,
+                        "until": request.until?.timeIntervalSince1970, "codes": codesJSON, "owner": request.owner,
                     ]
                     if request.existingOnly != true {
                         // A heatmap needs heart-rate samples: for a workout without them it is
@@ -350,6 +364,7 @@ public struct IndexTransaction {
                 lease, reason: "the worker reported cache key \(report.detail.prefix(64)), the job's is \(lease.cacheKey ?? "")",
                 code: .keyMismatch, retry: retry, now: now)
         case .generated:
+            let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT cache_key FROM job WHERE id = ?"), arguments: [lease.jobID])
             let update = try RawStatement(
                 db,
                 sql: """
@@ -366,6 +381,7 @@ public struct IndexTransaction {
             try update.execute()
             guard update.changes == 1 else { return .staleLease }
             anchor += 1
+            if let previous, previous != report.detail { try release(previous) }
             return .updated(lease.picture, .generated, reason: nil, retryAt: nil, code: nil)
         case .failedNoRetry:
             guard try attempts(of: lease) != nil else { return .staleLease }
@@ -412,6 +428,12 @@ public struct IndexTransaction {
             effects.append(try retryOrFail(entry, reason: "timed out on worker \(entry.worker)", code: .timedOut, retry: retry, now: now))
         }
         return effects.filter { $0 != .staleLease }
+    }
+
+    /// Notes `key` in ``releasedKeys`` when no job refers to it any more.
+    private mutating func release(_ key: String) throws {
+        let used = try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM job WHERE cache_key = ? LIMIT 1"), arguments: [key])
+        if used == nil { releasedKeys.append(key) }
     }
 
     /// The job's attempts so far, when the lease is still current: the job is still pending with

@@ -2,8 +2,13 @@ import GRDB
 import WorkFeedModel
 
 extension WorkoutIndex {
+    /// The schema's history with the default owner named ``Owner/defaultName``.
+    static var migrator: DatabaseMigrator { migrator(defaultOwner: Owner.defaultName) }
+
     /// The schema's history. Migrations are never edited once released; a change is a new one.
-    static var migrator: DatabaseMigrator {
+    /// - Parameter defaultOwner: the owner that "v7: owners" gives the workouts already stored
+    ///   (configuration's `owners.default`).
+    static func migrator(defaultOwner: String) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: workouts, series, jobs, anchors") { db in
             try db.execute(
@@ -175,6 +180,78 @@ extension WorkoutIndex {
             for reason in reasons {
                 try update.execute(arguments: [FailureCode.guess(fromReason: reason).rawValue, reason])
             }
+        }
+        migrator.registerMigration("v7: owners") { db in
+            // Every workout belongs to an owner, and the owner is part of its identity: the unique
+            // key becomes (owner, source, source id), which SQLite can only change by rebuilding
+            // the table (foreign keys are off during migrations, so the series, jobs and wishes
+            // that refer to it stay as they are). Workouts already stored get the default owner
+            // and keep their ids.
+            try db.execute(
+                sql: """
+                    CREATE TABLE workout_v7 (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        owner TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        source_id TEXT NOT NULL,
+                        activity TEXT NOT NULL,
+                        name TEXT,
+                        start_at REAL,
+                        end_at REAL,
+                        tz_offset INTEGER,
+                        distance REAL NOT NULL,
+                        duration REAL,
+                        elevation_gain REAL,
+                        hr_avg REAL,
+                        hr_max REAL,
+                        point_count INTEGER NOT NULL,
+                        route_version INTEGER NOT NULL,
+                        route_hash TEXT NOT NULL,
+                        hr_hash TEXT NOT NULL,
+                        anchor INTEGER NOT NULL,
+                        file_name TEXT,
+                        file_size INTEGER,
+                        file_sha256 TEXT,
+                        file_format TEXT,
+                        reader_version INTEGER,
+                        position_in_file INTEGER NOT NULL DEFAULT 0,
+                        original_kept INTEGER NOT NULL DEFAULT 0,
+                        calories REAL,
+                        device_source TEXT,
+                        device_figures TEXT,
+                        hr_samples INTEGER NOT NULL DEFAULT 0,
+                        UNIQUE (owner, source, source_id)
+                    ) STRICT;
+                    INSERT INTO workout_v7 (
+                        id, owner, source, source_id, activity, name, start_at, end_at, tz_offset, distance, duration, elevation_gain,
+                        hr_avg, hr_max, point_count, route_version, route_hash, hr_hash, anchor, file_name, file_size, file_sha256,
+                        file_format, reader_version, position_in_file, original_kept, calories, device_source, device_figures, hr_samples)
+                    SELECT
+                        id, :owner, source, source_id, activity, name, start_at, end_at, tz_offset, distance, duration, elevation_gain,
+                        hr_avg, hr_max, point_count, route_version, route_hash, hr_hash, anchor, file_name, file_size, file_sha256,
+                        file_format, reader_version, position_in_file, original_kept, calories, device_source, device_figures, hr_samples
+                    FROM workout ORDER BY id;
+                    DROP TABLE workout;
+                    ALTER TABLE workout_v7 RENAME TO workout;
+                    -- The feed's order (undated workouts last) per owner and over all owners, the
+                    -- changes per owner, and files as before.
+                    CREATE INDEX workout_feed ON workout (owner, coalesce(start_at, -1e18) DESC, id DESC);
+                    CREATE INDEX workout_feed_all ON workout (coalesce(start_at, -1e18) DESC, id DESC);
+                    -- Duplicates are looked for among one owner's workouts that start within a minute.
+                    CREATE INDEX workout_by_owner_start ON workout (owner, start_at);
+                    CREATE INDEX workout_by_anchor ON workout (anchor);
+                    CREATE INDEX workout_by_owner_anchor ON workout (owner, anchor);
+                    CREATE INDEX workout_by_file ON workout (file_sha256) WHERE file_sha256 IS NOT NULL;
+
+                    -- A deletion is reported to the owner whose workout it was.
+                    ALTER TABLE deleted_workout ADD COLUMN owner TEXT;
+                    UPDATE deleted_workout SET owner = :owner;
+                    CREATE INDEX deleted_by_owner_anchor ON deleted_workout (owner, anchor);
+                    CREATE INDEX deleted_by_anchor ON deleted_workout (anchor);
+
+                    -- A picture's by-content name (keys/…) goes when no job refers to its key any more.
+                    CREATE INDEX job_by_cache_key ON job (cache_key) WHERE cache_key IS NOT NULL;
+                    """, arguments: ["owner": defaultOwner])
         }
         return migrator
     }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 public import Logging
-import WorkFeedModel
+public import WorkFeedModel
 
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +42,9 @@ public final class WorkoutIndex {
     /// to do, instead of starting and then failing every request).
     /// - Throws: ``IndexError`` when the file cannot be opened, is locked by another process, is not
     ///   a WorkFeed index, is damaged, or a migration fails (nothing is changed then).
-    public init(path: String, durability: Durability = .full, logger: Logger) throws(IndexError) {
+    /// - Parameter defaultOwner: the owner the "v7: owners" migration gives workouts stored before
+    ///   owners existed (configuration's `owners.default`); used once, when that migration runs.
+    public init(path: String, durability: Durability = .full, defaultOwner: String = Owner.defaultName, logger: Logger) throws(IndexError) {
         self.logger = logger
         do {
             try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -72,7 +74,7 @@ public final class WorkoutIndex {
         self.queue = queue
         try Self.check(queue, path: path, logger: logger)
         do {
-            try Self.migrator.migrate(queue)
+            try Self.migrator(defaultOwner: defaultOwner).migrate(queue)
             try queue.write { db in try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)") }
             lastAnchor = try queue.read { db in
                 try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
@@ -145,6 +147,11 @@ public final class WorkoutIndex {
         self.logger = logger
         var configuration = Configuration()
         configuration.readonly = true
+        configuration.prepareDatabase { db in
+            // 32 MiB of page cache (SQLite's default is 2 MiB): feed pages all over a large index
+            // stay in memory.
+            try db.execute(sql: "PRAGMA cache_size = -32768")
+        }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
@@ -157,8 +164,14 @@ public final class WorkoutIndex {
     /// Runs `body` in one transaction; everything it did is committed together or not at all,
     /// its leases included.
     public func write<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> T {
+        try writeReleasingKeys(body).result
+    }
+
+    /// ``write(_:)``, also returning the cache keys the transaction left unreferenced
+    /// (``IndexTransaction/releasedKeys``), once it has committed.
+    public func writeReleasingKeys<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> (result: T, releasedKeys: [String]) {
         do {
-            let (result, anchor, leasesAfter) = try queue.write { db in
+            let (result, anchor, leasesAfter, released) = try queue.write { db in
                 var transaction = IndexTransaction(db: db, anchor: lastAnchor, leases: self.leases)
                 let result = try body(&transaction)
                 if transaction.anchor != lastAnchor {
@@ -166,12 +179,12 @@ public final class WorkoutIndex {
                         sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
                     ).execute(arguments: [transaction.anchor])
                 }
-                return (result, transaction.anchor, transaction.leases)
+                return (result, transaction.anchor, transaction.leases, transaction.releasedKeys)
             }
             // Committed: only now does memory follow.
             lastAnchor = anchor
             leases = leasesAfter
-            return result
+            return (result, released)
         } catch let error as IndexError {
             throw error
         } catch {

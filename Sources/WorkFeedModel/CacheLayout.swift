@@ -1,5 +1,11 @@
-/// Where pictures live in the shared cache:
-/// `<cache>/<kind>/<first two hex digits of id>/<id>[_<metric>]_<theme>[@2x].png`.
+/// Where pictures live in the shared cache.
+///
+/// - By picture: `<cache>/<kind>/<first two hex digits of id>/<id>[_<metric>]_<theme>[@2x].png`
+///   (DESIGN.md), replaced in place when the picture is drawn again.
+/// - By content: `<cache>/keys/<first two hex digits of the key>/<cache key>.png`, a hard link to
+///   the same file made when it is written. A cache key names exactly one picture's bytes (the same
+///   inputs give the same bytes), so this name never changes meaning: the gateway serves
+///   `/v1/pictures/<cache key>.png` from it as immutable, and never needs the index to find a file.
 public enum CacheLayout {
     /// The picture's path relative to the cache root, for example `route/3f/3f2a..._dark.png`.
     public static func relativePath(for picture: PictureID) -> String {
@@ -7,5 +13,21 @@ public enum CacheLayout {
         let metric = picture.metric.map { "_\($0)" } ?? ""
         let scale = picture.scale == 1 ? "" : "@\(picture.scale)x"
         return "\(picture.kind.rawValue)/\(id.prefix(2))/\(id)\(metric)_\(picture.theme.rawValue)\(scale).png"
+    }
+
+    /// The folder of the by-content names, relative to the cache root.
+    public static let keysFolder = "keys"
+
+    /// The by-content path of the picture with this cache key, relative to the cache root, for
+    /// example `keys/9c/9c04…e1.png`; `nil` when `key` is not a cache key (64 lower-case hex
+    /// digits), so that nothing else ever becomes a path.
+    public static func relativePath(forKey key: String) -> String? {
+        guard isCacheKey(key) else { return nil }
+        return "\(keysFolder)/\(key.prefix(2))/\(key).png"
+    }
+
+    /// Whether `text` is a cache key: exactly 64 lower-case hex digits (a SHA-256).
+    public static func isCacheKey(_ text: some StringProtocol) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }

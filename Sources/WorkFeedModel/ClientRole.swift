@@ -6,7 +6,7 @@ public enum ClientRole: String, Sendable, Hashable, CaseIterable, Codable {
     case worker
     /// workctl: the control protocol and the event stream.
     case `operator`
-    /// The HTTP gateway: the control protocol and the event stream. (Which control requests it
-    /// may send is for the coordinator to narrow; today it may send every one.)
+    /// The HTTP gateway: the control protocol and the event stream, narrowed by the coordinator
+    /// to what the app's endpoints need, each request naming its owner (`ControlPolicy`).
     case gateway
 }

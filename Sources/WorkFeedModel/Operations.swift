@@ -74,6 +74,8 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     /// With `includeFailed`: revive only `failed-no-retry` jobs whose failure has one of these
     /// codes (``FailureCode``); `nil`: any.
     public var reasonCodes: [String]?
+    /// Only this owner's workouts (another owner's ids are left alone, as if absent).
+    public var owner: String?
 
     public static let interactivePriority = 100
 

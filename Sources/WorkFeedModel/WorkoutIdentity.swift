@@ -10,26 +10,34 @@ public import Foundation
 ///   route is never used: every file without a route (waypoints only, an empty track) would
 ///   have the same one.
 ///
-/// The workout's UUID is derived from the identity, so the same file gets the same id in any index.
-/// When workouts get owners, the owner is part of the identity: it goes into ``key`` and
-/// ``workoutID`` here, and nowhere else.
+/// Every workout belongs to an ``Owner``, and the owner is part of its identity: the same file
+/// imported by two owners is two workouts (two people who ran together and share a recording each
+/// keep their own), and one owner's import never finds, updates or duplicates another's workout.
+///
+/// The workout's UUID is derived from the identity (owner included), so the same file of the same
+/// owner gets the same id in any index. Workouts stored before owners existed keep the ids they
+/// had (the index matches a re-import by owner, source and source id, not by the id).
 public struct WorkoutIdentity: Sendable, Hashable {
+    /// The owner id (``Owner``).
+    public var owner: String
     public var source: WorkoutSource
     /// The source's identifier, or `sha256:<hex of the file's bytes>[#n]`.
     public var sourceID: String
 
-    public init(source: WorkoutSource, sourceID: String) {
+    public init(owner: String, source: WorkoutSource, sourceID: String) {
+        self.owner = owner
         self.source = source
         self.sourceID = sourceID
     }
 
-    /// The identity of an imported workout; `nil` when it has neither a source identifier nor a
-    /// file to hash (such a workout cannot be told apart from others and is refused).
-    public init?(of workout: ImportedWorkout) {
+    /// The identity of an imported workout of `owner`; `nil` when it has neither a source
+    /// identifier nor a file to hash (such a workout cannot be told apart from others and is
+    /// refused).
+    public init?(of workout: ImportedWorkout, owner: String) {
         if let sourceID = workout.sourceID, !sourceID.isEmpty {
-            self.init(source: workout.source, sourceID: sourceID)
+            self.init(owner: owner, source: workout.source, sourceID: sourceID)
         } else if let file = workout.file {
-            self.init(source: workout.source, sourceID: Self.contentID(fileSHA256: file.sha256, position: workout.positionInFile))
+            self.init(owner: owner, source: workout.source, sourceID: Self.contentID(fileSHA256: file.sha256, position: workout.positionInFile))
         } else {
             return nil
         }
@@ -40,11 +48,12 @@ public struct WorkoutIdentity: Sendable, Hashable {
         position <= 0 ? "sha256:" + fileSHA256 : "sha256:\(fileSHA256)#\(position.addingReportingOverflow(1).partialValue)"
     }
 
-    /// The workout's id: the first 16 bytes of SHA-256("source\u{0}sourceID"), marked as an
-    /// RFC 9562 version 8 UUID.
+    /// The workout's id: the first 16 bytes of SHA-256("owner\u{0}source\u{0}sourceID"), marked
+    /// as an RFC 9562 version 8 UUID. (Before owners it was SHA-256("source\u{0}sourceID"); the
+    /// owner's bytes in front keep the two from ever meeting for a non-empty owner.)
     public var workoutID: WorkoutID {
         var hasher = SHA256()
-        hasher.update(source.rawValue + "\u{0}" + sourceID)
+        hasher.update(owner + "\u{0}" + source.rawValue + "\u{0}" + sourceID)
         var bytes = Array(hasher.finalize().prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80

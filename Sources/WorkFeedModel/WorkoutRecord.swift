@@ -3,6 +3,8 @@ public import Foundation
 /// A workout's row in the index: what the feed needs to draw its list without loading the route.
 public struct WorkoutRecord: Sendable, Hashable, Codable {
     public var id: WorkoutID
+    /// Whose workout it is (``Owner``).
+    public var owner: String
     public var source: WorkoutSource
     /// The source's identifier, or `sha256:<hash>` of the content when the format has none.
     public var sourceID: String
@@ -46,11 +48,12 @@ public struct WorkoutRecord: Sendable, Hashable, Codable {
     public var anchor: Int64
 
     public init(
-        id: WorkoutID, source: WorkoutSource, sourceID: String, activity: ActivityType, name: String?,
+        id: WorkoutID, owner: String = Owner.defaultName, source: WorkoutSource, sourceID: String, activity: ActivityType, name: String?,
         summary: WorkoutSummary, timeZoneOffset: Int?, routeVersion: Int, routeHash: String,
         heartRateHash: String, anchor: Int64
     ) {
         self.id = id
+        self.owner = owner
         self.source = source
         self.sourceID = sourceID
         self.activity = activity

@@ -143,8 +143,11 @@ public struct ImportRequest: Codable, Sendable, Hashable {
     public var device: DeviceSummary?
     /// Import it even when another workout is the same activity from another file.
     public var allowDuplicates: Bool?
+    /// Whose workout it is (``Owner``); absent: the coordinator's default owner.
+    public var owner: String?
 
-    public init(_ workout: ImportedWorkout, allowDuplicates: Bool = false) {
+    public init(_ workout: ImportedWorkout, owner: String? = nil, allowDuplicates: Bool = false) {
+        self.owner = owner
         source = workout.source
         sourceID = workout.sourceID
         activity = workout.activity
@@ -229,10 +232,21 @@ public struct StatusReply: Codable, Sendable, Hashable {
     }
 }
 
-/// SHOW: one workout and its pictures.
+/// STATUS: with `owner`, the workout and picture counts are that owner's.
+public struct StatusRequest: Codable, Sendable, Hashable {
+    public var owner: String?
+    public init(owner: String? = nil) { self.owner = owner }
+}
+
+/// SHOW: one workout and its pictures; with `owner`, only when the workout is that owner's
+/// (another owner's is answered as not in the index).
 public struct ShowRequest: Codable, Sendable, Hashable {
     public var id: WorkoutID
-    public init(id: WorkoutID) { self.id = id }
+    public var owner: String?
+    public init(id: WorkoutID, owner: String? = nil) {
+        self.id = id
+        self.owner = owner
+    }
 }
 
 public struct WorkoutWithPictures: Codable, Sendable, Hashable {
@@ -248,22 +262,40 @@ public struct WorkoutWithPictures: Codable, Sendable, Hashable {
 public struct ShowReply: Codable, Sendable, Hashable {
     public var item: WorkoutWithPictures
     public var cacheDirectory: String
+    /// Every picture's size in points (the PNG is this × its scale in pixels).
+    public var pictureSize: PictureSize?
 
-    public init(item: WorkoutWithPictures, cacheDirectory: String) {
+    public init(item: WorkoutWithPictures, cacheDirectory: String, pictureSize: PictureSize? = nil) {
         self.item = item
         self.cacheDirectory = cacheDirectory
+        self.pictureSize = pictureSize
     }
 }
 
-/// FEED: workouts newest first, a page at a time.
+/// A picture's size in points, as the coordinator is configured to draw them.
+public struct PictureSize: Codable, Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// FEED: workouts newest first, a page at a time; one owner's, or (without `owner`) everyone's.
 public struct FeedRequest: Codable, Sendable, Hashable {
     public var limit: Int
     /// The `next` of the previous page; `nil` for the first.
     public var cursor: String?
+    public var owner: String?
+    /// Answer with a ``FeedSummaryReply`` (what a feed list shows) instead of a ``FeedReply``.
+    public var summary: Bool?
 
-    public init(limit: Int, cursor: String? = nil) {
+    public init(limit: Int, cursor: String? = nil, owner: String? = nil, summary: Bool? = nil) {
         self.limit = limit
         self.cursor = cursor
+        self.owner = owner
+        self.summary = summary
     }
 }
 
@@ -272,11 +304,14 @@ public struct FeedReply: Codable, Sendable, Hashable {
     /// Pass as `cursor` for the next page; `nil` after the last.
     public var next: String?
     public var cacheDirectory: String
+    /// Every picture's size in points (the PNG is this × its scale in pixels).
+    public var pictureSize: PictureSize?
 
-    public init(items: [WorkoutWithPictures], next: String?, cacheDirectory: String) {
+    public init(items: [WorkoutWithPictures], next: String?, cacheDirectory: String, pictureSize: PictureSize? = nil) {
         self.items = items
         self.next = next
         self.cacheDirectory = cacheDirectory
+        self.pictureSize = pictureSize
     }
 }
 
@@ -317,33 +352,53 @@ public struct WorkerEvent: Codable, Sendable, Hashable {
     }
 }
 
-/// DELETE: remove workouts, their series, jobs and pictures.
+/// DELETE: remove workouts, their series, jobs and pictures, and the kept originals no other
+/// workout came from.
+///
+/// - `ids` alone: those workouts, whoever owns them.
+/// - `ids` and `owner`: those of them that are `owner`'s; another owner's ids are `missing`.
+/// - `owner` alone: every workout of that owner (a user leaving the app).
 public struct DeleteRequest: Codable, Sendable, Hashable {
-    public var ids: [WorkoutID]
-    public init(ids: [WorkoutID]) { self.ids = ids }
+    public var ids: [WorkoutID]?
+    public var owner: String?
+    public init(ids: [WorkoutID]?, owner: String? = nil) {
+        self.ids = ids
+        self.owner = owner
+    }
 }
 
 public struct DeleteReply: Codable, Sendable, Hashable {
     public var deleted: [WorkoutID]
-    /// Ids that were not in the index.
+    /// Ids that were not in the index (or not the owner's).
     public var missing: [WorkoutID]
-    /// Picture files removed from the cache (as the coordinator sees it).
+    /// Picture files in the cache removed with them (as the coordinator sees the cache).
     public var pictures: Int
+    /// Series (route and heart rate) removed: one per workout.
+    public var series: Int?
+    /// Picture jobs removed, whatever their status.
+    public var jobs: Int?
+    /// Kept original files removed (those no remaining workout came from).
+    public var originals: Int?
 
-    public init(deleted: [WorkoutID], missing: [WorkoutID], pictures: Int) {
+    public init(deleted: [WorkoutID], missing: [WorkoutID], pictures: Int, series: Int? = nil, jobs: Int? = nil, originals: Int? = nil) {
         self.deleted = deleted
         self.missing = missing
         self.pictures = pictures
+        self.series = series
+        self.jobs = jobs
+        self.originals = originals
     }
 }
 
-/// CHANGES: what changed after an anchor.
+/// CHANGES: what changed after an anchor; one owner's workouts, or (without `owner`) everyone's.
 public struct ChangesRequest: Codable, Sendable, Hashable {
     public var since: Int64
     public var limit: Int
-    public init(since: Int64, limit: Int) {
+    public var owner: String?
+    public init(since: Int64, limit: Int, owner: String? = nil) {
         self.since = since
         self.limit = limit
+        self.owner = owner
     }
 }
 

@@ -144,7 +144,9 @@ public struct ZMQSocket: ~Copyable {
                 if error.isInterrupted { continue }
                 throw error
             }
-            if frames.isEmpty, let property = zmq_msg_gets(message, "User-Id") {
+            // Not on the first frame: a ROUTER makes that one (the sender's routing id) itself,
+            // without the connection's metadata. The frames that came over the wire carry it.
+            if userID == nil, let property = zmq_msg_gets(message, "User-Id") {
                 userID = String(cString: property)
             }
             let size = zmq_msg_size(message)

@@ -7,21 +7,44 @@ import Glibc
 
 /// Writes pictures into the shared cache so that readers never see a half-written file: the bytes go
 /// to a temporary file in the picture's own directory, are flushed to disk, and the file is renamed
-/// over the final name (rename is atomic within a directory).
+/// over the final name (rename is atomic within a directory). The picture also gets its
+/// by-content name (``CacheLayout/relativePath(forKey:)``), a hard link made the same way.
 struct CacheWriter: Sendable {
     let root: String
 
+    /// - Parameter key: the picture's cache key; it is linked under `keys/` too.
     /// - Returns: the picture's final path.
     /// - Throws: ``CacheWriteError`` saying which step failed and why (its code tells a full,
     ///   read-only or forbidden cache apart).
-    func write(_ bytes: [UInt8], for picture: PictureID) throws(CacheWriteError) -> String {
+    func write(_ bytes: [UInt8], for picture: PictureID, key: String? = nil) throws(CacheWriteError) -> String {
         let path = root + "/" + CacheLayout.relativePath(for: picture)
+        try write(bytes, to: path)
+        if let key, let keyed = CacheLayout.relativePath(forKey: key) {
+            try link(path, to: root + "/" + keyed)
+        }
+        return path
+    }
+
+    /// Gives the file at `path` a second name, `name`, replacing any file there: a hard link under
+    /// a temporary name, renamed over the final one.
+    private func link(_ path: String, to name: String) throws(CacheWriteError) {
+        let directory = (name as NSString).deletingLastPathComponent
+        try Self.makeDirectory(directory, parentToo: true)
+        let temporary = "\(directory)/.\((name as NSString).lastPathComponent).\(Self.hostTag).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        guard Glibc.link(path, temporary) == 0 else { throw CacheWriteError(step: "link", errno: errno, path: temporary) }
+        guard rename(temporary, name) == 0 else {
+            let failure = CacheWriteError(step: "rename", errno: errno, path: name)
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to path: String) throws(CacheWriteError) {
         let directory = (path as NSString).deletingLastPathComponent
         try Self.makeDirectory(directory, parentToo: true)
         let name = (path as NSString).lastPathComponent
         let temporary = "\(directory)/.\(name).\(Self.hostTag).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         try Self.writeDurably(bytes, to: temporary, renamingTo: path)
-        return path
     }
 
     /// Makes `directory` unless it exists, and its parent first when that is missing too (the
@@ -119,7 +142,7 @@ extension CacheWriter {
 /// coordinator later and later without counting an attempt; the worker stops taking jobs until a
 /// probe write succeeds.
 struct CacheWriteError: Error, CustomStringConvertible {
-    /// `create`, `write`, `fsync`, `close`, `rename`, `mkdir`, `stat`, `unlink`.
+    /// `create`, `write`, `fsync`, `close`, `rename`, `mkdir`, `stat`, `unlink`, `link`.
     var step: String
     var errno: Int32
     /// The file or directory, for the worker's log: never in the reason sent to the coordinator,

@@ -101,7 +101,7 @@ struct RenderThread {
         }
         let picture = PictureID(workoutID: job.workoutID, kind: spec.kind, theme: spec.theme, scale: spec.scale)
         do {
-            let path = try cache.write(png, for: picture)
+            let path = try cache.write(png, for: picture, key: job.cacheKey)
             logger.debug("picture written", metadata: ["path": "\(path)", "bytes": "\(png.count)"])
             return Result(outcome: .generated, detail: job.cacheKey, map: statistics.mapCoverage)
         } catch {

@@ -302,10 +302,17 @@ enum AttackBench {
         // Control socket: only operator and gateway keys.
         for name in ["worker", "stranger", "operator", "gateway"] {
             var client = try target.client(timeoutMilliseconds: 1_500, curve: curve(name))
-            let answered = (try? client.request(.delete, DeleteRequest(ids: [WorkoutID(UUID())])) as DeleteReply) != nil
+            let answered = (try? client.requestRaw(.ping, [String: String]())) != nil
             let expected = name == "operator" || name == "gateway"
             if answered != expected { broken.append("\(name) key on the control socket \(answered ? "answered" : "refused")") }
             results.append("\(name) key on control: \(answered ? "answered" : "refused")")
+            guard name == "gateway" else { continue }
+            // A gateway acts for one named owner, and never with the operators' commands.
+            let ownerless = (try? client.request(.delete, DeleteRequest(ids: [imported.id])) as DeleteReply) != nil
+            let status = (try? client.request(.status, StatusRequest(owner: "someone")) as StatusReply) != nil
+            if ownerless { broken.append("a gateway key deleted without naming an owner") }
+            if status { broken.append("a gateway key was answered STATUS") }
+            results.append("gateway key without an owner: \(ownerless ? "answered" : "refused"), STATUS: \(status ? "answered" : "refused")")
         }
         // Worker socket: only the worker key gets a job.
         for name in ["operator", "gateway", "stranger", "worker"] {

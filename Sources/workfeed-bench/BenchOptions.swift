@@ -14,12 +14,18 @@ struct BenchOptions {
     var importMegabytes = 1024
     /// The "import" group: where the inputs are generated (a temporary folder inside it, removed after).
     var importDirectory: String?
+    /// When set, write an index of ``workouts`` made-up workouts of ``owner`` at this path and stop
+    /// (the gateway benchmark's feed of 100,000 workouts, deploy/bench-gateway.sh).
+    var makeIndex: String?
+    var workouts = 100_000
+    var owner = "bench"
 
     static let usage = """
         usage: workfeed-bench [--only GROUP[,GROUP]] [--runs N] [--sizes N,N,...] [--kinds route,heatmap] [--scales 1,2]
                workfeed-bench --dump-route N        (CSV of the synthetic route, for cairo_reference.py)
                workfeed-bench --samples DIRECTORY   (light and dark route and heatmap pictures)
                workfeed-bench --only import [--import-mb 1024] [--import-dir DIRECTORY]
+               workfeed-bench --make-index PATH [--workouts 100000] [--owner bench]   (an index for the gateway benchmark)
         groups: render, png, map, dispatch, flood, attack, import, index
         """
 
@@ -40,6 +46,13 @@ struct BenchOptions {
             case "--import-dir":
                 guard let value = iterator.next() else { throw BenchUsageError("--import-dir needs a directory") }
                 importDirectory = value
+            case "--make-index":
+                guard let value = iterator.next() else { throw BenchUsageError("--make-index needs a path") }
+                makeIndex = value
+            case "--workouts": workouts = try Self.number(iterator.next(), argument)
+            case "--owner":
+                guard let value = iterator.next(), !value.isEmpty else { throw BenchUsageError("--owner needs an owner id") }
+                owner = value
             case "--help", "-h": throw BenchUsageError("")
             default: throw BenchUsageError("unknown argument \(argument)")
             }

@@ -83,3 +83,23 @@ enum IndexBench {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 }
+
+extension IndexBench {
+    /// An index at `path` holding `workouts` workouts of `owner`, each a short run (40 points with
+    /// heart rate), an hour apart: the feed the gateway benchmark pages through.
+    static func makeIndex(at path: String, workouts: Int, owner: String) throws {
+        var logger = Logger(label: "workfeed.bench.index")
+        logger.logLevel = .error
+        let index = try WorkoutIndex(path: path, durability: .normal, logger: logger)
+        let clock = ContinuousClock()
+        let started = clock.now
+        var first = 0
+        while first < workouts {
+            try index.write { transaction in
+                for number in first..<min(workouts, first + 5_000) { _ = try transaction.importWorkout(workout(number, points: 40), owner: owner) }
+            }
+            first += 5_000
+        }
+        print("index: \(workouts) workouts of \(owner) written to \(path) in \(clock.now - started)")
+    }
+}

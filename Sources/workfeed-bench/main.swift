@@ -14,6 +14,8 @@ do {
 do {
     if let points = options.dumpRoutePoints {
         print(SyntheticWorkout(points: points).csv, terminator: "")
+    } else if let path = options.makeIndex {
+        try IndexBench.makeIndex(at: path, workouts: options.workouts, owner: options.owner)
     } else if let directory = options.samplesDirectory {
         try Samples.write(to: directory)
     } else {

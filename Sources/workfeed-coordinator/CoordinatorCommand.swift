@@ -19,8 +19,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             """,
         version: BuildInfo.description)
 
-    @Option(name: .long, help: "A YAML configuration file (see Config/coordinator.yaml).")
-    var config: String?
+    @OptionGroup var daemon: DaemonOptions
 
     @Option(name: .long, help: "The index file (index.path).")
     var index: String?
@@ -40,30 +39,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .long, help: "HOST:PORT for Prometheus' GET /metrics; empty turns it off (metrics.listen).")
     var listenMetrics: String?
 
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (log.level).")
-    var logLevel: String?
-
-    @Option(name: .long, help: "text or json (log.format).")
-    var logFormat: String?
-
     func run() async throws {
-        var overrides: [String: String] = [:]
-        overrides["index.path"] = index
-        overrides["cache.directory"] = cache
-        overrides["listen.workers"] = listenWorkers
-        overrides["listen.control"] = listenControl
-        overrides["listen.events"] = listenEvents
-        overrides["metrics.listen"] = listenMetrics
-        overrides["log.level"] = logLevel
-        overrides["log.format"] = logFormat
-        let configuration: CoordinatorConfiguration
-        do {
-            configuration = try await CoordinatorConfiguration.load(
-                file: config, environment: ProcessInfo.processInfo.environment, overrides: overrides)
-        } catch {
-            FileHandle.standardError.write(Data("workfeed-coordinator: \(error)\n".utf8))
-            throw ExitCode(78)  // EX_CONFIG
-        }
+        let configuration = try await daemon.load(
+            "workfeed-coordinator",
+            overrides: [
+                "index.path": index, "cache.directory": cache, "listen.workers": listenWorkers, "listen.control": listenControl,
+                "listen.events": listenEvents, "metrics.listen": listenMetrics,
+            ],
+            CoordinatorConfiguration.load)
         LogSetup.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
         let logger = Logger(label: "workfeed.coordinator")
         let coordinator = Coordinator(configuration: configuration, context: ZMQContext(), logger: logger)

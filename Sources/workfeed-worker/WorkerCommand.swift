@@ -19,8 +19,7 @@ struct WorkerCommand: AsyncParsableCommand {
             """,
         version: BuildInfo.description)
 
-    @Option(name: .long, help: "A YAML configuration file (see Config/worker.yaml).")
-    var config: String?
+    @OptionGroup var daemon: DaemonOptions
 
     @Option(name: .long, help: "The coordinator's worker endpoint, e.g. tcp://coordinator-host:5555 (coordinator).")
     var connect: String?
@@ -37,29 +36,14 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .long, help: "HOST:PORT for Prometheus' GET /metrics of this worker; empty (default) turns it off (metrics.listen).")
     var listenMetrics: String?
 
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical (log.level).")
-    var logLevel: String?
-
-    @Option(name: .long, help: "text or json (log.format).")
-    var logFormat: String?
-
     func run() async throws {
-        var overrides: [String: String] = [:]
-        overrides["coordinator"] = connect
-        overrides["cache.directory"] = cache
-        overrides["render_threads"] = threads.map(String.init)
-        overrides["name"] = name
-        overrides["metrics.listen"] = listenMetrics
-        overrides["log.level"] = logLevel
-        overrides["log.format"] = logFormat
-        let configuration: WorkerConfiguration
-        do {
-            configuration = try await WorkerConfiguration.load(
-                file: config, environment: ProcessInfo.processInfo.environment, overrides: overrides)
-        } catch {
-            FileHandle.standardError.write(Data("workfeed-worker: \(error)\n".utf8))
-            throw ExitCode(78)  // EX_CONFIG
-        }
+        let configuration = try await daemon.load(
+            "workfeed-worker",
+            overrides: [
+                "coordinator": connect, "cache.directory": cache, "render_threads": threads.map(String.init), "name": name,
+                "metrics.listen": listenMetrics,
+            ],
+            WorkerConfiguration.load)
         LogSetup.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
         let logger = Logger(label: "workfeed.worker")
         let worker = Worker(configuration: configuration, context: ZMQContext(), logger: logger)

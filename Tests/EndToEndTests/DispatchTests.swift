@@ -13,10 +13,10 @@ import WorkFeedWire
 import WorkFeedWorker
 
 /// Imports one fixture through the control protocol and returns its id.
-func importFixture(_ name: String, into client: inout ControlClient) throws -> WorkoutID {
+func importFixture(_ name: String, into client: inout ControlClient, owner: String? = nil) throws -> WorkoutID {
     let workout = try #require(try WorkoutFileReader.read(contentsOf: URL(fileURLWithPath: fixture(name))).first)
     let reply: ImportReply = try client.request(
-        .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+        .importWorkout, ImportRequest(workout, owner: owner), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
     return reply.id
 }
 

@@ -247,7 +247,7 @@ final class ScratchFolder {
         var seen: [String: Int] = [:]
         var pair: (Int, Int)?
         for number in 0..<5000 where pair == nil {
-            let key = String(WorkoutIdentity(source: .fit, sourceID: "x\(number)").workoutID.description.prefix(4))
+            let key = String(WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x\(number)").workoutID.description.prefix(4))
             if let other = seen[key] { pair = (other, number) } else { seen[key] = number }
         }
         let (a, b) = try #require(pair)

@@ -129,16 +129,50 @@ import WorkFeedWire
         let system = try Self.system(keys, workers: 1)
         defer { system.stop() }
         var gateway = try Self.client(system, keys, "gateway")
-        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &gateway)
-        let _: EnqueueReply = try gateway.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))
+        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &gateway, owner: "alice")
+        var enqueue = EnqueueRequest(ids: [id], kinds: [.route], themes: [.light])
+        enqueue.owner = "alice"
+        let _: EnqueueReply = try gateway.request(.enqueue, enqueue)
         var status: PictureRecord?
         for _ in 0..<200 {
-            let show: ShowReply = try gateway.request(.show, ShowRequest(id: id))
+            let show: ShowReply = try gateway.request(.show, ShowRequest(id: id, owner: "alice"))
             status = show.item.pictures.first
             if status?.status == .generated { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(status?.status == .generated)
+    }
+
+    /// A gateway key does what the app's endpoints need, for a named owner, and nothing more.
+    @Test func aGatewayKeyActsForOneNamedOwnerOnly() throws {
+        let keys = try Keys()
+        let system = try Self.system(keys, workers: 0)
+        defer { system.stop() }
+        var gateway = try Self.client(system, keys, "gateway")
+        var operatorClient = try Self.client(system, keys, "operator")
+        let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &gateway, owner: "alice")
+        let page: FeedReply = try gateway.request(.feed, FeedRequest(limit: 10, owner: "alice"))
+        #expect(page.items.map(\.workout.id) == [id])
+        let other: FeedReply = try gateway.request(.feed, FeedRequest(limit: 10, owner: "bob"))
+        #expect(other.items.isEmpty)
+        // Without an owner: everyone's feed, refused; so are the operators' commands.
+        let refused: [(ControlCommand, [UInt8])] = [
+            (.feed, try ControlCodec.encode(FeedRequest(limit: 10))),
+            (.show, try ControlCodec.encode(ShowRequest(id: id))),
+            (.delete, try ControlCodec.encode(DeleteRequest(ids: [id]))),
+            (.status, try ControlCodec.encode(StatusRequest(owner: "alice"))),
+            (.failed, try ControlCodec.encode(FailedRequest(limit: 10, group: true))),
+            (.resolve, try ControlCodec.encode(ResolveRequest(prefixes: [String(id.description.prefix(8))]))),
+        ]
+        for (command, body) in refused {
+            let error = #expect(throws: ControlClientError.self, "\(command.rawValue) accepted from a gateway key") {
+                _ = try gateway.requestRaw(command, body: body)
+            }
+            #expect(error?.description.contains("refused") == true, "\(command.rawValue): \(String(describing: error))")
+        }
+        // The operator still sees everything.
+        let all: FeedReply = try operatorClient.request(.feed, FeedRequest(limit: 10))
+        #expect(all.items.map(\.workout.id) == [id])
     }
 
     @Test func oneListForEverySocketIsRefusedAndAKeyHasOneRole() async throws {

@@ -24,7 +24,7 @@ import Glibc
         #expect(file.format == "gpx")
         #expect(file.readerVersion == WorkoutFile.currentReaderVersion)
         #expect(workout.original == bytes)
-        #expect(WorkoutIdentity(of: workout)?.sourceID == "sha256:" + SHA256.hex(bytes))
+        #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName)?.sourceID == "sha256:" + SHA256.hex(bytes))
     }
 
     /// Finding 1: files without a route or heart rate (waypoints only, an empty track, an empty
@@ -39,10 +39,10 @@ import Glibc
         for path in paths {
             let workout = try #require(WorkoutFileReader.readAll(contentsOf: try Fixture.url(path)).workouts.first)
             #expect(workout.route.isEmpty && workout.heartRate.isEmpty, "\(path)")
-            let identity = try #require(WorkoutIdentity(of: workout))
+            let identity = try #require(WorkoutIdentity(of: workout, owner: Owner.defaultName))
             identities.insert(identity)
             let again = try #require(WorkoutFileReader.readAll(contentsOf: try Fixture.url(path)).workouts.first)
-            #expect(WorkoutIdentity(of: again) == identity)
+            #expect(WorkoutIdentity(of: again, owner: Owner.defaultName) == identity)
         }
         #expect(identities.count == paths.count)
     }
@@ -57,7 +57,7 @@ import Glibc
         let workouts = try WorkoutFileReader.read(bytes: Array(tcx.utf8), file: "courses.tcx")
         #expect(workouts.map(\.positionInFile) == [0, 1])
         let hash = SHA256.hex(Array(tcx.utf8))
-        #expect(workouts.compactMap { WorkoutIdentity(of: $0)?.sourceID } == ["sha256:" + hash, "sha256:\(hash)#2"])
+        #expect(workouts.compactMap { WorkoutIdentity(of: $0, owner: Owner.defaultName)?.sourceID } == ["sha256:" + hash, "sha256:\(hash)#2"])
     }
 
     /// Finding 7, first half: a folder import finds Apple Health exports whatever their name (the

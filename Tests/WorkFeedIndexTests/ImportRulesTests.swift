@@ -99,7 +99,7 @@ import WorkFeedModel
         var seen: [String: String] = [:]
         var pair: (String, String)?
         for number in 0..<5000 where pair == nil {
-            let id = WorkoutIdentity(source: .tcx, sourceID: "p\(number)").workoutID.description
+            let id = WorkoutIdentity(owner: Owner.defaultName, source: .tcx, sourceID: "p\(number)").workoutID.description
             if let other = seen[String(id.prefix(4))] { pair = (other, "p\(number)") } else { seen[String(id.prefix(4))] = "p\(number)" }
         }
         let (a, b) = try #require(pair)
@@ -140,8 +140,8 @@ import WorkFeedModel
         let path = directory.appendingPathComponent("index.sqlite").path
         let old = try DatabaseQueue(path: path)
         try WorkoutIndex.migrator.migrate(old, upTo: "v4: map coverage")
-        let withHR = WorkoutIdentity(source: .gpx, sourceID: "sha256:with").workoutID.description
-        let noHR = WorkoutIdentity(source: .gpx, sourceID: "sha256:without").workoutID.description
+        let withHR = WorkoutIdentity(owner: Owner.defaultName, source: .gpx, sourceID: "sha256:with").workoutID.description
+        let noHR = WorkoutIdentity(owner: Owner.defaultName, source: .gpx, sourceID: "sha256:without").workoutID.description
         let route = Data(SeriesCodec.encode(Route(segments: [[RoutePoint(latitude: 1, longitude: 2), RoutePoint(latitude: 1.001, longitude: 2)]])))
         let samples = Data(SeriesCodec.encode((0..<3).map { HeartRateSample(time: Date(timeIntervalSince1970: Double($0)), bpm: 100) }))
         try old.write { db in
@@ -163,7 +163,7 @@ import WorkFeedModel
         try old.close()
 
         let index = try WorkoutIndex(path: path, logger: Logger(label: "test"))
-        #expect(try index.appliedMigrations().contains("v5: workout files and identity"))
+        #expect(try index.appliedMigrations().last == "v7: owners")
         let a = try #require(try index.read { try $0.workout(WorkoutID(withHR)!) })
         let b = try #require(try index.read { try $0.workout(WorkoutID(noHR)!) })
         #expect(a.heartRateSamples == 3 && b.heartRateSamples == 0)

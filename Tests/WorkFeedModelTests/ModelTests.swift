@@ -290,3 +290,57 @@ import WorkFeedModel
         #expect(try JSONDecoder().decode([String: String].self, from: Data(safe.utf8)) == value)
     }
 }
+
+/// The hand-written JSON reader and writer against Foundation's.
+@Suite struct JSONTests {
+    @Test func writerOutputIsReadByFoundationAndReadBack() throws {
+        var json = JSONWriter()
+        json.beginObject()
+        json.member("text", "quote \" backslash \\ newline \n tab \t control \u{1} é 😀")
+        json.member("absent", nil as String?)
+        json.member("whole", 3.0)
+        json.member("fraction", 0.1)
+        json.member("tiny", 1e-7)
+        json.member("nan", Double.nan)
+        json.key("list")
+        json.beginArray()
+        json.integer(-4)
+        json.bool(true)
+        json.beginObject()
+        json.endObject()
+        json.beginArray()
+        json.endArray()
+        json.endArray()
+        json.endObject()
+        let foundation = try #require(try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: Any])
+        #expect(foundation["text"] as? String == "quote \" backslash \\ newline \n tab \t control \u{1} é 😀")
+        #expect(foundation["absent"] == nil && foundation["nan"] == nil)
+        let value = try JSONValue(parsing: json.bytes)
+        #expect(value["text"]?.string == "quote \" backslash \\ newline \n tab \t control \u{1} é 😀")
+        #expect(value["whole"]?.int == 3 && value["fraction"]?.double == 0.1 && value["tiny"]?.double == 1e-7)
+        #expect(value["list"] == .array([.number(-4), .bool(true), .object([:]), .array([])]))
+    }
+
+    @Test func readerHandlesEscapesAndSurrogates() throws {
+        let value = try JSONValue(parsing: Array(#"{"a":"\u00e9\ud83d\ude00\/\b\f","b":[1.5e3,-0,null,false]}"#.utf8))
+        #expect(value["a"]?.string == "é😀/\u{8}\u{c}")
+        #expect(value["b"] == .array([.number(1500), .number(0), .null, .bool(false)]))
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\":1,}", "{a:1}", "01", "1.", ".5", "1e", "\"\\x\"", "\"\\ud800\"", "\"tab\there\"", "tru", "nul",
+        "[1] 2", "{\"a\" 1}", "\"unterminated", String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
+    ])
+    func readerRefusesWhatIsNotJSON(_ text: String) {
+        #expect(throws: JSONReadError.self) { try JSONValue(parsing: Array(text.utf8)) }
+    }
+
+    @Test func readerNeverTrapsOnRandomBytes() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("{}[]\",:0123456789.-+eE\\utrfalsn \u{0}".utf8)
+        for _ in 0..<2000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            _ = try? JSONValue(parsing: bytes)
+        }
+    }
+}

@@ -46,16 +46,16 @@ import WorkFeedModel
 
     @Test func identityIsTheSourceIdElseTheFilesHash() throws {
         var workout = ImportedWorkout(source: .fit, sourceID: "123-456", origin: "a.fit", file: WorkoutFile(name: "a.fit", bytes: [1, 2, 3], format: "fit"))
-        #expect(WorkoutIdentity(of: workout) == WorkoutIdentity(source: .fit, sourceID: "123-456"))
+        #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName) == WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "123-456"))
         workout.sourceID = nil
-        #expect(WorkoutIdentity(of: workout)?.sourceID == "sha256:" + SHA256.hex([1, 2, 3]))
+        #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName)?.sourceID == "sha256:" + SHA256.hex([1, 2, 3]))
         workout.positionInFile = 2
-        #expect(WorkoutIdentity(of: workout)?.sourceID == "sha256:\(SHA256.hex([1, 2, 3]))#3")
+        #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName)?.sourceID == "sha256:\(SHA256.hex([1, 2, 3]))#3")
         workout.file = nil
-        #expect(WorkoutIdentity(of: workout) == nil)
+        #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName) == nil)
         // The id is derived from the identity: the same in any index.
-        #expect(WorkoutIdentity(source: .fit, sourceID: "x").workoutID == WorkoutIdentity(source: .fit, sourceID: "x").workoutID)
-        #expect(WorkoutIdentity(source: .fit, sourceID: "x").workoutID != WorkoutIdentity(source: .tcx, sourceID: "x").workoutID)
+        #expect(WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID == WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID)
+        #expect(WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID != WorkoutIdentity(owner: Owner.defaultName, source: .tcx, sourceID: "x").workoutID)
     }
 
     @Test func overlapComparesTheSparserTrackWithTheOtherLine() {

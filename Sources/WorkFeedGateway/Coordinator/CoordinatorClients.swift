@@ -1,0 +1,149 @@
+
+import Foundation
+import Logging
+import Synchronization
+import WorkFeedWire
+
+/// Requests to the coordinator's control socket from async code.
+///
+/// ZeroMQ sockets are not thread-safe and ``ControlClient`` blocks, so neither may live on Swift's
+/// cooperative pool (two threads here). A fixed number of threads each own one ``ControlClient``
+/// (created on that thread, closed there); a request is handed to whichever thread is free, and the
+/// caller's continuation is resumed with the reply.
+///
+/// When every thread is busy the request waits in a bounded queue; past ``maximumQueued`` it fails
+/// at once as ``CoordinatorError/unavailable(_:)`` instead of piling up behind a coordinator that
+/// does not answer.
+final class CoordinatorClients: Sendable {
+    /// One request: runs on a client thread with that thread's client, or is cancelled (the
+    /// gateway is stopping) without one.
+    struct Job: Sendable {
+        let run: @Sendable (inout ControlClient) -> Void
+        let cancel: @Sendable () -> Void
+    }
+
+    private struct State {
+        var jobs: [Job] = []
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let available = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+    let maximumQueued: Int
+    let endpoint: String
+    let count: Int
+
+    /// Starts `count` client threads.
+    /// - Throws: ``ZMQError`` when a client socket cannot be made (a bad endpoint).
+    init(count: Int, context: ZMQContext, endpoint: String, timeoutMilliseconds: Int, curve: CurveClientKeys?, logger: Logger) throws {
+        self.endpoint = endpoint
+        self.count = count
+        maximumQueued = 256 * count
+        // Sockets are made on their own threads; the first failure is reported here.
+        let opened = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        for number in 0..<count {
+            finished.enter()
+            let thread = Thread { [self] in
+                defer { finished.leave() }
+                var client: ControlClient
+                do {
+                    client = try ControlClient(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve)
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                    opened.signal()
+                    return
+                }
+                opened.signal()
+                while let job = next() { job.run(&client) }
+                logger.debug("coordinator client thread ends", metadata: ["thread": "\(number)"])
+            }
+            thread.name = "gateway-control-\(number)"
+            thread.start()
+        }
+        for _ in 0..<count { opened.wait() }
+        if let error = failure.withLock({ $0 }) {
+            stop()
+            throw error
+        }
+    }
+
+    private func next() -> Job? {
+        while true {
+            available.wait()
+            let (job, stopped) = state.withLock { state -> (Job?, Bool) in
+                (state.jobs.isEmpty ? nil : state.jobs.removeFirst(), state.stopped)
+            }
+            if let job { return job }
+            if stopped { return nil }
+        }
+    }
+
+    /// Sends a request and decodes its reply.
+    /// - Throws: ``CoordinatorError``: `.refused` with the coordinator's message when it answered
+    ///   with an error, `.unavailable` when it did not answer in time or the queue is full.
+    func request<Reply: Decodable & Sendable>(
+        _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
+    ) async throws(CoordinatorError) -> Reply {
+        let bytes = try await requestRaw(command, body, attachments: attachments)
+        do {
+            return try ControlCodec.decode(Reply.self, from: bytes)
+        } catch {
+            throw .refused("the reply to \(command.rawValue) could not be read: \(error)")
+        }
+    }
+
+    /// Sends a request and returns its reply's JSON body as it came.
+    func requestRaw(_ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = []) async throws(CoordinatorError) -> [UInt8] {
+        let result: Result<[UInt8], CoordinatorError> = await withCheckedContinuation { continuation in
+            let job = Job(
+                run: { client in
+                    do throws(ControlClientError) {
+                        continuation.resume(returning: .success(try client.requestRaw(command, body, attachments: attachments)))
+                    } catch {
+                        continuation.resume(
+                            returning: .failure(error.fromCoordinator ? .refused(error.description) : .unavailable(error.description)))
+                    }
+                },
+                cancel: { continuation.resume(returning: .failure(.unavailable("the gateway is stopping"))) })
+            let accepted = state.withLock { state -> Bool in
+                guard !state.stopped, state.jobs.count < maximumQueued else { return false }
+                state.jobs.append(job)
+                return true
+            }
+            if accepted {
+                available.signal()
+            } else {
+                continuation.resume(returning: .failure(.unavailable("too many requests waiting for the coordinator at \(endpoint)")))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Requests still waiting are answered "unavailable". Blocks: call it off the cooperative pool.
+    func stop() {
+        let waiting = state.withLock { state -> [Job] in
+            state.stopped = true
+            defer { state.jobs.removeAll() }
+            return Array(state.jobs)
+        }
+        for job in waiting { job.cancel() }
+        for _ in 0..<count { available.signal() }
+        finished.wait()
+    }
+}
+
+/// Why a request to the coordinator failed.
+enum CoordinatorError: Error, Sendable, CustomStringConvertible {
+    /// The coordinator answered with an error (a bad request, an id it does not know).
+    case refused(String)
+    /// No answer in time: it is down, restarting, or overloaded.
+    case unavailable(String)
+
+    var description: String {
+        switch self {
+        case .refused(let message), .unavailable(let message): message
+        }
+    }
+}

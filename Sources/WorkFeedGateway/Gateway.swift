@@ -1,0 +1,162 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+public import WorkFeedConfig
+import WorkFeedModel
+public import WorkFeedWire
+
+/// `workfeed-gateway`: the HTTP edge the phone app and browsers reach (docs/gateway.md).
+///
+/// ```swift
+/// let gateway = try Gateway(configuration: configuration, context: ZMQContext(), logger: logger)
+/// try await gateway.run()     // until SIGTERM or SIGINT; or use gateway.application in a test
+/// ```
+public final class Gateway: Sendable {
+    public let configuration: GatewayConfiguration
+    let clients: CoordinatorClients
+    let events: PictureEvents
+    let api: GatewayAPI
+    let logger: Logger
+    /// The port the server bound, once it runs (a configured port 0 resolved).
+    private let boundPort = BoundPort()
+
+    /// Opens the coordinator clients and the event subscription; serves nothing yet.
+    /// - Throws: an error naming what cannot be set up (a key file, a secret, an endpoint).
+    public init(configuration: GatewayConfiguration, context: ZMQContext, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        let curve: CurveClientKeys? =
+            configuration.keyFile.isEmpty
+            ? nil : CurveClientKeys(serverKey: configuration.serverKey, keyPair: try CurveKeyPair.load(file: configuration.keyFile))
+        let verifier = try TokenVerifier(
+            secret: try configuration.secret(),
+            publicKeyPEM: configuration.tokenPublicKeyFile.isEmpty ? nil : try String(contentsOfFile: configuration.tokenPublicKeyFile, encoding: .utf8))
+        clients = try CoordinatorClients(
+            count: configuration.coordinatorClients, context: context, endpoint: configuration.controlEndpoint,
+            timeoutMilliseconds: configuration.coordinatorTimeoutMilliseconds, curve: curve, logger: logger)
+        do {
+            events = try PictureEvents(context: context, endpoint: configuration.eventsEndpoint, curve: curve, logger: logger)
+        } catch {
+            clients.stop()
+            throw error
+        }
+        let metrics = GatewayMetrics()
+        api = GatewayAPI(
+            configuration: configuration, clients: clients, events: events,
+            store: DirectoryPictureStore(root: configuration.cacheDirectory, threadPool: .singleton),
+            memory: PictureMemoryCache(capacity: configuration.memoryCacheMegabytes << 20), metrics: metrics, logger: logger)
+        self.verifier = verifier
+    }
+
+    private let verifier: TokenVerifier
+    private let closed = Atomic<Bool>(false)
+
+    /// The router: every endpoint, behind metrics and problem details; owner endpoints behind tokens.
+    func router() -> Router<GatewayContext> {
+        let router = Router(context: GatewayContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: MetricsMiddleware(metrics: api.metrics))
+        router.add(middleware: ProblemMiddleware(routes: Self.methods))
+        let api = self.api
+        router.get("/healthz", use: api.alive)
+        router.get("/readyz", use: api.ready)
+        router.get("/metrics", use: api.prometheus)
+        router.get("/v1/pictures/{file}", use: api.picture)
+        router.get("/", use: FeedPageRoute.page)
+        let owner = router.group("/v1").add(middleware: TokenMiddleware(verifier: verifier))
+        owner.get("/feed", use: api.feed)
+        owner.get("/changes", use: api.changes)
+        owner.post("/workouts", use: api.upload)
+        owner.get("/workouts/{id}", use: api.workout)
+        owner.delete("/workouts/{id}", use: api.deleteWorkout)
+        owner.get("/workouts/{id}/pictures/{kind}/{theme}", use: api.requestPicture)
+        return router
+    }
+
+    /// The methods each path answers; any other method on these paths is 405 with `Allow` (before
+    /// any token check), not 404 (``ProblemMiddleware``).
+    static let methods: [(path: String, allowed: [HTTPRequest.Method])] = [
+        ("/healthz", [.get, .head]), ("/readyz", [.get, .head]), ("/metrics", [.get, .head]), ("/", [.get, .head]),
+        ("/v1/pictures/{file}", [.get, .head]), ("/v1/feed", [.get, .head]), ("/v1/changes", [.get, .head]),
+        ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]),
+        ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]),
+    ]
+
+
+    /// The HTTP application (a Service). `onRunning` is called with the bound port.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        guard let address = HostAndPort(configuration.listen) else { throw GatewayError("listen: not HOST:PORT: \(configuration.listen)") }
+        let boundPort = self.boundPort
+        let logger = self.logger
+        return Application(
+            router: router(),
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)))),
+            configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: "workfeed-gateway"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                boundPort.set(port)
+                logger.info("gateway listening", metadata: ["port": "\(port)"])
+                await onRunning(port)
+            },
+            logger: logger)
+    }
+
+    /// The port bound, once the server runs.
+    public var port: Int? { boundPort.get() }
+
+    /// Serves until SIGTERM or SIGINT (with `signals`) or ``stop()``, then stops the server
+    /// (finishing requests in hand), the event subscription and the coordinator clients, in that
+    /// order.
+    public func run(signals: Bool = true) async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: try application())], gracefulShutdownSignals: signals ? [.sigterm, .sigint] : [], logger: logger))
+        serviceGroup.withLock { $0 = group }
+        do {
+            try await group.run()
+        } catch {
+            await shutdown()
+            throw error
+        }
+        await shutdown()
+    }
+
+    /// Asks a running ``run(signals:)`` to stop, as SIGTERM would.
+    public func stop() async {
+        await serviceGroup.withLock { $0 }?.triggerGracefulShutdown()
+    }
+
+    private let serviceGroup = Mutex<ServiceGroup?>(nil)
+
+    /// Closes the coordinator clients and the event subscription (their threads close their
+    /// sockets), off the cooperative pool. Call it after the server stopped, before the ZeroMQ
+    /// context goes.
+    public func shutdown() async {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
+        let clients = self.clients
+        let events = self.events
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                events.stop()
+                clients.stop()
+                continuation.resume()
+            }
+        }
+    }
+}
+
+/// The gateway cannot start.
+public struct GatewayError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Set once by the server's start, read by whoever needs the port.
+private final class BoundPort: Sendable {
+    private let value = Mutex<Int?>(nil)
+    func set(_ port: Int) { value.withLock { $0 = port } }
+    func get() -> Int? { value.withLock { $0 } }
+}

@@ -1,0 +1,80 @@
+import Hummingbird
+import Prometheus
+import Synchronization
+
+/// The gateway's Prometheus metrics, served at `GET /metrics`: requests by route, method and status
+/// code, latency by route, bytes of response bodies by route, and the picture memory cache.
+final class GatewayMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    private let requests = Mutex<[String: Counter]>([:])
+    private let latencies = Mutex<[String: DurationHistogram]>([:])
+    private let bytes = Mutex<[String: Counter]>([:])
+    let memoryHits: Counter
+    let memoryMisses: Counter
+    let coordinatorFailures: Counter
+
+    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        memoryHits = registry.makeCounter(
+            name: "workfeed_gateway_picture_memory_hits_total", help: "Pictures served from the gateway's memory.")
+        memoryMisses = registry.makeCounter(
+            name: "workfeed_gateway_picture_memory_misses_total", help: "Pictures read from the cache directory.")
+        coordinatorFailures = registry.makeCounter(
+            name: "workfeed_gateway_coordinator_unavailable_total", help: "Requests answered 503 because the coordinator did not answer.")
+    }
+
+    static let buckets: [Duration] = [
+        .microseconds(250), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+
+    func record(route: String, method: String, status: Int, duration: Duration, bodyBytes: Int) {
+        let key = "\(route)\u{0}\(method)\u{0}\(status)"
+        let counter = requests.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(
+                name: "workfeed_gateway_requests_total", labels: [("route", route), ("method", method), ("status", String(status))],
+                help: "HTTP requests answered, by route, method and status code.")
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+        let histogram = latencies.withLock { histograms in
+            if let histogram = histograms[route] { return histogram }
+            let histogram = registry.makeDurationHistogram(
+                descriptor: MetricNameDescriptor(
+                    metricName: "workfeed_gateway_request_duration", unitName: "seconds",
+                    helpText: "Time from a request's head to its response's head, by route."),
+                labels: [("route", route)], buckets: Self.buckets)
+            histograms[route] = histogram
+            return histogram
+        }
+        histogram.record(duration)
+        guard bodyBytes > 0 else { return }
+        let byteCounter = bytes.withLock { counters in
+            if let counter = counters[route] { return counter }
+            let counter = registry.makeCounter(
+                name: "workfeed_gateway_response_bytes_total", labels: [("route", route)], help: "Bytes of response bodies, by route.")
+            counters[route] = counter
+            return counter
+        }
+        byteCounter.increment(by: Int64(bodyBytes))
+    }
+}
+
+/// Records every request in ``GatewayMetrics``, after ``ProblemMiddleware`` has turned errors into
+/// responses, so the status counted is the status sent.
+struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: GatewayMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let route = context.endpointPath ?? "unmatched"
+        let size = response.body.contentLength ?? 0
+        metrics.record(
+            route: route == "NotFound" ? "unmatched" : route, method: request.method.rawValue, status: Int(response.status.code),
+            duration: ContinuousClock.now - start, bodyBytes: size)
+        return response
+    }
+}

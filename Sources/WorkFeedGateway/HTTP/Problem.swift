@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+
+/// An error answered as RFC 9457 problem details (`application/problem+json`): a stable `type`
+/// (a URN a client can switch on), a `title` for it, the HTTP `status`, a `detail` saying what
+/// exactly is wrong, and extra members where they help (`line`, `field` of a broken upload,
+/// `reason` of a failed picture). Never a stack trace.
+struct Problem: Error, HTTPResponseError, Sendable {
+    var type: String
+    var title: String
+    var status: HTTPResponse.Status
+    var detail: String
+    var extra: [String: ProblemValue] = [:]
+    var headers: HTTPFields = [:]
+
+    init(_ name: String, _ title: String, status: HTTPResponse.Status, detail: String, extra: [String: ProblemValue] = [:]) {
+        type = Self.type(name)
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.extra = extra
+    }
+
+    /// `urn:workfeed:problem:<name>`: stable, documented in docs/openapi.yaml.
+    static func type(_ name: String) -> String { "urn:workfeed:problem:" + name }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var object: [String: ProblemValue] = extra
+        object["type"] = .text(type)
+        object["title"] = .text(title)
+        object["status"] = .number(Int(status.code))
+        object["detail"] = .text(detail)
+        object["instance"] = .text(String(request.uri.path.prefix(200)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(object)) ?? Data(#"{"status":500,"type":"urn:workfeed:problem:internal"}"#.utf8)
+        var headers = headers
+        headers[.contentType] = "application/problem+json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// A member of problem details beyond the standard ones.
+enum ProblemValue: Encodable, Sendable {
+    case text(String)
+    case number(Int)
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .number(let number): try container.encode(number)
+        }
+    }
+}
+
+extension Problem {
+    static func unauthorized(_ detail: String) -> Problem {
+        var problem = Problem("unauthorized", "A valid bearer token is needed", status: .unauthorized, detail: detail)
+        problem.headers[.wwwAuthenticate] = #"Bearer realm="workfeed""#
+        return problem
+    }
+
+    static func notFound(_ detail: String) -> Problem {
+        Problem("not-found", "Not found", status: .notFound, detail: detail)
+    }
+
+    static func badRequest(_ name: String, _ detail: String) -> Problem {
+        Problem(name, "The request is not valid", status: .badRequest, detail: detail)
+    }
+
+    static func unavailable(_ detail: String) -> Problem {
+        var problem = Problem("coordinator-unavailable", "The coordinator does not answer; try again", status: .serviceUnavailable, detail: detail)
+        problem.headers[.retryAfter] = "2"
+        return problem
+    }
+
+    static func internalError() -> Problem {
+        Problem("internal", "Internal error", status: .internalServerError, detail: "the gateway failed to answer; the error is in its log")
+    }
+
+    /// The problem for a coordinator failure: 503 when it did not answer, 500 when it refused a
+    /// request the gateway made (the gateway checks what it sends, so that is a bug to log).
+    static func from(_ error: CoordinatorError) -> Problem {
+        switch error {
+        case .unavailable(let message): .unavailable(message)
+        case .refused: .internalError()
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import Prometheus
+import WorkFeedConfig
+import WorkFeedModel
+import WorkFeedWire
+
+extension GatewayAPI {
+    /// `GET /v1/pictures/{key}.png`: a picture by its cache key. The key names the bytes, so the
+    /// answer is immutable: cached for a year anywhere (a CDN too), with the key as its strong
+    /// ETag, and `If-None-Match` answered 304. The key is checked to be 64 hex digits before it
+    /// becomes a path; the coordinator is never asked, so pictures are served while it restarts.
+    func picture(_ request: Request, context: GatewayContext) async throws -> Response {
+        let file = context.parameters.get("file") ?? ""
+        guard file.hasSuffix(".png"), CacheLayout.isCacheKey(file.dropLast(4)) else {
+            throw Problem.notFound("no picture \(file.prefix(80)): a picture is named by its cache key, 64 lower-case hex digits, and .png")
+        }
+        let key = String(file.dropLast(4))
+        let etag = "\"\(key)\""
+        var headers: HTTPFields = [.cacheControl: "public, max-age=31536000, immutable", .eTag: etag]
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let bytes: [UInt8]
+        if let cached = memory.bytes(for: key) {
+            metrics.memoryHits.increment()
+            bytes = cached
+        } else {
+            metrics.memoryMisses.increment()
+            guard let read = try await store.picture(key: key) else { throw Problem.notFound("no picture \(key)") }
+            memory.insert(read, for: key)
+            bytes = read
+        }
+        headers[.contentType] = "image/png"
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// Whether an `If-None-Match` header names `etag` (strong or weak comparison is the same
+    /// here: the bytes behind a key never change), or is `*`.
+    static func matches(_ header: String, etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
+        }
+    }
+
+    /// `GET /v1/workouts/{id}/pictures/{kind}/{theme}?scale=&wait=`: a feed row became visible.
+    /// The picture is requested ahead of bulk work (nothing happens when it is current), and the
+    /// call waits up to `wait` seconds for it through the event stream: 200 with its URL, 202 with
+    /// `Retry-After` while it is still pending, 422 when it cannot be drawn.
+    func requestPicture(_ request: Request, context: GatewayContext) async throws -> Response {
+        let owner = try context.requireOwner()
+        let id = try Self.workoutID(context)
+        guard let kind = JobKind(rawValue: context.parameters.get("kind") ?? "") else {
+            throw Problem.notFound("no picture kind \(context.parameters.get("kind")?.prefix(20) ?? ""): route or heatmap")
+        }
+        guard let theme = Theme(rawValue: context.parameters.get("theme") ?? "") else {
+            throw Problem.notFound("no picture theme \(context.parameters.get("theme")?.prefix(20) ?? ""): light or dark")
+        }
+        let scale = try Self.integer(request, "scale", in: 1...3, default: 1)
+        let wait = try Self.seconds(request, "wait", maximum: configuration.maximumWaitSeconds)
+        let picture = PictureID(workoutID: id, kind: kind, theme: theme, scale: scale)
+
+        // Registered before the request, so that an event between the request and the wait counts.
+        let waiter = events.waiter(for: picture)
+        defer { events.remove(waiter, for: picture) }
+        var enqueue = EnqueueRequest(ids: [id], kinds: [kind], themes: [theme], scales: [scale], priority: EnqueueRequest.interactivePriority)
+        enqueue.owner = owner
+        _ = try await ask(.enqueue, enqueue, as: EnqueueReply.self)
+        var reply = try await show(id, owner: owner)
+        if let record = Self.record(picture, in: reply), record.status == .pending, wait > 0 {
+            if await waiter.wait(timeout: .milliseconds(Int64(wait * 1000))) != nil {
+                reply = try await show(id, owner: owner)
+            }
+        }
+        guard let record = Self.record(picture, in: reply) else {
+            // No job: a heatmap of a workout without heart rate is never drawn.
+            throw Problem(
+                "not-drawable", "This picture cannot be drawn", status: .unprocessableContent,
+                detail: kind == .heatmap ? "the workout has no heart-rate samples: it has no heatmap" : "the picture cannot be drawn",
+                extra: ["reason": .text(kind == .heatmap ? "no heart-rate samples" : "not drawable")])
+        }
+        let state = PictureState(workoutID: id.description, picture: PictureItem(PictureSummary(record), size: reply.pictureSize))
+        switch record.status {
+        case .generated:
+            return try Self.json(state)
+        case .pending:
+            return try Self.json(state, status: .accepted, headers: [.retryAfter: "1"])
+        case .failedNoRetry:
+            throw Problem(
+                "picture-failed", "The picture cannot be drawn", status: .unprocessableContent,
+                detail: "\(kind.rawValue) \(theme.rawValue) of \(id): \(record.reason ?? "failed")", extra: ["reason": .text(record.reason ?? "failed")])
+        }
+    }
+
+    static func record(_ picture: PictureID, in reply: ShowReply) -> PictureRecord? {
+        reply.item.pictures.first { $0.picture == picture }
+    }
+
+    /// A number of seconds from 0 to `maximum` (fractions allowed), 0 when absent.
+    static func seconds(_ request: Request, _ name: String, maximum: Double) throws(Problem) -> Double {
+        guard let text = request.uri.queryParameters[Substring(name)] else { return 0 }
+        guard let value = Double(text), value.isFinite, value >= 0, value <= maximum else {
+            throw Problem.badRequest("bad-parameter", "\(name) must be a number of seconds from 0 to \(maximum), is '\(text.prefix(40))'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Hummingbird
+import Logging
+import WorkFeedConfig
+import WorkFeedImport
+import WorkFeedModel
+import WorkFeedWire
+
+extension GatewayAPI {
+    /// `GET /v1/workouts/{id}`: one of the owner's workouts with its pictures.
+    func workout(_ request: Request, context: GatewayContext) async throws -> Response {
+        let owner = try context.requireOwner()
+        let reply = try await show(try Self.workoutID(context), owner: owner)
+        return Self.json(WorkoutItem(reply.item, size: reply.pictureSize))
+    }
+
+    /// `DELETE /v1/workouts/{id}`: deletes one of the owner's workouts with its pictures; 204.
+    func deleteWorkout(_ request: Request, context: GatewayContext) async throws -> Response {
+        let owner = try context.requireOwner()
+        let id = try Self.workoutID(context)
+        let reply = try await ask(.delete, DeleteRequest(ids: [id], owner: owner), as: DeleteReply.self)
+        guard reply.deleted.contains(id) else { throw Problem.notFound("no workout \(id)") }
+        return Response(status: .noContent)
+    }
+
+    /// `POST /v1/workouts`: one GPX, TCX or FIT file as the body. 201 for a new workout (its
+    /// pictures requested ahead of bulk work), 200 for one already there (the same file again, or
+    /// the same activity from another file), 400 naming the line and field of a broken file, which
+    /// stores nothing.
+    func upload(_ request: Request, context: GatewayContext) async throws -> Response {
+        let owner = try context.requireOwner()
+        let limit = configuration.uploadMaximumBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw Problem.tooLarge(limit: limit)
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: limit)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw Problem.tooLarge(limit: limit)
+        }
+        let bytes = Array(buffer: body)
+        let name = Self.uploadName(request.uri.queryParameters["filename"].map(String.init))
+        guard !bytes.isEmpty else { throw Problem.badRequest("empty-file", "the request body is empty: send the workout file as the body") }
+        if let refusal = Self.refusal(bytes) { throw Problem("unsupported-format", "Unsupported format", status: .unsupportedMediaType, detail: refusal) }
+
+        // Reading a file is work for a core: a thread of its own, not the cooperative pool.
+        let read: Result<[ImportedWorkout], ImportError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result { () throws(ImportError) in try WorkoutFileReader.read(bytes: bytes, file: name) })
+            }
+        }
+        let workouts: [ImportedWorkout]
+        switch read {
+        case .success(let found): workouts = found
+        case .failure(let error): throw Problem.unreadable(error)
+        }
+        guard !workouts.isEmpty else {
+            throw Problem.badRequest("no-workout", "\(name): the file holds no workout (no track, activity or course)")
+        }
+
+        var results: [UploadResult.Workout] = []
+        var requested: [WorkoutID] = []
+        for (number, workout) in workouts.enumerated() {
+            var attachments = [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)]
+            if number == 0, let original = workout.original { attachments.append(Gzip.compress(original)) }
+            let reply = try await ask(.importWorkout, ImportRequest(workout, owner: owner), attachments: attachments, as: ImportReply.self)
+            let id = reply.result == .duplicate ? (reply.duplicateOf ?? reply.id) : reply.id
+            results.append(.init(id: id.description, result: reply.result.rawValue, reason: reply.reason))
+            if [.imported, .updated, .replacedDuplicate].contains(reply.result) { requested.append(reply.id) }
+        }
+        if !requested.isEmpty {
+            var enqueue = EnqueueRequest(
+                ids: requested, kinds: configuration.uploadKinds, themes: Theme.allCases, scales: configuration.uploadScales,
+                priority: EnqueueRequest.interactivePriority)
+            enqueue.owner = owner
+            _ = try await ask(.enqueue, enqueue, as: EnqueueReply.self)
+        }
+        let created = results.contains { $0.result == ImportResult.imported.rawValue }
+        let first = results[0]
+        var headers: HTTPFields = [:]
+        if created { headers[.location] = "/v1/workouts/\(first.id)" }
+        context.logger.info(
+            "upload", metadata: ["owner": "\(owner)", "file": "\(name)", "workouts": "\(results.count)", "result": "\(first.result)"])
+        return try Self.json(UploadResult(id: first.id, result: first.result, workouts: results), status: created ? .created : .ok, headers: headers)
+    }
+
+    /// The file name used in messages: the client's `filename`, reduced to a plain name.
+    static func uploadName(_ given: String?) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        let base = (given ?? "").split(separator: "/").last.map(String.init) ?? ""
+        let cleaned = String(base.filter { allowed.contains($0) }.prefix(100))
+        return cleaned.isEmpty || cleaned.hasPrefix(".") ? "upload" : cleaned
+    }
+
+    /// Why a body is not a single GPX, TCX or FIT file, or `nil` when it may be one: archives and
+    /// Apple Health exports (whose routes are other files) are for `workctl import`.
+    static func refusal(_ bytes: [UInt8]) -> String? {
+        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x1F, 0x8B]) {
+            return "an archive: upload one GPX, TCX or FIT file (workctl import reads zip archives and exports)"
+        }
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        if head.contains("<HealthData") { return "an Apple Health export: upload one GPX, TCX or FIT file (workctl import reads exports)" }
+        return nil
+    }
+}
+
+extension Problem {
+    static func tooLarge(limit: Int) -> Problem {
+        Problem("too-large", "The file is too large", status: .contentTooLarge, detail: "uploads are limited to \(limit) bytes", extra: ["limit": .number(limit)])
+    }
+
+    /// A file that cannot be read: what is wrong and where (line for XML formats, the field or the
+    /// byte offset for FIT).
+    static func unreadable(_ error: ImportError) -> Problem {
+        var extra: [String: ProblemValue] = ["file": .text(error.file)]
+        if let line = error.line { extra["line"] = .number(line) }
+        if let field = error.field { extra["field"] = .text(field) }
+        return Problem("unreadable-file", "The file cannot be read", status: .badRequest, detail: error.description, extra: extra)
+    }
+}

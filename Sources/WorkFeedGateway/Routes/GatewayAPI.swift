@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+import Logging
+import Prometheus
+import WorkFeedConfig
+import WorkFeedModel
+import WorkFeedWire
+
+/// The gateway's endpoints (docs/openapi.yaml). Each handler asks the coordinator through
+/// ``CoordinatorClients`` for the owner its token named, and reads pictures through a
+/// ``PictureStore``; none opens the index.
+struct GatewayAPI: Sendable {
+    let configuration: GatewayConfiguration
+    let clients: CoordinatorClients
+    let events: PictureEvents
+    let store: any PictureStore
+    let memory: PictureMemoryCache
+    let metrics: GatewayMetrics
+    let logger: Logger
+
+    /// Asks the coordinator; its failures become problems (503 when it does not answer).
+    func ask<Reply: Decodable & Sendable>(
+        _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
+    ) async throws(Problem) -> Reply {
+        try await ask(command) { () async throws(CoordinatorError) in try await clients.request(command, body, attachments: attachments, as: Reply.self) }
+    }
+
+    /// Runs a coordinator request; its failures become problems (503 when it does not answer).
+    func ask<Reply>(_ command: ControlCommand, _ request: () async throws(CoordinatorError) -> Reply) async throws(Problem) -> Reply {
+        do {
+            return try await request()
+        } catch {
+            if case .refused(let message) = error {
+                logger.error("the coordinator refused a request of the gateway", metadata: ["command": "\(command.rawValue)", "error": "\(message)"])
+            } else {
+                metrics.coordinatorFailures.increment()
+            }
+            throw Problem.from(error)
+        }
+    }
+
+    /// One workout of `owner` with its pictures, or 404 (another owner's id is not found either).
+    func show(_ id: WorkoutID, owner: String) async throws(Problem) -> ShowReply {
+        do {
+            return try await clients.request(.show, ShowRequest(id: id, owner: owner), as: ShowReply.self)
+        } catch {
+            if case .refused(let message) = error, message.hasPrefix("no workout with id") { throw Problem.notFound("no workout \(id)") }
+            if case .unavailable = error { metrics.coordinatorFailures.increment() }
+            throw Problem.from(error)
+        }
+    }
+
+    /// The workout id in the path; anything that is not one is a workout that does not exist.
+    static func workoutID(_ context: GatewayContext) throws(Problem) -> WorkoutID {
+        let text = context.parameters.get("id") ?? ""
+        guard let id = WorkoutID(text) else { throw Problem.notFound("no workout \(text.prefix(40))") }
+        return id
+    }
+
+    /// A whole-number query parameter within `range`, `fallback` when absent.
+    static func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(Problem) -> Int {
+        guard let text = request.uri.queryParameters[Substring(name)] else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw Problem.badRequest("bad-parameter", "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), is '\(text.prefix(40))'")
+        }
+        return value
+    }
+
+    /// A document written by hand, with the gateway's JSON headers.
+    static func json(_ value: some JSONWritable, status: HTTPResponse.Status = .ok) -> Response {
+        var json = JSONWriter(capacity: 16 * 1024)
+        value.write(to: &json)
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "private, no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: json.bytes)))
+    }
+
+    /// JSON with the gateway's conventions: no escaped slashes, never cached by shared caches.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        var headers = headers
+        headers[.contentType] = "application/json"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "private, no-cache" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+}

@@ -1,0 +1,89 @@
+"""The feed page in a real browser (Debian's headless Chromium through chromedriver): the first page
+shows, scrolling loads the next, pending pictures turn into pictures without a reload, and dark
+mode loads the dark pictures."""
+
+import json
+import os
+import shutil
+import urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=420,900"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
+    yield driver
+    driver.quit()
+
+
+def api(system, path):
+    request = urllib.request.Request(system.base + path, headers={"Authorization": "Bearer " + system.token})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.load(reply)
+
+
+def slots(driver):
+    return driver.find_elements(By.CSS_SELECTOR, ".slot")
+
+
+def test_placeholders_scroll_pictures_and_dark_mode(system, browser):
+    # No worker yet: every picture is pending, so the first page shows placeholders.
+    browser.get(system.base + "/#token=" + system.token)
+    WebDriverWait(browser, 30).until(lambda d: len(slots(d)) >= 10)
+    first = slots(browser)
+    assert all(slot.get_attribute("data-status") == "pending" for slot in first[:3])
+    assert browser.find_elements(By.CSS_SELECTOR, "article time")[0].text.startswith("2023-")
+    # Placeholders keep the picture's shape (512 x 512 points) and follow the theme.
+    box = first[0].rect
+    assert abs(box["width"] - box["height"]) <= 2
+    loaded = int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-loaded"))
+
+    # A worker starts: the visible placeholders become pictures, without a reload.
+    system.start_worker()
+    WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".slot img[data-theme='light']"))
+    image = browser.find_element(By.CSS_SELECTOR, ".slot img[data-theme='light']")
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image))
+    assert image.get_attribute("loading") == "lazy"
+    assert image.get_dom_attribute("width") == "512" and image.get_dom_attribute("height") == "512"
+    source = image.get_attribute("src")
+    assert "/v1/pictures/" in source and source.endswith(".png")
+    # srcset offers @2x once it is drawn too.
+    WebDriverWait(browser, 60).until(lambda d: " 2x" in (d.find_element(By.CSS_SELECTOR, ".slot img").get_attribute("srcset") or ""))
+
+    # Scrolling to the end loads the next pages with the cursor, until every workout is there.
+    for _ in range(20):
+        browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+        try:
+            WebDriverWait(browser, 5).until(lambda d: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded")) > loaded)
+        except Exception:
+            pass
+        loaded = int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-loaded"))
+        if loaded >= 25:
+            break
+    assert loaded == 25
+    ids = [article.get_attribute("data-id") for article in browser.find_elements(By.CSS_SELECTOR, "article")]
+    assert len(ids) == len(set(ids)) == 25
+
+    # Dark mode: the slots in view load the dark pictures, the very ones the API names.
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".slot img[data-theme='dark']"))
+    dark = browser.find_element(By.CSS_SELECTOR, ".slot img[data-theme='dark']")
+    workout = dark.find_element(By.XPATH, "./ancestor::article").get_attribute("data-id")
+    pictures = api(system, f"/v1/workouts/{workout}")["pictures"]
+    expected = next(p["url"] for p in pictures if p["theme"] == "dark" and p["scale"] == 1 and p.get("url"))
+    assert dark.get_attribute("src").endswith(expected)
+    background = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(13, 15, 18)"
+    screenshot = os.environ.get("WORKFEED_WEB_SCREENSHOT")
+    if screenshot:
+        browser.save_screenshot(screenshot)

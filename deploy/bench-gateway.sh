@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The gateway under load, on loopback, in one run (docs/benchmarks.md, "Gateway"):
+#   1. GET /v1/pictures/{key}.png from the gateway against nginx serving the same files from the
+#      same cache (wrk, the same picture list, the same connections);
+#   2. GET /v1/feed with a valid token over an index of 100,000 workouts (wrk, pages all over the feed);
+#   3. the picture-request endpoint while a bulk regeneration of 200,000 pictures runs: how long
+#      until an interactive picture is there (p50, p95).
+# Release build; a coordinator, two workers and a gateway on loopback; everything in a temporary
+# directory, removed at the end. Run from the repository root: `make bench-gateway`.
+# BENCH_SECONDS (15), BENCH_CONNECTIONS (32), BENCH_WORKOUTS (100000) change the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+deploy/install-deps.sh wrk nginx-light
+seconds="${BENCH_SECONDS:-15}"
+connections="${BENCH_CONNECTIONS:-32}"
+workouts="${BENCH_WORKOUTS:-100000}"
+echo "bench-gateway: building (release)..."
+for product in workfeed-coordinator workfeed-worker workctl workfeed-gateway workfeed-bench; do
+  swift build -c release --product "$product" >/dev/null
+done
+bin="$(swift build -c release --show-bin-path)"
+
+dir="$(mktemp -d /tmp/workfeed-bench-gateway.XXXXXX)"
+chmod 755 "$dir"
+pids=()
+stop_all() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$dir"
+}
+trap stop_all EXIT
+
+port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+workers_port=$(port); control_port=$(port); events_port=$(port); http_port=$(port); nginx_port=$(port)
+control="tcp://127.0.0.1:$control_port"
+cache="$dir/cache"
+export WORKFEED_LOG_LEVEL=warning WORKFEED_METRICS_LISTEN="" WORKFEED_LISTEN_EVENTS="tcp://127.0.0.1:$events_port"
+
+echo "bench-gateway: an index of $workouts workouts of owner 'bench'"
+"$bin/workfeed-bench" --make-index "$dir/index.sqlite" --workouts "$workouts" --owner bench
+
+"$bin/workfeed-coordinator" --index "$dir/index.sqlite" --cache "$cache" --listen-workers "tcp://127.0.0.1:$workers_port" \
+  --listen-control "$control" >"$dir/coordinator.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do "$bin/workctl" status --coordinator "$control" --timeout 1 >/dev/null 2>&1 && break; sleep 0.2; done
+for n in 1 2; do
+  "$bin/workfeed-worker" --connect "tcp://127.0.0.1:$workers_port" --cache "$cache" --threads 1 --name "bench-$n" >"$dir/worker-$n.log" 2>&1 &
+  pids+=($!)
+done
+"$bin/workctl" token secret --out "$dir/token.secret" >/dev/null
+token="$("$bin/workctl" token create --owner bench --expires 1d --secret-file "$dir/token.secret")"
+WORKFEED_TOKENS_SECRET_FILE="$dir/token.secret" "$bin/workfeed-gateway" --listen "127.0.0.1:$http_port" --coordinator "$control" \
+  --events "tcp://127.0.0.1:$events_port" --cache "$cache" >"$dir/gateway.log" 2>&1 &
+pids+=($!)
+base="http://127.0.0.1:$http_port"
+for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+
+# The helper below walks the feed, draws pictures and measures the interactive requests.
+export BASE="$base" TOKEN="$token" DIR="$dir" WORKCTL="$bin/workctl" CONTROL="$control"
+python3 - <<'PYTHON'
+import json, os, subprocess, urllib.parse, urllib.request
+base, token, directory = os.environ["BASE"], os.environ["TOKEN"], os.environ["DIR"]
+def get(path):
+    request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return json.load(reply)
+# Cursors all over the feed: 100 pages of 1,000 apart, and the ids of the first 300 workouts.
+cursors, ids, cursor = [], [], None
+page = get("/v1/feed?limit=100")
+ids = [item["id"] for item in page["items"]]
+cursor = page["next"]
+while cursor and len(cursors) < 100:
+    cursors.append(cursor)
+    page = get("/v1/feed?limit=100&cursor=" + urllib.parse.quote(cursor, safe=""))
+    if len(ids) < 300: ids += [item["id"] for item in page["items"]]
+    cursor = page.get("next")
+    for _ in range(9):  # skip 900 workouts between cursors
+        if not cursor: break
+        page = get("/v1/feed?limit=100&cursor=" + urllib.parse.quote(cursor, safe=""))
+        cursor = page.get("next")
+with open(os.path.join(directory, "feed-paths.txt"), "w") as out:
+    out.write("/v1/feed?limit=20\n")
+    for c in cursors: out.write("/v1/feed?limit=20&cursor=" + urllib.parse.quote(c, safe="") + "\n")
+# 300 route pictures drawn, light, @1x: the picture list for wrk and nginx.
+subprocess.run([os.environ["WORKCTL"], "enqueue", "--ids", *ids[:300], "--kind", "route", "--theme", "light", "--wait",
+                "--coordinator", os.environ["CONTROL"]], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+urls = []
+for id in ids[:300]:
+    urls += [p["url"] for p in get("/v1/workouts/" + id)["pictures"] if p.get("url")]
+with open(os.path.join(directory, "picture-paths.txt"), "w") as out:
+    out.write("\n".join(urls) + "\n")
+print(f"bench-gateway: {len(cursors) + 1} feed pages and {len(urls)} pictures to ask for")
+PYTHON
+
+cat >"$dir/paths.lua" <<'LUA'
+local paths = {}
+for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
+local token = os.getenv("WRK_TOKEN")
+if token and token ~= "" then wrk.headers["Authorization"] = "Bearer " .. token end
+local counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", paths[(counter % #paths) + 1])
+end
+LUA
+
+mkdir -p "$dir/nginx"
+cat >"$dir/nginx/nginx.conf" <<NGINX
+daemon off;
+worker_processes auto;
+pid $dir/nginx/nginx.pid;
+error_log $dir/nginx/error.log;
+user $(id -un);
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  client_body_temp_path $dir/nginx; proxy_temp_path $dir/nginx; fastcgi_temp_path $dir/nginx; uwsgi_temp_path $dir/nginx; scgi_temp_path $dir/nginx;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location ~ "^/v1/pictures/(([0-9a-f]{2})[0-9a-f]{62})\.png\$" {
+      alias $cache/keys/\$2/\$1.png;
+      default_type image/png;
+      add_header Cache-Control "public, max-age=31536000, immutable";
+    }
+  }
+}
+NGINX
+/usr/sbin/nginx -c "$dir/nginx/nginx.conf" &
+pids+=($!)
+sleep 0.5
+
+run_wrk() {
+  local label="$1" url="$2" paths="$3" token="$4"
+  echo
+  echo "## $label"
+  WRK_PATHS="$paths" WRK_TOKEN="$token" wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$dir/paths.lua" "$url" \
+    | grep -E "Requests/sec|Transfer/sec|Latency |  (50|75|90|99)%|requests in|Non-2xx|Socket errors"
+}
+
+echo
+echo "bench-gateway: wrk -t2 -c$connections -d${seconds}s on loopback, $(nproc) cores, release build, $(date -u +%Y-%m-%d)"
+run_wrk "pictures from nginx (the same files, sendfile)" "http://127.0.0.1:$nginx_port" "$dir/picture-paths.txt" ""
+run_wrk "pictures from the gateway" "$base" "$dir/picture-paths.txt" ""
+run_wrk "GET /v1/feed?limit=20 over $workouts workouts (101 positions all over the feed, a valid token)" "$base" "$dir/feed-paths.txt" "$token"
+
+echo
+echo "## picture requests while a bulk regeneration runs"
+"$bin/workctl" enqueue --all --kind route --theme light,dark --coordinator "$control" >/dev/null
+python3 - <<'PYTHON'
+import json, os, random, time, urllib.error, urllib.parse, urllib.request
+base, token = os.environ["BASE"], os.environ["TOKEN"]
+def call(path):
+    request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, json.load(reply)
+    except urllib.error.HTTPError as error:
+        return error.code, None
+with urllib.request.urlopen(urllib.request.Request(base + "/v1/feed?limit=100", headers={"Authorization": "Bearer " + token})) as reply:
+    first = json.load(reply)
+# Workouts deep in the feed, whose dark pictures wait behind the bulk work at priority 0.
+random.seed(14)
+ids = []
+cursor = first["next"]
+for _ in range(40):
+    with urllib.request.urlopen(urllib.request.Request(base + "/v1/feed?limit=100&cursor=" + urllib.parse.quote(cursor, safe=""),
+                                                       headers={"Authorization": "Bearer " + token})) as reply:
+        page = json.load(reply)
+    ids.append(random.choice(page["items"])["id"])
+    cursor = page["next"]
+times = []
+for id in ids:
+    started = time.monotonic()
+    status = 0
+    while status != 200:
+        status, _ = call(f"/v1/workouts/{id}/pictures/route/dark?wait=5")
+        if status not in (200, 202): break
+    times.append(time.monotonic() - started)
+    time.sleep(0.2)
+times.sort()
+pick = lambda q: times[min(len(times) - 1, int(round(q * (len(times) - 1))))]
+print(f"  {len(times)} interactive pictures (route dark @1x, wait=5): p50 {pick(0.5) * 1000:.0f} ms, p95 {pick(0.95) * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms")
+PYTHON
+"$bin/workctl" status --coordinator "$control" | sed -n '2p;/^queue/p' | sed 's/^/  bulk meanwhile: /'
+echo
+echo "bench-gateway: done (gateway resident memory: $(grep VmHWM /proc/"${pids[3]}"/status 2>/dev/null | awk '{print $2/1024 " MiB"}'))"

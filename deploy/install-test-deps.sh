@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what the browser and API-contract tests need (Tests/web), when any is missing:
+# Debian's chromium and chromium-driver, and a Python environment in var/test-python with pytest,
+# selenium and schemathesis from PyPI (pinned). Used by `make test`; safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(chromium chromium-driver)
+python3 -c 'import venv, ensurepip' 2>/dev/null || packages+=(python3 python3-venv)
+deploy/install-deps.sh "${packages[@]}"
+
+requirements="Tests/web/requirements.txt"
+stamp="var/test-python/.installed"
+if [ ! -x var/test-python/bin/python ] || ! cmp -s "$requirements" "$stamp"; then
+  echo "install-test-deps: Python test environment in var/test-python" >&2
+  python3 -m venv var/test-python
+  var/test-python/bin/python -m pip install -q --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$stamp"
+fi
