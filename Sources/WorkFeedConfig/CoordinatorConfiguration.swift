@@ -68,6 +68,12 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// The owner of workouts imported without one, and of those an index held before owners
     /// existed (given to them once, when the index is migrated).
     public var defaultOwner = Owner.defaultName
+    /// Metres hidden at each end of every route of every owner, before each workout's secret
+    /// jitter (docs/privacy.md); 0: none.
+    public var privacyEndTrimMetres = 0.0
+    /// A file holding the secret that jitters privacy cuts (at least 16 bytes); empty: a secret
+    /// the coordinator makes once and keeps in the index.
+    public var privacySecretFile = ""
     public var lightMap = MapStyle.light
     public var darkMap = MapStyle.dark
     public var logLevel = "info"
@@ -105,6 +111,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width", "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
             "basemap.tilesets", "basemap.font", "basemap.attribution", "owners.default",
+            "privacy.end_trim_metres", "privacy.secret_file",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
             + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
 
@@ -162,9 +169,18 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.setAsideSeconds = try settings.double("workers.set_aside_seconds", default: c.setAsideSeconds, in: 0...86_400)
         c.controlMaximumInFlight = try settings.int("control.max_in_flight", default: c.controlMaximumInFlight, in: 1...10_000)
         c.controlMaximumInFlightBytes = try settings.int("control.max_in_flight_mb", default: c.controlMaximumInFlightBytes >> 20, in: 1...65_536) << 20
-        c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: 16...4096)
-        c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: 16...4096)
-        c.scales = try settings.ints("pictures.scales", default: c.scales, in: 1...3)
+        c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: PictureSpec.pointSizeRange)
+        c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: PictureSpec.pointSizeRange)
+        c.scales = try settings.ints("pictures.scales", default: c.scales, in: PictureSpec.scaleRange)
+        // The renderer draws at most maximumPixelSide pixels a side: a size that only fits at some
+        // scales would start cleanly and then fail every job of the others.
+        let largestScale = c.scales.max() ?? 1
+        for (key, points) in [("pictures.width", c.pictureWidth), ("pictures.height", c.pictureHeight)]
+        where points * largestScale > PictureSpec.maximumPixelSide {
+            throw settings.invalid(
+                key, "\(points)",
+                "at scale \(largestScale) (pictures.scales) that is \(points * largestScale) pixels, over the renderer's \(PictureSpec.maximumPixelSide): at most \(PictureSpec.maximumPixelSide / largestScale)")
+        }
         c.lightStyle = try settings.routeStyle("styles.light", default: c.lightStyle)
         c.darkStyle = try settings.routeStyle("styles.dark", default: c.darkStyle)
         c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
@@ -173,6 +189,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)
         c.defaultOwner = settings.string("owners.default", default: c.defaultOwner)
         if let problem = Owner.problem(with: c.defaultOwner) { throw settings.invalid("owners.default", c.defaultOwner, problem) }
+        c.privacyEndTrimMetres = try settings.double("privacy.end_trim_metres", default: c.privacyEndTrimMetres, in: PrivacyPolicy.endTrimRange)
+        c.privacySecretFile = settings.string("privacy.secret_file", default: c.privacySecretFile)
         c.lightMap = try settings.mapStyle("maps.light", default: c.lightMap)
         c.darkMap = try settings.mapStyle("maps.dark", default: c.darkMap)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue

@@ -100,7 +100,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
             guard let parsed = JobKind(rawValue: kind) else { throw settings.invalid("uploads.request_kinds", kinds.joined(separator: ","), "route, heatmap") }
             c.uploadKinds.append(parsed)
         }
-        c.uploadScales = try settings.ints("uploads.request_scales", default: c.uploadScales, in: 1...3)
+        c.uploadScales = try settings.ints("uploads.request_scales", default: c.uploadScales, in: PictureSpec.scaleRange)
         c.maximumWaitSeconds = try settings.double("pictures.max_wait_seconds", default: c.maximumWaitSeconds, in: 0...60)
         c.idleTimeoutSeconds = try settings.double("http.idle_timeout_seconds", default: c.idleTimeoutSeconds, in: 1...3_600)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue

@@ -97,8 +97,8 @@ extension Dispatcher {
             let body = try decode(EnqueueRequest.self, request)
             try Self.check(body)
             _ = try checkOwner(body.owner, "ENQUEUE")
-            let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash in
-                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash)
+            let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash, owner in
+                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
             logger.info(
                 "enqueued",
@@ -140,6 +140,9 @@ extension Dispatcher {
                 DeleteReply(
                     deleted: ids.filter { deleted[$0] != nil }, missing: ids.filter { deleted[$0] == nil }, pictures: pictures.count,
                     series: deleted.count, jobs: jobs.count, originals: originals.count))
+
+        case .zones:
+            return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction)
 
         case .ping, .status, .show, .feed, .changes, .failed:
             // Answered by the loop (PING) and the read service; never sent here.
@@ -199,7 +202,7 @@ extension Dispatcher {
     /// Range-checks an ENQUEUE's values, naming the field that is out of range.
     static func check(_ body: EnqueueRequest) throws(ControlRequestError) {
         guard !body.kinds.isEmpty, !body.themes.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind and one theme") }
-        if let scales = body.scales, scales.contains(where: { !(1...3).contains($0) }) {
+        if let scales = body.scales, scales.contains(where: { !PictureSpec.scaleRange.contains($0) }) {
             throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
         }
         if let ids = body.ids, ids.count > ControlLimits.maximumEnqueueIDs {
@@ -225,7 +228,7 @@ extension ControlCommand {
         switch self {
         case .ping, .status, .show, .feed, .changes, .failed: true
         // RESOLVE and ORIGINAL read too, but are small and rare: they go with the writes.
-        case .importWorkout, .enqueue, .delete, .resolve, .original: false
+        case .importWorkout, .enqueue, .delete, .resolve, .original, .zones: false
         }
     }
 }
@@ -244,7 +247,7 @@ enum ControlPolicy {
         case .gateway?:
             switch request.command {
             case .ping: return nil
-            case .importWorkout, .enqueue, .show, .feed, .changes, .delete:
+            case .importWorkout, .enqueue, .show, .feed, .changes, .delete, .zones:
                 // Only the owner field is read here; the body is parsed fully where it is answered.
                 struct OwnerField: Decodable { var owner: String? }
                 guard let owner = try? ControlCodec.decode(OwnerField.self, from: request.body).owner, Owner.problem(with: owner) == nil else {
@@ -262,4 +265,43 @@ enum ControlPolicy {
 struct ControlRequestError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Dispatcher {
+    /// ZONES: lists an owner's privacy zones, after adding or removing one. A change gives the
+    /// owner's pictures new cache keys (``PrivacyPolicies``), so exactly that owner's generated
+    /// pictures become stale and are queued again, and pictures that failed as wholly hidden get
+    /// another chance; another owner's keys do not move.
+    func zones(_ body: ZonesRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction) throws -> [UInt8] {
+        guard let owner = try checkOwner(body.owner, "ZONES") else { throw ControlRequestError("ZONES needs an owner") }
+        var added: PrivacyZone?
+        var removed: Bool?
+        if let zone = body.add {
+            do {
+                added = try transaction.addPrivacyZone(owner: owner, latitude: zone.latitude, longitude: zone.longitude, radius: zone.radius)
+            } catch let error as ValueRangeError {
+                throw ControlRequestError("ZONES: \(error)")
+            } catch let error as IndexError {
+                throw ControlRequestError("ZONES: \(error)")
+            }
+        }
+        if let id = body.remove { removed = try transaction.removePrivacyZone(owner: owner, id: id) }
+        let zones = try transaction.reader.privacyZones(owner: owner)
+        var stale = 0
+        if added != nil || removed == true {
+            specs.privacy.setZones(zones, of: owner)
+            var request = EnqueueRequest(ids: nil, kinds: JobKind.allCases, themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
+            request.owner = owner
+            request.existingOnly = true
+            request.includeFailed = true
+            request.reasonCodes = [FailureCode.hiddenByPrivacy.rawValue]
+            let reply = try transaction.enqueue(request, scales: configuration.scales) { picture, routeHash, heartRateHash, owner in
+                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+            }
+            stale = reply.stale + reply.revived
+            logger.info(
+                "privacy zones changed", metadata: ["owner": "\(owner)", "zones": "\(zones.count)", "stale": "\(reply.stale)", "revived": "\(reply.revived)"])
+        }
+        return try ControlCodec.encode(ZonesReply(zones: zones, added: added, removed: removed, stale: stale))
+    }
 }

@@ -86,7 +86,9 @@ struct Dispatcher {
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         self.logger = logger
         self.metrics = metrics
-        specs = PictureSpecs(configuration: configuration, basemap: basemap.isEmpty ? nil : basemap)
+        specs = PictureSpecs(
+            configuration: configuration, basemap: basemap.isEmpty ? nil : basemap,
+            privacy: try Self.loadPrivacy(configuration: configuration, index: index))
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
             maximumBackoff: configuration.maximumBackoffSeconds, environmentInitialBackoff: configuration.environmentInitialBackoffSeconds,
@@ -362,11 +364,24 @@ struct Dispatcher {
         for job in jobs {
             guard let identity = identities[job.worker] else { continue }
             workers[identity]!.inFlight.insert(job.lease)
-            let cacheKey = specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash)
+            let cacheKey = specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash, owner: job.owner)
             transaction.recordCacheKey(cacheKey, for: job.lease)
+            // The worker gets the route already cut: it never receives what a privacy zone hides.
+            let route: [UInt8]
+            switch Self.visibleRoute(job, policy: specs.privacy.policy(for: job.owner)) {
+            case .unchanged: route = job.route
+            case .cut(let bytes): route = bytes
+            case .whollyHidden:
+                workers[identity]!.inFlight.remove(job.lease)
+                let report = JobReportRecord(lease: job.lease, outcome: .failedNoRetry, detail: "hidden by a privacy zone", code: .hiddenByPrivacy)
+                let effect = try transaction.complete(report, from: job.worker, retry: retry)
+                if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
+                outbox.tally.record(effect, renderMicroseconds: nil)
+                continue
+            }
             let assignment = JobAssignment(
                 lease: job.lease, workoutID: job.picture.workoutID, cacheKey: cacheKey,
-                spec: specs.encodedSpec(for: job.picture), route: job.route, heartRate: job.heartRate)
+                spec: specs.encodedSpec(for: job.picture), route: route, heartRate: job.heartRate)
             outbox.worker.append((identity, .job(assignment)))
         }
     }

@@ -237,7 +237,7 @@ struct ReadAnswers {
             let page = try reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))
             return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: try reader.currentAnchor()))
 
-        case .ping, .importWorkout, .enqueue, .delete, .resolve, .original:
+        case .ping, .importWorkout, .enqueue, .delete, .resolve, .original, .zones:
             throw ControlRequestError("\(request.command.rawValue) is not a read request")
         }
     }

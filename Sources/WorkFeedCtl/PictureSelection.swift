@@ -111,7 +111,7 @@ struct PictureSelection: ParsableArguments {
     func scales() throws -> [Int]? {
         try scale.map { text in
             try text.split(separator: ",").map { part in
-                guard let scale = Int(part), (1...3).contains(scale) else { throw ValidationError("--scale: '\(part)' is not 1, 2 or 3") }
+                guard let scale = Int(part), PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale: '\(part)' is not 1, 2 or 3") }
                 return scale
             }
         }

@@ -49,7 +49,7 @@ extension WorkCtl {
             for name in theme.split(separator: ",") where Theme(rawValue: String(name)) == nil {
                 throw ValidationError("--theme: '\(name)' is not light or dark")
             }
-            guard (1...3).contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3") }
+            guard PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3") }
             if let size { _ = try Self.parseSize(size) }
         }
 

@@ -10,6 +10,8 @@ public struct LeasedJob: Sendable, Hashable {
     /// The worker's key it was leased to.
     public var worker: String
     public var picture: PictureID
+    /// The workout's owner: whose privacy zones the picture hides.
+    public var owner: String
     public var routeHash: String
     public var heartRateHash: String
     public var route: [UInt8]
@@ -126,10 +128,11 @@ public struct IndexTransaction {
     /// `failed-no-retry` jobs are left as they are. Heatmaps of workouts without heart-rate samples
     /// are not queued: they are counted in ``EnqueueReply/skippedNoHeartRate`` and remembered, and
     /// a re-import that brings heart rate queues them.
-    /// - Parameter cacheKey: the current cache key of a picture given its route and heart-rate hashes.
+    /// - Parameter cacheKey: the current cache key of a picture given its route and heart-rate
+    ///   hashes and its workout's owner (whose privacy zones it hides).
     public mutating func enqueue(
         _ request: EnqueueRequest, scales: [Int], now: Date = Date(),
-        cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String) -> String
+        cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
     ) throws -> EnqueueReply {
         var reply = EnqueueReply()
         let idsJSON: String? = request.ids.map { ids in
@@ -208,14 +211,14 @@ public struct IndexTransaction {
                     let generated = try Row.fetchCursor(
                         db,
                         sql: """
-                            SELECT j.id, j.workout_id, j.cache_key, w.route_hash, w.hr_hash
+                            SELECT j.id, j.workout_id, j.cache_key, w.route_hash, w.hr_hash, w.owner
                             FROM job j JOIN workout w ON w.id = j.workout_id
                             WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(workoutFilter) AND j.status = 'generated'
                             """,
                         arguments: arguments)
                     while let row = try generated.next() {
                         let picture = PictureID(workoutID: WorkoutID(row["workout_id"] as String)!, kind: kind, theme: theme, scale: scale)
-                        if row["cache_key"] as String? == cacheKey(picture, row["route_hash"], row["hr_hash"]) {
+                        if row["cache_key"] as String? == cacheKey(picture, row["route_hash"], row["hr_hash"], row["owner"]) {
                             reply.current += 1
                         } else {
                             stale.append(row["id"])
@@ -313,7 +316,7 @@ public struct IndexTransaction {
         let select = try RawStatement(
             db,
             sql: """
-                SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, j.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate
+                SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, j.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate, w.owner
                 FROM json_each(?1) AS q CROSS JOIN job j ON j.id = q.value CROSS JOIN workout w ON w.id = j.workout_id
                     CROSS JOIN series s ON s.workout_id = j.workout_id
                 """)
@@ -339,7 +342,8 @@ public struct IndexTransaction {
             leases.add(lease, LeaseTable.Lease(jobID: id, anchor: anchor, picture: picture, worker: worker, deadline: expires))
             jobs.append(
                 LeasedJob(
-                    jobID: id, lease: lease, worker: worker, picture: picture, routeHash: select.text(6), heartRateHash: select.text(7),
+                    jobID: id, lease: lease, worker: worker, picture: picture, owner: select.text(10), routeHash: select.text(6),
+                    heartRateHash: select.text(7),
                     route: select.bytes(8), heartRate: select.bytes(9)))
         }
         return jobs

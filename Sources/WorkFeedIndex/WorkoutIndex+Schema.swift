@@ -253,6 +253,21 @@ extension WorkoutIndex {
                     CREATE INDEX job_by_cache_key ON job (cache_key) WHERE cache_key IS NOT NULL;
                     """, arguments: ["owner": defaultOwner])
         }
+        migrator.registerMigration("v8: privacy zones") { db in
+            // An owner's privacy zones (docs/privacy.md): pictures hide the route around them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE privacy_zone (
+                        id INTEGER PRIMARY KEY,
+                        owner TEXT NOT NULL,
+                        latitude REAL NOT NULL,
+                        longitude REAL NOT NULL,
+                        radius REAL NOT NULL,
+                        created_at REAL NOT NULL
+                    ) STRICT;
+                    CREATE INDEX privacy_zone_by_owner ON privacy_zone (owner, id);
+                    """)
+        }
         return migrator
     }
 

@@ -29,9 +29,12 @@ extension PictureSpec {
     }
 
     /// ``cacheKey(kind:encodedSpec:routeHash:heartRateHash:)`` from a ``specHasher(encodedSpec:)``.
-    public static func cacheKey(kind: JobKind, specHasher: SHA256, routeHash: String, heartRateHash: String) -> String {
+    /// - Parameter privacy: the owner's ``PrivacyPolicy/fingerprint``; `""` (nothing hidden)
+    ///   leaves the key as it was before privacy zones, so such pictures keep their keys.
+    public static func cacheKey(kind: JobKind, specHasher: SHA256, routeHash: String, heartRateHash: String, privacy: String = "") -> String {
         var hasher = specHasher
         hasher.update("\nroute=\(routeHash)")
+        if !privacy.isEmpty { hasher.update("\nprivacy=\(privacy)") }
         // A route picture does not depend on heart rate: a new heart-rate series alone keeps its key.
         if kind == .heatmap { hasher.update("\nheartrate=\(heartRateHash)") }
         return hasher.finalize().hexString

@@ -23,6 +23,9 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let styleDrawsNothing = FailureCode("style-draws-nothing")
     public static let specUnreadable = FailureCode("spec-unreadable")
     public static let seriesUnreadable = FailureCode("series-unreadable")
+    /// Every part of the route lies in its owner's privacy zones (or their end trim): there is
+    /// nothing the picture may show (docs/privacy.md).
+    public static let hiddenByPrivacy = FailureCode("hidden-by-privacy-zone")
     /// Any other failure of the renderer (the PNG encoder, say).
     public static let renderFailed = FailureCode("render-failed")
 

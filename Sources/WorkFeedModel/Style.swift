@@ -125,6 +125,14 @@ public struct HeatmapStyle: Sendable, Hashable, Codable {
 /// a route spec has no heatmap style (re-tuning zones leaves route pictures current), and each
 /// theme's spec has only that theme's styles (changing the dark map leaves light pictures current).
 public struct PictureSpec: Sendable, Hashable, Codable {
+    /// The scales pictures are drawn at (1x, 2x and 3x screens): the one range the configuration,
+    /// the control protocol, workctl, the gateway and the renderer all check against.
+    public static let scaleRange: ClosedRange<Int> = 1...3
+    /// The most pixels a side of a drawn picture (points times scale) may have.
+    public static let maximumPixelSide = 2048
+    /// The sizes in points a picture may have at scale 1.
+    public static let pointSizeRange: ClosedRange<Int> = 16...maximumPixelSide
+
     public var kind: JobKind
     public var theme: Theme
     /// Size in points; the PNG is `width * scale` by `height * scale` pixels.

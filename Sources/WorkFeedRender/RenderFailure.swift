@@ -21,7 +21,7 @@ public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     /// A heatmap has no heart-rate sample inside the route's time span.
     public static let noHeartRateSamples = RenderFailure(reason: "no heart-rate samples")
     /// The picture's size or scale is outside what the renderer draws (1...2048 pixels a side,
-    /// scale 1...4).
+    /// ``PictureSpec/scaleRange``).
     public static let pictureSizeOutOfRange = RenderFailure(reason: "picture size out of range")
     /// The heatmap style's thresholds and colours do not fit together.
     public static let invalidHeatmapStyle = RenderFailure(reason: "heatmap style invalid")

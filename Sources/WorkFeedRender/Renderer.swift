@@ -31,7 +31,7 @@ public final class Renderer {
     /// Largest picture side, in pixels. A render keeps about 13 bytes a pixel (distance field 4,
     /// canvas 3, the encoder's rows 3 and its compressed scratch 3), so 2048 x 2048 bounds a
     /// renderer's buffers at about 55 MB.
-    public static let maximumPixelSide = 2048
+    public static let maximumPixelSide = PictureSpec.maximumPixelSide
     /// Dropped points lie within this many pixels of the drawn line (see docs/rendering.md);
     /// internal and settable so that tests can compare against no simplification at all.
     var simplificationTolerance: Float = 0.1
@@ -56,7 +56,7 @@ public final class Renderer {
     ) throws(RenderFailure) -> [UInt8] {
         let clock = ContinuousClock()
         let started = clock.now
-        guard (1...4).contains(spec.scale), spec.width > 0, spec.height > 0,
+        guard PictureSpec.scaleRange.contains(spec.scale), spec.width > 0, spec.height > 0,
             spec.width <= Self.maximumPixelSide / spec.scale, spec.height <= Self.maximumPixelSide / spec.scale
         else { throw .pictureSizeOutOfRange }
         let text: [UInt8]

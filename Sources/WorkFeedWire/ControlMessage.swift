@@ -15,6 +15,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case failed = "FAILED"
     case resolve = "RESOLVE"
     case original = "ORIGINAL"
+    case zones = "ZONES"
 }
 
 /// `[WFC1][request id: u64][COMMAND][body: JSON][attachment...]`
@@ -496,5 +497,50 @@ public struct OriginalReply: Codable, Sendable, Hashable {
         self.id = id
         self.file = file
         self.positionInFile = positionInFile
+    }
+}
+
+/// ZONES: an owner's privacy zones (docs/privacy.md); with `add` or `remove`, changed first.
+/// A change makes exactly that owner's pictures stale, and they are queued to be drawn again.
+public struct ZonesRequest: Codable, Sendable, Hashable {
+    public var owner: String
+    public var add: NewZone?
+    /// The id of a zone to remove.
+    public var remove: Int64?
+
+    public struct NewZone: Codable, Sendable, Hashable {
+        public var latitude: Double
+        public var longitude: Double
+        /// Metres, ``PrivacyZone/radiusRange``.
+        public var radius: Double
+        public init(latitude: Double, longitude: Double, radius: Double) {
+            self.latitude = latitude
+            self.longitude = longitude
+            self.radius = radius
+        }
+    }
+
+    public init(owner: String, add: NewZone? = nil, remove: Int64? = nil) {
+        self.owner = owner
+        self.add = add
+        self.remove = remove
+    }
+}
+
+public struct ZonesReply: Codable, Sendable, Hashable {
+    /// The owner's zones after the change, oldest first.
+    public var zones: [PrivacyZone]
+    /// The zone added, with its id.
+    public var added: PrivacyZone?
+    /// Whether the zone to remove was there (another owner's is not).
+    public var removed: Bool?
+    /// Pictures of the owner made stale by the change and queued again.
+    public var stale: Int
+
+    public init(zones: [PrivacyZone], added: PrivacyZone? = nil, removed: Bool? = nil, stale: Int = 0) {
+        self.zones = zones
+        self.added = added
+        self.removed = removed
+        self.stale = stale
     }
 }

@@ -203,7 +203,7 @@ enum DispatchBench {
                 ).encoded()
                 try index.write { transaction in
                     for number in 0..<settings.workouts { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
-                    _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], scales: [1]), scales: [1]) { _, route, heartRate in
+                    _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], scales: [1]), scales: [1]) { _, route, heartRate, _ in
                         PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: route, heartRateHash: heartRate)
                     }
                 }

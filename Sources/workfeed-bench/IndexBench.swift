@@ -67,13 +67,13 @@ enum IndexBench {
         let request = EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark])
         let started = ContinuousClock.now
         let reply = try index.write { transaction in
-            try transaction.enqueue(request, scales: [1]) { _, route, _ in route }
+            try transaction.enqueue(request, scales: [1]) { _, route, _, _ in route }
         }
         let took = seconds(since: started)
         print(String(format: "  enqueue --all, 2 kinds x 2 themes: %d jobs created in %.2f s (%.0f jobs/s)", reply.created, took, Double(reply.created) / took))
         let again = ContinuousClock.now
         let second = try index.write { transaction in
-            try transaction.enqueue(request, scales: [1]) { _, route, _ in route }
+            try transaction.enqueue(request, scales: [1]) { _, route, _, _ in route }
         }
         print(String(format: "  the same enqueue again (all %d pending, nothing to create): %.2f s", second.alreadyPending, seconds(since: again)))
     }

@@ -123,7 +123,7 @@ import WorkFeedWire
         let index = try WorkoutIndex(path: path, logger: Logger(label: "test"))
         try index.write { transaction in
             for number in 0..<120 { _ = try transaction.importWorkout(ImportedWorkout.twoPointWithHeartRate(number)) }
-            _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _ in "k" }
+            _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "k" }
         }
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "test"))
         let answers = ReadAnswers(index: reader, dispatch: DispatchState(), cacheDirectory: "/c", pictureSize: PictureSize(width: 600, height: 400), feedBudgetBytes: 8_000, logger: Logger(label: "test"))

@@ -39,7 +39,7 @@ import WorkFeedModel
         } catch {
             #expect(error.key == "pictures.width")
             #expect(error.value == "huge")
-            #expect(error.description.contains("a whole number from 16 to 4096"))
+            #expect(error.description.contains("a whole number from 16 to 2048"))
             #expect(error.file == path)
         }
         do {

@@ -163,7 +163,7 @@ import WorkFeedModel
         try old.close()
 
         let index = try WorkoutIndex(path: path, logger: Logger(label: "test"))
-        #expect(try index.appliedMigrations().last == "v7: owners")
+        #expect(try index.appliedMigrations().contains("v7: owners"))
         let a = try #require(try index.read { try $0.workout(WorkoutID(withHR)!) })
         let b = try #require(try index.read { try $0.workout(WorkoutID(noHR)!) })
         #expect(a.heartRateSamples == 3 && b.heartRateSamples == 0)

@@ -45,7 +45,7 @@ func sampleWorkout(sourceID: String? = "w-1", shift: Double = 0, start: TimeInte
         file: WorkoutFile(name: file, bytes: Array(file.utf8), format: "gpx"))
 }
 
-func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> String {
+func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner: String) -> String {
     "\(picture.kind)-\(picture.theme)-\(route.prefix(8))"
 }
 
@@ -55,16 +55,16 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(
             try temporary.index.appliedMigrations() == [
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
-                "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners",
+                "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 7)
+        #expect(try reopened.appliedMigrations().count == 8)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "series", "workout"])
+        #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "privacy_zone", "series", "workout"])
     }
 
     @Test func aFileThatIsNotAnIndexIsAClearError() throws {
@@ -167,7 +167,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(temporary.index.leases.count == 1)
         #expect(try temporary.ready() == 1)
 
-        let key = anyKey(leased[0].picture, leased[0].routeHash, leased[0].heartRateHash)
+        let key = anyKey(leased[0].picture, leased[0].routeHash, leased[0].heartRateHash, leased[0].owner)
         let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), from: "w", retry: RetryPolicy()) }
         #expect(effect == .updated(leased[0].picture, .generated, reason: nil, retryAt: nil))
         // The same report again, or one for a lease never given, changes nothing.
@@ -181,7 +181,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String) -> Strin
         #expect(again == EnqueueReply(created: 0, stale: 0, alreadyPending: 1, current: 1, failed: 0))
         // After a style change (another key), the generated one is stale.
         let restyled = try temporary.index.write {
-            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1]) { _, _, _ in "new style" }
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "new style" }
         }
         #expect(restyled.stale == 1)
     }

@@ -1,0 +1,50 @@
+import Foundation
+import WorkFeedConfig
+import WorkFeedIndex
+import WorkFeedModel
+
+extension Dispatcher {
+    /// The secret (from `privacy.secret_file`, or made once and kept in the index), the end trim,
+    /// and every owner's zones.
+    /// - Throws: ``CoordinatorError`` naming the secret file when it cannot be read or is too short.
+    static func loadPrivacy(configuration: CoordinatorConfiguration, index: WorkoutIndex) throws -> PrivacyPolicies {
+        var secret: [UInt8]
+        if configuration.privacySecretFile.isEmpty {
+            secret = try index.write { try $0.privacySecret() }
+        } else {
+            guard let data = FileManager.default.contents(atPath: configuration.privacySecretFile) else {
+                throw CoordinatorError("privacy.secret_file: cannot read \(configuration.privacySecretFile)")
+            }
+            secret = Array(data)
+            guard secret.count >= PrivacyPolicy.minimumSecretBytes else {
+                throw CoordinatorError(
+                    "privacy.secret_file: \(configuration.privacySecretFile) holds \(secret.count) bytes, at least \(PrivacyPolicy.minimumSecretBytes) are needed")
+            }
+        }
+        let zones = try index.read { reader in
+            try Dictionary(uniqueKeysWithValues: reader.ownersWithPrivacyZones().map { ($0, try reader.privacyZones(owner: $0)) })
+        }
+        return PrivacyPolicies(secret: secret, endTrimMetres: configuration.privacyEndTrimMetres, zones: zones)
+    }
+
+    enum VisibleRoute {
+        /// Nothing hidden: the stored bytes go as they are.
+        case unchanged
+        /// The visible pieces, encoded.
+        case cut([UInt8])
+        /// Nothing left to draw.
+        case whollyHidden
+    }
+
+    /// The part of a leased job's route its picture may show. The cut is placed by the route's
+    /// content hash (``PrivacyPolicy/cut(_:workoutID:)``), which the cache key already holds, so
+    /// a picture drawn again is cut the same way.
+    static func visibleRoute(_ job: LeasedJob, policy: PrivacyPolicy) -> VisibleRoute {
+        guard !policy.hidesNothing else { return .unchanged }
+        // A route that cannot be read is sent as stored: the worker reports it unreadable.
+        guard let route = try? SeriesCodec.decodeRoute(job.route) else { return .unchanged }
+        let result = policy.cut(route, workoutID: job.routeHash)
+        if result.isWhollyHidden { return .whollyHidden }
+        return result.isCut ? .cut(SeriesCodec.encode(result.route)) : .unchanged
+    }
+}

@@ -1,0 +1,97 @@
+public import Foundation
+import GRDB
+public import WorkFeedModel
+
+// MARK: Privacy zones (docs/privacy.md)
+
+extension IndexReader {
+    /// An owner's privacy zones, oldest first.
+    /// - Throws: ``IndexError`` naming the row and column of a zone that is not a number.
+    public func privacyZones(owner: String) throws -> [PrivacyZone] {
+        try Row.fetchAll(
+            db, sql: "SELECT id, latitude, longitude, radius FROM privacy_zone WHERE owner = ? ORDER BY id", arguments: [owner]
+        ).map { row in
+            let id: Int64 = row[0]
+            guard let latitude = row[1] as Double?, let longitude = row[2] as Double?, let radius = row[3] as Double? else {
+                throw IndexError("privacy_zone row \(id): latitude, longitude or radius is not a number")
+            }
+            return PrivacyZone(id: id, latitude: latitude, longitude: longitude, radius: radius)
+        }
+    }
+
+    /// The owners that have at least one privacy zone.
+    public func ownersWithPrivacyZones() throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM privacy_zone ORDER BY owner")
+    }
+}
+
+extension IndexTransaction {
+    /// At most this many zones per owner: each is tested against every point of every route.
+    public static let maximumPrivacyZones = 32
+
+    /// Adds a privacy zone to an owner's, checked first (``PrivacyZone/validate()``).
+    /// - Returns: the zone as stored, with its id.
+    /// - Throws: ``ValueRangeError`` for a zone off the globe or with a radius out of range, or
+    ///   ``IndexError`` when the owner has ``maximumPrivacyZones`` already.
+    public mutating func addPrivacyZone(owner: String, latitude: Double, longitude: Double, radius: Double, now: Date = Date()) throws -> PrivacyZone {
+        try PrivacyZone(id: 0, latitude: latitude, longitude: longitude, radius: radius).validate()
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM privacy_zone WHERE owner = ?", arguments: [owner]) ?? 0
+        guard count < Self.maximumPrivacyZones else {
+            throw IndexError("owner \(owner) has \(count) privacy zones, the most there may be: remove one first")
+        }
+        try db.execute(
+            sql: "INSERT INTO privacy_zone (owner, latitude, longitude, radius, created_at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [owner, latitude, longitude, radius, now.timeIntervalSince1970])
+        return PrivacyZone(id: db.lastInsertedRowID, latitude: latitude, longitude: longitude, radius: radius)
+    }
+
+    /// Removes one of an owner's zones; another owner's zone is left alone, as if absent.
+    /// - Returns: whether a zone was removed.
+    public mutating func removePrivacyZone(owner: String, id: Int64) throws -> Bool {
+        try db.execute(sql: "DELETE FROM privacy_zone WHERE owner = ? AND id = ?", arguments: [owner, id])
+        return db.changesCount == 1
+    }
+
+    /// Removes every zone of an owner (the owner is leaving).
+    /// - Returns: how many were removed.
+    public mutating func removePrivacyZones(owner: String) throws -> Int {
+        try db.execute(sql: "DELETE FROM privacy_zone WHERE owner = ?", arguments: [owner])
+        return db.changesCount
+    }
+
+    /// The secret that jitters every privacy cut (``PrivacyPolicy/secret``): 32 random bytes made
+    /// the first time they are asked for and kept in the index, so that cuts stay where they are
+    /// across restarts (a new secret would move every cut and hand an observer a second sample).
+    public mutating func privacySecret() throws -> [UInt8] {
+        if let hex = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'privacy_secret'") {
+            guard let bytes = Self.bytes(fromHex: hex), bytes.count >= PrivacyPolicy.minimumSecretBytes else {
+                throw IndexError("meta row privacy_secret: value is not at least \(PrivacyPolicy.minimumSecretBytes) bytes of hex")
+            }
+            return bytes
+        }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('privacy_secret', ?)", arguments: [SHA256.hex(bytes)])
+        return bytes
+    }
+
+    static func bytes(fromHex hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}
