@@ -122,6 +122,11 @@ extension Dispatcher {
             }
             let files = try transaction.reader.fileHashes(of: ids)
             let deleted = try transaction.delete(ids, owner: owner)
+            if body.ids == nil, let owner {
+                // The owner is leaving: their privacy zones go with their workouts.
+                _ = try transaction.removePrivacyZones(owner: owner)
+                specs.privacy.setZones([], of: owner)
+            }
             // The files go once the deletion is committed: the pictures, and the originals no
             // other workout came from.
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)

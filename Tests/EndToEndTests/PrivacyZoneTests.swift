@@ -138,6 +138,11 @@ import WorkFeedWire
         #expect(removed.removed == true && removed.zones.isEmpty && removed.stale == 4)
         let restored = try Self.settled(&client, alice)
         #expect(restored.map(\.cacheKey) == before.map(\.cacheKey))
+        // An owner who leaves takes their zones along.
+        let _: ZonesReply = try client.request(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 1, longitude: 1, radius: 300)))
+        let _: DeleteReply = try client.request(.delete, DeleteRequest(ids: nil, owner: "alice"))
+        let left: ZonesReply = try client.request(.zones, ZonesRequest(owner: "alice"))
+        #expect(left.zones.isEmpty)
     }
 
     @Test func aRouteWhollyInsideAZoneFailsWithThatReasonAndComesBackWhenTheZoneGoes() throws {
