@@ -31,6 +31,27 @@ import WorkFeedModel
         #expect(loaded.heartbeatLiveness == CoordinatorConfiguration.defaults.heartbeatLiveness)
     }
 
+    /// A size the renderer cannot draw at one of the configured scales stops the start, instead
+    /// of every job of that scale failing later.
+    @Test func aPictureSizeMustFitTheRendererAtEveryConfiguredScale() async throws {
+        let fits = try await CoordinatorConfiguration.load(file: try file("pictures:\n  width: 1024\n  scales: [1, 2]\n"), environment: [:])
+        #expect(fits.pictureWidth == 1024)
+        let tooWide = try file("pictures:\n  width: 1200\n  scales: [1, 2]\n"), scaleFour = try file("pictures:\n  scales: [4]\n")
+        do {
+            _ = try await CoordinatorConfiguration.load(file: tooWide, environment: [:])
+            Issue.record("accepted 1200 points at scale 2")
+        } catch {
+            #expect(error.key == "pictures.width")
+            #expect(error.description.contains("2400 pixels") && error.description.contains("at most 1024"))
+        }
+        do {
+            _ = try await CoordinatorConfiguration.load(file: scaleFour, environment: [:])
+            Issue.record("accepted scale 4")
+        } catch {
+            #expect(error.key == "pictures.scales")
+        }
+    }
+
     @Test func aBadValueNamesTheKeyTheValueWhatIsAllowedAndWhereItCameFrom() async throws {
         let path = try file("pictures:\n  width: huge\n")
         do {
