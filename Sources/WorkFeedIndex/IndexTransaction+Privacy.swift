@@ -63,35 +63,15 @@ extension IndexTransaction {
     /// the first time they are asked for and kept in the index, so that cuts stay where they are
     /// across restarts (a new secret would move every cut and hand an observer a second sample).
     public mutating func privacySecret() throws -> [UInt8] {
-        if let hex = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'privacy_secret'") {
-            guard let bytes = Self.bytes(fromHex: hex), bytes.count >= PrivacyPolicy.minimumSecretBytes else {
-                throw IndexError("meta row privacy_secret: value is not at least \(PrivacyPolicy.minimumSecretBytes) bytes of hex")
+        if let stored = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'privacy_secret'") {
+            guard stored.count >= PrivacyPolicy.minimumSecretBytes else {
+                throw IndexError("meta row privacy_secret: value is \(stored.count) bytes, at least \(PrivacyPolicy.minimumSecretBytes) are needed")
             }
-            return bytes
+            return Array(stored)
         }
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('privacy_secret', ?)", arguments: [SHA256.hex(bytes)])
+        try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('privacy_secret', ?)", arguments: [Data(bytes)])
         return bytes
-    }
-
-    static func bytes(fromHex hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
     }
 }

@@ -67,6 +67,16 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "privacy_zone", "series", "workout"])
     }
 
+    /// The privacy secret is made once and kept: a new one would move every cut.
+    @Test func thePrivacySecretIsMadeOnceAndSurvivesARestart() throws {
+        let temporary = try TemporaryIndex()
+        let first = try temporary.index.write { try $0.privacySecret() }
+        #expect(first.count == 32)
+        #expect(try temporary.index.write { try $0.privacySecret() } == first)
+        let restarted = try temporary.restart()
+        #expect(try restarted.write { try $0.privacySecret() } == first)
+    }
+
     @Test func aFileThatIsNotAnIndexIsAClearError() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
