@@ -7,21 +7,29 @@ import WorkFeedModel
 import WorkFeedWire
 
 /// What the coordinator publishes on its event socket (docs/PROTOCOL.md, "Event stream"):
-/// `[topic][JSON]`, topic `status` or `worker`.
+/// `[topic][JSON]`, topic `status`, `worker`, `workout`, `queued` or `released`.
 enum CoordinatorEvent {
-    case status(PictureID, JobStatus, reason: String?)
+    case status(PictureID, JobStatus, reason: String?, code: FailureCode?)
     case worker(name: String, change: String)
+    /// A workout imported, updated or deleted.
+    case workout(WorkoutEvent)
+    /// An ENQUEUE (or a zone change) made pictures pending: one event for the whole request,
+    /// however many pictures, so that a bulk regeneration does not flood subscribers.
+    case queued(QueuedEvent)
+    /// Pictures whose by-content names are gone (replaced, hidden by a zone, deleted): whoever
+    /// keeps them in memory (the gateway) drops them.
+    case released(keys: [String])
 
     /// The event for a change to a job; `nil` when nothing changed.
     init?(_ effect: CompletionEffect) {
-        guard case .updated(let picture, let status, let reason, _, _) = effect else { return nil }
-        self = .status(picture, status, reason: reason)
+        guard case .updated(let picture, let status, let reason, _, let code) = effect else { return nil }
+        self = .status(picture, status, reason: reason, code: code)
     }
 
     /// The frames, with `stamp` (``iso8601(_:)`` of `timestamp`) made once for a whole turn's events.
     func frames(at timestamp: Date, stamped stamp: String) -> [[UInt8]] {
         switch self {
-        case .status(let picture, let status, let reason):
+        case .status(let picture, let status, let reason, let code):
             // Written by hand, as bytes: one of these goes out for every finished job, and
             // JSONEncoder would cost more than the rest of the job's bookkeeping. Same keys and
             // order as StatusEvent's sorted-key encoding.
@@ -29,6 +37,11 @@ enum CoordinatorEvent {
             json.reserveCapacity(192)
             json += #"{"at":""#.utf8
             json += stamp.utf8
+            if let code {
+                // A code is a short word of lower-case letters, digits and '-': nothing to escape.
+                json += #"","code":""#.utf8
+                json += code.rawValue.utf8
+            }
             json += #"","kind":""#.utf8
             json += picture.kind.rawValue.utf8
             if let reason {
@@ -49,6 +62,14 @@ enum CoordinatorEvent {
             return [Self.statusTopic, json]
         case .worker(let name, let change):
             return [Array("worker".utf8), (try? ControlCodec.encode(WorkerEvent(name: name, change: change, at: timestamp))) ?? []]
+        case .workout(var event):
+            event.at = timestamp
+            return [Array("workout".utf8), (try? ControlCodec.encode(event)) ?? []]
+        case .queued(var event):
+            event.at = timestamp
+            return [Array("queued".utf8), (try? ControlCodec.encode(event)) ?? []]
+        case .released(let keys):
+            return [Array("released".utf8), (try? ControlCodec.encode(ReleasedEvent(keys: keys, at: timestamp))) ?? []]
         }
     }
 }

@@ -110,7 +110,7 @@ struct CoordinatorLoop: ~Copyable {
                 answers: { index in
                     ReadAnswers(
                         index: index, dispatch: dispatchState, cacheDirectory: cacheDirectory, pictureSize: pictureSize,
-                        feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
+                        scales: configuration.scales, eventsEndpoint: events, feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
                 },
                 context: context, doneEndpoint: readsDoneEndpoint, logger: logger)
         } catch {

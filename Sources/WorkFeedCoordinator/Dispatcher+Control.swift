@@ -72,6 +72,9 @@ extension Dispatcher {
             // Originals nothing stored comes from any more go once the turn is committed.
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)
             outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:))
+            if [.imported, .updated, .replacedDuplicate].contains(reply.result) {
+                outbox.events.append(.workout(WorkoutEvent(workoutID: reply.id, change: reply.result.rawValue, owner: owner)))
+            }
             logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)", "owner": "\(owner)"])
             return try ControlCodec.encode(reply)
 
@@ -100,6 +103,7 @@ extension Dispatcher {
             let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
+            if reply.created + reply.stale + reply.revived > 0 { outbox.events.append(.queued(QueuedEvent(body, reply))) }
             logger.info(
                 "enqueued",
                 metadata: [
@@ -135,6 +139,7 @@ extension Dispatcher {
             let originals = try transaction.reader.unreferencedFiles(files).compactMap(store.path(for:))
                 .filter { FileManager.default.fileExists(atPath: $0) }
             outbox.removals += pictures + originals
+            for id in ids where deleted[id] != nil { outbox.events.append(.workout(WorkoutEvent(workoutID: id, change: "deleted", owner: owner))) }
             logger.info(
                 "workouts deleted",
                 metadata: [
@@ -147,7 +152,7 @@ extension Dispatcher {
                     series: deleted.count, jobs: jobs.count, originals: originals.count))
 
         case .zones:
-            return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction)
+            return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)
 
         case .ping, .status, .show, .feed, .changes, .failed:
             // Answered by the loop (PING) and the read service; never sent here.
@@ -277,18 +282,24 @@ extension Dispatcher {
     /// owner's pictures new cache keys (``PrivacyPolicies``), so exactly that owner's generated
     /// pictures become stale and are queued again, and pictures that failed as wholly hidden get
     /// another chance; another owner's keys do not move.
-    func zones(_ body: ZonesRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction) throws -> [UInt8] {
+    func zones(_ body: ZonesRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox) throws -> [UInt8] {
         guard let owner = try checkOwner(body.owner, "ZONES") else { throw ControlRequestError("ZONES needs an owner") }
         var added: PrivacyZone?
         var removed: Bool?
         if let zone = body.add {
             do {
-                added = try transaction.addPrivacyZone(owner: owner, latitude: zone.latitude, longitude: zone.longitude, radius: zone.radius)
-            } catch let error as ValueRangeError {
-                throw ControlRequestError("ZONES: \(error)")
-            } catch let error as IndexError {
-                throw ControlRequestError("ZONES: \(error)")
+                try PrivacyZone(id: 0, latitude: zone.latitude, longitude: zone.longitude, radius: zone.radius).validate()
+            } catch {
+                let zones = try transaction.reader.privacyZones(owner: owner)
+                return try ControlCodec.encode(
+                    ZonesReply(zones: zones, refusal: .init(code: "bad-zone", field: error.field, message: "\(error.field): \(error.message)")))
             }
+            let zones = try transaction.reader.privacyZones(owner: owner)
+            guard zones.count < PrivacyZone.maximumPerOwner else {
+                let message = "owner \(owner) has \(zones.count) privacy zones, the most there may be: remove one first"
+                return try ControlCodec.encode(ZonesReply(zones: zones, refusal: .init(code: "too-many-zones", message: message)))
+            }
+            added = try transaction.addPrivacyZone(owner: owner, latitude: zone.latitude, longitude: zone.longitude, radius: zone.radius)
         }
         if let id = body.remove { removed = try transaction.removePrivacyZone(owner: owner, id: id) }
         let zones = try transaction.reader.privacyZones(owner: owner)
@@ -304,6 +315,7 @@ extension Dispatcher {
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
             stale = reply.stale + reply.revived
+            if stale > 0 { outbox.events.append(.queued(QueuedEvent(request, reply))) }
             logger.info(
                 "privacy zones changed", metadata: ["owner": "\(owner)", "zones": "\(zones.count)", "stale": "\(reply.stale)", "revived": "\(reply.revived)"])
         }

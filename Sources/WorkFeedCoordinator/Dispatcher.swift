@@ -143,6 +143,7 @@ struct Dispatcher {
             }
             // The by-content names of pictures nothing refers to any more go with the other files.
             outbox.removals += released.releasedKeys.compactMap { key in CacheLayout.relativePath(forKey: key).map { cacheDirectory + "/" + $0 } }
+            if !released.releasedKeys.isEmpty { outbox.events.append(.released(keys: released.releasedKeys)) }
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)
@@ -377,6 +378,9 @@ struct Dispatcher {
                 let effect = try transaction.complete(report, from: job.worker, retry: retry)
                 if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
                 outbox.tally.record(effect, renderMicroseconds: nil)
+                // A picture drawn before the zones shows what they hide now: it goes (its
+                // by-content name goes with the released keys).
+                outbox.removals.append(cacheDirectory + "/" + CacheLayout.relativePath(for: job.picture))
                 continue
             }
             let assignment = JobAssignment(

@@ -159,6 +159,10 @@ struct ReadAnswers {
     let dispatch: DispatchState
     let cacheDirectory: String
     let pictureSize: PictureSize
+    /// The scales pictures are drawn at (an ENQUEUE that names none).
+    let scales: [Int]
+    /// `listen.events`, told in STATUS.
+    let eventsEndpoint: String
     /// A FEED page stops before its items pass this many bytes (its `next` goes on from there).
     let feedBudgetBytes: Int
     let logger: Logger
@@ -166,9 +170,8 @@ struct ReadAnswers {
     func answer(_ request: ControlRequest) -> (ok: Bool, body: [UInt8]) {
         do {
             return (true, try index.read { reader in try body(request, reader: reader) })
-        } catch let error as ControlRequestError {
-            return (false, ControlReply.error(id: 0, error.description).body)
-        } catch let error as IndexError where error.cause is ControlRequestError {
+        } catch where error.cause is ControlRequestError {
+            // A refusal (a bad request), carried out of the read transaction as its cause.
             return (false, ControlReply.error(id: 0, "\(error.cause!)").body)
         } catch {
             logger.error("control request failed", metadata: ["command": "\(request.command.rawValue)", "error": "\(error)"])
@@ -179,14 +182,24 @@ struct ReadAnswers {
     private func body(_ request: ControlRequest, reader: IndexReader) throws -> [UInt8] {
         switch request.command {
         case .status:
-            let owner = try checkOwner(try decode(StatusRequest.self, request).owner, "STATUS")
+            let body = try decode(StatusRequest.self, request)
+            let owner = try checkOwner(body.owner, "STATUS")
             let snapshot = dispatch.read()
-            let counts = try reader.statusCounts(owner: owner).map { StatusReply.Count(kind: $0.kind, theme: $0.theme, status: $0.status, count: $0.count) }
+            var found = try reader.statusCounts(owner: owner)
+            if var pictures = body.pictures {
+                try Dispatcher.check(pictures)
+                // The owner asked about is the owner whose pictures are counted.
+                let named = try checkOwner(pictures.owner, "STATUS")
+                pictures.owner = owner ?? named
+                found = try reader.statusCounts(of: pictures, scales: scales)
+            }
+            let counts = found.map { StatusReply.Count(kind: $0.kind, theme: $0.theme, scale: $0.scale, status: $0.status, count: $0.count) }
             return try ControlCodec.encode(
                 StatusReply(
                     workouts: try reader.workoutCount(owner: owner), counts: counts, leased: snapshot.leased, workers: snapshot.statusWorkers(),
                     cacheDirectory: cacheDirectory, ready: max(0, try reader.pendingReadyCount() - snapshot.leased),
-                    finishedLastMinute: snapshot.finishedLastMinute, oldestPending: try reader.oldestPending(), anchor: try reader.currentAnchor()))
+                    finishedLastMinute: snapshot.finishedLastMinute, oldestPending: try reader.oldestPending(), anchor: try reader.currentAnchor(),
+                    events: eventsEndpoint))
 
         case .failed:
             let body = try decode(FailedRequest.self, request)

@@ -115,6 +115,8 @@ extension WorkCtl {
         @Option(name: .long, help: "Only failures with these codes, comma-separated (e.g. cache-full,worker-silent; see workctl failed --group).")
         var reason: String?
 
+        @OptionGroup var waiting: WaitOptions
+
         @Flag(name: .long, help: "Print the result as JSON.")
         var json = false
 
@@ -136,7 +138,8 @@ extension WorkCtl {
             request.existingOnly = true
             request.reasonCodes = reasonCodes()
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
-            if json { try printJSON(reply) } else { say("retrying \(reply.revived) failed pictures") }
+            if !json { say("retrying \(reply.revived) failed pictures") }
+            try waiting.finish(request, reply, client: &client, json: json)
         }
     }
 }

@@ -10,7 +10,8 @@ extension WorkCtl {
             abstract: "Queue pictures for rendering: missing ones, and generated ones whose inputs or style changed.",
             discussion: """
                 Pictures that are current are left alone; failed-no-retry ones too. With --wait, shows \
-                progress until no picture of the chosen kinds and themes is pending.
+                progress until every picture this command covers is generated or failed (other work \
+                in the queue is not waited for), then exits 0, or 2 when some failed (workctl failed --group).
                 """)
 
         @OptionGroup var connection: ConnectionOptions
@@ -23,10 +24,9 @@ extension WorkCtl {
         @Flag(name: .long, help: "Also make failed-no-retry pictures pending again.")
         var failed = false
 
-        @Flag(name: .long, help: "Wait until the pictures are done, showing progress.")
-        var wait = false
+        @OptionGroup var waiting: WaitOptions
 
-        @Flag(name: .long, help: "Print the result as JSON.")
+        @Flag(name: .long, help: "Print the result as JSON (with --wait: one object, {\"enqueued\": ..., \"pictures\": ...}).")
         var json = false
 
         func run() throws {
@@ -35,9 +35,7 @@ extension WorkCtl {
             request.includeFailed = failed ? true : nil
             request.existingOnly = stale ? true : nil
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
-            if json && !wait {
-                try printJSON(reply)
-            } else {
+            if !json {
                 say(
                     "enqueued: \(reply.created) new, \(reply.stale) stale, \(reply.revived) failed retried; "
                         + "\(reply.alreadyPending) already pending, \(reply.current) current, \(reply.failed) failed-no-retry (workctl retry)")
@@ -45,30 +43,37 @@ extension WorkCtl {
                     say("skipped heatmaps of \(skipped) workouts without heart rate (not failures: they are queued if a re-import brings heart rate)")
                 }
             }
-            guard wait else { return }
-            let status = try talking { () throws(ControlClientError) in
-                try Self.waitUntilDone(client: &client, kinds: Set(request.kinds), themes: Set(request.themes))
-            }
-            if json { try printJSON(status) } else { Status.printSummary(status) }
+            try waiting.finish(request, reply, client: &client, json: json)
         }
+    }
 
-        /// Polls STATUS until nothing of these kinds and themes is pending, drawing progress.
-        static func waitUntilDone(client: inout ControlClient, kinds: Set<JobKind>, themes: Set<Theme>) throws(ControlClientError) -> StatusReply {
-            func pending(_ status: StatusReply) -> Int {
-                status.counts.filter { kinds.contains($0.kind) && themes.contains($0.theme) && $0.status == .pending }.reduce(0) { $0 + $1.count }
+    /// `--wait` and `--progress-json`, shared by the commands that queue pictures.
+    struct WaitOptions: ParsableArguments {
+        @Flag(name: .long, help: "Wait until exactly these pictures are drawn or failed, showing progress; exit 2 if any failed.")
+        var wait = false
+
+        @Flag(name: .long, help: "With --wait: progress as JSON lines on standard error, one a second.")
+        var progressJSON = false
+
+        /// Prints the reply (JSON) or waits for its pictures and prints the outcome; exit 2 when
+        /// any of them failed.
+        func finish(_ request: EnqueueRequest, _ reply: EnqueueReply, client: inout ControlClient, json: Bool) throws {
+            guard wait else {
+                if json { try printJSON(reply) }
+                return
             }
-            var status: StatusReply = try client.request(.status, [String: String]())
-            let initial = pending(status)
-            var progress = ProgressLine(total: initial, unit: "pictures")
-            while true {
-                let left = pending(status)
-                progress.update(done: initial - left, extra: "\(status.workers.count) workers")
-                if left == 0 { break }
-                Thread.sleep(forTimeInterval: 0.25)
-                status = try client.request(.status, [String: String]())
+            let follow = PictureWait(selection: request, reply: reply)
+            let outcome = try talking { () throws(ControlClientError) in try follow.run(client: &client, progressJSON: progressJSON) }
+            if json {
+                struct Result: Encodable {
+                    var enqueued: EnqueueReply
+                    var pictures: PictureWait.Outcome
+                }
+                try printJSON(Result(enqueued: reply, pictures: outcome))
+            } else {
+                for line in PictureWait.summary(outcome) { say(line) }
             }
-            progress.finish()
-            return status
+            if outcome.failed > 0 { throw WorkCtlExit.partial }
         }
     }
 }

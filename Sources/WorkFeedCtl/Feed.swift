@@ -61,7 +61,7 @@ extension WorkCtl {
                 }
                 say("wrote \(html) (\(items.count) workouts)")
             } else if json {
-                try printJSON(items)
+                try printJSON(items.map { WorkoutJSON($0, cacheDirectory: cache ?? cacheDirectory) })
             } else {
                 for item in items {
                     let w = item.workout

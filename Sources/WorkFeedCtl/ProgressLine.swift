@@ -15,7 +15,7 @@ struct ProgressMeter {
         var finished: Int
     }
 
-    let total: Int
+    var total: Int
     let unit: String
     /// How far back the rate looks.
     let window: Double
@@ -126,8 +126,10 @@ struct ProgressLine {
         return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    mutating func update(done: Int, failed: Int = 0, workers: Int? = nil, extra: String = "") {
+    /// - Parameter total: the total now, when it grows while the operation runs.
+    mutating func update(done: Int, failed: Int = 0, workers: Int? = nil, total: Int? = nil, extra: String = "") {
         let seconds = elapsed
+        if let total { meter.total = total }
         meter.record(done: done, failed: failed, workers: workers, seconds: seconds)
         let now = ContinuousClock.now
         let every: Duration = interactive && !json ? .milliseconds(200) : .seconds(json ? 1 : 5)

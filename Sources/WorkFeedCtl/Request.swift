@@ -20,6 +20,8 @@ extension WorkCtl {
         @Option(name: .long, help: "Themes, comma-separated: light, dark.")
         var theme: String = "light,dark"
 
+        @OptionGroup var waiting: WaitOptions
+
         @Flag(name: .long, help: "Print the result as JSON.")
         var json = false
 
@@ -34,11 +36,10 @@ extension WorkCtl {
             let workouts = try IDPrefix.resolve(ids, client: &client)
             let request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, priority: EnqueueRequest.interactivePriority)
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
-            if json {
-                try printJSON(reply)
-            } else {
+            if !json {
                 say("requested: \(reply.created + reply.stale + reply.alreadyPending) pictures ahead of bulk work, \(reply.current) already current, \(reply.failed) failed-no-retry")
             }
+            try waiting.finish(request, reply, client: &client, json: json)
         }
     }
 }

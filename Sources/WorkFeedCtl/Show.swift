@@ -24,7 +24,16 @@ extension WorkCtl {
             var client = try connection.client()
             guard let workout = try IDPrefix.resolve([id], client: &client).first else { throw WorkCtlExit.failed }
             let reply: ShowReply = try talking { () throws(ControlClientError) in try client.request(.show, ShowRequest(id: workout)) }
-            if json { try printJSON(reply) } else { Self.print(reply) }
+            if json {
+                struct Shown: Encodable {
+                    var item: WorkoutJSON
+                    var cacheDirectory: String
+                    var pictureSize: PictureSize?
+                }
+                try printJSON(Shown(item: WorkoutJSON(reply.item, cacheDirectory: reply.cacheDirectory), cacheDirectory: reply.cacheDirectory, pictureSize: reply.pictureSize))
+            } else {
+                Self.print(reply)
+            }
         }
 
         static func print(_ reply: ShowReply) {

@@ -7,38 +7,132 @@ extension WorkCtl {
     /// `workctl watch`: follows the coordinator's event stream.
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Follow status changes and workers coming and going, as they happen (Ctrl-C stops).")
+            abstract: "Follow what happens, as it happens: imports, deletes, pictures queued, drawn and failed, workers (Ctrl-C stops).",
+            discussion: """
+                The event stream's address comes from the coordinator (STATUS tells its listen.events), \
+                so --coordinator is enough; --events names it directly. Events are hints: a slow \
+                terminal may miss some, and workctl status has the counts.
+                """)
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Option(name: .long, help: "The coordinator's event endpoint (env WORKFEED_EVENTS).")
-        var events: String = ProcessInfo.processInfo.environment["WORKFEED_EVENTS"] ?? "tcp://127.0.0.1:5557"
+        @Option(name: .long, help: "The coordinator's event endpoint (env WORKFEED_EVENTS; default: asked of the coordinator).")
+        var events: String? = ProcessInfo.processInfo.environment["WORKFEED_EVENTS"]
 
         @Option(name: .long, help: "Stop after this many events.")
         var count: Int?
 
-        @Flag(name: .long, help: "Print each event as a JSON line.")
+        @Option(name: .long, help: "Stop after this many seconds.")
+        var seconds: Double?
+
+        @Flag(name: .long, help: "Print each event as a JSON line: {\"topic\": ..., \"event\": {...}}.")
         var json = false
 
         func run() throws {
+            let endpoint: String
+            if let events, !events.isEmpty {
+                endpoint = events
+            } else {
+                var client = try connection.client()
+                let status: StatusReply = try talking { () throws(ControlClientError) in try client.request(.status, StatusRequest()) }
+                guard let advertised = status.events, !advertised.isEmpty else {
+                    printError("the coordinator at \(connection.coordinator) does not say where it publishes events: name it with --events")
+                    throw WorkCtlExit.failed
+                }
+                endpoint = Self.reachable(advertised, control: connection.coordinator)
+            }
             let socket = try ZMQSocket(WorkCtlContext.shared, type: .sub)
             if let curve = try connection.curve() { try socket.makeCurveClient(curve) }
             try socket.subscribe("")
-            try socket.connect(events)
+            try socket.connect(endpoint)
+            printError("watching \(endpoint), the events of the coordinator at \(connection.coordinator) (Ctrl-C stops)")
+
+            let started = ContinuousClock.now
+            var lastHeard = started
+            var warned = false
             var seen = 0
             while count.map({ seen < $0 }) ?? true {
-                guard let frames = try socket.receive(), frames.count == 2 else { continue }
+                if let seconds, ContinuousClock.now - started >= .milliseconds(Int64(seconds * 1000)) { break }
+                guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 500)[0] else {
+                    // Quiet for a while: is the coordinator there at all? A SUB socket cannot tell.
+                    if ContinuousClock.now - lastHeard >= .seconds(10) {
+                        lastHeard = ContinuousClock.now
+                        let answers = coordinatorAnswers()
+                        if !answers && !warned { printError("no event for 10 s and the coordinator at \(connection.coordinator) does not answer") }
+                        if answers && warned { printError("the coordinator answers again") }
+                        warned = !answers
+                    }
+                    continue
+                }
+                guard let frames = try socket.receive(dontWait: true), frames.count == 2 else { continue }
+                lastHeard = ContinuousClock.now
                 seen += 1
                 let topic = String(decoding: frames[0], as: UTF8.self)
                 if json {
-                    say(String(decoding: frames[1], as: UTF8.self))
-                } else if topic == "status", let event = try? ControlCodec.decode(StatusEvent.self, from: frames[1]) {
-                    let scale = event.scale == 1 ? "" : " @\(event.scale)x"
-                    say("\(event.at) \(event.workoutID) \(event.kind.rawValue) \(event.theme.rawValue)\(scale): \(event.status.rawValue)" + (event.reason.map { " (\($0))" } ?? ""))
-                } else if topic == "worker", let event = try? ControlCodec.decode(WorkerEvent.self, from: frames[1]) {
-                    say("\(event.at) worker \(event.name) \(event.change)")
+                    say(#"{"topic":"# + Self.quoted(topic) + #","event":"# + String(decoding: frames[1], as: UTF8.self) + "}")
+                } else if let line = Self.line(topic: topic, body: frames[1]) {
+                    say(line)
                 }
             }
+        }
+
+        /// Whether the coordinator answers a PING within a second.
+        private func coordinatorAnswers() -> Bool {
+            struct Pong: Decodable { var pong: Bool }
+            do {
+                var client = try ControlClient(
+                    context: WorkCtlContext.shared, endpoint: connection.coordinator, timeoutMilliseconds: 1000, curve: try connection.curve())
+                _ = try client.request(.ping, [String: String](), as: Pong.self)
+                return true
+            } catch {
+                return false
+            }
+        }
+
+        /// One event as a line of text; `nil` for a topic this version does not know.
+        static func line(topic: String, body: [UInt8]) -> String? {
+            switch topic {
+            case "status":
+                guard let event = try? ControlCodec.decode(StatusEvent.self, from: body) else { return nil }
+                let scale = event.scale == 1 ? "" : " @\(event.scale)x"
+                let why = event.reason.map { reason in " (" + (event.code.map { "\($0): " } ?? "") + reason + ")" } ?? ""
+                return "\(stamp(event.at)) picture \(event.workoutID) \(event.kind.rawValue) \(event.theme.rawValue)\(scale): \(event.status.rawValue)\(why)"
+            case "worker":
+                guard let event = try? ControlCodec.decode(WorkerEvent.self, from: body) else { return nil }
+                return "\(stamp(event.at)) worker \(event.name) \(event.change)"
+            case "workout":
+                guard let event = try? ControlCodec.decode(WorkoutEvent.self, from: body) else { return nil }
+                return "\(stamp(event.at)) workout \(event.workoutID) \(event.change)" + (event.owner.map { " (owner \($0))" } ?? "")
+            case "queued":
+                guard let event = try? ControlCodec.decode(QueuedEvent.self, from: body) else { return nil }
+                let what = event.kinds.map(\.rawValue).joined(separator: ",") + " " + event.themes.map(\.rawValue).joined(separator: ",")
+                return "\(stamp(event.at)) queued \(ProgressMeter.grouped(event.total)) pictures pending (\(what)): "
+                    + "\(event.created) new, \(event.stale) stale, \(event.revived) retried"
+                    + (event.priority > 0 ? ", ahead of bulk work" : "") + (event.owner.map { ", owner \($0)" } ?? "")
+            default:
+                return nil
+            }
+        }
+
+        static func stamp(_ date: Date) -> String {
+            ISO8601DateFormatter().string(from: date)
+        }
+
+        static func quoted(_ text: String) -> String {
+            String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+        }
+
+        /// An endpoint the coordinator binds (`tcp://0.0.0.0:5557`, `tcp://*:5557`) as this
+        /// machine reaches it: the wildcard host becomes the control endpoint's host.
+        static func reachable(_ advertised: String, control: String) -> String {
+            guard advertised.hasPrefix("tcp://"), control.hasPrefix("tcp://") else { return advertised }
+            let rest = advertised.dropFirst("tcp://".count)
+            guard let colon = rest.lastIndex(of: ":") else { return advertised }
+            let host = rest[..<colon]
+            guard ["0.0.0.0", "*", "[::]", "::"].contains(host) else { return advertised }
+            let controlRest = control.dropFirst("tcp://".count)
+            guard let controlColon = controlRest.lastIndex(of: ":") else { return advertised }
+            return "tcp://" + controlRest[..<controlColon] + rest[colon...]
         }
     }
 }

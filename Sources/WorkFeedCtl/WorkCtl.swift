@@ -169,9 +169,10 @@ func printError(_ message: String) {
 /// second (``ISO8601Time``). Control and format characters in strings are written as `\uXXXX`
 /// escapes (JSONEncoder leaves DEL, C1 controls and bidirectional overrides as they are), so that
 /// JSON on a terminal is as safe as text.
-func printJSON(_ value: some Encodable) throws {
+/// - Parameter compact: one line (JSON lines), not indented.
+func printJSON(_ value: some Encodable, compact: Bool = false) throws {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    encoder.outputFormatting = compact ? [.sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
     let text = String(decoding: try encoder.encode(value), as: UTF8.self).jsonEscapedForDisplay
     FileHandle.standardOutput.write(Data((text + "\n").utf8))

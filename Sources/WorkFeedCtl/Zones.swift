@@ -69,7 +69,15 @@ extension WorkCtl {
         static func send(_ request: ZonesRequest, connection: ConnectionOptions, json: Bool) throws {
             var client = try connection.client()
             let reply: ZonesReply = try talking { () throws(ControlClientError) in try client.request(.zones, request) }
-            if json { return try printJSON(reply) }
+            if json {
+                try printJSON(reply)
+                if reply.refusal != nil { throw ExitCode.failure }
+                return
+            }
+            if let refusal = reply.refusal {
+                printError("zone not added: \(refusal.message)")
+                throw ExitCode.failure
+            }
             if let added = reply.added { say("added zone \(added.id)") }
             if let removed = reply.removed { say(removed ? "removed zone \(request.remove ?? 0)" : "owner \(request.owner) has no zone \(request.remove ?? 0)") }
             if reply.stale > 0 { say("\(reply.stale) pictures of \(request.owner) are stale and queued to be drawn again") }

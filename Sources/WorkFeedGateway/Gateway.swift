@@ -38,8 +38,10 @@ public final class Gateway: Sendable {
         clients = try CoordinatorClients(
             count: configuration.coordinatorClients, context: context, endpoint: configuration.controlEndpoint,
             timeoutMilliseconds: configuration.coordinatorTimeoutMilliseconds, curve: curve, logger: logger)
+        let memory = PictureMemoryCache(capacity: configuration.memoryCacheMegabytes << 20)
         do {
-            events = try PictureEvents(context: context, endpoint: configuration.eventsEndpoint, curve: curve, logger: logger)
+            events = try PictureEvents(
+                context: context, endpoint: configuration.eventsEndpoint, curve: curve, logger: logger, released: { memory.remove($0) })
         } catch {
             clients.stop()
             throw error
@@ -48,7 +50,7 @@ public final class Gateway: Sendable {
         api = GatewayAPI(
             configuration: configuration, clients: clients, events: events,
             store: DirectoryPictureStore(root: configuration.cacheDirectory, threadPool: .singleton),
-            memory: PictureMemoryCache(capacity: configuration.memoryCacheMegabytes << 20), metrics: metrics, logger: logger)
+            memory: memory, metrics: metrics, logger: logger)
         self.verifier = verifier
     }
 
@@ -73,6 +75,9 @@ public final class Gateway: Sendable {
         owner.get("/workouts/{id}", use: api.workout)
         owner.delete("/workouts/{id}", use: api.deleteWorkout)
         owner.get("/workouts/{id}/pictures/{kind}/{theme}", use: api.requestPicture)
+        owner.get("/zones", use: api.zones)
+        owner.post("/zones", use: api.addZone)
+        owner.delete("/zones/{id}", use: api.deleteZone)
         return router
     }
 
@@ -82,7 +87,8 @@ public final class Gateway: Sendable {
         ("/healthz", [.get, .head]), ("/readyz", [.get, .head]), ("/metrics", [.get, .head]), ("/", [.get, .head]),
         ("/v1/pictures/{file}", [.get, .head]), ("/v1/feed", [.get, .head]), ("/v1/changes", [.get, .head]),
         ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]),
-        ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]),
+        ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]), ("/v1/zones", [.get, .head, .post]),
+        ("/v1/zones/{id}", [.delete]),
     ]
 
 

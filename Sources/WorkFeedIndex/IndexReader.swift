@@ -17,22 +17,50 @@ public struct IndexReader {
         try String.fetchAll(db, sql: "SELECT id FROM workout WHERE owner = ? ORDER BY id", arguments: [owner]).compactMap(WorkoutID.init)
     }
 
-    /// Jobs per kind, theme and status, of one owner's workouts or of all.
-    public func statusCounts(owner: String? = nil) throws -> [(kind: JobKind, theme: Theme, status: JobStatus, count: Int)] {
+    /// Jobs per kind, theme, scale and status.
+    public typealias StatusCount = (kind: JobKind, theme: Theme, scale: Int, status: JobStatus, count: Int)
+
+    /// Jobs per kind, theme, scale and status, of one owner's workouts or of all.
+    public func statusCounts(owner: String? = nil) throws -> [StatusCount] {
         let sql =
             owner == nil
-            ? "SELECT kind, theme, status, count(*) AS n FROM job GROUP BY kind, theme, status ORDER BY kind, theme, status"
+            ? "SELECT kind, theme, scale, status, count(*) AS n FROM job GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
             : """
-            SELECT j.kind, j.theme, j.status, count(*) AS n FROM job j JOIN workout w ON w.id = j.workout_id WHERE w.owner = ?
-            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            SELECT j.kind, j.theme, j.scale, j.status, count(*) AS n FROM job j JOIN workout w ON w.id = j.workout_id WHERE w.owner = ?
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
             """
-        return try Row.fetchAll(db, sql: sql, arguments: owner.map { [$0] } ?? [])
-            .compactMap { row in
-                guard let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"]),
-                    let status = JobStatus(rawValue: row["status"])
-                else { return nil }
-                return (kind, theme, status, row["n"])
-            }
+        return try Row.fetchAll(db, sql: sql, arguments: owner.map { [$0] } ?? []).compactMap(Self.statusCount)
+    }
+
+    /// A row of kind, theme, scale, status and `n`; `nil` for a value this version does not know.
+    private static func statusCount(_ row: Row) -> StatusCount? {
+        guard let kind = JobKind(rawValue: row["kind"]), let theme = Theme(rawValue: row["theme"]),
+            let status = JobStatus(rawValue: row["status"])
+        else { return nil }
+        return (kind, theme, row["scale"], status, row["n"])
+    }
+
+    /// Jobs per kind, theme and status among the pictures an ENQUEUE of `selection` covers (its
+    /// kinds, themes and scales, `scales` when it names none, of the workouts it selects): what
+    /// `workctl enqueue --wait` follows.
+    public func statusCounts(of selection: EnqueueRequest, scales: [Int]) throws -> [StatusCount] {
+        let workouts = WorkoutSelection(selection)
+        var arguments: StatementArguments = [
+            "kinds": WorkoutSelection.jsonArray(selection.kinds.map(\.rawValue)),
+            "themes": WorkoutSelection.jsonArray(selection.themes.map(\.rawValue)),
+            "scales": "[" + (selection.scales ?? scales).map(String.init).joined(separator: ",") + "]",
+        ]
+        arguments += workouts.arguments
+        let join = workouts.conditions.isEmpty ? "" : " JOIN workout w ON w.id = j.workout_id"
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT j.kind, j.theme, j.scale, j.status, count(*) AS n FROM job j\(join)
+                WHERE j.kind IN (SELECT value FROM json_each(:kinds)) AND j.theme IN (SELECT value FROM json_each(:themes))
+                    AND j.scale IN (SELECT value FROM json_each(:scales)) AND \(workouts.sql)
+                GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+                """, arguments: arguments
+        ).compactMap(Self.statusCount)
     }
 
     /// Generated pictures by kind, theme and map coverage (`unknown` for pictures drawn before maps).

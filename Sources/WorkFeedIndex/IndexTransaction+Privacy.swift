@@ -27,7 +27,7 @@ extension IndexReader {
 
 extension IndexTransaction {
     /// At most this many zones per owner: each is tested against every point of every route.
-    public static let maximumPrivacyZones = 32
+    public static let maximumPrivacyZones = PrivacyZone.maximumPerOwner
 
     /// Adds a privacy zone to an owner's, checked first (``PrivacyZone/validate()``).
     /// - Returns: the zone as stored, with its id.

@@ -135,19 +135,9 @@ public struct IndexTransaction {
         cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
     ) throws -> EnqueueReply {
         var reply = EnqueueReply()
-        let idsJSON: String? = request.ids.map { ids in
-            "[" + ids.map { "\"\($0.description)\"" }.joined(separator: ",") + "]"
-        }
-        var conditions: [String] = []
-        if idsJSON != nil { conditions.append("w.id IN (SELECT value FROM json_each(:ids))") }
-        if request.activities != nil { conditions.append("w.activity IN (SELECT value FROM json_each(:activities))") }
-        if request.since != nil { conditions.append("w.start_at >= :since") }
-        if request.until != nil { conditions.append("w.start_at < :until") }
-        if request.owner != nil { conditions.append("w.owner = :owner") }
-        let workoutFilter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
-        let activitiesJSON: String? = request.activities.map { list in
-            "[" + list.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
-        }
+        let selection = WorkoutSelection(request)
+        let conditions = selection.conditions
+        let workoutFilter = selection.sql
         // Codes are checked by the caller to be short lower-case words; JSON-encoded all the same.
         let codesJSON: String? = request.reasonCodes.map { codes in
             String(decoding: (try? JSONEncoder().encode(codes)) ?? Data("[]".utf8), as: UTF8.self)
@@ -156,12 +146,11 @@ public struct IndexTransaction {
             for theme in request.themes {
                 for scale in request.scales ?? scales {
                     let anchor = nextAnchor()
-                    let arguments: StatementArguments = [
-                        "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "ids": idsJSON,
-                        "now": now.timeIntervalSince1970, "anchor": anchor, "priority": request.priority ?? 0,
-                        "activities": activitiesJSON, "since": request.since?.timeIntervalSince1970,
-                        "until": request.until?.timeIntervalSince1970, "codes": codesJSON, "owner": request.owner,
+                    var arguments: StatementArguments = [
+                        "kind": kind.rawValue, "theme": theme.rawValue, "scale": scale, "now": now.timeIntervalSince1970, "anchor": anchor,
+                        "priority": request.priority ?? 0, "codes": codesJSON,
                     ]
+                    arguments += selection.arguments
                     if request.existingOnly != true {
                         // A heatmap needs heart-rate samples: for a workout without them it is
                         // remembered instead of queued (it could only fail), and queued when a
@@ -196,6 +185,7 @@ public struct IndexTransaction {
                         conditions.isEmpty
                         ? "FROM job j WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale"
                         : "FROM job j JOIN workout w ON w.id = j.workout_id WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(workoutFilter)"
+                    var failedHere = 0
                     for row in try Row.fetchAll(
                         db, sql: "SELECT j.status, j.anchor = :anchor AS fresh, count(*) AS n \(scope) AND j.status != 'generated' GROUP BY 1, 2",
                         arguments: arguments)
@@ -203,7 +193,7 @@ public struct IndexTransaction {
                         let count: Int = row["n"]
                         switch JobStatus(rawValue: row["status"]) {
                         case .pending: if !(row["fresh"] as Bool) { reply.alreadyPending += count }
-                        case .failedNoRetry: if request.includeFailed != true { reply.failed += count }
+                        case .failedNoRetry: failedHere += count
                         default: break
                         }
                     }
@@ -249,6 +239,8 @@ public struct IndexTransaction {
                             arguments: [request.priority ?? 0, now.timeIntervalSince1970, anchor, id])
                     }
                     reply.revived += revive.count
+                    // Failures left as they are: all of them, or those whose code was not asked for.
+                    reply.failed += failedHere - revive.count
                     if let priority = request.priority, priority > 0 {
                         // An interactive request moves what is already waiting to the front.
                         try db.execute(
@@ -391,6 +383,13 @@ public struct IndexTransaction {
             guard try attempts(of: lease) != nil else { return .staleLease }
             let code = report.code ?? FailureCode.guess(fromReason: report.detail)
             try markFailed(lease.jobID, reason: report.detail, code: code, now: now, anchor: nextAnchor())
+            if code == .hiddenByPrivacy {
+                // The picture drawn before the owner's zones hid the whole route shows what is now
+                // hidden: it must not stay readable under its old key.
+                let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT cache_key FROM job WHERE id = ?"), arguments: [lease.jobID])
+                try db.execute(sql: "UPDATE job SET cache_key = NULL WHERE id = ?", arguments: [lease.jobID])
+                if let previous { try release(previous) }
+            }
             return .updated(lease.picture, .failedNoRetry, reason: report.detail, retryAt: nil, code: code)
         case .failedRetry:
             let code = report.code ?? FailureCode.guess(fromReason: report.detail)

@@ -169,12 +169,15 @@ public struct StatusReply: Codable, Sendable, Hashable {
     public struct Count: Codable, Sendable, Hashable {
         public var kind: JobKind
         public var theme: Theme
+        /// `nil` from a coordinator that counted scales together.
+        public var scale: Int?
         public var status: JobStatus
         public var count: Int
 
-        public init(kind: JobKind, theme: Theme, status: JobStatus, count: Int) {
+        public init(kind: JobKind, theme: Theme, scale: Int? = nil, status: JobStatus, count: Int) {
             self.kind = kind
             self.theme = theme
+            self.scale = scale
             self.status = status
             self.count = count
         }
@@ -211,11 +214,15 @@ public struct StatusReply: Codable, Sendable, Hashable {
     public var anchor: Int64?
     public var workers: [Worker]
     public var cacheDirectory: String
+    /// Where the coordinator publishes its events (`listen.events`; empty: it publishes none), so
+    /// that `workctl watch` needs only the control endpoint.
+    public var events: String?
 
     public init(
         workouts: Int, counts: [Count], leased: Int, workers: [Worker], cacheDirectory: String, ready: Int? = nil,
-        finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil
+        finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil, events: String? = nil
     ) {
+        self.events = events
         self.workouts = workouts
         self.counts = counts
         self.leased = leased
@@ -233,10 +240,16 @@ public struct StatusReply: Codable, Sendable, Hashable {
     }
 }
 
-/// STATUS: with `owner`, the workout and picture counts are that owner's.
+/// STATUS: with `owner`, the workout and picture counts are that owner's; with `pictures`, the
+/// picture counts are of the jobs an ENQUEUE of that selection covers (what `enqueue --wait`
+/// follows), nothing else.
 public struct StatusRequest: Codable, Sendable, Hashable {
     public var owner: String?
-    public init(owner: String? = nil) { self.owner = owner }
+    public var pictures: EnqueueRequest?
+    public init(owner: String? = nil, pictures: EnqueueRequest? = nil) {
+        self.owner = owner
+        self.pictures = pictures
+    }
 }
 
 /// SHOW: one workout and its pictures; with `owner`, only when the workout is that owner's
@@ -326,17 +339,79 @@ public struct StatusEvent: Codable, Sendable, Hashable {
     public var scale: Int
     public var status: JobStatus
     public var reason: String?
+    /// The failure's code (``FailureCode``), with `reason`.
+    public var code: String?
     public var at: Date
 
-    public init(workoutID: WorkoutID, kind: JobKind, theme: Theme, scale: Int, status: JobStatus, reason: String?, at: Date) {
+    public init(
+        workoutID: WorkoutID, kind: JobKind, theme: Theme, scale: Int, status: JobStatus, reason: String?, code: String? = nil, at: Date
+    ) {
         self.workoutID = workoutID
         self.kind = kind
         self.theme = theme
         self.scale = scale
         self.status = status
         self.reason = reason
+        self.code = code
         self.at = at
     }
+}
+
+/// A workout was imported, updated or deleted (topic `workout`).
+public struct WorkoutEvent: Codable, Sendable, Hashable {
+    public var workoutID: WorkoutID
+    /// `imported`, `updated`, `replaced-duplicate` (an ``ImportResult`` that changed what is
+    /// stored) or `deleted`.
+    public var change: String
+    public var owner: String?
+    public var at: Date
+
+    public init(workoutID: WorkoutID, change: String, owner: String?, at: Date = Date(timeIntervalSince1970: 0)) {
+        self.workoutID = workoutID
+        self.change = change
+        self.owner = owner
+        self.at = at
+    }
+}
+
+/// Pictures removed from the cache (topic `released`), by cache key: a replaced picture, one a
+/// privacy zone now hides, a deleted workout's.
+public struct ReleasedEvent: Codable, Sendable, Hashable {
+    public var keys: [String]
+    public var at: Date
+
+    public init(keys: [String], at: Date) {
+        self.keys = keys
+        self.at = at
+    }
+}
+
+/// Pictures made pending by one request (topic `queued`): one event however many pictures.
+public struct QueuedEvent: Codable, Sendable, Hashable {
+    public var created: Int
+    public var stale: Int
+    public var revived: Int
+    public var kinds: [JobKind]
+    public var themes: [Theme]
+    /// The owner whose pictures they are, when the request named one.
+    public var owner: String?
+    /// Interactive requests go ahead of bulk work (``EnqueueRequest/interactivePriority``).
+    public var priority: Int
+    public var at: Date
+
+    public init(_ request: EnqueueRequest, _ reply: EnqueueReply, at: Date = Date(timeIntervalSince1970: 0)) {
+        created = reply.created
+        stale = reply.stale
+        revived = reply.revived
+        kinds = request.kinds
+        themes = request.themes
+        owner = request.owner
+        priority = request.priority ?? 0
+        self.at = at
+    }
+
+    /// Pictures made pending.
+    public var total: Int { created + stale + revived }
 }
 
 /// A worker connected, disconnected or went silent (topic `worker`).
@@ -536,11 +611,30 @@ public struct ZonesReply: Codable, Sendable, Hashable {
     public var removed: Bool?
     /// Pictures of the owner made stale by the change and queued again.
     public var stale: Int
+    /// Why the zone to add was not added (the list is unchanged): a problem of the request, not
+    /// of the coordinator, so it is an answer rather than a refusal, and the gateway can tell its
+    /// caller which field is wrong.
+    public var refusal: Refusal?
 
-    public init(zones: [PrivacyZone], added: PrivacyZone? = nil, removed: Bool? = nil, stale: Int = 0) {
+    public struct Refusal: Codable, Sendable, Hashable {
+        /// `bad-zone` (a field out of range: ``field``) or `too-many-zones`
+        /// (``PrivacyZone/maximumPerOwner``).
+        public var code: String
+        public var field: String?
+        public var message: String
+
+        public init(code: String, field: String? = nil, message: String) {
+            self.code = code
+            self.field = field
+            self.message = message
+        }
+    }
+
+    public init(zones: [PrivacyZone], added: PrivacyZone? = nil, removed: Bool? = nil, stale: Int = 0, refusal: Refusal? = nil) {
         self.zones = zones
         self.added = added
         self.removed = removed
         self.stale = stale
+        self.refusal = refusal
     }
 }

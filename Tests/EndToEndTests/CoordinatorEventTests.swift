@@ -13,7 +13,8 @@ import WorkFeedWire
         nil, "no route", #"say "hi" \ back"#, "line\nbreak\ttab\r", "control \u{01}\u{1F}", "café 🏃 /var/cache/x.png",
     ])
     func statusEventsDecodeAsStatusEvent(reason: String?) throws {
-        let event = CoordinatorEvent.status(picture, reason == nil ? .generated : .failedNoRetry, reason: reason)
+        let code: FailureCode? = reason == nil ? nil : .noRoute
+        let event = CoordinatorEvent.status(picture, reason == nil ? .generated : .failedNoRetry, reason: reason, code: code)
         let frames = event.frames(at: at, stamped: CoordinatorEvent.iso8601(at))
         #expect(frames.count == 2)
         #expect(frames[0] == Array("status".utf8))
@@ -22,8 +23,8 @@ import WorkFeedWire
             decoded
                 == StatusEvent(
                     workoutID: picture.workoutID, kind: .heatmap, theme: .dark, scale: 2, status: reason == nil ? .generated : .failedNoRetry,
-                    reason: reason, at: at))
-        if reason == nil {
+                    reason: reason, code: code?.rawValue, at: at))
+        if reason == nil || reason == "no route" {
             // Byte for byte what JSONEncoder writes (sorted keys), when there is nothing to escape.
             #expect(frames[1] == (try ControlCodec.encode(decoded)))
         }

@@ -151,24 +151,37 @@ import WorkFeedWire
         var client = try system.client()
         let home = try Self.start()
         let carol = try Self.importRun(into: &client, owner: "carol")
+        try Self.enqueueAll(&client, owner: "carol")
+        let drawn = try Self.settled(&client, carol)
+        #expect(drawn.count == 4 && drawn.allSatisfy { $0.status == .generated })
         let zone: ZonesReply = try client.request(
             .zones, ZonesRequest(owner: "carol", add: .init(latitude: home.latitude, longitude: home.longitude, radius: 2000)))
+        #expect(zone.stale == 4)
         let far = try Self.workout().route.points.map { Self.metres($0, home) }.max() ?? 0
         try #require(far < 2000 * 1.35, "the run goes \(far) m from its start: a 2 km zone must hold all of it")
-        try Self.enqueueAll(&client, owner: "carol")
         let hidden = try Self.settled(&client, carol)
         #expect(hidden.count == 4)
         #expect(hidden.allSatisfy { $0.status == .failedNoRetry && $0.reason == "hidden by a privacy zone" })
         #expect(hidden.allSatisfy { $0.reasonCode == FailureCode.hiddenByPrivacy.rawValue })
-        // Refused zones name the field.
-        #expect(throws: ControlClientError.self) {
-            let _: ZonesReply = try client.request(.zones, ZonesRequest(owner: "carol", add: .init(latitude: 91, longitude: 0, radius: 300)))
+        // The pictures drawn before the zone showed the whole run: neither their files nor their
+        // by-content names are left to read.
+        let cache = system.configuration.cacheDirectory
+        // (The files go right after the commit that a SHOW can already see.)
+        for _ in 0..<40 where drawn.contains(where: { FileManager.default.fileExists(atPath: cache + "/" + $0.relativePath) }) {
+            Thread.sleep(forTimeInterval: 0.05)
         }
-        do {
-            let _: ZonesReply = try client.request(.zones, ZonesRequest(owner: "carol", add: .init(latitude: 0, longitude: 0, radius: 50)))
-        } catch {
-            #expect("\(error)".contains("radius"))
+        for picture in drawn {
+            #expect(!FileManager.default.fileExists(atPath: cache + "/" + picture.relativePath), "\(picture.picture): old picture left")
+            let link = cache + "/" + (CacheLayout.relativePath(forKey: picture.cacheKey ?? "") ?? "")
+            #expect(!FileManager.default.fileExists(atPath: link), "\(picture.picture): old key left")
         }
+        #expect(hidden.allSatisfy { $0.cacheKey == nil })
+        // A zone out of range is answered with the field, and nothing changes.
+        let northOfThePole: ZonesReply = try client.request(.zones, ZonesRequest(owner: "carol", add: .init(latitude: 91, longitude: 0, radius: 300)))
+        #expect(northOfThePole.refusal?.code == "bad-zone" && northOfThePole.refusal?.field == "latitude")
+        let tiny: ZonesReply = try client.request(.zones, ZonesRequest(owner: "carol", add: .init(latitude: 0, longitude: 0, radius: 50)))
+        #expect(tiny.refusal?.field == "radius" && tiny.refusal?.message.contains("200") == true)
+        #expect(tiny.zones.count == 1 && tiny.added == nil && tiny.stale == 0)
         let gone: ZonesReply = try client.request(.zones, ZonesRequest(owner: "carol", remove: try #require(zone.added?.id)))
         #expect(gone.stale == 4)
         #expect(try Self.settled(&client, carol).allSatisfy { $0.status == .generated })

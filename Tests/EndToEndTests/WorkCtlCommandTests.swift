@@ -68,14 +68,21 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         #expect(json.status == 0)
         #expect(json.output.contains("\"unchanged\" : 1"))
 
-        // enqueue --wait --json: the final status as JSON.
+        // enqueue --wait --json: only JSON on standard output, what was queued and what became of
+        // it; one picture failed, so the exit code is 2.
         let enqueued = try workctl(["enqueue", "--all", "--kind", "route", "--theme", "light", "--wait", "--json"])
-        #expect(enqueued.status == 0)
-        let status = try decodeJSON(StatusReply.self, String(enqueued.output.drop { $0 != "{" }))
-        #expect(status.total(.generated) == 1 && status.total(.failedNoRetry) == 1 && status.total(.pending) == 0)
+        #expect(enqueued.status == 2)
+        struct Waited: Decodable {
+            var enqueued: EnqueueReply
+            var pictures: Outcome
+            struct Outcome: Decodable { var total, generated, failed, pending: Int }
+        }
+        let waited = try decodeJSON(Waited.self, enqueued.output)
+        #expect(waited.enqueued.created == 2)
+        #expect(waited.pictures.total == 2 && waited.pictures.generated == 1 && waited.pictures.failed == 1 && waited.pictures.pending == 0)
 
         // status, workers, failed: text and JSON.
-        #expect(try workctl(["status"]).output.contains("workouts: 2"))
+        #expect(try workctl(["status"]).output.contains("workouts 2;"))
         #expect(try decodeJSON(StatusReply.self, try workctl(["status", "--json"]).output).workouts == 2)
         #expect(try decodeJSON([StatusReply.Worker].self, try workctl(["workers", "--json"]).output).count == 2)
         let failed = try decodeJSON(FailedReply.self, try workctl(["failed", "--group", "--json"]).output)
@@ -89,6 +96,18 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         let shown = try workctl(["show", run.description])
         #expect(shown.output.contains("route light: generated"))
         #expect(try decodeJSON(ShowReply.self, try workctl(["show", run.description, "--json"]).output).item.workout.id == run)
+        // --json carries what the text shows: each generated picture's file, which exists.
+        struct WithPaths: Decodable {
+            struct Item: Decodable { var pictures: [Picture] }
+            struct Picture: Decodable { var status: JobStatus; var path: String? }
+            var item: Item
+        }
+        let shownJSON = try decodeJSON(WithPaths.self, try workctl(["show", run.description, "--json"]).output)
+        let path = try #require(shownJSON.item.pictures.first { $0.status == .generated }?.path)
+        #expect(FileManager.default.fileExists(atPath: path) && shown.output.contains(path))
+        let feedPaths = try decodeJSON([WithPaths.Item].self, try workctl(["feed", "--json"]).output).flatMap(\.pictures)
+        #expect(feedPaths.contains { $0.path == path })
+        #expect(feedPaths.allSatisfy { ($0.status == .generated) == ($0.path != nil) })
         let changes = try decodeJSON(ChangesReply.self, try workctl(["changes", "--since", "0", "--json"]).output)
         #expect(Set(changes.changes.map(\.id)).count == 2)
 

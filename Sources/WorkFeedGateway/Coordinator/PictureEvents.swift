@@ -20,7 +20,12 @@ final class PictureEvents: Sendable {
 
     /// Connects to `endpoint` and starts the thread.
     /// - Throws: ``ZMQError`` when the socket cannot be made.
-    init(context: ZMQContext, endpoint: String, curve: CurveClientKeys?, logger: Logger) throws {
+    /// - Parameter released: called on the events thread with the cache keys of pictures the
+    ///   coordinator removed.
+    init(
+        context: ZMQContext, endpoint: String, curve: CurveClientKeys?, logger: Logger,
+        released: @escaping @Sendable ([String]) -> Void = { _ in }
+    ) throws {
         let opened = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error)?>(nil)
         let thread = Thread { [self] in
@@ -34,6 +39,10 @@ final class PictureEvents: Sendable {
                 do {
                     guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0] else { continue }
                     while let frames = try socket.receive(dontWait: true) {
+                        if frames.count == 2, frames[0] == Array("released".utf8) {
+                            if let event = try? ControlCodec.decode(ReleasedEvent.self, from: frames[1]) { released(event.keys) }
+                            continue
+                        }
                         guard frames.count == 2, let event = try? ControlCodec.decode(StatusEvent.self, from: frames[1]) else {
                             logger.debug("event stream: a message that is not a status event; skipped")
                             continue
@@ -58,7 +67,7 @@ final class PictureEvents: Sendable {
         }
     }
 
-    /// A SUB socket on `endpoint` for the `status` topic, or `nil` with the error in `failure`.
+    /// A SUB socket on `endpoint` for the `status` and `released` topics, or `nil` with the error in `failure`.
     private static func subscribe(
         context: ZMQContext, endpoint: String, curve: CurveClientKeys?, failure: borrowing Mutex<(any Error)?>
     ) -> ZMQSocket? {
@@ -66,6 +75,7 @@ final class PictureEvents: Sendable {
             let socket = try ZMQSocket(context, type: .sub)
             if let curve { try socket.makeCurveClient(curve) }
             try socket.subscribe("status")
+            try socket.subscribe("released")
             try socket.connect(endpoint)
             return socket
         } catch {

@@ -1,12 +1,18 @@
 import Synchronization
 
 /// The most recently served pictures, in memory, up to a number of bytes. Pictures are named by
-/// their content, so an entry never goes stale: it only ages out.
+/// their content, so an entry never shows other bytes; but a picture can be removed (replaced, or
+/// hidden by a privacy zone), so entries go when the coordinator says so (``remove(_:)``, from its
+/// `released` events) and, in case such an event was lost, after ``lifetime`` at the latest.
 final class PictureMemoryCache: Sendable {
     private struct Entry {
         var bytes: [UInt8]
         var lastUse: UInt64
+        var inserted: ContinuousClock.Instant
     }
+
+    /// How long an entry is served from memory before the file is read again.
+    static let lifetime: Duration = .seconds(60)
 
     private struct State {
         var entries: [String: Entry] = [:]
@@ -25,6 +31,11 @@ final class PictureMemoryCache: Sendable {
     func bytes(for key: String) -> [UInt8]? {
         state.withLock { state in
             guard var entry = state.entries[key] else { return nil }
+            guard ContinuousClock.now - entry.inserted < Self.lifetime else {
+                state.entries[key] = nil
+                state.size -= entry.bytes.count
+                return nil
+            }
             state.clock += 1
             entry.lastUse = state.clock
             state.entries[key] = entry
@@ -32,11 +43,20 @@ final class PictureMemoryCache: Sendable {
         }
     }
 
+    /// Forgets these pictures (the coordinator removed them).
+    func remove(_ keys: [String]) {
+        state.withLock { state in
+            for key in keys {
+                if let entry = state.entries.removeValue(forKey: key) { state.size -= entry.bytes.count }
+            }
+        }
+    }
+
     func insert(_ bytes: [UInt8], for key: String) {
         guard bytes.count <= capacity / 8 else { return }
         state.withLock { state in
             state.clock += 1
-            if let old = state.entries.updateValue(Entry(bytes: bytes, lastUse: state.clock), forKey: key) {
+            if let old = state.entries.updateValue(Entry(bytes: bytes, lastUse: state.clock, inserted: .now), forKey: key) {
                 state.size -= old.bytes.count
             }
             state.size += bytes.count

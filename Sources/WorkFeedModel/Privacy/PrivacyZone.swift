@@ -18,6 +18,10 @@ public struct PrivacyZone: Sendable, Hashable, Codable {
     /// done with several zones.
     public static let radiusRange: ClosedRange<Double> = 200...2000
 
+    /// The most zones an owner may have: enough for home, work and family; few enough that
+    /// cutting a route stays cheap and the coordinator's policies stay small.
+    public static let maximumPerOwner = 32
+
     public init(id: Int64, latitude: Double, longitude: Double, radius: Double) {
         self.id = id
         self.latitude = latitude
