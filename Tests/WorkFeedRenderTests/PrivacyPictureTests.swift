@@ -54,6 +54,18 @@ import WorkFeedModel
         let cut = policy.cut(run.route, workoutID: "route-hash-of-the-run")
         try #require(cut.isCut && !cut.isWhollyHidden)
         let look = ProcessInfo.processInfo.environment["WORKFEED_LOOK"]
+        if let look {
+            // To look at: the cut route on the Heidelberg map, as the demo draws it.
+            let basemap = try MapFixtures.basemap()
+            let mapRenderer = Renderer(basemap: basemap)
+            for kind in JobKind.allCases {
+                for theme in Theme.allCases {
+                    let spec = MapFixtures.spec(kind, theme, basemap: basemap)
+                    let png = try mapRenderer.render(spec: spec, route: cut.route, heartRate: run.heartRate, cacheKey: "look")
+                    try Data(png).write(to: URL(fileURLWithPath: "\(look)/privacy-map-\(kind)-\(theme).png"))
+                }
+            }
+        }
         let renderer = Renderer()
         for kind in JobKind.allCases {
             for theme in Theme.allCases {
