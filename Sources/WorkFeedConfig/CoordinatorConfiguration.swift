@@ -1,3 +1,4 @@
+public import Logging
 public import WorkFeedModel
 
 /// Everything the coordinator is configured with. `Config/coordinator.yaml` documents each key;
@@ -6,7 +7,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// The SQLite index file.
     public var indexPath = "var/index.sqlite"
     /// `full`: every commit survives power loss; `normal`: survives a process crash.
-    public var durability = "full"
+    public var durability = Durability.full
     /// The shared picture cache, as the coordinator sees it (reported to operators).
     public var cacheDirectory = "var/cache"
     /// Where workers connect.
@@ -76,8 +77,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var privacySecretFile = ""
     public var lightMap = MapStyle.light
     public var darkMap = MapStyle.dark
-    public var logLevel = "info"
-    public var logFormat = "text"
+    public var logLevel = Logger.Level.info
+    public var logFormat = LogFormat.text
 
     public static let defaults = CoordinatorConfiguration()
 
@@ -123,7 +124,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         let settings = try await Settings(file: file, knownKeys: keys, environment: environment, overrides: overrides)
         var c = CoordinatorConfiguration()
         c.indexPath = settings.string("index.path", default: c.indexPath)
-        c.durability = try settings.choice("index.durability", default: Durability.full).rawValue
+        c.durability = try settings.choice("index.durability", default: Durability.full)
         c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
         c.workerEndpoint = try settings.endpoint("listen.workers", default: c.workerEndpoint)
         c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)
@@ -193,12 +194,14 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.privacySecretFile = settings.string("privacy.secret_file", default: c.privacySecretFile)
         c.lightMap = try settings.mapStyle("maps.light", default: c.lightMap)
         c.darkMap = try settings.mapStyle("maps.dark", default: c.darkMap)
-        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
-        c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
+        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).level
+        c.logFormat = try settings.choice("log.format", default: LogFormat.text)
         return c
     }
 
-    enum Durability: String, CaseIterable { case full, normal }
+    /// `index.durability`: `full` syncs every commit; `normal` (WAL) may lose the last commits on
+    /// a power cut, never the index.
+    public enum Durability: String, CaseIterable, Sendable { case full, normal }
 
     /// The first listen address this configuration may not use, and why; `nil` when every one is
     /// fine. Each is parsed (``ListenAddress``), not prefix-matched: it must be one endpoint, and
@@ -239,6 +242,19 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
 /// Log levels as configuration spells them (swift-log's names).
 public enum LogLevelName: String, CaseIterable, Sendable {
     case trace, debug, info, notice, warning, error, critical
+
+    /// swift-log's level of the same name.
+    public var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        case .critical: .critical
+        }
+    }
 }
 
 public enum LogFormat: String, CaseIterable, Sendable {

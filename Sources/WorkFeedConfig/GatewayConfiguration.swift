@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 public import WorkFeedModel
 
 /// Everything the gateway is configured with. `Config/gateway.yaml` documents each key.
@@ -36,8 +37,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var maximumWaitSeconds = 10.0
     /// A connection that sends nothing for this long is closed (slow or idle clients).
     public var idleTimeoutSeconds = 30.0
-    public var logLevel = "info"
-    public var logFormat = "text"
+    public var logLevel = Logger.Level.info
+    public var logFormat = LogFormat.text
 
     public init() {}
 
@@ -103,8 +104,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         c.uploadScales = try settings.ints("uploads.request_scales", default: c.uploadScales, in: PictureSpec.scaleRange)
         c.maximumWaitSeconds = try settings.double("pictures.max_wait_seconds", default: c.maximumWaitSeconds, in: 0...60)
         c.idleTimeoutSeconds = try settings.double("http.idle_timeout_seconds", default: c.idleTimeoutSeconds, in: 1...3_600)
-        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
-        c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
+        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).level
+        c.logFormat = try settings.choice("log.format", default: LogFormat.text)
         return c
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 import WorkFeedModel
 
 #if canImport(Glibc)
@@ -9,11 +9,10 @@ import Glibc
 /// Process-wide logging: swift-log, to standard error, as text lines or JSON objects.
 public enum LogSetup {
     /// Bootstraps swift-log once per process. Call it from `main` before making any logger.
-    public static func bootstrap(level: String, format: String) {
-        let logLevel = Logger.Level(rawValue: level) ?? .info
+    public static func bootstrap(level: Logger.Level, format: LogFormat) {
         LoggingSystem.bootstrap { label in
-            var handler = LineLogHandler(label: label, format: format == LogFormat.json.rawValue ? .json : .text)
-            handler.logLevel = logLevel
+            var handler = LineLogHandler(label: label, format: format == .json ? .json : .text)
+            handler.logLevel = level
             return handler
         }
     }

@@ -1,3 +1,4 @@
+public import Logging
 import WorkFeedModel
 
 /// Everything a worker is configured with. `Config/worker.yaml` documents each key.
@@ -34,8 +35,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var basemapAttribution = ""
     /// The most memory decoded map tiles may take, in MiB.
     public var basemapCacheMegabytes = 64
-    public var logLevel = "info"
-    public var logFormat = "text"
+    public var logLevel = Logger.Level.info
+    public var logFormat = LogFormat.text
 
     public init() {}
 
@@ -79,8 +80,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
         c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)
         c.basemapCacheMegabytes = try settings.int("basemap.cache_mb", default: c.basemapCacheMegabytes, in: 1...65_536)
-        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).rawValue
-        c.logFormat = try settings.choice("log.format", default: LogFormat.text).rawValue
+        c.logLevel = try settings.choice("log.level", default: LogLevelName.info).level
+        c.logFormat = try settings.choice("log.format", default: LogFormat.text)
         return c
     }
 }

@@ -80,7 +80,7 @@ struct Dispatcher {
             for tileset in identity.tilesets { logger.info("tileset", metadata: tileset.logMetadata) }
         }
         index = try WorkoutIndex(
-            path: configuration.indexPath, durability: WorkoutIndex.Durability(rawValue: configuration.durability) ?? .full,
+            path: configuration.indexPath, durability: configuration.durability == .normal ? .normal : .full,
             defaultOwner: configuration.defaultOwner, logger: logger)
         self.configuration = configuration
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path

@@ -91,7 +91,7 @@ enum DispatchBench {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-dispatch-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = benchConfiguration(directory: directory)
-        configuration.durability = durability
+        configuration.durability = CoordinatorConfiguration.Durability(rawValue: durability) ?? .full
         var logger = Logger(label: "workfeed.bench.dispatch")
         logger.logLevel = (ProcessInfo.processInfo.environment["WORKFEED_BENCH_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error)
         let context = ZMQContext()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Logging
 import WorkFeedConfig
 import WorkFeedModel
 
@@ -49,6 +50,23 @@ import WorkFeedModel
             Issue.record("accepted scale 4")
         } catch {
             #expect(error.key == "pictures.scales")
+        }
+    }
+
+    /// Choices are typed once, when the file is read: nothing parses them again with a silent
+    /// fallback (issue 15).
+    @Test func choicesAreTypedValuesAfterValidation() async throws {
+        let loaded = try await CoordinatorConfiguration.load(
+            file: try file("index:\n  durability: normal\nlog:\n  level: notice\n  format: json\n"), environment: [:])
+        #expect(loaded.durability == .normal && loaded.logLevel == .notice && loaded.logFormat == .json)
+        let worker = try await WorkerConfiguration.load(file: try file("log:\n  level: trace\n"), environment: [:])
+        #expect(worker.logLevel == .trace && worker.logFormat == .text)
+        let sometimes = try file("index:\n  durability: sometimes\n")
+        do {
+            _ = try await CoordinatorConfiguration.load(file: sometimes, environment: [:])
+            Issue.record("accepted durability: sometimes")
+        } catch {
+            #expect(error.key == "index.durability" && error.description.contains("full"))
         }
     }
 
