@@ -73,7 +73,10 @@ extension Dispatcher {
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)
             outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:))
             logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)", "owner": "\(owner)"])
-            return try ControlCodec.encode(reply)
+            let encoded = try ControlCodec.encode(reply)
+            // Counted when the batch commits, with the reply that says so.
+            outbox.tally.imports[reply.result, default: 0] += 1
+            return encoded
 
         case .resolve:
             let body = try decode(ResolveRequest.self, request)
@@ -141,10 +144,12 @@ extension Dispatcher {
                     "workouts": "\(deleted.count)", "jobs": "\(jobs.count)", "pictures": "\(pictures.count)", "originals": "\(originals.count)",
                     "owner": "\(owner ?? "(any)")",
                 ])
-            return try ControlCodec.encode(
+            let encoded = try ControlCodec.encode(
                 DeleteReply(
                     deleted: ids.filter { deleted[$0] != nil }, missing: ids.filter { deleted[$0] == nil }, pictures: pictures.count,
                     series: deleted.count, jobs: jobs.count, originals: originals.count))
+            outbox.tally.deletedWorkouts += deleted.count
+            return encoded
 
         case .zones:
             return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction)
