@@ -186,6 +186,23 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         #expect(sample(after, "workfeed_deletes_total") == 1)
     }
 
+    /// Both registries say which release runs, and the render histogram has one series per kind.
+    @Test func buildInfoOnCoordinatorAndWorker() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        let worker = try system.startWorker(name: "scraped") { $0.metricsListen = "127.0.0.1:0" }
+        defer { worker.stop() }
+        let labels = ["version": BuildInfo.version, "build": BuildInfo.configuration, "renderer": "\(PictureSpec.rendererVersion)"]
+        let coordinator = try httpGet(try #require(system.endpoints.metrics)).body
+        #expect(sample(coordinator, "workfeed_build_info", labels: labels) == 1)
+        #expect(coordinator.contains("# TYPE workfeed_build_info gauge"))
+        for kind in JobKind.allCases {
+            #expect(sample(coordinator, "workfeed_render_duration_seconds_count", labels: ["kind": kind.rawValue]) == 0)
+        }
+        let workerBody = try httpGet(try #require(worker.metricsURL)).body
+        #expect(sample(workerBody, "workfeed_build_info", labels: labels) == 1)
+    }
+
     /// A failure code this version does not know (a newer worker's) is counted as `other`: no
     /// value a worker sends adds a series, and a reason is never a label.
     @Test func failureCodesStayBounded() {
@@ -202,6 +219,22 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         #expect(codes.count == FailureCode.known.count + 1, "one series per known code and other")
         #expect(Set(FailureCode.known).count == FailureCode.known.count)
         #expect(FailureCode.known.allSatisfy { FailureCode.isWellFormed($0.rawValue) })
+    }
+
+    /// The render threads report the shared tile cache's counts since start in any order: the
+    /// counters add what is new and never go back.
+    @Test func tileCacheCountersNeverGoBack() {
+        let metrics = WorkerMetrics()
+        metrics.tileCache(residentBytes: 100, residentTiles: 2, hits: 5, misses: 2, evictions: 0, broken: 0)
+        metrics.tileCache(residentBytes: 90, residentTiles: 2, hits: 3, misses: 1, evictions: 0, broken: 0)
+        metrics.tileCache(residentBytes: 120, residentTiles: 3, hits: 7, misses: 3, evictions: 1, broken: 1)
+        let body = metrics.registry.emitToString()
+        #expect(sample(body, "workfeed_worker_tile_cache_hits_total") == 7)
+        #expect(sample(body, "workfeed_worker_tile_cache_misses_total") == 3)
+        #expect(sample(body, "workfeed_worker_tile_cache_evictions_total") == 1)
+        #expect(sample(body, "workfeed_worker_map_tiles_broken_total") == 1)
+        #expect(sample(body, "workfeed_worker_tile_cache_bytes") == 120)
+        #expect(body.contains("# TYPE workfeed_worker_tile_cache_hits_total counter"))
     }
 
     /// Issue 13, finding 6: one slow client blocked /metrics for everyone. Now a client that sends
