@@ -231,8 +231,8 @@ let package = Package(
                 "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics", "WorkFeedIndex",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // The registries' text.
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                // The registries' text, and the alert rules (deploy/prometheus) read as YAML.
+                .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
