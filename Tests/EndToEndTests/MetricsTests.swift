@@ -67,6 +67,17 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
     return nil
 }
 
+/// Scrapes `url` until `done` holds for what it serves (10 s at most) and returns the last scrape.
+func scrape(_ url: String, until done: (String) -> Bool) throws -> String {
+    var body = ""
+    for _ in 0..<100 {
+        body = try httpGet(url).body
+        if done(body) { break }
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+    return body
+}
+
 @Suite(.serialized) struct MetricsTests {
     @Test func theCoordinatorsMetricsEndpointIsScrapedAndParsed() throws {
         let system = try RunningSystem()
@@ -76,15 +87,9 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
         _ = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &client)
         _ = try importFixture("runkeeper_hr-on-waypoint.gpx", into: &client)
         let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]))
-        var body = ""
-        for _ in 0..<100 {
-            body = try httpGet(url).body
-            if sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1,
-                sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "failed-no-retry"]) == 1
-            {
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.1)
+        let body = try scrape(url) { body in
+            sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1
+                && sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "failed-no-retry"]) == 1
         }
         #expect(sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1)
         #expect(sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "failed-no-retry"]) == 1)
@@ -115,12 +120,7 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
 
         let worker = try system.startWorker(name: "drainer")
         defer { worker.stop() }
-        var body = ""
-        for _ in 0..<100 {
-            body = try httpGet(url).body
-            if sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1 { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        let body = try scrape(url) { sample($0, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1 }
         #expect(sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1)
         #expect(sample(body, "workfeed_jobs", labels: pending) == 0, "the drained pending gauge reads 0")
     }
@@ -144,12 +144,7 @@ func sample(_ body: String, _ name: String, labels: [String: String] = [:]) -> D
 
         let worker = try system.startWorker(name: "three-slots") { $0.renderThreads = 3 }
         defer { worker.stop() }
-        var body = ""
-        for _ in 0..<100 {
-            body = try httpGet(url).body
-            if sample(body, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1 { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        let body = try scrape(url) { sample($0, "workfeed_jobs", labels: ["kind": "route", "theme": "light", "status": "generated"]) == 1 }
         #expect(sample(body, "workfeed_oldest_pending_age_seconds") == 0, "the drained queue's oldest age reads 0")
         #expect(sample(body, "workfeed_workers_connected") == 1)
         #expect(sample(body, "workfeed_worker_slots") == 3)
