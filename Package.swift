@@ -82,7 +82,9 @@ let package = Package(
         // Prometheus metrics and the small HTTP endpoint that serves them.
         .target(
             name: "WorkFeedMetrics",
-            dependencies: [.product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "WorkFeedModel", .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // Configuration files, environment and flags for every process.
@@ -229,6 +231,8 @@ let package = Package(
                 "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics", "WorkFeedIndex",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The registries' text, and the alert rules (deploy/prometheus) read as YAML.
+                .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Yams", package: "Yams"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

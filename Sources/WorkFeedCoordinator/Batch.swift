@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import WorkFeedModel
 import WorkFeedIndex
+import WorkFeedMetrics
 import WorkFeedWire
 
 /// What the loop hands the dispatcher: the messages received since the last batch.
@@ -58,14 +59,21 @@ struct Tally: Sendable {
         var status: JobStatus
     }
     var results: [Result: Int] = [:]
-    var renderMicroseconds: [UInt64] = []
-    var failures: [String] = []
+    /// Render times of generated pictures, with their kind.
+    var renders: [(kind: JobKind, microseconds: UInt64)] = []
+    var failures: [FailureCode] = []
+    /// IMPORTs answered with a result (an IMPORT answered with an error counts nothing).
+    var imports: [ImportResult: Int] = [:]
+    /// Workouts deleted.
+    var deletedWorkouts = 0
+    /// Leases taken back from workers, by why.
+    var leaseLosses: [CoordinatorMetrics.LeaseLoss: Int] = [:]
 
     mutating func record(_ effect: CompletionEffect, renderMicroseconds: UInt64?) {
         guard case .updated(let picture, let status, let reason, _, let code) = effect else { return }
         results[Result(kind: picture.kind, status: status), default: 0] += 1
-        if let renderMicroseconds { self.renderMicroseconds.append(renderMicroseconds) }
-        if let reason { failures.append((code ?? FailureCode.guess(fromReason: reason)).rawValue) }
+        if let renderMicroseconds { renders.append((picture.kind, renderMicroseconds)) }
+        if let reason { failures.append(code ?? FailureCode.guess(fromReason: reason)) }
     }
 }
 

@@ -76,7 +76,10 @@ extension Dispatcher {
                 outbox.events.append(.workout(WorkoutEvent(workoutID: reply.id, change: reply.result.rawValue, owner: owner)))
             }
             logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)", "owner": "\(owner)"])
-            return try ControlCodec.encode(reply)
+            let encoded = try ControlCodec.encode(reply)
+            // Counted when the batch commits, with the reply that says so.
+            outbox.tally.imports[reply.result, default: 0] += 1
+            return encoded
 
         case .resolve:
             let body = try decode(ResolveRequest.self, request)
@@ -146,10 +149,12 @@ extension Dispatcher {
                     "workouts": "\(deleted.count)", "jobs": "\(jobs.count)", "pictures": "\(pictures.count)", "originals": "\(originals.count)",
                     "owner": "\(owner ?? "(any)")",
                 ])
-            return try ControlCodec.encode(
+            let encoded = try ControlCodec.encode(
                 DeleteReply(
                     deleted: ids.filter { deleted[$0] != nil }, missing: ids.filter { deleted[$0] == nil }, pictures: pictures.count,
                     series: deleted.count, jobs: jobs.count, originals: originals.count))
+            outbox.tally.deletedWorkouts += deleted.count
+            return encoded
 
         case .zones:
             return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)

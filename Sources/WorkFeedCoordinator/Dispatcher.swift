@@ -124,7 +124,7 @@ struct Dispatcher {
                 try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 if checkDeadlines {
                     let expired = try transaction.expireLeases(retry: retry)
-                    metrics.leasesExpired(expired.count, cause: "deadline")
+                    outbox.tally.leaseLosses[.deadline, default: 0] += expired.count
                     for effect in expired {
                         outbox.tally.record(effect, renderMicroseconds: nil)
                         if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
@@ -151,7 +151,9 @@ struct Dispatcher {
         if checkDeadlines { lastDeadlineCheck = now }
         // The job gauges, which need a scan of the index, are computed when Prometheus scrapes
         // (Coordinator.start), not here.
-        metrics.workers(workersAfter.count)
+        metrics.workers(
+            connected: workersAfter.count, slots: workersAfter.values.reduce(0) { $0 + $1.capacity },
+            busy: workersAfter.values.reduce(0) { $0 + $1.inFlight.count })
         metrics.leased(index.leases.count)
         dispatchState.publish(
             DispatchState.Snapshot(
@@ -210,7 +212,7 @@ struct Dispatcher {
             health.setAside[name] = nil
             if let previous = workers[identity] {
                 // A worker that says READY again has reset: whatever it held is not coming back.
-                try release(previous, reason: "worker \(previous.name) restarted", cause: "restarted", transaction: &transaction, outbox: &outbox)
+                try release(previous, reason: "worker \(previous.name) restarted", cause: .restarted, transaction: &transaction, outbox: &outbox)
             }
             workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now)
             logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
@@ -262,7 +264,7 @@ struct Dispatcher {
                 outbox.events.append(.worker(name: worker.name, change: "disconnected"))
                 // A worker that says goodbye has reported what it finished; the rest were never started.
                 try release(
-                    worker, reason: "worker \(worker.name) disconnected", cause: "disconnected", countAttempt: false, transaction: &transaction,
+                    worker, reason: "worker \(worker.name) disconnected", cause: .disconnected, countAttempt: false, transaction: &transaction,
                     outbox: &outbox)
             }
         case .job, .error:
@@ -303,7 +305,7 @@ struct Dispatcher {
         outbox.events.append(.worker(name: worker.name, change: "set-aside"))
         outbox.worker.append((identity, .disconnect(
             reason: "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded")))
-        try release(worker, reason: "worker \(worker.name) set aside", cause: "set-aside", countAttempt: false, transaction: &transaction, outbox: &outbox)
+        try release(worker, reason: "worker \(worker.name) set aside", cause: .setAside, countAttempt: false, transaction: &transaction, outbox: &outbox)
     }
 
     /// JOBs that could not be sent: their leases end without counting an attempt, and their
@@ -319,7 +321,7 @@ struct Dispatcher {
             guard let worker = workers.removeValue(forKey: identity) else { continue }
             outbox.events.append(.worker(name: worker.name, change: "gone"))
             logger.warning("worker unreachable; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
-            try release(worker, reason: "worker \(worker.name) unreachable", cause: "unreachable", transaction: &transaction, outbox: &outbox)
+            try release(worker, reason: "worker \(worker.name) unreachable", cause: .unreachable, transaction: &transaction, outbox: &outbox)
         }
     }
 
@@ -331,15 +333,16 @@ struct Dispatcher {
             workers.removeValue(forKey: identity)
             outbox.events.append(.worker(name: worker.name, change: "gone"))
             logger.warning("worker went silent; its jobs go to others", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)"])
-            try release(worker, reason: "worker \(worker.name) went silent", cause: "silent", transaction: &transaction, outbox: &outbox)
+            try release(worker, reason: "worker \(worker.name) went silent", cause: .silent, transaction: &transaction, outbox: &outbox)
         }
     }
 
     func release(
-        _ worker: WorkerState, reason: String, cause: String, countAttempt: Bool = true, transaction: inout IndexTransaction, outbox: inout Outbox
+        _ worker: WorkerState, reason: String, cause: CoordinatorMetrics.LeaseLoss, countAttempt: Bool = true, transaction: inout IndexTransaction,
+        outbox: inout Outbox
     ) throws {
         let effects = try transaction.releaseLeases(of: worker.key, reason: reason, countAttempt: countAttempt, retry: retry)
-        metrics.leasesExpired(worker.inFlight.count, cause: cause)
+        outbox.tally.leaseLosses[cause, default: 0] += worker.inFlight.count
         for effect in effects { outbox.tally.record(effect, renderMicroseconds: nil) }
         if !worker.inFlight.isEmpty {
             logger.notice("leases returned to the queue", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)", "reason": "\(reason)"])
@@ -394,12 +397,15 @@ struct Dispatcher {
     func record(_ tally: Tally) {
         var finished = 0
         for (result, count) in tally.results {
-            metrics.completed(kind: result.kind.rawValue, status: result.status.rawValue, count: count)
+            metrics.completed(kind: result.kind, status: result.status, count: count)
             if result.status != .pending { finished += count }
         }
         if finished > 0 { finishedCounter.add(finished) }
-        for microseconds in tally.renderMicroseconds { metrics.rendered(microseconds: microseconds) }
+        for render in tally.renders { metrics.rendered(kind: render.kind, microseconds: render.microseconds) }
         for code in tally.failures { metrics.failed(code: code) }
+        for (result, count) in tally.imports { metrics.imported(result, count: count) }
+        metrics.deleted(workouts: tally.deletedWorkouts)
+        for (cause, count) in tally.leaseLosses { metrics.leasesExpired(count, cause: cause) }
     }
 
     /// Folds the write-ahead log into the index file (at a clean stop).

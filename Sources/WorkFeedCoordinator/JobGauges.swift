@@ -1,11 +1,12 @@
+import Foundation
 import Logging
 import Synchronization
 import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedModel
 
-/// The job gauges (jobs by status, queue depth), read from the index when Prometheus
-/// scrapes, through a read-only connection of their own: the counts scan the job table, which at a
+/// The job gauges (jobs by status, queue depth, the oldest pending job's age), read from the index
+/// when Prometheus scrapes, through a read-only connection of their own: the counts scan the job table, which at a
 /// million jobs is too slow to repeat on the loop thread.
 final class JobGauges: Sendable {
     private let index: Mutex<WorkoutIndex>
@@ -47,6 +48,11 @@ final class JobGauges: Sendable {
                         }
                     }
                     metrics.queue(pendingReady: try reader.pendingReadyCount())
+                    // updated_at is when the job became pending (or was last retried), in seconds
+                    // since 1970 on this host's clock: a job waiting for a worker, or held by one
+                    // that never answers, grows older here until it is generated or fails.
+                    let oldest = try reader.oldestPending()
+                    metrics.oldestPending(ageSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0)
                 }
             }
         } catch {

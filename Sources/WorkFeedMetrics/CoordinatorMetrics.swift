@@ -1,74 +1,140 @@
 public import Prometheus
 import Synchronization
+public import WorkFeedModel
 
 /// The coordinator's metrics. Safe to update from the loop thread while the HTTP thread scrapes.
+///
+/// Every label takes its values from a closed set (a kind, a status, a failure code this version
+/// knows, an import result, a ``LeaseLoss``), and every series of those sets is registered at 0
+/// when the metrics are made: a rate over a counter that has not moved yet is 0, not "no data",
+/// and no value a worker or a client sends can add a series.
 public final class CoordinatorMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
-    let renderDuration: DurationHistogram
-    let workersConnected: Gauge
-    let queueReady: Gauge
-    let leased: Gauge
-    /// Counters by kind and status, made once: the registry's lookup takes a lock and builds a key.
-    private let results = Mutex<[String: Counter]>([:])
+    private let renderDuration: [JobKind: DurationHistogram]
+    private let workersConnected: Gauge
+    private let workerSlots: Gauge
+    private let workerSlotsBusy: Gauge
+    private let queueReady: Gauge
+    private let leased: Gauge
+    private let oldestPendingAge: Gauge
+    private let results: [JobKind: [JobStatus: Counter]]
+    private let failures: [String: Counter]
+    private let imports: [ImportResult: Counter]
+    private let deletes: Counter
+    private let leaseLosses: [LeaseLoss: Counter]
     /// Jobs leased now, as the loop last set it (leases live in its memory, not in the index).
     private let leasedNow = Atomic<Int>(0)
 
+    /// Why leases were taken back from a worker (`workfeed_leases_expired_total{cause}`).
+    public enum LeaseLoss: String, Sendable, Hashable, CaseIterable {
+        /// The job was not reported within `jobs.deadline_seconds`.
+        case deadline
+        /// The worker sent nothing for `heartbeat.liveness` intervals.
+        case silent
+        /// The worker said DISCONNECT (its jobs go back without an attempt counted).
+        case disconnected
+        /// The worker said READY again: it restarted.
+        case restarted
+        /// A JOB could not be sent to the worker.
+        case unreachable
+        /// The worker was set aside for failing where others succeeded.
+        case setAside = "set-aside"
+    }
+
+    /// The label of failures whose code this version does not know (``FailureCode/known``).
+    public static let otherFailureCode = "other"
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        renderDuration = registry.makeDurationHistogram(
-            name: "workfeed_render_duration_seconds",
-            buckets: [.milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
-                .milliseconds(250), .seconds(1), .seconds(5)],
-            help: "Time workers spent drawing and encoding each generated picture, as they report it.")
-        workersConnected = registry.makeGauge(name: "workfeed_workers_connected", help: "Workers connected now.")
-        queueReady = registry.makeGauge(name: "workfeed_queue_ready", help: "Pending jobs ready to be leased (not leased, not backing off).")
-        leased = registry.makeGauge(name: "workfeed_jobs_leased", help: "Jobs leased to workers now.")
+        registry.registerBuildInfo()
+        renderDuration = eachOf(JobKind.allCases) { kind in
+            registry.histogram(
+                "workfeed_render_duration_seconds", labels: [("kind", kind.rawValue)], buckets: renderBuckets,
+                help: "Time workers spent drawing and encoding each generated picture, as they report it, by kind.")
+        }
+        workersConnected = registry.gauge("workfeed_workers_connected", help: "Workers connected now.")
+        workerSlots = registry.gauge(
+            "workfeed_worker_slots", help: "Jobs the connected workers can hold at once: the sum of their capacities.")
+        workerSlotsBusy = registry.gauge(
+            "workfeed_worker_slots_busy", help: "Jobs the connected workers hold now (leased to them and not yet reported).")
+        queueReady = registry.gauge("workfeed_queue_ready", help: "Pending jobs ready to be leased (not leased, not backing off).")
+        leased = registry.gauge("workfeed_jobs_leased", help: "Jobs leased to workers now.")
+        oldestPendingAge = registry.gauge(
+            "workfeed_oldest_pending_age_seconds",
+            help: "Seconds since the longest-waiting pending job became pending or was last retried; 0 when none is pending.")
+        results = eachOf(JobKind.allCases) { kind in
+            eachOf(JobStatus.allCases) { status in
+                registry.counter(
+                    "workfeed_job_results_total", labels: [("kind", kind.rawValue), ("status", status.rawValue)],
+                    help: "Jobs that reached a status after a report, a retry or an expiry (pending: retried).")
+            }
+        }
+        failures = eachOf(FailureCode.known.map(\.rawValue) + [Self.otherFailureCode]) { code in
+            registry.counter(
+                "workfeed_failures_total", labels: [("code", code)],
+                help: "Job failures (and retries) by code; codes this version does not know are counted as other.")
+        }
+        imports = eachOf(ImportResult.allCases) { result in
+            registry.counter(
+                "workfeed_imports_total", labels: [("result", result.rawValue)],
+                help: "Workouts sent to IMPORT, by what became of them, counted once the import has committed.")
+        }
+        deletes = registry.counter(
+            "workfeed_deletes_total", help: "Workouts deleted (with their pictures), counted once the deletion has committed.")
+        leaseLosses = eachOf(LeaseLoss.allCases) { cause in
+            registry.counter("workfeed_leases_expired_total", labels: [("cause", cause.rawValue)], help: "Leases taken back from workers.")
+        }
     }
 
     /// `count` jobs reached `status` (after a worker's report, a retry or an expiry).
-    public func completed(kind: String, status: String, count: Int = 1) {
-        let counter = results.withLock { counters in
-            if let counter = counters[kind + "/" + status] { return counter }
-            let counter = registry.makeCounter(
-                name: "workfeed_job_results_total", labels: [("kind", kind), ("status", status)],
-                help: "Jobs that reached a status after a report, a retry or an expiry.")
-            counters[kind + "/" + status] = counter
-            return counter
-        }
-        counter.increment(by: Int64(count))
+    public func completed(kind: JobKind, status: JobStatus, count: Int = 1) {
+        results[kind]?[status]?.increment(by: Int64(count))
     }
 
     /// A generated picture's render time, as its worker reported it.
-    public func rendered(microseconds: UInt64) {
-        renderDuration.recordNanoseconds(Int64(clamping: microseconds.multipliedReportingOverflow(by: 1000).partialValue))
+    public func rendered(kind: JobKind, microseconds: UInt64) {
+        renderDuration[kind]?.recordNanoseconds(Int64(clamping: microseconds.multipliedReportingOverflow(by: 1000).partialValue))
     }
 
-    /// A failure, by its stable code (`no-route`, `cache-full`, ...: a short word, never a path,
-    /// so that each code is one series).
-    public func failed(code: String) {
-        let label = code.utf8.count <= 64 ? code : "other"
-        registry.makeCounter(name: "workfeed_failures_total", labels: [("code", label)], help: "Job failures (and retries) by code.").increment()
+    /// A failure (or a retry), by its code: one this version knows, or `other`. The reason, which
+    /// may name a path, an errno or a worker, is never a label.
+    public func failed(code: FailureCode) {
+        failures[Self.label(for: code)]?.increment()
     }
 
-    /// Leases taken back from a worker: `silent`, `deadline`, `disconnected`, `restarted`.
-    public func leasesExpired(_ count: Int, cause: String) {
+    /// The `code` label a failure is counted under.
+    public static func label(for code: FailureCode) -> String {
+        FailureCode.known.contains(code) ? code.rawValue : otherFailureCode
+    }
+
+    /// Leases taken back from a worker.
+    public func leasesExpired(_ count: Int, cause: LeaseLoss) {
         guard count > 0 else { return }
-        registry.makeCounter(name: "workfeed_leases_expired_total", labels: [("cause", cause)], help: "Leases taken back from workers.")
-            .increment(by: Int64(count))
+        leaseLosses[cause]?.increment(by: Int64(count))
+    }
+
+    /// `count` IMPORTs whose transaction committed with `result`.
+    public func imported(_ result: ImportResult, count: Int = 1) {
+        imports[result]?.increment(by: Int64(count))
+    }
+
+    /// `count` workouts deleted by a committed DELETE.
+    public func deleted(workouts count: Int) {
+        guard count > 0 else { return }
+        deletes.increment(by: Int64(count))
     }
 
     /// Jobs by status, kind and theme, from the index.
     public func jobs(kind: String, theme: String, status: String, count: Int) {
-        registry.makeGauge(
-            name: "workfeed_jobs", labels: [("kind", kind), ("theme", theme), ("status", status)], help: "Jobs by status, from the index."
-        ).set(Double(count))
+        registry.gauge("workfeed_jobs", labels: [("kind", kind), ("theme", theme), ("status", status)], help: "Jobs by status, from the index.")
+            .set(Double(count))
     }
 
     /// Generated pictures by how much of them the basemap covered (`none`: no tileset covers the
     /// picture, so it shows the plain background), from the index.
     public func pictures(kind: String, theme: String, map: String, count: Int) {
-        registry.makeGauge(
-            name: "workfeed_pictures_generated", labels: [("kind", kind), ("theme", theme), ("map", map)],
+        registry.gauge(
+            "workfeed_pictures_generated", labels: [("kind", kind), ("theme", theme), ("map", map)],
             help: "Generated pictures by map coverage (full, partial, none), from the index."
         ).set(Double(count))
     }
@@ -85,51 +151,15 @@ public final class CoordinatorMetrics: Sendable {
         queueReady.set(Double(max(0, pendingReady - leasedNow.load(ordering: .relaxed))))
     }
 
-    public func workers(_ count: Int) {
-        workersConnected.set(Double(count))
-    }
-}
-
-/// A worker's metrics.
-public final class WorkerMetrics: Sendable {
-    public let registry: PrometheusCollectorRegistry
-    let renderDuration: DurationHistogram
-    let busy: Gauge
-
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
-        self.registry = registry
-        renderDuration = registry.makeDurationHistogram(
-            name: "workfeed_worker_render_duration_seconds",
-            buckets: [.milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100),
-                .milliseconds(250), .seconds(1), .seconds(5)],
-            help: "Time spent on each job: decode, draw, encode, write.")
-        busy = registry.makeGauge(name: "workfeed_worker_jobs_in_hand", help: "Jobs this worker holds now.")
+    /// How long the longest-waiting pending job has waited, in seconds (0 when none is pending).
+    public func oldestPending(ageSeconds: Double) {
+        oldestPendingAge.set(max(0, ageSeconds))
     }
 
-    public func finished(outcome: String, microseconds: UInt64) {
-        registry.makeCounter(name: "workfeed_worker_jobs_total", labels: [("outcome", outcome)], help: "Jobs finished, by outcome.").increment()
-        renderDuration.recordNanoseconds(Int64(clamping: microseconds.multipliedReportingOverflow(by: 1000).partialValue))
-    }
-
-    public func inHand(_ count: Int) {
-        busy.set(Double(count))
-    }
-
-    /// A generated picture and how much of it the basemap covered.
-    public func drew(map: String) {
-        registry.makeCounter(
-            name: "workfeed_worker_pictures_total", labels: [("map", map)],
-            help: "Pictures drawn, by map coverage (full, partial, none: the plain background)."
-        ).increment()
-    }
-
-    /// The map tile cache's state, and its counts since the worker started.
-    public func tileCache(residentBytes: Int, residentTiles: Int, hits: Int, misses: Int, broken: Int) {
-        registry.makeGauge(name: "workfeed_worker_map_tiles_broken", help: "Map tiles found broken (bad gzip, protobuf or geometry) and left out since start.")
-            .set(Double(broken))
-        registry.makeGauge(name: "workfeed_worker_tile_cache_bytes", help: "Memory held by decoded map tiles.").set(Double(residentBytes))
-        registry.makeGauge(name: "workfeed_worker_tile_cache_tiles", help: "Map tiles held (found, absent or broken).").set(Double(residentTiles))
-        registry.makeGauge(name: "workfeed_worker_tile_cache_hits", help: "Map tile look-ups answered from memory.").set(Double(hits))
-        registry.makeGauge(name: "workfeed_worker_tile_cache_misses", help: "Map tile look-ups that read a tileset.").set(Double(misses))
+    /// The connected workers, the jobs they can hold at once, and the jobs they hold.
+    public func workers(connected: Int, slots: Int, busy: Int) {
+        workersConnected.set(Double(connected))
+        workerSlots.set(Double(slots))
+        workerSlotsBusy.set(Double(busy))
     }
 }

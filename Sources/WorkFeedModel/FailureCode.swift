@@ -52,6 +52,15 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     /// A transient failure a worker gave no code for.
     public static let transient = FailureCode("transient")
 
+    /// Every code this version gives. A code not in this list (one a newer worker sent) is kept in
+    /// the index as sent, but counted in the metrics as `other`, so that a metric's label set stays
+    /// bounded whatever a worker sends. A new code goes here too.
+    public static let known: [FailureCode] = [
+        .noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace, .noHeartRate, .pictureSize, .heatmapStyle, .styleDrawsNothing,
+        .specUnreadable, .seriesUnreadable, .hiddenByPrivacy, .renderFailed, .cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO,
+        .basemapDiffers, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,
+    ]
+
     /// Failures of a worker's surroundings: the job is not at fault, so they do not count as
     /// attempts and the job is retried, later and later, for as long as it takes.
     public var isEnvironmental: Bool {

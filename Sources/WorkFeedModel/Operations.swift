@@ -1,7 +1,7 @@
 public import Foundation
 
 /// What importing one workout did to the index.
-public enum ImportResult: String, Codable, Sendable, Hashable {
+public enum ImportResult: String, Codable, Sendable, Hashable, CaseIterable {
     /// New to the index.
     case imported
     /// Known, and nothing changed.

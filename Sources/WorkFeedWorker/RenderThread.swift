@@ -92,12 +92,12 @@ struct RenderThread {
             return Result(outcome: .failedNoRetry, detail: error.reason, code: code == .transient ? .renderFailed : code)
         }
         let statistics = renderer.lastStatistics
-        metrics.drew(map: statistics.mapCoverage.rawValue)
+        metrics.drew(map: statistics.mapCoverage)
         if let basemap {
             let cache = basemap.statistics
             metrics.tileCache(
                 residentBytes: cache.residentBytes, residentTiles: cache.entryCount, hits: cache.hits, misses: cache.misses,
-                broken: cache.brokenTiles)
+                evictions: cache.evictions, broken: cache.brokenTiles)
         }
         let picture = PictureID(workoutID: job.workoutID, kind: spec.kind, theme: spec.theme, scale: spec.scale)
         do {

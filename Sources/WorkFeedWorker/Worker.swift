@@ -90,6 +90,14 @@ public final class Worker: Sendable {
         }
     }
 
+    /// The Prometheus endpoint's URL (a port 0 resolved) once started with `metrics.listen`;
+    /// `nil` without it.
+    public var metricsURL: String? {
+        guard let port = metricsServer.withLock({ $0?.port }) else { return nil }
+        let host = configuration.metricsListen.split(separator: ":").first.map(String.init) ?? "127.0.0.1"
+        return "http://\(host):\(port)/metrics"
+    }
+
     /// Stops taking jobs, finishes the ones in hand within the grace period, reports them, says
     /// DISCONNECT, and returns when the worker has stopped.
     public func stop() {
