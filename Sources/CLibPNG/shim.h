@@ -10,8 +10,4 @@ static const png_uint_32 wf_png_format_rgb = PNG_FORMAT_RGB;
 static const png_uint_32 wf_png_image_version = PNG_IMAGE_VERSION;
 static const png_uint_32 wf_png_image_flag_fast = PNG_IMAGE_FLAG_FAST;
 
-static inline int wf_png_image_failed(png_imagep image) { return PNG_IMAGE_FAILED(*image); }
-static inline size_t wf_png_image_row_stride(png_imagep image) { return PNG_IMAGE_ROW_STRIDE(*image); }
-static inline size_t wf_png_image_size(png_imagep image) { return PNG_IMAGE_SIZE(*image); }
-
 #endif

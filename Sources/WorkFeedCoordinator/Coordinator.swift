@@ -8,10 +8,12 @@ public import WorkFeedWire
 
 /// The coordinator: owns the index, dispatches jobs to workers and answers workctl.
 ///
-/// All of its work happens on one thread of its own, which owns the ZeroMQ sockets and the index
-/// (ZeroMQ sockets are not thread-safe, and blocking calls must stay off Swift's cooperative pool).
-/// ``start()`` returns once the sockets are bound; ``stop()`` ends the loop after the current turn,
-/// with everything it recorded committed.
+/// Its work runs on threads of its own, never on Swift's cooperative pool (blocking calls must
+/// stay off it): the loop thread owns the ZeroMQ sockets (they are not thread-safe) and parses
+/// every message (``CoordinatorLoop``); the index thread runs the ``Dispatcher``, which writes the
+/// index in batches; the ``ReadService``'s threads answer read requests from read-only
+/// connections; the metrics server has its own. ``start()`` returns once the sockets are bound;
+/// ``stop()`` ends the loop after the current turn, with everything it recorded committed.
 ///
 /// ```swift
 /// let coordinator = Coordinator(configuration: configuration, context: ZMQContext(), logger: logger)

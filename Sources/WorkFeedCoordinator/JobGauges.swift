@@ -7,7 +7,7 @@ import WorkFeedModel
 
 /// The job gauges (jobs by status, queue depth, the oldest pending job's age), read from the index
 /// when Prometheus scrapes, through a read-only connection of their own: the counts scan the job table, which at a
-/// million jobs is too slow to repeat on the loop thread.
+/// million jobs is too slow to repeat on the index thread between batches.
 final class JobGauges: Sendable {
     private let index: Mutex<WorkoutIndex>
     private let metrics: CoordinatorMetrics

@@ -1,5 +1,5 @@
-/// Counts events over the last minute, in one-second buckets. Used on the loop thread only; a
-/// class so that the loop's non-mutating helpers can count.
+/// Counts events over the last minute, in one-second buckets. Used by the ``Dispatcher`` on the
+/// index thread only; a class so that its non-mutating helpers can count.
 final class RateWindow {
     private var buckets = [Int](repeating: 0, count: 60)
     private var second: Int64 = 0

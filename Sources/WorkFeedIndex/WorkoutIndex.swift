@@ -8,10 +8,11 @@ import Glibc
 #endif
 
 /// The workout index: one SQLite file (WAL) holding workouts, their series, picture jobs and the
-/// change anchors. Only the coordinator opens it, from its event-loop thread.
+/// change anchors. Only the coordinator writes it, from its index thread; its read service and
+/// metrics read it through read-only connections (``init(readingFrom:logger:)``).
 ///
 /// Writes go through ``write(_:)``, which runs one transaction: the coordinator gathers everything
-/// a loop turn changed (statuses, imports, leases) into a single call.
+/// one batch of messages changed (statuses, imports, leases) into a single call.
 public final class WorkoutIndex {
     let queue: DatabaseQueue
     let logger: Logger
@@ -140,9 +141,9 @@ public final class WorkoutIndex {
         logger.debug("index checked", metadata: ["path": "\(path)", "quick_check_ms": "\((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - started).components.seconds * 1000)"])
     }
 
-    /// Opens an existing index for reading only, beside the coordinator's own connection (WAL lets
-    /// readers run while the loop writes). For work that must stay off the loop thread, such as
-    /// the metrics a Prometheus scrape asks for.
+    /// Opens an existing index for reading only, beside the coordinator's writing connection (WAL
+    /// lets readers run while the index thread writes). For reads that must not wait for a write
+    /// batch: the read service's answers, the metrics a Prometheus scrape asks for.
     public init(readingFrom path: String, logger: Logger) throws(IndexError) {
         self.logger = logger
         var configuration = Configuration()

@@ -2,7 +2,7 @@ public import Prometheus
 import Synchronization
 public import WorkFeedModel
 
-/// The coordinator's metrics. Safe to update from the loop thread while the HTTP thread scrapes.
+/// The coordinator's metrics. Safe to update from the index thread while the HTTP thread scrapes.
 ///
 /// Every label takes its values from a closed set (a kind, a status, a failure code this version
 /// knows, an import result, a ``LeaseLoss``), and every series of those sets is registered at 0
@@ -22,7 +22,7 @@ public final class CoordinatorMetrics: Sendable {
     private let imports: [ImportResult: Counter]
     private let deletes: Counter
     private let leaseLosses: [LeaseLoss: Counter]
-    /// Jobs leased now, as the loop last set it (leases live in its memory, not in the index).
+    /// Jobs leased now, as the dispatcher last set it (leases live in its memory, not in the index).
     private let leasedNow = Atomic<Int>(0)
 
     /// Why leases were taken back from a worker (`workfeed_leases_expired_total{cause}`).
