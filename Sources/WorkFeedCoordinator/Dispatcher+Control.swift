@@ -316,6 +316,7 @@ extension Dispatcher {
             request.existingOnly = true
             request.includeFailed = true
             request.reasonCodes = [FailureCode.hiddenByPrivacy.rawValue]
+            request.priority = EnqueueRequest.privacyPriority
             let reply = try transaction.enqueue(request, scales: configuration.scales) { picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }

@@ -78,6 +78,10 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     public var owner: String?
 
     public static let interactivePriority = 100
+    /// Pictures drawn again because their owner's privacy zones changed: the old ones show what
+    /// the owner now wants hidden, so they go ahead of bulk work, though behind a feed row that
+    /// just scrolled into view.
+    public static let privacyPriority = 50
 
     public init(
         ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil, priority: Int? = nil, includeFailed: Bool? = nil

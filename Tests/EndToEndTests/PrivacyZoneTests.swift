@@ -112,9 +112,18 @@ import WorkFeedWire
                     .write(to: URL(fileURLWithPath: "\(look)/whole-\(picture.picture.kind)-\(picture.picture.theme).png"))
             }
         }
+        let events = try ZMQSocket(system.context, type: .sub)
+        try events.subscribe("queued")
+        try events.connect(system.endpoints.events)
+        Thread.sleep(forTimeInterval: 0.3)  // a subscriber joins late: let it
         let reply: ZonesReply = try client.request(
             .zones, ZonesRequest(owner: "alice", add: .init(latitude: home.latitude, longitude: home.longitude, radius: 250)))
         #expect(reply.stale == 4)
+        // They are queued ahead of bulk work (behind interactive requests): one event says so.
+        let ready = try ZMQPoll.poll([events.pollItem()], timeoutMilliseconds: 3000)
+        let frames = ready[0] ? try events.receive(dontWait: true) : nil
+        let queued = try frames.map { try ControlCodec.decode(QueuedEvent.self, from: $0[1]) }
+        #expect(queued?.priority == EnqueueRequest.privacyPriority && queued?.stale == 4 && queued?.owner == "alice")
         let after = try Self.settled(&client, alice), bobAfter = try Self.settled(&client, bob)
         #expect(after.allSatisfy { $0.status == .generated })
         // Bob's pictures keep their keys; each of Alice's has a new one, and the old picture is
