@@ -87,6 +87,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Where pictures live: the PictureStore interface and the shared directory behind it.
+        .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
         // Configuration files, environment and flags for every process.
         .target(
             name: "WorkFeedConfig",
@@ -102,7 +104,7 @@ let package = Package(
         .target(
             name: "WorkFeedCoordinator",
             dependencies: [
-                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles",
+                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -110,7 +112,7 @@ let package = Package(
         .target(
             name: "WorkFeedWorker",
             dependencies: [
-                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles",
+                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -119,7 +121,7 @@ let package = Package(
         .target(
             name: "WorkFeedCtl",
             dependencies: [
-                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig", "WorkFeedTiles",
+                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig", "WorkFeedTiles", "WorkFeedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -129,7 +131,7 @@ let package = Package(
         .target(
             name: "WorkFeedGateway",
             dependencies: [
-                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedMetrics",
+                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -186,6 +188,7 @@ let package = Package(
         ),
 
         .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
             name: "WorkFeedConfigTests",
             dependencies: ["WorkFeedConfig", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
@@ -228,7 +231,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics", "WorkFeedIndex",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The registries' text, and the alert rules (deploy/prometheus) read as YAML.

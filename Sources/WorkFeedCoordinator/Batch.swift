@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedWire
@@ -35,14 +36,24 @@ struct ControlWork: Sendable {
     var bytes: Int
 }
 
+/// Something to remove from storage once a batch has committed.
+enum Removal: Sendable, Hashable {
+    /// A picture's name by picture (a deleted workout's, or one a privacy zone now hides).
+    case picture(PictureID)
+    /// A by-content name nothing in the index refers to any more.
+    case key(String)
+    /// A kept original file (``OriginalFileStore``).
+    case file(String)
+}
+
 /// Everything a batch wants sent once its transaction has committed.
 struct Outbox: Sendable {
     var worker: [(identity: [UInt8], message: WorkerMessage)] = []
     /// Replies to write requests, with the bytes of their request (the client's load goes down by them).
     var control: [(identity: [UInt8], reply: ControlReply, bytes: Int)] = []
     var events: [CoordinatorEvent] = []
-    /// Cache files of deleted workouts (removed by the dispatcher after the commit).
-    var removals: [String] = []
+    /// Pictures and kept files that go once the batch has committed (removed by the dispatcher).
+    var removals: [Removal] = []
     /// What the batch adds to the metrics (recorded by the dispatcher after the commit).
     var tally = Tally()
     /// The workers connected after the batch, whom the loop keeps sending heartbeats.

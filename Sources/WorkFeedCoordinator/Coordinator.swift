@@ -2,6 +2,7 @@ public import Logging
 import Foundation
 import Synchronization
 import WorkFeedModel
+import WorkFeedStore
 public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
@@ -90,7 +91,7 @@ public final class Coordinator: Sendable {
             keyLinks.withLock {
                 $0 = KeyLinkSweep(
                     indexPath: configuration.indexPath,
-                    cacheDirectory: URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path, logger: logger)
+                    store: PictureStores.open(URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path), logger: logger)
             }
             if !configuration.metricsListen.isEmpty {
                 do {

@@ -102,14 +102,13 @@ struct CoordinatorLoop: ~Copyable {
         let readsDoneEndpoint = "inproc://workfeed-coordinator-reads-\(UUID().uuidString)"
         let readsDoneSocket = try ZMQSocket(context, type: .pull)
         try readsDoneSocket.bind(readsDoneEndpoint)
-        let cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         let pictureSize = PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)
         do {
             reads = try ReadService(
                 indexPath: configuration.indexPath,
                 answers: { index in
                     ReadAnswers(
-                        index: index, dispatch: dispatchState, cacheDirectory: cacheDirectory, pictureSize: pictureSize,
+                        index: index, dispatch: dispatchState, pictureSize: pictureSize,
                         scales: configuration.scales, eventsEndpoint: events, feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
                 },
                 context: context, doneEndpoint: readsDoneEndpoint, logger: logger)

@@ -3,6 +3,7 @@ import Logging
 import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 
 extension Dispatcher {
@@ -71,7 +72,7 @@ extension Dispatcher {
             }
             // Originals nothing stored comes from any more go once the turn is committed.
             let store = OriginalFileStore(cacheDirectory: cacheDirectory)
-            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:))
+            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:)).map(Removal.file)
             if [.imported, .updated, .replacedDuplicate].contains(reply.result) {
                 outbox.events.append(.workout(WorkoutEvent(workoutID: reply.id, change: reply.result.rawValue, owner: owner)))
             }
@@ -136,12 +137,12 @@ extension Dispatcher {
             }
             // The files go once the deletion is committed: the pictures, and the originals no
             // other workout came from.
-            let store = OriginalFileStore(cacheDirectory: cacheDirectory)
-            let jobs = deleted.values.joined().map { cacheDirectory + "/" + CacheLayout.relativePath(for: $0) }
-            let pictures = jobs.filter { FileManager.default.fileExists(atPath: $0) }
-            let originals = try transaction.reader.unreferencedFiles(files).compactMap(store.path(for:))
+            let originalFiles = OriginalFileStore(cacheDirectory: cacheDirectory)
+            let jobs = Array(deleted.values.joined())
+            let pictures = jobs.filter(store.contains)
+            let originals = try transaction.reader.unreferencedFiles(files).compactMap(originalFiles.path(for:))
                 .filter { FileManager.default.fileExists(atPath: $0) }
-            outbox.removals += pictures + originals
+            outbox.removals += jobs.map(Removal.picture) + originals.map(Removal.file)
             for id in ids where deleted[id] != nil { outbox.events.append(.workout(WorkoutEvent(workoutID: id, change: "deleted", owner: owner))) }
             logger.info(
                 "workouts deleted",

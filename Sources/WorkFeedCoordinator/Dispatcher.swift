@@ -4,6 +4,7 @@ import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedTiles
 import WorkFeedWire
 
@@ -19,7 +20,10 @@ import WorkFeedWire
 struct Dispatcher {
     let configuration: CoordinatorConfiguration
     /// The cache directory as an absolute path, as operators are told it.
+    /// The kept originals' root (``OriginalFileStore``).
     let cacheDirectory: String
+    /// Where pictures live: the dispatcher removes replaced, hidden and deleted ones.
+    let store: any PictureStore
     let logger: Logger
     let metrics: CoordinatorMetrics
     let index: WorkoutIndex
@@ -84,6 +88,7 @@ struct Dispatcher {
             defaultOwner: configuration.defaultOwner, logger: logger)
         self.configuration = configuration
         cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
+        store = PictureStores.open(cacheDirectory)
         self.logger = logger
         self.metrics = metrics
         specs = PictureSpecs(
@@ -142,7 +147,7 @@ struct Dispatcher {
                 }
             }
             // The by-content names of pictures nothing refers to any more go with the other files.
-            outbox.removals += released.releasedKeys.compactMap { key in CacheLayout.relativePath(forKey: key).map { cacheDirectory + "/" + $0 } }
+            outbox.removals += released.releasedKeys.map(Removal.key)
             if !released.releasedKeys.isEmpty { outbox.events.append(.released(keys: released.releasedKeys)) }
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
@@ -165,7 +170,7 @@ struct Dispatcher {
         leaseCounter = leaseCounterAfter
         progress = progressAfter
         record(outbox.tally)
-        removeFiles(outbox.removals)
+        remove(outbox.removals)
         outbox.removals = []
         outbox.workers = Array(workers.keys)
         outbox.isLast = batch.stopping
@@ -383,7 +388,7 @@ struct Dispatcher {
                 outbox.tally.record(effect, renderMicroseconds: nil)
                 // A picture drawn before the zones shows what they hide now: it goes (its
                 // by-content name goes with the released keys).
-                outbox.removals.append(cacheDirectory + "/" + CacheLayout.relativePath(for: job.picture))
+                outbox.removals.append(.picture(job.picture))
                 continue
             }
             let assignment = JobAssignment(
@@ -417,15 +422,23 @@ struct Dispatcher {
         }
     }
 
-    /// Removes the cache files of deleted workouts, once their deletion has committed.
-    func removeFiles(_ paths: [String]) {
-        for path in paths {
+    /// Removes what a committed batch no longer refers to. Never throws: what cannot be removed
+    /// is logged and left (a picture no job names is never served).
+    func remove(_ removals: [Removal]) {
+        for removal in removals {
             do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch CocoaError.fileNoSuchFile {
-                // Never rendered, or already gone.
+                switch removal {
+                case .picture(let picture): try store.delete(picture)
+                case .key(let key): try store.delete(key: key)
+                case .file(let path):
+                    do {
+                        try FileManager.default.removeItem(atPath: path)
+                    } catch CocoaError.fileNoSuchFile {
+                        // Already gone.
+                    }
+                }
             } catch {
-                logger.warning("could not remove a deleted workout's picture", metadata: ["path": "\(path)", "error": "\(error)"])
+                logger.warning("could not remove from the cache", metadata: ["what": "\(removal)", "error": "\(error)"])
             }
         }
     }

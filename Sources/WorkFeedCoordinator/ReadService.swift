@@ -157,7 +157,6 @@ final class ReadService: Sendable {
 struct ReadAnswers {
     let index: WorkoutIndex
     let dispatch: DispatchState
-    let cacheDirectory: String
     let pictureSize: PictureSize
     /// The scales pictures are drawn at (an ENQUEUE that names none).
     let scales: [Int]
@@ -197,7 +196,7 @@ struct ReadAnswers {
             return try ControlCodec.encode(
                 StatusReply(
                     workouts: try reader.workoutCount(owner: owner), counts: counts, leased: snapshot.leased, workers: snapshot.statusWorkers(),
-                    cacheDirectory: cacheDirectory, ready: max(0, try reader.pendingReadyCount() - snapshot.leased),
+                    ready: max(0, try reader.pendingReadyCount() - snapshot.leased),
                     finishedLastMinute: snapshot.finishedLastMinute, oldestPending: try reader.oldestPending(), anchor: try reader.currentAnchor(),
                     events: eventsEndpoint))
 
@@ -219,7 +218,7 @@ struct ReadAnswers {
                 throw ControlRequestError("no workout with id \(body.id)")
             }
             let item = WorkoutWithPictures(workout: workout, pictures: try reader.pictures(of: body.id))
-            return try ControlCodec.encode(ShowReply(item: item, cacheDirectory: cacheDirectory, pictureSize: pictureSize))
+            return try ControlCodec.encode(ShowReply(item: item, pictureSize: pictureSize))
 
         case .feed:
             let body = try decode(FeedRequest.self, request)
@@ -258,7 +257,7 @@ struct ReadAnswers {
     /// A FEED reply of at most about ``feedBudgetBytes``: the items are encoded one by one, and a
     /// page that would pass the budget stops early with `next` at its last item, so that however
     /// large each workout's pictures list, no reply grows without bound. The JSON is the same as
-    /// ``FeedReply``'s (sorted keys: cacheDirectory, items, next, pictureSize).
+    /// ``FeedReply``'s (sorted keys: items, next, pictureSize).
     private func feedReply(_ page: (workouts: [WorkoutRecord], next: String?), reader: IndexReader) throws -> [UInt8] {
         var items: [[UInt8]] = []
         var total = 0
@@ -272,7 +271,7 @@ struct ReadAnswers {
             items.append(item)
             total += item.count + 1
         }
-        var json = Array(#"{"cacheDirectory":"#.utf8) + (try ControlCodec.encode(cacheDirectory)) + Array(#","items":["#.utf8)
+        var json = Array(#"{"items":["#.utf8)
         json.reserveCapacity(total + 256)
         for (position, item) in items.enumerated() {
             if position > 0 { json.append(UInt8(ascii: ",")) }

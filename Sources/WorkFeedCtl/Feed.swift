@@ -20,8 +20,7 @@ extension WorkCtl {
         @Option(name: .long, help: "Write the feed as an HTML page to this file.")
         var html: String?
 
-        @Option(name: .long, help: "The cache directory as seen from here (default: the coordinator's).")
-        var cache: String?
+        @OptionGroup var pictures: StoreOptions
 
         @Option(name: .long, help: "Only this owner's workouts (default: every owner's).")
         var owner: String?
@@ -39,18 +38,16 @@ extension WorkCtl {
             var client = try connection.client()
             var items: [WorkoutWithPictures] = []
             var cursor: String?
-            var cacheDirectory = ""
             repeat {
                 let page: FeedReply = try talking { () throws(ControlClientError) in
                     try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor, owner: owner))
                 }
                 items += page.items
                 cursor = page.next
-                cacheDirectory = page.cacheDirectory
             } while cursor != nil && items.count < (limit ?? Int.max)
             if let limit { items = Array(items.prefix(limit)) }
             if let html {
-                let page = FeedPage(items: items, cacheDirectory: cache ?? cacheDirectory, pageFile: html)
+                let page = FeedPage(items: items, cacheDirectory: pictures.directory, pageFile: html)
                 do {
                     try FileManager.default.createDirectory(
                         at: URL(fileURLWithPath: html).deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -61,7 +58,8 @@ extension WorkCtl {
                 }
                 say("wrote \(html) (\(items.count) workouts)")
             } else if json {
-                try printJSON(items.map { WorkoutJSON($0, cacheDirectory: cache ?? cacheDirectory) })
+                let store = pictures.store()
+                try printJSON(items.map { WorkoutJSON($0, store: store) })
             } else {
                 for item in items {
                     let w = item.workout

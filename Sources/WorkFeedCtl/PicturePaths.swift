@@ -1,5 +1,20 @@
+import ArgumentParser
+import Foundation
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
+
+/// Where workctl finds pictures: the store the coordinator and workers use, as seen from here.
+/// Replies name pictures by kind, theme, scale and key; this resolves them.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "The picture cache as seen from here (cache.directory; env WORKFEED_CACHE; default var/cache).")
+    var cache: String = ProcessInfo.processInfo.environment["WORKFEED_CACHE"] ?? "var/cache"
+
+    /// The cache's absolute path (what a page's links and printed paths start with).
+    var directory: String { URL(fileURLWithPath: cache).standardizedFileURL.path }
+
+    func store() -> any PictureStore { PictureStores.open(directory) }
+}
 
 /// A workout as `show --json` and `feed --json` print it: the record, and each picture with the
 /// file it is in (`path`, for generated pictures), as the text output shows it.
@@ -7,21 +22,21 @@ struct WorkoutJSON: Encodable {
     var workout: WorkoutRecord
     var pictures: [PictureJSON]
 
-    init(_ item: WorkoutWithPictures, cacheDirectory: String) {
+    init(_ item: WorkoutWithPictures, store: any PictureStore) {
         workout = item.workout
-        pictures = item.pictures.map { PictureJSON(record: $0, cacheDirectory: cacheDirectory) }
+        pictures = item.pictures.map { PictureJSON(record: $0, store: store) }
     }
 }
 
 /// A picture's record with its file.
 struct PictureJSON: Encodable {
     var record: PictureRecord
-    /// The PNG, under the coordinator's cache directory; `nil` until it is generated.
+    /// Where the PNG is (``PictureStore/location(of:)``); `nil` until it is generated.
     var path: String?
 
-    init(record: PictureRecord, cacheDirectory: String) {
+    init(record: PictureRecord, store: any PictureStore) {
         self.record = record
-        path = record.status == .generated ? cacheDirectory + "/" + record.relativePath : nil
+        path = record.status == .generated ? store.location(of: record.picture) : nil
     }
 
     private enum Key: String, CodingKey { case path }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 
 extension WorkCtl {
@@ -9,6 +10,8 @@ extension WorkCtl {
         static let configuration = CommandConfiguration(abstract: "Show a workout and its pictures, with failure reasons and paths.")
 
         @OptionGroup var connection: ConnectionOptions
+
+        @OptionGroup var pictures: StoreOptions
 
         @Argument(help: "The workout id, or a unique prefix of it.")
         var id: String
@@ -27,16 +30,15 @@ extension WorkCtl {
             if json {
                 struct Shown: Encodable {
                     var item: WorkoutJSON
-                    var cacheDirectory: String
                     var pictureSize: PictureSize?
                 }
-                try printJSON(Shown(item: WorkoutJSON(reply.item, cacheDirectory: reply.cacheDirectory), cacheDirectory: reply.cacheDirectory, pictureSize: reply.pictureSize))
+                try printJSON(Shown(item: WorkoutJSON(reply.item, store: pictures.store()), pictureSize: reply.pictureSize))
             } else {
-                Self.print(reply)
+                Self.print(reply, store: pictures.store())
             }
         }
 
-        static func print(_ reply: ShowReply) {
+        static func print(_ reply: ShowReply, store: any PictureStore) {
             let w = reply.item.workout
             let device = Set(w.deviceFigures ?? [])
             func from(_ figure: String) -> String {
@@ -73,7 +75,7 @@ extension WorkCtl {
                 line += ": \(picture.status.rawValue)"
                 if let reason = picture.reason { line += " (\(reason))" }
                 if picture.status == .generated {
-                    line += " \(reply.cacheDirectory)/\(picture.relativePath)"
+                    line += " \(store.location(of: picture.picture))"
                     switch picture.map {
                     case .full: line += " (map)"
                     case .partial: line += " (map covers part of it)"

@@ -102,8 +102,6 @@ extension WorkCtl {
                 lines.append("workers \(status.workers.count), slots \(busy)/\(slots) busy")
                 lines += workerTable(status.workers).lines
             }
-            lines.append("")
-            lines.append("cache: \(status.cacheDirectory)")
             return lines
         }
 

@@ -7,6 +7,7 @@ import Synchronization
 import UnixSignals
 public import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStore
 public import WorkFeedWire
 
 /// `workfeed-gateway`: the HTTP edge the phone app and browsers reach (docs/gateway.md).
@@ -49,7 +50,7 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         api = GatewayAPI(
             configuration: configuration, clients: clients, events: events,
-            store: DirectoryPictureStore(root: configuration.cacheDirectory, threadPool: .singleton),
+            pictures: PictureReader(store: PictureStores.open(configuration.cacheDirectory), threadPool: .singleton),
             memory: memory, metrics: metrics, logger: logger)
         self.verifier = verifier
     }

@@ -213,13 +213,12 @@ public struct StatusReply: Codable, Sendable, Hashable {
     /// The index's current anchor.
     public var anchor: Int64?
     public var workers: [Worker]
-    public var cacheDirectory: String
     /// Where the coordinator publishes its events (`listen.events`; empty: it publishes none), so
     /// that `workctl watch` needs only the control endpoint.
     public var events: String?
 
     public init(
-        workouts: Int, counts: [Count], leased: Int, workers: [Worker], cacheDirectory: String, ready: Int? = nil,
+        workouts: Int, counts: [Count], leased: Int, workers: [Worker], ready: Int? = nil,
         finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil, events: String? = nil
     ) {
         self.events = events
@@ -227,7 +226,6 @@ public struct StatusReply: Codable, Sendable, Hashable {
         self.counts = counts
         self.leased = leased
         self.workers = workers
-        self.cacheDirectory = cacheDirectory
         self.ready = ready
         self.finishedLastMinute = finishedLastMinute
         self.oldestPending = oldestPending
@@ -273,15 +271,15 @@ public struct WorkoutWithPictures: Codable, Sendable, Hashable {
     }
 }
 
+/// SHOW's answer. Pictures are named by kind, theme, scale and cache key, never by a path: each
+/// reader finds them in its own ``PictureStore`` (WorkFeedStore).
 public struct ShowReply: Codable, Sendable, Hashable {
     public var item: WorkoutWithPictures
-    public var cacheDirectory: String
     /// Every picture's size in points (the PNG is this × its scale in pixels).
     public var pictureSize: PictureSize?
 
-    public init(item: WorkoutWithPictures, cacheDirectory: String, pictureSize: PictureSize? = nil) {
+    public init(item: WorkoutWithPictures, pictureSize: PictureSize? = nil) {
         self.item = item
-        self.cacheDirectory = cacheDirectory
         self.pictureSize = pictureSize
     }
 }
@@ -317,14 +315,12 @@ public struct FeedReply: Codable, Sendable, Hashable {
     public var items: [WorkoutWithPictures]
     /// Pass as `cursor` for the next page; `nil` after the last.
     public var next: String?
-    public var cacheDirectory: String
     /// Every picture's size in points (the PNG is this × its scale in pixels).
     public var pictureSize: PictureSize?
 
-    public init(items: [WorkoutWithPictures], next: String?, cacheDirectory: String, pictureSize: PictureSize? = nil) {
+    public init(items: [WorkoutWithPictures], next: String?, pictureSize: PictureSize? = nil) {
         self.items = items
         self.next = next
-        self.cacheDirectory = cacheDirectory
         self.pictureSize = pictureSize
     }
 }

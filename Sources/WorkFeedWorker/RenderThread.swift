@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import WorkFeedMetrics
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedRender
 import WorkFeedTiles
 import WorkFeedWire
@@ -11,7 +12,7 @@ import WorkFeedWire
 struct RenderThread {
     let index: Int
     let queue: JobQueue
-    let cache: CacheWriter
+    let store: any PictureStore
     let basemap: Basemap?
     let context: ZMQContext
     let resultsEndpoint: String
@@ -101,8 +102,8 @@ struct RenderThread {
         }
         let picture = PictureID(workoutID: job.workoutID, kind: spec.kind, theme: spec.theme, scale: spec.scale)
         do {
-            let path = try cache.write(png, for: picture, key: job.cacheKey)
-            logger.debug("picture written", metadata: ["path": "\(path)", "bytes": "\(png.count)"])
+            try store.put(png, for: picture, key: job.cacheKey)
+            logger.debug("picture written", metadata: ["picture": "\(picture)", "bytes": "\(png.count)"])
             return Result(outcome: .generated, detail: job.cacheKey, map: statistics.mapCoverage)
         } catch {
             logger.warning("cache write failed", metadata: ["picture": "\(picture)", "error": "\(error)", "code": "\(error.code)"])

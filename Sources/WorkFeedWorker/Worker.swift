@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import Synchronization
 import WorkFeedModel
+import WorkFeedStore
 public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
@@ -47,7 +48,7 @@ public final class Worker: Sendable {
         }
         // A cache this worker cannot write would fail every job it took: refuse to start instead.
         do {
-            try CacheWriter(root: configuration.cacheDirectory).probe()
+            try PictureStores.open(configuration.cacheDirectory).probe()
         } catch {
             throw WorkerError(
                 "worker cannot start: the cache directory '\(configuration.cacheDirectory)' cannot take pictures: \(error.reason) (\(error.path)). "

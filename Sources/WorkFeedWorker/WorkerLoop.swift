@@ -4,6 +4,7 @@ import Logging
 import WorkFeedConfig
 import WorkFeedMetrics
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedRender
 import WorkFeedTiles
 import WorkFeedWire
@@ -29,7 +30,7 @@ struct WorkerLoop: ~Copyable {
     /// Why the worker takes no jobs while its cache cannot be written (`nil`: it takes jobs), and
     /// when it next tries a probe write.
     var paused: (reason: String, nextProbe: ContinuousClock.Instant)?
-    let cache: CacheWriter
+    let store: any PictureStore
     var inHand: Set<UInt64> = []
     var lastHeard = ContinuousClock.now
     var lastSent = ContinuousClock.now
@@ -76,7 +77,7 @@ struct WorkerLoop: ~Copyable {
         self.context = context
         self.logger = logger
         capacity = renderThreads
-        cache = CacheWriter(root: configuration.cacheDirectory)
+        store = PictureStores.open(configuration.cacheDirectory)
         name = configuration.name.isEmpty ? "\(ProcessInfo.processInfo.hostName)-\(getpid())" : configuration.name
         backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
     }
@@ -123,12 +124,12 @@ struct WorkerLoop: ~Copyable {
         logger.info("worker stopped", metadata: stopped)
     }
 
-    /// Once per start, in the background: temporary files of killed writers go (see ``CacheWriter/sweep(root:staleAfter:now:)``).
+    /// Once per start, in the background: what killed writers left goes (``PictureStore/removeAbandonedWrites()``).
     func sweepLeftovers() {
-        let root = configuration.cacheDirectory
+        let store = store
         let logger = logger
         let thread = Thread {
-            let removed = CacheWriter.sweep(root: root)
+            let removed = store.removeAbandonedWrites()
             if removed > 0 { logger.notice("removed temporary files left by killed writers", metadata: ["files": "\(removed)"]) }
         }
         thread.name = "cache-sweep"
@@ -139,7 +140,7 @@ struct WorkerLoop: ~Copyable {
     mutating func startRenderThreads() {
         for index in 0..<capacity {
             let thread = RenderThread(
-                index: index, queue: queue, cache: cache, basemap: basemap, context: context, resultsEndpoint: resultsEndpoint,
+                index: index, queue: queue, store: store, basemap: basemap, context: context, resultsEndpoint: resultsEndpoint,
                 metrics: metrics, logger: logger)
             renderThreadsDone.enter()
             let group = renderThreadsDone
@@ -307,7 +308,7 @@ struct WorkerLoop: ~Copyable {
         if ready[0] { try forwardResults() }
         guard !stopping, ContinuousClock.now >= nextProbe else { return }
         do {
-            try cache.probe()
+            try store.probe()
             paused = nil
             backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
             logger.notice("the cache can be written again: taking jobs", metadata: ["cache": "\(configuration.cacheDirectory)"])

@@ -68,7 +68,7 @@ import WorkFeedWire
         #expect(verification.bytesCompared == verification.generated)
         #expect(result.otherTemporaryFiles.isEmpty, "temporary files left by workers that were not killed: \(result.otherTemporaryFiles.prefix(10))")
         // A worker killed between creating its temporary file and renaming it leaves the file behind;
-        // the next worker to start on the host removes it (CacheWriter.sweep).
+        // the next worker to start on the host removes it (PictureStore.removeAbandonedWrites).
         #expect(
             result.temporaryFilesOfKilledWorkers.isEmpty,
             "temporary files of killed workers left in the cache: \(result.temporaryFilesOfKilledWorkers.prefix(10))")

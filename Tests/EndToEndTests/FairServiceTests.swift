@@ -126,7 +126,7 @@ import WorkFeedWire
             _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "k" }
         }
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "test"))
-        let answers = ReadAnswers(index: reader, dispatch: DispatchState(), cacheDirectory: "/c", pictureSize: PictureSize(width: 600, height: 400), scales: [1], eventsEndpoint: "", feedBudgetBytes: 8_000, logger: Logger(label: "test"))
+        let answers = ReadAnswers(index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1], eventsEndpoint: "", feedBudgetBytes: 8_000, logger: Logger(label: "test"))
         var seen: [WorkoutID] = []
         var cursor: String?
         var pages = 0

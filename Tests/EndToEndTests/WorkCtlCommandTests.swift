@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedModel
 import WorkFeedWire
@@ -52,8 +53,9 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         let system = try RunningSystem()
         defer { system.stop() }
         let at = ["--coordinator", system.endpoints.control]
+        // Pictures are found in workctl's own view of the store (no reply carries a path).
         func workctl(_ arguments: [String]) throws -> WorkCtlProcess.Result {
-            try WorkCtlProcess.run(arguments + at)
+            try WorkCtlProcess.run(arguments + at, environment: ["WORKFEED_CACHE": system.configuration.cacheDirectory])
         }
 
         // import: a summary, exit 0; a broken file is named with its line, the rest goes on, exit 2.

@@ -27,7 +27,7 @@ extension GatewayAPI {
             bytes = cached
         } else {
             metrics.memoryMisses.increment()
-            guard let read = try await store.picture(key: key) else { throw Problem.notFound("no picture \(key)") }
+            guard let read = try await pictures.picture(key: key) else { throw Problem.notFound("no picture \(key)") }
             memory.insert(read, for: key)
             bytes = read
         }

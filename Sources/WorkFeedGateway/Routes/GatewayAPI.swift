@@ -7,13 +7,13 @@ import WorkFeedModel
 import WorkFeedWire
 
 /// The gateway's endpoints (docs/openapi.yaml). Each handler asks the coordinator through
-/// ``CoordinatorClients`` for the owner its token named, and reads pictures through a
-/// ``PictureStore``; none opens the index.
+/// ``CoordinatorClients`` for the owner its token named, and reads pictures through the
+/// ``PictureReader``; none opens the index.
 struct GatewayAPI: Sendable {
     let configuration: GatewayConfiguration
     let clients: CoordinatorClients
     let events: PictureEvents
-    let store: any PictureStore
+    let pictures: PictureReader
     let memory: PictureMemoryCache
     let metrics: GatewayMetrics
     let logger: Logger

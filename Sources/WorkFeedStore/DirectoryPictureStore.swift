@@ -1,0 +1,239 @@
+import Foundation
+public import WorkFeedModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Pictures in a directory shared by every host (a local disk, NFS, a Kubernetes volume), laid out
+/// by ``CacheLayout``: `route/3f/3f2a…_dark.png` by picture, `keys/9c/9c04….png` by content (a hard
+/// link to the same file).
+///
+/// Readers never see a half-written file: the bytes go to a temporary file in the picture's own
+/// directory, are flushed to disk, and the file is renamed over the final name (rename is atomic
+/// within a directory); the by-content name is a hard link made the same way.
+public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
+    public let root: String
+    /// Larger files are not pictures this system draws (2048 × 2048 pixels is far below it).
+    public static let maximumPictureSize = 64 << 20
+
+    public init(root: String) {
+        self.root = root
+    }
+
+    public var description: String { root }
+
+    public func location(of picture: PictureID) -> String {
+        root + "/" + CacheLayout.relativePath(for: picture)
+    }
+
+    public func put(_ bytes: [UInt8], for picture: PictureID, key: String) throws(PictureStoreError) {
+        let path = location(of: picture)
+        let directory = (path as NSString).deletingLastPathComponent
+        try Self.makeDirectory(directory, parentToo: true)
+        try Self.writeDurably(bytes, to: Self.temporaryName(for: path), renamingTo: path)
+        if let keyed = CacheLayout.relativePath(forKey: key) {
+            try link(path, to: root + "/" + keyed)
+        }
+    }
+
+    public func picture(key: String) throws(PictureStoreError) -> [UInt8]? {
+        guard let relative = CacheLayout.relativePath(forKey: key) else { return nil }
+        return try Self.read(root + "/" + relative)
+    }
+
+    public func picture(_ picture: PictureID) throws(PictureStoreError) -> [UInt8]? {
+        try Self.read(location(of: picture))
+    }
+
+    public func contains(key: String) -> Bool {
+        guard let relative = CacheLayout.relativePath(forKey: key) else { return false }
+        return access(root + "/" + relative, F_OK) == 0
+    }
+
+    public func contains(_ picture: PictureID) -> Bool {
+        access(location(of: picture), F_OK) == 0
+    }
+
+    public func delete(_ picture: PictureID) throws(PictureStoreError) {
+        try Self.remove(location(of: picture))
+    }
+
+    public func delete(key: String) throws(PictureStoreError) {
+        guard let relative = CacheLayout.relativePath(forKey: key) else { return }
+        try Self.remove(root + "/" + relative)
+    }
+
+    public func name(_ picture: PictureID, key: String) throws(PictureStoreError) {
+        guard let keyed = CacheLayout.relativePath(forKey: key) else { return }
+        try link(location(of: picture), to: root + "/" + keyed)
+    }
+
+    public func keys(withPrefix prefix: String) throws(PictureStoreError) -> [String] {
+        let folders: [String]
+        let keysRoot = root + "/" + CacheLayout.keysFolder
+        if prefix.count >= 2 {
+            folders = [String(prefix.prefix(2))]
+        } else {
+            guard let all = try? FileManager.default.contentsOfDirectory(atPath: keysRoot) else { return [] }
+            folders = all.filter { $0.count == 2 && $0.hasPrefix(prefix) }
+        }
+        var found: [String] = []
+        for folder in folders {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: keysRoot + "/" + folder) else { continue }
+            for name in names where name.hasSuffix(".png") {
+                let key = String(name.dropLast(4))
+                if CacheLayout.isCacheKey(key) && key.hasPrefix(prefix) { found.append(key) }
+            }
+        }
+        return found
+    }
+
+    /// Writes a probe file of `size` bytes in the root, flushes it, renames it and deletes it, as
+    /// every picture is written.
+    public func probe() throws(PictureStoreError) {
+        try probe(size: 128 << 10)
+    }
+
+    public func probe(size: Int) throws(PictureStoreError) {
+        var status = stat()
+        guard stat(root, &status) == 0 else { throw PictureStoreError(step: "stat", errno: errno, path: root) }
+        guard (status.st_mode & S_IFMT) == S_IFDIR else { throw PictureStoreError(step: "stat", errno: ENOTDIR, path: root) }
+        let base = "\(root)/.workfeed-probe.\(Self.hostTag).\(getpid())"
+        try Self.writeDurably([UInt8](repeating: 0x57, count: size), to: Self.temporaryName(for: base), renamingTo: base)
+        guard unlink(base) == 0 else { throw PictureStoreError(step: "unlink", errno: errno, path: base) }
+    }
+
+    /// Removes temporary files that a killed writer left behind: `.<picture>.<host>.<pid>.<n>.tmp`
+    /// files of this host whose process is gone, and any older than an hour (a write takes
+    /// milliseconds; an hour-old one belongs to a dead process on some host).
+    public func removeAbandonedWrites() -> Int {
+        Self.sweep(root: root)
+    }
+
+    static func sweep(root: String, staleAfter: TimeInterval = 3_600, now: Date = Date()) -> Int {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return 0 }
+        var removed = 0
+        while let relative = walker.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") else { continue }
+            let path = root + "/" + relative
+            let parts = name.split(separator: ".")
+            var dead = false
+            if parts.count >= 5, String(parts[parts.count - 4]) == hostTag, let pid = Int32(parts[parts.count - 3]) {
+                dead = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+            }
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? now
+            if dead || now.timeIntervalSince(modified) > staleAfter {
+                if unlink(path) == 0 { removed += 1 }
+            }
+        }
+        return removed
+    }
+}
+
+extension DirectoryPictureStore {
+    /// This host's name as it appears in temporary file names (no dots, so names split cleanly).
+    static let hostTag = ProcessInfo.processInfo.hostName.replacingOccurrences(of: ".", with: "_").replacingOccurrences(of: "/", with: "_")
+
+    /// `.<name>.<host>.<pid>.<random>.tmp` beside `path`: created, never reused.
+    static func temporaryName(for path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return "\(directory)/.\((path as NSString).lastPathComponent).\(hostTag).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    }
+
+    /// Gives the file at `path` a second name, `name`, replacing any file there: a hard link under
+    /// a temporary name, renamed over the final one.
+    private func link(_ path: String, to name: String) throws(PictureStoreError) {
+        try Self.makeDirectory((name as NSString).deletingLastPathComponent, parentToo: true)
+        let temporary = Self.temporaryName(for: name)
+        guard Glibc.link(path, temporary) == 0 else { throw PictureStoreError(step: "link", errno: errno, path: temporary) }
+        guard rename(temporary, name) == 0 else {
+            let failure = PictureStoreError(step: "rename", errno: errno, path: name)
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    /// Makes `directory` unless it exists, and its parent first when that is missing too (the
+    /// kind's directory, `route/`). The root is never made: a missing root is a mount that is not
+    /// there, which the probe reports.
+    static func makeDirectory(_ directory: String, parentToo: Bool) throws(PictureStoreError) {
+        if mkdir(directory, 0o755) == 0 || errno == EEXIST { return }
+        if errno == ENOENT && parentToo {
+            try makeDirectory((directory as NSString).deletingLastPathComponent, parentToo: false)
+            try makeDirectory(directory, parentToo: false)
+            return
+        }
+        throw PictureStoreError(step: "mkdir", errno: errno, path: directory)
+    }
+
+    /// Writes `bytes` to `temporary` (created, never reused), flushes them to disk, and renames the
+    /// file to `path`; on any failure the temporary file is removed.
+    static func writeDurably(_ bytes: [UInt8], to temporary: String, renamingTo path: String) throws(PictureStoreError) {
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw PictureStoreError(step: "create", errno: errno, path: temporary) }
+        var failure: PictureStoreError?
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = PictureStoreError(step: "write", errno: errno, path: temporary)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 {
+            failure = PictureStoreError(step: "fsync", errno: errno, path: temporary)
+        }
+        if close(descriptor) != 0 && failure == nil && errno != EINTR {
+            // NFS reports some write errors only at close.
+            failure = PictureStoreError(step: "close", errno: errno, path: temporary)
+        }
+        if failure == nil && rename(temporary, path) != 0 {
+            failure = PictureStoreError(step: "rename", errno: errno, path: path)
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    /// The whole file, or `nil` when it does not exist (or is a directory).
+    static func read(_ path: String) throws(PictureStoreError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw PictureStoreError(step: "open", errno: errno, path: path)
+        }
+        defer { close(descriptor) }
+        let end = lseek(descriptor, 0, SEEK_END)
+        guard end >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            if errno == EISDIR || errno == ESPIPE { return nil }
+            throw PictureStoreError(step: "read", errno: errno, path: path)
+        }
+        let size = Int(end)
+        guard size <= maximumPictureSize else { throw PictureStoreError(step: "read", errno: EFBIG, path: path) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var offset = 0
+        while offset < size {
+            let count = bytes.withUnsafeMutableBytes { buffer in Glibc.read(descriptor, buffer.baseAddress! + offset, size - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EISDIR { return nil }
+                throw PictureStoreError(step: "read", errno: errno, path: path)
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        return offset == size ? bytes : Array(bytes.prefix(offset))
+    }
+
+    /// Removes a file; one that is not there is fine.
+    static func remove(_ path: String) throws(PictureStoreError) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw PictureStoreError(step: "unlink", errno: errno, path: path) }
+    }
+}

@@ -1,0 +1,68 @@
+public import WorkFeedModel
+
+/// Where pictures live, whoever writes or reads them: workers put them, the coordinator deletes
+/// them, `workctl` and the gateway read them. The shared directory is the first implementation
+/// (``DirectoryPictureStore``); an S3-compatible object store is the next, behind this protocol
+/// (docs/architecture.md, "Picture storage").
+///
+/// A picture has two names: by picture (``CacheLayout/relativePath(for:)``, the one `workctl`
+/// shows) and by content, its cache key (``CacheLayout/relativePath(forKey:)``, the one the
+/// gateway serves, immutable). No wire message carries either as a path: replies name pictures by
+/// kind, theme, scale and cache key, and each reader resolves them through its own store.
+///
+/// Every call blocks (a file system, a network): call it from a thread of your own or a thread
+/// pool, never from Swift's cooperative pool.
+public protocol PictureStore: Sendable {
+    /// Stores `bytes` as `picture`'s, under both its names. A reader sees the old bytes or the
+    /// new ones, never a part; once it returns the bytes survive a crash of this process or host.
+    func put(_ bytes: [UInt8], for picture: PictureID, key: String) throws(PictureStoreError)
+
+    /// The picture whose cache key is `key`, or `nil` when there is none.
+    func picture(key: String) throws(PictureStoreError) -> [UInt8]?
+
+    /// The picture stored for `picture` (its latest bytes), or `nil` when there is none.
+    func picture(_ picture: PictureID) throws(PictureStoreError) -> [UInt8]?
+
+    /// Whether a picture with this cache key is stored.
+    func contains(key: String) -> Bool
+
+    /// Whether a picture is stored for `picture`.
+    func contains(_ picture: PictureID) -> Bool
+
+    /// Removes the picture's name by picture; absent is not an error.
+    func delete(_ picture: PictureID) throws(PictureStoreError)
+
+    /// Removes a by-content name; absent is not an error.
+    func delete(key: String) throws(PictureStoreError)
+
+    /// Gives the stored `picture` its by-content name `key` too (a second name in a directory, a
+    /// copy in an object store), for pictures stored before they had one.
+    func name(_ picture: PictureID, key: String) throws(PictureStoreError)
+
+    /// The cache keys stored that start with `prefix` (two hex digits are one folder of a
+    /// directory, one listing of a bucket), in no particular order.
+    func keys(withPrefix prefix: String) throws(PictureStoreError) -> [String]
+
+    /// Checks that a picture can be stored (and removed) now: what a worker does before it takes
+    /// jobs, and after a write failed.
+    func probe() throws(PictureStoreError)
+
+    /// Removes what interrupted writes left behind (temporary files, unfinished uploads).
+    /// - Returns: how many items were removed.
+    func removeAbandonedWrites() -> Int
+
+    /// Where a person finds the picture: a file path, a URL.
+    func location(of picture: PictureID) -> String
+
+    /// Where the store is, for logs and messages: a directory, a bucket.
+    var description: String { get }
+}
+
+/// The one place a store is made from configuration (`cache.directory` of every process, and
+/// workctl's `--cache`): today a directory; an `s3://bucket/prefix` location is where an object
+/// store would be chosen.
+public enum PictureStores {
+    public static func open(_ location: String) -> any PictureStore {
+        DirectoryPictureStore(root: location)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import WorkFeedModel
+@testable import WorkFeedStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The shared directory as a ``PictureStore``, on a real temporary directory.
+@Suite struct DirectoryPictureStoreTests {
+    final class Root {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-store-\(UUID().uuidString)")
+        var path: String { url.path }
+        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    let picture = PictureID(workoutID: WorkoutID(UUID()), kind: .route, theme: .dark, scale: 2)
+    let key = String(repeating: "9c", count: 32)
+
+    @Test func aPictureIsStoredUnderBothNamesReadRemovedAndListed() throws {
+        let root = try Root()
+        let store = DirectoryPictureStore(root: root.path)
+        #expect(try store.picture(key: key) == nil)
+        #expect(try store.picture(picture) == nil)
+        #expect(!store.contains(key: key) && !store.contains(picture))
+        try store.put([1, 2, 3], for: picture, key: key)
+        #expect(try store.picture(key: key) == [1, 2, 3])
+        #expect(try store.picture(picture) == [1, 2, 3])
+        #expect(store.contains(key: key) && store.contains(picture))
+        #expect(store.location(of: picture) == root.path + "/" + CacheLayout.relativePath(for: picture))
+        // The by-content name is the same file (a hard link), not a copy.
+        var byPicture = stat(), byKey = stat()
+        stat(store.location(of: picture), &byPicture)
+        stat(root.path + "/" + CacheLayout.relativePath(forKey: key)!, &byKey)
+        #expect(byPicture.st_ino == byKey.st_ino)
+        // Drawn again under another key: both names hold the new bytes, the old key still its own.
+        let newKey = String(repeating: "0a", count: 32)
+        try store.put([4, 5], for: picture, key: newKey)
+        #expect(try store.picture(picture) == [4, 5])
+        #expect(try store.picture(key: newKey) == [4, 5])
+        #expect(try store.picture(key: key) == [1, 2, 3])
+        #expect(Set(try store.keys(withPrefix: "")) == [key, newKey])
+        #expect(try store.keys(withPrefix: "9c") == [key])
+        #expect(try store.keys(withPrefix: "0a0a").count == 1)
+        try store.delete(key: key)
+        try store.delete(key: key)  // absent is fine
+        try store.delete(picture)
+        #expect(try store.picture(key: key) == nil)
+        #expect(try store.picture(picture) == nil)
+        #expect(try store.picture(key: newKey) == [4, 5])
+        // No temporary file is left behind by any of it.
+        let left = FileManager.default.enumerator(atPath: root.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".tmp") }
+        #expect(left.isEmpty)
+    }
+
+    @Test func aPictureStoredBeforeItHadAByContentNameGetsOne() throws {
+        let root = try Root()
+        let store = DirectoryPictureStore(root: root.path)
+        try store.put([7], for: picture, key: "not a key")
+        #expect(try store.keys(withPrefix: "").isEmpty)
+        try store.name(picture, key: key)
+        #expect(try store.picture(key: key) == [7])
+    }
+
+    @Test func notACacheKeyNeverBecomesAPath() throws {
+        let root = try Root()
+        let store = DirectoryPictureStore(root: root.path)
+        for bad in ["../../etc/passwd", "9C" + String(repeating: "0", count: 62), String(repeating: "0", count: 63), ""] {
+            #expect(try store.picture(key: bad) == nil)
+            #expect(!store.contains(key: bad))
+            try store.delete(key: bad)
+        }
+    }
+
+    @Test func storageFailuresNameTheStepAndTheirCode() throws {
+        let store = DirectoryPictureStore(root: "/nonexistent-\(UUID().uuidString)")
+        do {
+            try store.probe()
+            Issue.record("probed a directory that does not exist")
+        } catch {
+            #expect(error.step == "stat" && error.code == .cacheIO && error.reason.hasPrefix("cannot use the cache directory"))
+        }
+        do {
+            try store.put([1], for: picture, key: key)
+            Issue.record("wrote into a directory that does not exist")
+        } catch {
+            #expect(error.step == "mkdir" && error.path.hasPrefix("/nonexistent-"))
+        }
+    }
+
+    @Test func leftoversOfDeadWritersGoAndLiveOnesStay() throws {
+        let root = try Root()
+        let directory = root.url.appendingPathComponent("route/3f")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let host = DirectoryPictureStore.hostTag
+        // A pid that cannot exist (above pid_max), one that does (ours), another host's, and a picture.
+        let dead = directory.appendingPathComponent(".3f2a_light.png.\(host).2147483646.7.tmp")
+        let live = directory.appendingPathComponent(".3f2a_dark.png.\(host).\(getpid()).8.tmp")
+        let elsewhere = directory.appendingPathComponent(".3f2b_dark.png.otherhost.123.9.tmp")
+        let picture = directory.appendingPathComponent("3f2a_light.png")
+        for file in [dead, live, elsewhere, picture] { try Data([1]).write(to: file) }
+        #expect(DirectoryPictureStore(root: root.path).removeAbandonedWrites() == 1)
+        #expect(!FileManager.default.fileExists(atPath: dead.path))
+        #expect(FileManager.default.fileExists(atPath: live.path))
+        #expect(FileManager.default.fileExists(atPath: elsewhere.path))
+        #expect(FileManager.default.fileExists(atPath: picture.path))
+        // An hour later, another host's leftover is stale too; the picture never goes.
+        #expect(DirectoryPictureStore.sweep(root: root.path, now: Date().addingTimeInterval(7_200)) == 2)
+        #expect(FileManager.default.fileExists(atPath: picture.path))
+    }
+}
