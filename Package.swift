@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // FilePath, for swift-configuration's file provider (WorkFeedConfig).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C libraries from Debian (libzmq3-dev, libpng-dev, zlib1g-dev), linked in their module maps.
@@ -76,7 +78,7 @@ let package = Package(
         // ZeroMQ sockets and the coordinator/worker/control message formats.
         .target(
             name: "WorkFeedWire",
-            dependencies: ["WorkFeedModel", "CZeroMQ", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["WorkFeedModel", "CZeroMQ"],
             swiftSettings: strictSettings
         ),
         // Prometheus metrics and the small HTTP endpoint that serves them.
@@ -97,6 +99,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -1,4 +1,3 @@
-import CZeroMQ
 import Foundation
 import Logging
 import WorkFeedConfig
@@ -68,20 +67,20 @@ struct CoordinatorLoop: ~Copyable {
             logger.notice("no security.key_file: CURVE is off and the coordinator listens on loopback only")
         }
         let workerSocket = try ZMQSocket(context, type: .router)
-        try workerSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
-        try workerSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        try workerSocket.set(.routerMandatory(true))
+        try workerSocket.set(.maximumMessageSize(WorkerMessage.maximumMessageSize))
         // Credits bound what waits for a worker (at most its capacity, 1,024, plus heartbeats):
         // libzmq's default of 1,000 messages would drop JOBs to a worker with more slots.
-        try workerSocket.setOption(ZMQ_SNDHWM, int32: 4_096)
+        try workerSocket.set(.sendHighWaterMark(4_096))
         if let keyPair { try workerSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .workers) }
         let workers = try workerSocket.bind(configuration.workerEndpoint)
         let controlSocket = try ZMQSocket(context, type: .router)
-        try controlSocket.setOption(ZMQ_ROUTER_MANDATORY, int32: 1)
-        try controlSocket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
+        try controlSocket.set(.routerMandatory(true))
+        try controlSocket.set(.maximumMessageSize(WorkerMessage.maximumMessageSize))
         // Replies are sent without blocking the loop. A client has at most max_in_flight requests
         // unanswered; room for twice as many replies it has not read yet bounds what waits for a
         // slow reader (a reply past that is dropped, and logged).
-        try controlSocket.setOption(ZMQ_SNDHWM, int32: Int32(2 * configuration.controlMaximumInFlight))
+        try controlSocket.set(.sendHighWaterMark(Int32(2 * configuration.controlMaximumInFlight)))
         if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .control) }
         let control = try controlSocket.bind(configuration.controlEndpoint)
         let eventSocket = try ZMQSocket(context, type: .pub)

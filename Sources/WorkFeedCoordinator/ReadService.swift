@@ -1,4 +1,3 @@
-import CZeroMQ
 import Foundation
 import Logging
 import Synchronization

@@ -51,26 +51,41 @@ public struct ZMQSocket: ~Copyable {
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError("connect \(endpoint)") }
     }
 
-    public func setOption(_ option: Int32, int32 value: Int32) throws(ZMQError) {
+    /// Sets one of the options WorkFeed uses (``ZMQSocketOption``): callers never see libzmq's
+    /// numbers or its C types.
+    public func set(_ option: ZMQSocketOption) throws(ZMQError) {
+        switch option {
+        case .routerMandatory(let on): try setOption(ZMQ_ROUTER_MANDATORY, int32: on ? 1 : 0)
+        case .maximumMessageSize(let bytes): try setOption(ZMQ_MAXMSGSIZE, int64: bytes)
+        case .sendHighWaterMark(let messages): try setOption(ZMQ_SNDHWM, int32: messages)
+        case .receiveHighWaterMark(let messages): try setOption(ZMQ_RCVHWM, int32: messages)
+        case .sendTimeout(let milliseconds): try setOption(ZMQ_SNDTIMEO, int32: milliseconds)
+        case .receiveTimeout(let milliseconds): try setOption(ZMQ_RCVTIMEO, int32: milliseconds)
+        case .routingID(let name): try setOption(ZMQ_ROUTING_ID, string: name)
+        case .linger(let milliseconds): try setOption(ZMQ_LINGER, int32: milliseconds)
+        }
+    }
+
+    func setOption(_ option: Int32, int32 value: Int32) throws(ZMQError) {
         var value = value
         guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size) == 0 else {
             throw ZMQError("setsockopt \(option)")
         }
     }
 
-    public func setOption(_ option: Int32, int64 value: Int64) throws(ZMQError) {
+    func setOption(_ option: Int32, int64 value: Int64) throws(ZMQError) {
         var value = value
         guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int64>.size) == 0 else {
             throw ZMQError("setsockopt \(option)")
         }
     }
 
-    public func setOption(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
+    func setOption(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
         let result = bytes.withUnsafeBytes { zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }
         guard result == 0 else { throw ZMQError("setsockopt \(option)") }
     }
 
-    public func setOption(_ option: Int32, string text: String) throws(ZMQError) {
+    func setOption(_ option: Int32, string text: String) throws(ZMQError) {
         try setOption(option, bytes: Array(text.utf8))
     }
 

@@ -1,4 +1,3 @@
-import CZeroMQ
 import Foundation
 import Logging
 import WorkFeedConfig
@@ -159,11 +158,11 @@ struct WorkerLoop: ~Copyable {
         connected = false
         do {
             dealer = try ZMQSocket(context, type: .dealer)
-            try dealer.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
-            try dealer.setOption(ZMQ_ROUTING_ID, string: "\(name)-\(UInt32.random(in: 0...UInt32.max))")
+            try dealer.set(.maximumMessageSize(WorkerMessage.maximumMessageSize))
+            try dealer.set(.routingID("\(name)-\(UInt32.random(in: 0...UInt32.max))"))
             if let curve { try dealer.makeCurveClient(curve) }
             // Sends block while there is no connection (our key refused, say): never longer than a heartbeat.
-            try dealer.setOption(ZMQ_SNDTIMEO, int32: Int32(configuration.heartbeatIntervalMilliseconds))
+            try dealer.set(.sendTimeout(milliseconds: Int32(configuration.heartbeatIntervalMilliseconds)))
             try dealer.connect(configuration.coordinatorEndpoint)
             try dealer.send(WorkerMessage.ready(
                     capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? ""

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CZeroMQ
 import Foundation
 import Logging
 import Testing
@@ -27,7 +26,7 @@ struct FakeWorker: ~Copyable {
     init(_ system: RunningSystem, capacity: Int, name: String, curve: CurveClientKeys? = nil) throws {
         let socket = try ZMQSocket(system.context, type: .dealer)
         if let curve { try socket.makeCurveClient(curve) }
-        try socket.setOption(ZMQ_SNDTIMEO, int32: 500)
+        try socket.set(.sendTimeout(milliseconds: 500))
         try socket.connect(system.endpoints.workers)
         // A refused worker cannot even hand in its READY; that is the point of the test that makes one.
         try? socket.send(WorkerMessage.ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: "").frames)

@@ -1,4 +1,3 @@
-import CZeroMQ
 import Foundation
 import Testing
 import WorkFeedConfig
