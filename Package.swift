@@ -108,6 +108,7 @@ let package = Package(
             name: "WorkFeedCoordinator",
             dependencies: [
                 "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -116,6 +117,7 @@ let package = Package(
             name: "WorkFeedWorker",
             dependencies: [
                 "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -151,7 +153,9 @@ let package = Package(
         .executableTarget(
             name: "workfeed-coordinator",
             dependencies: [
-                "WorkFeedCoordinator", "WorkFeedConfig",
+                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedWire",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -160,7 +164,9 @@ let package = Package(
         .executableTarget(
             name: "workfeed-worker",
             dependencies: [
-                "WorkFeedWorker", "WorkFeedConfig",
+                "WorkFeedWorker", "WorkFeedConfig", "WorkFeedWire",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

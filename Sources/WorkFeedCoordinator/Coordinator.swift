@@ -36,7 +36,7 @@ public final class Coordinator: Sendable {
 
     private let configuration: CoordinatorConfiguration
     private let context: ZMQContext
-    private let logger: Logger
+    let logger: Logger
     public let metrics: CoordinatorMetrics
     private let metricsServer = Mutex<MetricsServer?>(nil)
     private let keyLinks = Mutex<KeyLinkSweep?>(nil)

@@ -19,7 +19,7 @@ public import WorkFeedWire
 public final class Worker: Sendable {
     private let configuration: WorkerConfiguration
     private let context: ZMQContext
-    private let logger: Logger
+    let logger: Logger
     public let metrics: WorkerMetrics
     private let metricsServer = Mutex<MetricsServer?>(nil)
     private let wakeEndpoint = "inproc://workfeed-worker-wake-\(UUID().uuidString)"

@@ -2,6 +2,8 @@ import ArgumentParser
 import WorkFeedModel
 import Foundation
 import Logging
+import ServiceLifecycle
+import UnixSignals
 import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedWire
@@ -56,6 +58,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
             logger.critical("coordinator cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
-        await ProcessSignals.runUntilTerminated(logger: logger) { coordinator.stop() }
+        // SIGTERM and SIGINT become a graceful shutdown of the group: the coordinator stops as tested
+        // (docs/operations.md, "Stopping") and the process exits 0.
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: coordinator)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import WorkFeedModel
 import Foundation
 import Logging
+import ServiceLifecycle
+import UnixSignals
 import WorkFeedConfig
 import WorkFeedWire
 import WorkFeedWorker
@@ -53,6 +55,10 @@ struct WorkerCommand: AsyncParsableCommand {
             logger.critical("worker cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(error.exitCode)
         }
-        await ProcessSignals.runUntilTerminated(logger: logger) { worker.stop() }
+        // SIGTERM and SIGINT become a graceful shutdown of the group: the worker stops as tested
+        // (docs/operations.md, "Stopping") and the process exits 0.
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: worker)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 }
