@@ -62,7 +62,7 @@ public final class Coordinator: Sendable {
     /// - Throws: ``CoordinatorError`` when the index cannot be opened or a socket cannot be bound.
     public func start() throws(CoordinatorError) -> Endpoints {
         if let problem = configuration.listenAddressProblem() {
-            throw CoordinatorError("cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
+            throw CoordinatorError(.listenAddress, "cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
         }
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
@@ -76,7 +76,8 @@ public final class Coordinator: Sendable {
                 started.signal()
                 loop.run()
             } catch {
-                outcome.withLock { $0 = .failure(CoordinatorError("cannot start: \(error)")) }
+                let failure = error as? CoordinatorError ?? CoordinatorError(.loop, "cannot start", cause: error)
+                outcome.withLock { $0 = .failure(failure) }
                 started.signal()
             }
             done.signal()
@@ -103,7 +104,7 @@ public final class Coordinator: Sendable {
                     endpoints.metrics = "http://\(host):\(server.port)/metrics"
                 } catch {
                     stop()
-                    throw CoordinatorError("\(error)")
+                    throw CoordinatorError(.metrics, "cannot serve metrics.listen = '\(configuration.metricsListen)'", cause: error)
                 }
             }
             return endpoints
@@ -138,8 +139,30 @@ public final class Coordinator: Sendable {
     }
 }
 
-/// The coordinator could not start.
+/// The coordinator could not start: what failed (``code``), in words (``message``), and the
+/// error underneath (``cause``: an ``IndexError``, a ``ZMQError``, ...), kept whole rather than
+/// flattened into text, as swift-nio's `FileSystemError` and GRDB's `DatabaseError` keep theirs.
 public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
+    public enum Code: String, Sendable {
+        /// A listen address the configuration may not use (`listen.*`, `metrics.listen`).
+        case listenAddress
+        /// The index could not be opened, or a socket bound (the loop did not start).
+        case loop
+        /// `privacy.secret_file` cannot be read, or is too short.
+        case privacySecret
+        /// The metrics endpoint could not be served.
+        case metrics
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: (any Error & Sendable)?
+
+    init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String { cause.map { "\(message): \($0)" } ?? message }
 }

@@ -13,12 +13,12 @@ extension Dispatcher {
             secret = try index.write { try $0.privacySecret() }
         } else {
             guard let data = FileManager.default.contents(atPath: configuration.privacySecretFile) else {
-                throw CoordinatorError("privacy.secret_file: cannot read \(configuration.privacySecretFile)")
+                throw CoordinatorError(.privacySecret, "privacy.secret_file: cannot read \(configuration.privacySecretFile)")
             }
             secret = Array(data)
             guard secret.count >= PrivacyPolicy.minimumSecretBytes else {
                 throw CoordinatorError(
-                    "privacy.secret_file: \(configuration.privacySecretFile) holds \(secret.count) bytes, at least \(PrivacyPolicy.minimumSecretBytes) are needed")
+                    .privacySecret, "privacy.secret_file: \(configuration.privacySecretFile) holds \(secret.count) bytes, at least \(PrivacyPolicy.minimumSecretBytes) are needed")
             }
         }
         let zones = try index.read { reader in

@@ -44,23 +44,23 @@ public final class Worker: Sendable {
     /// - Throws: ``WorkerError`` when the worker's sockets cannot be made (a malformed endpoint, say).
     public func start() throws(WorkerError) {
         if let problem = configuration.listenAddressProblem() {
-            throw WorkerError("worker cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
+            throw WorkerError(.listenAddress, "worker cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
         }
         // A cache this worker cannot write would fail every job it took: refuse to start instead.
         do {
             try PictureStores.open(configuration.cacheDirectory).probe()
         } catch {
             throw WorkerError(
-                "worker cannot start: the cache directory '\(configuration.cacheDirectory)' cannot take pictures: \(error.reason) (\(error.path)). "
-                    + "A worker writes, flushes, renames and deletes files there: mount it, create it, free space or give this user write access "
-                    + "(cache.directory, --cache)", exitCode: 73)
+                .store, "worker cannot start: the cache directory '\(configuration.cacheDirectory)' cannot take pictures", cause: error,
+                hint: "a worker writes, flushes, renames and deletes files there: mount it, create it, free space or give this user write access "
+                    + "(cache.directory, --cache)")
         }
         guard started.withLock({ started in
             defer { started = true }
             return !started
         }) else { return }
         let bound = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
+        let failure = Mutex<(any Error & Sendable)?>(nil)
         let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done, metrics, stopRequest] in
             do {
                 var loop = try WorkerLoop(
@@ -69,7 +69,7 @@ public final class Worker: Sendable {
                 bound.signal()
                 loop.run()
             } catch {
-                failure.withLock { $0 = "\(error)" }
+                failure.withLock { $0 = error }
                 bound.signal()
             }
             done.signal()
@@ -77,8 +77,8 @@ public final class Worker: Sendable {
         thread.name = "worker-socket"
         thread.start()
         bound.wait()
-        if let message = failure.withLock({ $0 }) {
-            throw WorkerError("worker cannot start: \(message)")
+        if let cause = failure.withLock({ $0 }) {
+            throw WorkerError(.loop, "worker cannot start", cause: cause)
         }
         if !configuration.metricsListen.isEmpty {
             do {
@@ -86,7 +86,7 @@ public final class Worker: Sendable {
                 metricsServer.withLock { $0 = server }
             } catch {
                 stop()
-                throw WorkerError("\(error)")
+                throw WorkerError(.metrics, "worker cannot start: cannot serve metrics.listen = '\(configuration.metricsListen)'", cause: error)
             }
         }
     }
@@ -125,14 +125,38 @@ public final class Worker: Sendable {
     }
 }
 
-/// The worker could not start.
+/// The worker could not start: what failed (``code``), in words (``message``), and the error
+/// underneath (``cause``: a ``PictureStoreError``, a ``ZMQError``, ...), kept whole.
 public struct WorkerError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    /// The exit status that says why: 73 (EX_CANTCREAT) when the cache cannot be written, 69
+    public enum Code: String, Sendable {
+        /// A listen address the configuration may not use (`metrics.listen`).
+        case listenAddress
+        /// The picture store cannot take pictures (missing, read-only, full, forbidden).
+        case store
+        /// The sockets or the render threads could not be set up (a bad endpoint, a basemap).
+        case loop
+        /// The metrics endpoint could not be served.
+        case metrics
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: (any Error & Sendable)?
+    /// What to do about it.
+    public var hint: String?
+
+    init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil, hint: String? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+        self.hint = hint
+    }
+
+    /// The exit status that says why: 73 (EX_CANTCREAT) when the store cannot be written, 69
     /// (EX_UNAVAILABLE) otherwise.
-    public var exitCode: Int32
-    init(_ description: String, exitCode: Int32 = 69) {
-        self.description = description
-        self.exitCode = exitCode
+    public var exitCode: Int32 { code == .store ? 73 : 69 }
+
+    public var description: String {
+        (cause.map { "\(message): \($0)" } ?? message) + (hint.map { ". \($0)" } ?? "")
     }
 }
