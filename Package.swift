@@ -181,6 +181,8 @@ let package = Package(
             dependencies: [
                 "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
                 "WorkFeedConfig", "WorkFeedTiles", .product(name: "Logging", package: "swift-log"),
+                // The "hash" group measures our SHA-256 against swift-crypto's.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -19,6 +19,16 @@ struct BenchOptions {
     var makeIndex: String?
     var workouts = 100_000
     var owner = "bench"
+    /// The "xml" group: the size of the generated Apple Health export.xml, in MB.
+    var xmlMegabytes = 80
+    /// The "xml" group: an export.xml to read instead of a generated one.
+    var xmlFile: String?
+    /// The "xml" group: which readers to time (`own`, `foundation`), so that each can be measured
+    /// alone under `/usr/bin/time -v`.
+    var xmlParsers = ["own", "foundation"]
+    /// When set, parse this file with this reader, print one line and stop (the "xml" group runs
+    /// itself this way, under a memory cap and a timeout, for the entity-expansion checks).
+    var parseXML: (parser: String, path: String)?
 
     static let usage = """
         usage: workfeed-bench [--only GROUP[,GROUP]] [--runs N] [--sizes N,N,...] [--kinds route,heatmap] [--scales 1,2]
@@ -26,7 +36,9 @@ struct BenchOptions {
                workfeed-bench --samples DIRECTORY   (light and dark route and heatmap pictures)
                workfeed-bench --only import [--import-mb 1024] [--import-dir DIRECTORY]
                workfeed-bench --make-index PATH [--workouts 100000] [--owner bench]   (an index for the gateway benchmark)
-        groups: render, png, map, dispatch, flood, attack, import, index
+               workfeed-bench --only xml [--xml-mb 80 | --xml-file export.xml] [--xml-parsers own,foundation]
+               workfeed-bench --parse-xml own|foundation|foundation-resolving FILE   (one file, one line; used by "xml")
+        groups: render, png, map, dispatch, flood, attack, import, index, hash, xml
         """
 
     init(arguments: [String]) throws(BenchUsageError) {
@@ -49,6 +61,16 @@ struct BenchOptions {
             case "--make-index":
                 guard let value = iterator.next() else { throw BenchUsageError("--make-index needs a path") }
                 makeIndex = value
+            case "--xml-mb": xmlMegabytes = try Self.number(iterator.next(), argument)
+            case "--xml-file":
+                guard let value = iterator.next() else { throw BenchUsageError("--xml-file needs a file") }
+                xmlFile = value
+            case "--xml-parsers": xmlParsers = try Self.list(iterator.next(), argument)
+            case "--parse-xml":
+                guard let parser = iterator.next(), let path = iterator.next() else {
+                    throw BenchUsageError("--parse-xml needs a reader and a file")
+                }
+                parseXML = (parser, path)
             case "--workouts": workouts = try Self.number(iterator.next(), argument)
             case "--owner":
                 guard let value = iterator.next(), !value.isEmpty else { throw BenchUsageError("--owner needs an owner id") }
