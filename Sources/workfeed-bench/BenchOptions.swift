@@ -51,30 +51,17 @@ struct BenchOptions {
             case "--kinds": kinds = try Self.list(iterator.next(), argument)
             case "--scales": scales = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
             case "--dump-route": dumpRoutePoints = try Self.number(iterator.next(), argument)
-            case "--samples":
-                guard let value = iterator.next() else { throw BenchUsageError("--samples needs a directory") }
-                samplesDirectory = value
+            case "--samples": samplesDirectory = try Self.text(iterator.next(), argument, "a directory")
             case "--import-mb": importMegabytes = try Self.number(iterator.next(), argument)
-            case "--import-dir":
-                guard let value = iterator.next() else { throw BenchUsageError("--import-dir needs a directory") }
-                importDirectory = value
-            case "--make-index":
-                guard let value = iterator.next() else { throw BenchUsageError("--make-index needs a path") }
-                makeIndex = value
+            case "--import-dir": importDirectory = try Self.text(iterator.next(), argument, "a directory")
+            case "--make-index": makeIndex = try Self.text(iterator.next(), argument, "a path")
             case "--xml-mb": xmlMegabytes = try Self.number(iterator.next(), argument)
-            case "--xml-file":
-                guard let value = iterator.next() else { throw BenchUsageError("--xml-file needs a file") }
-                xmlFile = value
+            case "--xml-file": xmlFile = try Self.text(iterator.next(), argument, "a file")
             case "--xml-parsers": xmlParsers = try Self.list(iterator.next(), argument)
             case "--parse-xml":
-                guard let parser = iterator.next(), let path = iterator.next() else {
-                    throw BenchUsageError("--parse-xml needs a reader and a file")
-                }
-                parseXML = (parser, path)
+                parseXML = (try Self.text(iterator.next(), argument, "a reader and a file"), try Self.text(iterator.next(), argument, "a file"))
             case "--workouts": workouts = try Self.number(iterator.next(), argument)
-            case "--owner":
-                guard let value = iterator.next(), !value.isEmpty else { throw BenchUsageError("--owner needs an owner id") }
-                owner = value
+            case "--owner": owner = try Self.text(iterator.next(), argument, "an owner id")
             case "--help", "-h": throw BenchUsageError("")
             default: throw BenchUsageError("unknown argument \(argument)")
             }
@@ -84,6 +71,11 @@ struct BenchOptions {
     private static func number(_ value: String?, _ option: String) throws(BenchUsageError) -> Int {
         guard let value, let number = Int(value), number > 0 else { throw BenchUsageError("\(option) needs a positive number") }
         return number
+    }
+
+    private static func text(_ value: String?, _ option: String, _ what: String) throws(BenchUsageError) -> String {
+        guard let value, !value.isEmpty else { throw BenchUsageError("\(option) needs \(what)") }
+        return value
     }
 
     private static func list(_ value: String?, _ option: String) throws(BenchUsageError) -> [String] {
