@@ -45,7 +45,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG"),
 
         // Domain types shared by every part: workouts, routes, jobs, styles, the series codec.
-        .target(name: "WorkFeedModel", swiftSettings: strictSettings),
+        // swift-crypto: SHA-256 (content hashes, cache keys), faster than our own (docs/architecture.md).
+        .target(name: "WorkFeedModel", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
         .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "CZlib"], swiftSettings: strictSettings),
         // The SQLite index: workouts, series, jobs, anchors.
@@ -192,6 +193,8 @@ let package = Package(
             dependencies: [
                 "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
                 "WorkFeedConfig", "WorkFeedTiles", .product(name: "Logging", package: "swift-log"),
+                // The "hash" group measures our SHA-256 against swift-crypto's.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

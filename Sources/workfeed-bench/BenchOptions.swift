@@ -19,6 +19,16 @@ struct BenchOptions {
     var makeIndex: String?
     var workouts = 100_000
     var owner = "bench"
+    /// The "xml" group: the size of the generated Apple Health export.xml, in MB.
+    var xmlMegabytes = 80
+    /// The "xml" group: an export.xml to read instead of a generated one.
+    var xmlFile: String?
+    /// The "xml" group: which readers to time (`own`, `foundation`), so that each can be measured
+    /// alone under `/usr/bin/time -v`.
+    var xmlParsers = ["own", "foundation"]
+    /// When set, parse this file with this reader, print one line and stop (the "xml" group runs
+    /// itself this way, under a memory cap and a timeout, for the entity-expansion checks).
+    var parseXML: (parser: String, path: String)?
 
     static let usage = """
         usage: workfeed-bench [--only GROUP[,GROUP]] [--runs N] [--sizes N,N,...] [--kinds route,heatmap] [--scales 1,2]
@@ -26,7 +36,9 @@ struct BenchOptions {
                workfeed-bench --samples DIRECTORY   (light and dark route and heatmap pictures)
                workfeed-bench --only import [--import-mb 1024] [--import-dir DIRECTORY]
                workfeed-bench --make-index PATH [--workouts 100000] [--owner bench]   (an index for the gateway benchmark)
-        groups: render, png, map, dispatch, flood, attack, import, index
+               workfeed-bench --only xml [--xml-mb 80 | --xml-file export.xml] [--xml-parsers own,foundation]
+               workfeed-bench --parse-xml own|foundation|foundation-resolving FILE   (one file, one line; used by "xml")
+        groups: render, png, map, dispatch, flood, attack, import, index, hash, xml
         """
 
     init(arguments: [String]) throws(BenchUsageError) {
@@ -39,20 +51,17 @@ struct BenchOptions {
             case "--kinds": kinds = try Self.list(iterator.next(), argument)
             case "--scales": scales = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
             case "--dump-route": dumpRoutePoints = try Self.number(iterator.next(), argument)
-            case "--samples":
-                guard let value = iterator.next() else { throw BenchUsageError("--samples needs a directory") }
-                samplesDirectory = value
+            case "--samples": samplesDirectory = try Self.text(iterator.next(), argument, "a directory")
             case "--import-mb": importMegabytes = try Self.number(iterator.next(), argument)
-            case "--import-dir":
-                guard let value = iterator.next() else { throw BenchUsageError("--import-dir needs a directory") }
-                importDirectory = value
-            case "--make-index":
-                guard let value = iterator.next() else { throw BenchUsageError("--make-index needs a path") }
-                makeIndex = value
+            case "--import-dir": importDirectory = try Self.text(iterator.next(), argument, "a directory")
+            case "--make-index": makeIndex = try Self.text(iterator.next(), argument, "a path")
+            case "--xml-mb": xmlMegabytes = try Self.number(iterator.next(), argument)
+            case "--xml-file": xmlFile = try Self.text(iterator.next(), argument, "a file")
+            case "--xml-parsers": xmlParsers = try Self.list(iterator.next(), argument)
+            case "--parse-xml":
+                parseXML = (try Self.text(iterator.next(), argument, "a reader and a file"), try Self.text(iterator.next(), argument, "a file"))
             case "--workouts": workouts = try Self.number(iterator.next(), argument)
-            case "--owner":
-                guard let value = iterator.next(), !value.isEmpty else { throw BenchUsageError("--owner needs an owner id") }
-                owner = value
+            case "--owner": owner = try Self.text(iterator.next(), argument, "an owner id")
             case "--help", "-h": throw BenchUsageError("")
             default: throw BenchUsageError("unknown argument \(argument)")
             }
@@ -62,6 +71,11 @@ struct BenchOptions {
     private static func number(_ value: String?, _ option: String) throws(BenchUsageError) -> Int {
         guard let value, let number = Int(value), number > 0 else { throw BenchUsageError("\(option) needs a positive number") }
         return number
+    }
+
+    private static func text(_ value: String?, _ option: String, _ what: String) throws(BenchUsageError) -> String {
+        guard let value, !value.isEmpty else { throw BenchUsageError("\(option) needs \(what)") }
+        return value
     }
 
     private static func list(_ value: String?, _ option: String) throws(BenchUsageError) -> [String] {

@@ -317,7 +317,9 @@ enum SyntheticFiles {
     /// heart rate every 5 minutes, every 5 s during the day's 45-minute workout), then one
     /// workout a day (metadata, events, statistics; every fourth one with a 30-minute route file in
     /// `workout-routes/`), then activity summaries.
-    static func writeAppleHealthExport(megabytes: Int, to folder: URL) throws -> GeneratedExport {
+    /// - Parameter routeFiles: `false` leaves the route files (and the workouts' `WorkoutRoute`s)
+    ///   out, so that reading the export reads `export.xml` alone.
+    static func writeAppleHealthExport(megabytes: Int, to folder: URL, routeFiles: Bool = true) throws -> GeneratedExport {
         let routes = folder.appendingPathComponent("workout-routes")
         try FileManager.default.createDirectory(at: routes, withIntermediateDirectories: true)
         // One day of records and its workout take about this many bytes.
@@ -397,7 +399,7 @@ enum SyntheticFiles {
                   <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="\(apple(begin))" endDate="\(apple(begin + 2700))" sum="7.2" unit="km"/>
 
                 """
-            if day % 4 == 0 {
+            if routeFiles && day % 4 == 0 {
                 let name = "route_\(day).gpx"
                 let url = routes.appendingPathComponent(name)
                 try writeGPX(points: 1800, to: url, creator: "Apple Health Export", heartRate: false, from: begin)

@@ -18,6 +18,8 @@ do {
         try IndexBench.makeIndex(at: path, workouts: options.workouts, owner: options.owner)
     } else if let directory = options.samplesDirectory {
         try Samples.write(to: directory)
+    } else if let (parser, path) = options.parseXML {
+        exit(XMLBench.parseOne(parser: parser, path: path))
     } else {
         let groups: [String: (BenchOptions) throws -> Void] = [
             "render": RenderBench.run,
@@ -28,6 +30,8 @@ do {
             "import": ImportBench.run,
             "index": IndexBench.run,
             "map": MapBench.run,
+            "hash": HashBench.run,
+            "xml": XMLBench.run,
         ]
         for name in options.groups {
             guard let group = groups[name] else {
