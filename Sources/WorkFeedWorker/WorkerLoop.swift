@@ -28,12 +28,12 @@ struct WorkerLoop: ~Copyable {
     var connected = false
     /// Why the worker takes no jobs while its cache cannot be written (`nil`: it takes jobs), and
     /// when it next tries a probe write.
-    var paused: (reason: String, nextProbe: ContinuousClock.Instant)?
+    var paused: CachePause?
     let store: any PictureStore
     var inHand: Set<UInt64> = []
     var lastHeard = ContinuousClock.now
     var lastSent = ContinuousClock.now
-    var backoff: Duration
+    var backoff: Backoff
     var stopping = false
     /// Set by ``Worker/stop()``, checked every turn (the wake socket is the fast way).
     let stopRequest: StopRequest
@@ -78,7 +78,8 @@ struct WorkerLoop: ~Copyable {
         capacity = renderThreads
         store = PictureStores.open(configuration.cacheDirectory)
         name = configuration.name.isEmpty ? "\(ProcessInfo.processInfo.hostName)-\(getpid())" : configuration.name
-        backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+        backoff = Backoff(
+            initial: .milliseconds(configuration.reconnectInitialMilliseconds), maximum: .milliseconds(configuration.reconnectMaximumMilliseconds))
     }
 
     private static func bound(_ context: ZMQContext, _ type: ZMQSocketType, _ endpoint: String) throws -> ZMQSocket {
@@ -181,7 +182,7 @@ struct WorkerLoop: ~Copyable {
     /// coordinator, which takes only the holder's reports and leases those jobs again, so drawing
     /// them would be wasted and would keep the slots announced in READY busy.
     mutating func reconnect(reason: String) throws {
-        logger.warning("reconnecting to the coordinator", metadata: ["reason": "\(reason)", "after_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)"])
+        logger.warning("reconnecting to the coordinator", metadata: ["reason": "\(reason)", "after_ms": "\(backoff.milliseconds)"])
         connected = false
         let dropped = queue.drain()
         for lease in dropped { inHand.remove(lease) }
@@ -189,7 +190,7 @@ struct WorkerLoop: ~Copyable {
         if !dropped.isEmpty {
             logger.notice("jobs not started dropped; the coordinator leases them again", metadata: ["jobs": "\(dropped.count)"])
         }
-        let deadline = ContinuousClock.now + backoff
+        let deadline = ContinuousClock.now + backoff.current
         while ContinuousClock.now < deadline && !stopping {
             let left = deadline - ContinuousClock.now
             let milliseconds = max(1, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
@@ -197,7 +198,7 @@ struct WorkerLoop: ~Copyable {
             try takeWake()
             if ready[0] { try forwardResults() }
         }
-        backoff = min(backoff * 2, .milliseconds(configuration.reconnectMaximumMilliseconds))
+        backoff.grow()
         if !stopping { connect() }
     }
 
@@ -240,13 +241,13 @@ struct WorkerLoop: ~Copyable {
         }
         switch message {
         case .job(let job):
-            backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+            backoff.reset()
             if stopping { return }  // its lease returns to the queue when we say DISCONNECT
             inHand.insert(job.lease)
             metrics.inHand(inHand.count)
             queue.push(job)
         case .heartbeat:
-            backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+            backoff.reset()
         case .disconnect(let reason):
             try reconnect(reason: "the coordinator said: \(reason)")
         case .error(let text):
@@ -292,30 +293,30 @@ struct WorkerLoop: ~Copyable {
             dealer = try ZMQSocket(context, type: .dealer)
             connected = false
         }
-        backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
-        paused = (reason, .now + backoff)
+        paused = CachePause(reason: reason, at: .now, backoff: backoff)
     }
 
     /// While paused: collects the results still coming, and probes the cache with a back-off
     /// (the reconnection one, up to `reconnect.max_ms`); once the probe succeeds, connects again.
     mutating func waitForTheCache() throws {
-        guard let (reason, nextProbe) = paused else { return }
-        let left = nextProbe - ContinuousClock.now
-        let milliseconds = max(0, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+        guard var pause = paused else { return }
+        let milliseconds = Int(Backoff.milliseconds(pause.remaining(at: .now)))
         let ready = try ZMQPoll.poll([results.pollItem(), wake.pollItem()], timeoutMilliseconds: min(milliseconds, 100))
         try takeWake()
         if ready[0] { try forwardResults() }
-        guard !stopping, ContinuousClock.now >= nextProbe else { return }
+        guard !stopping, pause.isProbeDue(at: .now) else { return }
         do {
             try store.probe()
             paused = nil
-            backoff = .milliseconds(configuration.reconnectInitialMilliseconds)
+            backoff.reset()
             logger.notice("the cache can be written again: taking jobs", metadata: ["cache": "\(configuration.cacheDirectory)"])
             connect()
         } catch {
-            backoff = min(backoff * 2, .milliseconds(configuration.reconnectMaximumMilliseconds))
-            paused = (reason, .now + backoff)
-            logger.info("the cache still cannot be written", metadata: ["error": "\(error)", "code": "\(error.code)", "next_probe_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)"])
+            pause.probeFailed(at: .now)
+            paused = pause
+            logger.info(
+                "the cache still cannot be written",
+                metadata: ["error": "\(error)", "code": "\(error.code)", "next_probe_ms": "\(pause.backoff.milliseconds)"])
         }
     }
 
