@@ -20,7 +20,7 @@ struct FeedPage {
             if let average = w.heartRateAverage { facts.append("\(Int(average.rounded())) bpm") }
             rows += """
                 <article>
-                  <div class="pictures">\(picture(for: item, kind: .route))\(item.pictures.contains { $0.picture.kind == .heatmap } ? picture(for: item, kind: .heatmap) : "")</div>
+                  <div class="pictures">\(JobKind.allCases.filter { kind in kind == .route || item.pictures.contains { $0.picture.kind == kind } }.map { picture(for: item, kind: $0) }.joined())</div>
                   <div class="facts"><time>\(escape(date))</time><span>\(escape(facts.joined(separator: " · ")))</span>\(w.name.map { "<span class=\"name\">\(escape($0))</span>" } ?? "")</div>
                 </article>
 

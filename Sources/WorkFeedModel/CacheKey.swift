@@ -36,7 +36,7 @@ extension PictureSpec {
         hasher.update("\nroute=\(routeHash)")
         if !privacy.isEmpty { hasher.update("\nprivacy=\(privacy)") }
         // A route picture does not depend on heart rate: a new heart-rate series alone keeps its key.
-        if kind == .heatmap { hasher.update("\nheartrate=\(heartRateHash)") }
+        if kind.usesHeartRate { hasher.update("\nheartrate=\(heartRateHash)") }
         return hasher.finalize().hexString
     }
 }

@@ -1,9 +1,30 @@
-/// What a picture shows.
+/// What a picture shows. What sets one kind apart from another is said here, once: the rest of
+/// the system asks these properties rather than naming a kind (docs/architecture.md, "Adding a
+/// picture kind").
 public enum JobKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The route snapshot.
     case route
     /// The route in segments coloured by heart-rate zone.
     case heatmap
+
+    /// Whether the picture is drawn from the workout's heart-rate samples too: its cache key
+    /// holds their hash, a workout without samples gets none (not a failure), and a re-import
+    /// that brings samples queues it.
+    public var usesHeartRate: Bool {
+        switch self {
+        case .route: false
+        case .heatmap: true
+        }
+    }
+
+    /// The measured quantity the picture colours the route by, in its file name
+    /// (`…_heartrate_dark.png`); `nil` for a plain route.
+    public var metric: String? {
+        switch self {
+        case .route: nil
+        case .heatmap: "heartrate"
+        }
+    }
 }
 
 /// The picture's colour scheme; the feed picks one by the viewer's system theme.
@@ -36,8 +57,8 @@ public struct PictureID: Sendable, Hashable, Codable, CustomStringConvertible {
         self.scale = scale
     }
 
-    /// The heatmap's metric; the only one so far is heart rate.
-    public var metric: String? { kind == .heatmap ? "heartrate" : nil }
+    /// The metric the kind colours by (``JobKind/metric``).
+    public var metric: String? { kind.metric }
 
     public var description: String {
         "\(workoutID) \(kind.rawValue) \(theme.rawValue)" + (scale == 1 ? "" : " @\(scale)x")

@@ -159,7 +159,7 @@ public struct PictureSpec: Sendable, Hashable, Codable {
         self.height = height
         self.scale = scale
         self.style = style
-        self.heatmap = kind == .heatmap ? heatmap : nil
+        self.heatmap = kind.usesHeartRate ? heatmap : nil
         self.map = basemap == nil ? nil : map
         self.basemap = map == nil ? nil : basemap
     }

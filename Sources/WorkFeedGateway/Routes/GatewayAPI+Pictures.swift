@@ -78,8 +78,8 @@ extension GatewayAPI {
             // No job: a heatmap of a workout without heart rate is never drawn.
             throw Problem(
                 "not-drawable", "This picture cannot be drawn", status: .unprocessableContent,
-                detail: kind == .heatmap ? "the workout has no heart-rate samples: it has no heatmap" : "the picture cannot be drawn",
-                extra: ["reason": .text(kind == .heatmap ? "no heart-rate samples" : "not drawable")])
+                detail: kind.usesHeartRate ? "the workout has no heart-rate samples: it has no \(kind.rawValue)" : "the picture cannot be drawn",
+                extra: ["reason": .text(kind.usesHeartRate ? "no heart-rate samples" : "not drawable")])
         }
         let state = PictureState(workoutID: id.description, picture: PictureItem(PictureSummary(record), size: reply.pictureSize))
         switch record.status {
