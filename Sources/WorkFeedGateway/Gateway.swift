@@ -95,7 +95,7 @@ public final class Gateway: Sendable {
 
     /// The HTTP application (a Service). `onRunning` is called with the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
-        guard let address = HostAndPort(configuration.listen) else { throw GatewayError("listen: not HOST:PORT: \(configuration.listen)") }
+        guard let address = HostAndPort(configuration.listen) else { throw GatewayError(.badListenAddress, "listen: not HOST:PORT: \(configuration.listen)") }
         let boundPort = self.boundPort
         let logger = self.logger
         return Application(
@@ -156,9 +156,23 @@ public final class Gateway: Sendable {
 }
 
 /// The gateway cannot start.
-public struct GatewayError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
+public struct GatewayError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// `listen` is not `HOST:PORT`.
+        case badListenAddress
+        /// The token key (`tokens.public_key_file`) is not one the gateway verifies with.
+        case badTokenKey
+    }
+
+    public var code: Code
+    public var message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
 }
 
 /// Set once by the server's start, read by whoever needs the port.

@@ -39,25 +39,25 @@ public final class MetricsServer: Sendable {
         self.logger = logger
         let parts = listen.split(separator: ":")
         guard parts.count == 2, let port = UInt16(parts[1]) else {
-            throw MetricsServerError("metrics listen address must be HOST:PORT, e.g. 127.0.0.1:9464, not '\(listen)'")
+            throw MetricsServerError(.badAddress, "metrics listen address must be HOST:PORT, e.g. 127.0.0.1:9464, not '\(listen)'")
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         guard inet_pton(AF_INET, String(parts[0]), &address.sin_addr) == 1 else {
-            throw MetricsServerError("metrics listen address: '\(parts[0])' is not an IPv4 address")
+            throw MetricsServerError(.badAddress, "metrics listen address: '\(parts[0])' is not an IPv4 address")
         }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw MetricsServerError("socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw MetricsServerError(.socket, "socket: \(String(cString: strerror(errno)))", errno: errno) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0, Glibc.listen(fd, 16) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let failure = errno
             close(fd)
-            throw MetricsServerError("cannot listen for metrics on \(listen): \(reason)")
+            throw MetricsServerError(.socket, "cannot listen for metrics on \(listen): \(String(cString: strerror(failure)))", errno: failure)
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -153,6 +153,23 @@ extension Array where Element == UInt8 {
 
 /// The metrics endpoint could not be set up.
 public struct MetricsServerError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
+    public enum Code: String, Sendable {
+        /// `metrics.listen` is not an IPv4 `HOST:PORT`.
+        case badAddress
+        /// The socket could not be made, bound or listened on (`errno` says why).
+        case socket
+    }
+
+    public var code: Code
+    public var message: String
+    /// The system's error number, for ``Code/socket``.
+    public var errno: Int32?
+
+    init(_ code: Code, _ message: String, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.errno = errno
+    }
+
+    public var description: String { message }
 }

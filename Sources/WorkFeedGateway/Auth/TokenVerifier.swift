@@ -25,11 +25,11 @@ struct TokenVerifier: Sendable {
             ecKey = key
             rsaKey = nil
         } else if let key = try? _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM) {
-            guard key.keySizeInBits >= 2048 else { throw GatewayError("tokens.public_key_file: an RSA key of \(key.keySizeInBits) bits; at least 2048") }
+            guard key.keySizeInBits >= 2048 else { throw GatewayError(.badTokenKey, "tokens.public_key_file: an RSA key of \(key.keySizeInBits) bits; at least 2048") }
             ecKey = nil
             rsaKey = key
         } else {
-            throw GatewayError("tokens.public_key_file: not an EC P-256 or RSA public key in PEM (-----BEGIN PUBLIC KEY-----)")
+            throw GatewayError(.badTokenKey, "tokens.public_key_file: not an EC P-256 or RSA public key in PEM (-----BEGIN PUBLIC KEY-----)")
         }
     }
 
