@@ -25,9 +25,10 @@ struct ChaosPlan {
     var seed: UInt64 = 0xC4A05
 
     var workouts: Int { routes + 1 }
-    /// Every fourth route workout is written without heart rate (``WorkoutFiles``): no heatmap is
-    /// queued for it.
-    var workoutsWithoutHeartRate: Int { (routes + 1) / 4 }
+    /// Every fourth route workout (numbers 3, 7, 11, …) is written without heart rate
+    /// (``WorkoutFiles``): no heatmap is queued for it. The waypoint-only workout has a heart-rate
+    /// sample, so its heatmaps are queued (and fail: no route).
+    var workoutsWithoutHeartRate: Int { routes / 4 }
     var jobs: Int {
         workouts * kinds.count * themes.count * scales.count
             - (kinds.contains(.heatmap) ? workoutsWithoutHeartRate * themes.count * scales.count : 0)
