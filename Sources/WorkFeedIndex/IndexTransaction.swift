@@ -2,65 +2,6 @@ public import Foundation
 public import GRDB
 public import WorkFeedModel
 
-/// A job handed to a worker: its identity, the hashes its cache key is made of, and its series
-/// exactly as stored.
-public struct LeasedJob: Sendable, Hashable {
-    public var jobID: Int64
-    public var lease: UInt64
-    /// The worker's key it was leased to.
-    public var worker: String
-    public var picture: PictureID
-    /// The workout's owner: whose privacy zones the picture hides.
-    public var owner: String
-    public var routeHash: String
-    public var heartRateHash: String
-    public var route: [UInt8]
-    public var heartRate: [UInt8]
-}
-
-/// What a worker's report did to a job.
-public enum CompletionEffect: Sendable, Hashable {
-    /// The report was for a lease that is no longer current (re-leased, or the inputs changed):
-    /// ignored.
-    case staleLease
-    /// The job now has this status; `retryAt` is set when a transient failure will be retried,
-    /// `code` when it failed (or will be retried).
-    case updated(PictureID, JobStatus, reason: String?, retryAt: Date?, code: FailureCode? = nil)
-}
-
-/// How transient failures are retried.
-public struct RetryPolicy: Sendable, Hashable {
-    /// Attempts (leases that came back without a picture) after which a job is `failed-no-retry`.
-    public var maximumAttempts: Int
-    /// The wait before the first retry; it doubles with each attempt, up to ``maximumBackoff``.
-    public var initialBackoff: Double
-    public var maximumBackoff: Double
-    /// For failures of a worker's surroundings (``FailureCode/isEnvironmental``: a full or
-    /// read-only cache): the first wait, doubling with each such failure up to
-    /// ``environmentMaximumBackoff``. They count no attempt: the job waits as long as it takes.
-    public var environmentInitialBackoff: Double
-    public var environmentMaximumBackoff: Double
-
-    public init(
-        maximumAttempts: Int = 3, initialBackoff: Double = 1, maximumBackoff: Double = 60, environmentInitialBackoff: Double = 10,
-        environmentMaximumBackoff: Double = 900
-    ) {
-        self.maximumAttempts = maximumAttempts
-        self.initialBackoff = initialBackoff
-        self.maximumBackoff = maximumBackoff
-        self.environmentInitialBackoff = environmentInitialBackoff
-        self.environmentMaximumBackoff = environmentMaximumBackoff
-    }
-
-    func backoff(afterAttempt attempt: Int) -> Double {
-        min(maximumBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))
-    }
-
-    func environmentBackoff(afterDeferral deferral: Int) -> Double {
-        min(environmentMaximumBackoff, environmentInitialBackoff * pow(2, Double(min(60, max(0, deferral - 1)))))
-    }
-}
-
 /// The index operations of one transaction (see ``WorkoutIndex/write(_:)``).
 public struct IndexTransaction {
     public let db: Database
@@ -499,26 +440,5 @@ public struct IndexTransaction {
             let theme = Theme(rawValue: row["theme"])
         else { throw IndexError("corrupt job row \(row)") }
         return PictureID(workoutID: id, kind: kind, theme: theme, scale: row["scale"])
-    }
-}
-
-/// A worker's report as the index records it (the wire's `JobReport`, without depending on the wire).
-public struct JobReportRecord: Sendable, Hashable {
-    public enum Outcome: Sendable, Hashable { case generated, failedNoRetry, failedRetry }
-    public var lease: UInt64
-    public var outcome: Outcome
-    /// The cache key for `generated`, the reason otherwise.
-    public var detail: String
-    /// For `generated`: how much of the picture the basemap covered.
-    public var map: MapCoverage
-    /// For a failure, its code; `nil`: worked out from the detail (``FailureCode/guess(fromReason:)``).
-    public var code: FailureCode?
-
-    public init(lease: UInt64, outcome: Outcome, detail: String, map: MapCoverage = .none, code: FailureCode? = nil) {
-        self.code = code
-        self.lease = lease
-        self.outcome = outcome
-        self.detail = detail
-        self.map = map
     }
 }
