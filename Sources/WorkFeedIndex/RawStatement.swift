@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -54,6 +55,19 @@ struct RawStatement {
     var changes: Int { Int(sqlite3_changes(db.sqliteConnection)) }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    /// A column as GRDB holds values: for errors that show what was stored (``RowDecoder``).
+    func databaseValue(_ column: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: int64(column).databaseValue
+        case SQLITE_FLOAT: sqlite3_column_double(handle, column).databaseValue
+        case SQLITE_TEXT: text(column).databaseValue
+        case SQLITE_BLOB: Data(bytes(column)).databaseValue
+        default: .null
+        }
+    }
 
     /// A text column's UTF-8 bytes, valid only inside `body`.
     func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
