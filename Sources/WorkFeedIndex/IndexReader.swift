@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 public import WorkFeedModel
 
 /// Read queries on the index, in a read transaction (``WorkoutIndex/read(_:)``) or inside a write
@@ -10,7 +10,7 @@ public import WorkFeedModel
 /// change log (`+Feed.swift`); privacy zones (`+Privacy.swift`). Every row becomes model values
 /// through ``RowDecoder``: a corrupt row is an ``IndexError`` naming it, never a default.
 public struct IndexReader {
-    public let db: Database
+    let db: Database
 
     /// The number of workouts, of one owner or of all.
     public func workoutCount(owner: String? = nil) throws -> Int {

@@ -1,4 +1,4 @@
-public import GRDB
+import GRDB
 
 /// The index operations of one transaction (see ``WorkoutIndex/write(_:)``).
 ///
@@ -11,7 +11,7 @@ public import GRDB
 ///
 /// Reads inside the transaction go through ``reader``.
 public struct IndexTransaction {
-    public let db: Database
+    let db: Database
     /// The last anchor handed out in this transaction.
     var anchor: Int64
     /// The leases, as this transaction has left them so far.
