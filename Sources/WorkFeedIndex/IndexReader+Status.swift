@@ -5,9 +5,6 @@ public import WorkFeedModel
 // MARK: Job counts and the queue (STATUS, the job gauges)
 
 extension IndexReader {
-    /// Jobs per kind, theme, scale and status.
-    public typealias StatusCount = (kind: JobKind, theme: Theme, scale: Int, status: JobStatus, count: Int)
-
     /// Jobs per kind, theme, scale and status, of one owner's workouts or of all.
     /// - Throws: ``IndexError`` naming a job row with a kind, theme or status this version does
     ///   not know, or a database error.
