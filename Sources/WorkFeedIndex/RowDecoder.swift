@@ -12,40 +12,22 @@ import WorkFeedModel
 /// Columns are read by position: a lookup by name lower-cases and hashes the name for every value,
 /// which was most of the time of a feed page. Over a ``RawStatement`` (the hot paths: leasing), the
 /// `raw` variants read SQLite's own pointers.
-struct RowDecoder {
+struct RowDecoder<Source: StoredRow> {
     let table: String
     private let source: Source
     /// The position of the column that names the row in errors (its id).
     private let idColumn: Int
 
-    private enum Source {
-        case row(Row)
-        case statement(RawStatement)
-    }
-
-    /// Decodes `row` of `table`; the column at `idColumn` names the row in errors.
-    init(_ row: Row, table: String, idColumn: Int = 0) {
+    /// Decodes `source`, a row of `table`; the column at `idColumn` names the row in errors.
+    init(_ source: Source, table: String, idColumn: Int = 0) {
         self.table = table
-        self.source = .row(row)
+        self.source = source
         self.idColumn = idColumn
     }
 
-    /// Decodes the current row of `statement`, a row of `table`; the column at `idColumn` names
-    /// the row in errors.
-    init(_ statement: RawStatement, table: String, idColumn: Int = 0) {
-        self.table = table
-        self.source = .statement(statement)
-        self.idColumn = idColumn
-    }
+    private func stored(_ index: Int) -> DatabaseValue { source.storedValue(index) }
 
-    private func stored(_ index: Int) -> DatabaseValue {
-        switch source {
-        case .row(let row): row[index]
-        case .statement(let statement): statement.databaseValue(Int32(index))
-        }
-    }
-
-    // MARK: Values of a GRDB row
+    // MARK: Values (of a GRDB row; of a raw statement too, through GRDB values)
 
     /// A value that must be there.
     func value<Value: DatabaseValueConvertible>(_ index: Int, _ column: String) throws(IndexError) -> Value {
@@ -101,41 +83,6 @@ struct RowDecoder {
             scale: try value(index + 3, "scale"))
     }
 
-    // MARK: The fast path over a raw statement
-
-    /// The statement's row, for the `raw` variants: they read SQLite's own text and blob pointers,
-    /// without a `DatabaseValue` or a `String` in between where none is needed.
-    private var statement: RawStatement {
-        guard case .statement(let statement) = source else { preconditionFailure("a raw read of a GRDB row") }
-        return statement
-    }
-
-    /// Text that must be there.
-    func rawText(_ index: Int, _ column: String) throws(IndexError) -> String {
-        let statement = statement
-        guard !statement.isNull(Int32(index)) else { throw corrupt(column, .null) }
-        return statement.text(Int32(index))
-    }
-
-    /// A blob that must be there (it may be empty).
-    func rawBytes(_ index: Int, _ column: String) throws(IndexError) -> [UInt8] {
-        let statement = statement
-        guard !statement.isNull(Int32(index)) else { throw corrupt(column, .null) }
-        return statement.bytes(Int32(index))
-    }
-
-    /// One of the words this version knows.
-    func rawKnown<Value: RawRepresentable>(_ index: Int, _ column: String) throws(IndexError) -> Value where Value.RawValue == String {
-        guard let value = Value(rawValue: statement.text(Int32(index))) else { throw corrupt(column, stored(index)) }
-        return value
-    }
-
-    /// A workout id, parsed from the column's UTF-8 bytes.
-    func rawWorkoutID(_ index: Int, _ column: String) throws(IndexError) -> WorkoutID {
-        guard let id = statement.withText(Int32(index), WorkoutID.init(utf8:)) else { throw corrupt(column, stored(index)) }
-        return id
-    }
-
     // MARK: Errors
 
     /// The error for `stored`, found in `column` of this row.
@@ -155,4 +102,52 @@ struct RowDecoder {
         case .blob(let bytes): return "a blob of \(bytes.count) bytes"
         }
     }
+}
+
+// MARK: The fast path over a raw statement
+
+extension RowDecoder where Source == RawStatement.Columns {
+    /// Decodes the current row of `statement`, a row of `table`; the column at `idColumn` names
+    /// the row in errors. The `raw` variants read SQLite's own text and blob pointers, without a
+    /// `DatabaseValue` or a `String` in between where none is needed.
+    init(_ statement: RawStatement, table: String, idColumn: Int = 0) {
+        self.init(statement.columns, table: table, idColumn: idColumn)
+    }
+
+    /// Text that must be there.
+    func rawText(_ index: Int, _ column: String) throws(IndexError) -> String {
+        guard !source.isNull(Int32(index)) else { throw corrupt(column, .null) }
+        return source.text(Int32(index))
+    }
+
+    /// A blob that must be there (it may be empty).
+    func rawBytes(_ index: Int, _ column: String) throws(IndexError) -> [UInt8] {
+        guard !source.isNull(Int32(index)) else { throw corrupt(column, .null) }
+        return source.bytes(Int32(index))
+    }
+
+    /// One of the words this version knows.
+    func rawKnown<Value: RawRepresentable>(_ index: Int, _ column: String) throws(IndexError) -> Value where Value.RawValue == String {
+        guard let value = Value(rawValue: source.text(Int32(index))) else { throw corrupt(column, stored(index)) }
+        return value
+    }
+
+    /// A workout id, parsed from the column's UTF-8 bytes.
+    func rawWorkoutID(_ index: Int, _ column: String) throws(IndexError) -> WorkoutID {
+        guard let id = source.withText(Int32(index), WorkoutID.init(utf8:)) else { throw corrupt(column, stored(index)) }
+        return id
+    }
+}
+
+/// Where ``RowDecoder`` reads a row's stored values: a GRDB row, or a raw statement's current row.
+protocol StoredRow {
+    func storedValue(_ index: Int) -> DatabaseValue
+}
+
+extension Row: StoredRow {
+    func storedValue(_ index: Int) -> DatabaseValue { self[index] }
+}
+
+extension RawStatement.Columns: StoredRow {
+    func storedValue(_ index: Int) -> DatabaseValue { databaseValue(Int32(index)) }
 }
