@@ -35,6 +35,17 @@ import WorkFeedModel
         try queue.close()
     }
 
+    /// Leases every ready job (8 at most) to one worker, in a transaction of its own.
+    private func leaseEverything(_ temporary: TemporaryIndex) throws {
+        var lease: UInt64 = 0
+        _ = try temporary.index.write { transaction in
+            try transaction.lease(limit: 8, to: "w-1") {
+                lease += 1
+                return lease
+            }
+        }
+    }
+
     /// Every row of every table, as text, for "nothing changed".
     private func everything(_ temporary: TemporaryIndex) throws -> [String] {
         try temporary.index.read { reader in
@@ -72,15 +83,7 @@ import WorkFeedModel
         let (temporary, _, job) = try indexWithJobs()
         try corrupt(temporary, "UPDATE job SET theme = 'neon' WHERE id = ?", [job])
         let before = try everything(temporary)
-        var lease: UInt64 = 0
-        let found = corruption {
-            _ = try temporary.index.write { transaction in
-                try transaction.lease(limit: 8, to: "w-1") {
-                    lease += 1
-                    return lease
-                }
-            }
-        }
+        let found = corruption { try leaseEverything(temporary) }
         #expect(found == IndexError.CorruptRow(table: "job", row: "\(job)", column: "theme", value: "'neon'"))
         #expect(temporary.index.leases.count == 0)
         #expect(try everything(temporary) == before)
@@ -124,15 +127,7 @@ import WorkFeedModel
         #expect(corruption { _ = try temporary.index.read { try $0.workoutIDs(owner: Owner.defaultName) } } == workout)
         #expect(corruption { _ = try temporary.index.read { try $0.changes(since: 0, limit: 100) } } == workout)
         let jobError = IndexError.CorruptRow(table: "job", row: "\(job)", column: "workout_id", value: "'not-a-uuid'")
-        var lease: UInt64 = 0
-        let found = corruption {
-            _ = try temporary.index.write { transaction in
-                try transaction.lease(limit: 8, to: "w-1") {
-                    lease += 1
-                    return lease
-                }
-            }
-        }
+        let found = corruption { try leaseEverything(temporary) }
         #expect(found == jobError)
     }
 
