@@ -57,7 +57,8 @@ public final class Coordinator: Sendable {
         self.logger = logger
     }
 
-    /// Opens the index, binds the sockets and starts the loop thread.
+    /// Opens the index, binds the sockets and starts the loop thread (which starts the index thread
+    /// and the read threads).
     /// - Returns: the endpoints actually bound.
     /// - Throws: ``CoordinatorError`` when the index cannot be opened or a socket cannot be bound.
     public func start() throws(CoordinatorError) -> Endpoints {

@@ -181,7 +181,7 @@ struct CoordinatorLoop: ~Copyable {
 
     mutating func run() {
         defer {
-            // Whatever ended the loop, the read thread ends, and the index thread records what it
+            // Whatever ended the loop, the read threads end, and the index thread records what it
             // has and ends too (last: its connection is then the index's last one).
             reads.close()
             inbox.close()

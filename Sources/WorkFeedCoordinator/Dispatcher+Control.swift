@@ -7,10 +7,11 @@ import WorkFeedStore
 import WorkFeedWire
 
 extension Dispatcher {
-    /// Answers one write request (IMPORT, ENQUEUE, DELETE) inside the turn's transaction; the loop
+    /// Answers one request that writes or must see the writer's state (IMPORT, ENQUEUE, DELETE,
+    /// ZONES, RESOLVE, ORIGINAL) inside the turn's transaction, on the index thread; the loop thread
     /// has parsed it, checked its role and admitted it, and read requests never come here (the
-    /// ``ReadService`` answers them from a read-only connection). Never throws: whatever goes
-    /// wrong becomes an ERROR reply that says what.
+    /// ``ReadService``'s threads answer them from read-only connections). Never throws: whatever
+    /// goes wrong becomes an ERROR reply that says what.
     func handleControl(
         _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
     ) -> ControlReply {

@@ -9,20 +9,19 @@ import WorkFeedWire
 import Glibc
 #endif
 
-/// Answers the control requests that only read (STATUS, SHOW, FEED, CHANGES, FAILED) on a thread
-/// of its own, from a read-only connection to the index: no read ever runs inside the index
-/// thread's write transaction, so no client's reads hold up dispatch (WAL lets this connection
-/// read beside the writer, and it sees every committed batch).
+/// Answers the control requests that only read (STATUS, SHOW, FEED, CHANGES, FAILED) on threads
+/// of its own, each with a read-only connection to the index: no read ever runs inside the index
+/// thread's write transaction, so no client's reads hold up dispatch (WAL lets these connections
+/// read beside the writer, and they see every committed batch).
 ///
 /// Fair between clients: each client's requests wait in a queue of their own, and the queues are
 /// served in turn, one request each, so a client with many requests in flight makes another wait
 /// for one request at most. Identical requests waiting at the same time (the same command, body
 /// and role) are answered with one computation: each was sent before it started, so each gets an
-/// answer at least as fresh as itself. The thread runs at a lower CPU priority (nice 10) than the
-/// loop and the index thread: under load, reads wait, dispatch does not. Two threads, each with
-/// its own connection, take turns at the queues, so that one long read (a large FAILED) does not
-/// hold up a gateway's feed pages (2,840 pages/s with two, against 2,100 with one:
-/// docs/benchmarks.md).
+/// answer at least as fresh as itself. The threads run at a lower CPU priority (nice 10) than the
+/// loop thread and the index thread: under load, reads wait, dispatch does not. The two threads
+/// take turns at the queues, so that one long read (a large FAILED) does not hold up a gateway's
+/// feed pages (2,840 pages/s with two, against 2,100 with one: docs/benchmarks.md).
 final class ReadService: Sendable {
     typealias Work = ControlWork
 

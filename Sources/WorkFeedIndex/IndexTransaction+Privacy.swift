@@ -4,27 +4,6 @@ public import WorkFeedModel
 
 // MARK: Privacy zones (docs/privacy.md)
 
-extension IndexReader {
-    /// An owner's privacy zones, oldest first.
-    /// - Throws: ``IndexError`` naming the row and column of a zone that is not a number.
-    public func privacyZones(owner: String) throws -> [PrivacyZone] {
-        try Row.fetchAll(
-            db, sql: "SELECT id, latitude, longitude, radius FROM privacy_zone WHERE owner = ? ORDER BY id", arguments: [owner]
-        ).map { row in
-            let id: Int64 = row[0]
-            guard let latitude = row[1] as Double?, let longitude = row[2] as Double?, let radius = row[3] as Double? else {
-                throw IndexError("privacy_zone row \(id): latitude, longitude or radius is not a number")
-            }
-            return PrivacyZone(id: id, latitude: latitude, longitude: longitude, radius: radius)
-        }
-    }
-
-    /// The owners that have at least one privacy zone.
-    public func ownersWithPrivacyZones() throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM privacy_zone ORDER BY owner")
-    }
-}
-
 extension IndexTransaction {
     /// At most this many zones per owner: each is tested against every point of every route.
     public static let maximumPrivacyZones = PrivacyZone.maximumPerOwner
@@ -65,7 +44,9 @@ extension IndexTransaction {
     public mutating func privacySecret() throws -> [UInt8] {
         if let stored = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'privacy_secret'") {
             guard stored.count >= PrivacyPolicy.minimumSecretBytes else {
-                throw IndexError("meta row privacy_secret: value is \(stored.count) bytes, at least \(PrivacyPolicy.minimumSecretBytes) are needed")
+                throw IndexError.corruptRow(
+                    table: "meta", row: "privacy_secret", column: "value",
+                    value: "\(stored.count) bytes (at least \(PrivacyPolicy.minimumSecretBytes) are needed)")
             }
             return Array(stored)
         }

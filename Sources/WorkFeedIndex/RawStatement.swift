@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -53,20 +54,51 @@ struct RawStatement {
     /// Rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes(db.sqliteConnection)) }
 
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func int64(_ column: Int32) -> Int64 { columns.int64(column) }
 
     /// A text column's UTF-8 bytes, valid only inside `body`.
-    func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        // The pointer first, then its length (SQLite's documented order).
-        guard let base = sqlite3_column_text(handle, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return body(UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))))
-    }
+    func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T { columns.withText(column, body) }
 
-    func text(_ column: Int32) -> String { withText(column) { String(decoding: $0, as: UTF8.self) } }
+    func text(_ column: Int32) -> String { columns.text(column) }
 
-    func bytes(_ column: Int32) -> [UInt8] {
-        guard let base = sqlite3_column_blob(handle, column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))))
+    func bytes(_ column: Int32) -> [UInt8] { columns.bytes(column) }
+
+    /// The current row's columns, read through the statement's handle alone: a plain value, copied
+    /// without reference counting (``RowDecoder`` holds one for every leased job it reads).
+    var columns: Columns { Columns(handle: handle) }
+
+    /// The columns of a statement's current row.
+    struct Columns {
+        let handle: OpaquePointer
+
+        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+        /// A column as GRDB holds values: for errors that show what was stored (``RowDecoder``).
+        func databaseValue(_ column: Int32) -> DatabaseValue {
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER: int64(column).databaseValue
+            case SQLITE_FLOAT: sqlite3_column_double(handle, column).databaseValue
+            case SQLITE_TEXT: text(column).databaseValue
+            case SQLITE_BLOB: Data(bytes(column)).databaseValue
+            default: .null
+            }
+        }
+
+        /// A text column's UTF-8 bytes, valid only inside `body`.
+        func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+            // The pointer first, then its length (SQLite's documented order).
+            guard let base = sqlite3_column_text(handle, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+            return body(UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))))
+        }
+
+        func text(_ column: Int32) -> String { withText(column) { String(decoding: $0, as: UTF8.self) } }
+
+        func bytes(_ column: Int32) -> [UInt8] {
+            guard let base = sqlite3_column_blob(handle, column) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))))
+        }
     }
 }
 

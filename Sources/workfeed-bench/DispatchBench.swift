@@ -10,9 +10,9 @@ import WorkFeedWire
 /// The "dispatch" group: how many jobs a second the coordinator hands out and records when
 /// rendering costs nothing.
 ///
-/// A real ``Coordinator`` (its own loop thread, a temporary SQLite index at the durability under
-/// test) and fake workers on real loopback sockets that answer every JOB at once with
-/// `STATUS generated <cache key>`. 20,000 two-point workouts are imported through IMPORT, then one
+/// A real ``Coordinator`` (its loop, index and read threads, a temporary SQLite index at the
+/// durability under test) and fake workers on real loopback sockets that answer every JOB at once
+/// with `STATUS generated <cache key>`. 20,000 two-point workouts are imported through IMPORT, then one
 /// ENQUEUE (route, light, @1x) makes 20,000 jobs; the time runs from sending the ENQUEUE until a
 /// STATUS reply shows none pending, so every status is in the index, committed.
 ///

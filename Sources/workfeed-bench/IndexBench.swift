@@ -13,6 +13,7 @@ enum IndexBench {
         print("index: inserts and bulk enqueue on a SQLite file in \(directory.path)")
         try inserts(directory: directory)
         try bulkEnqueue(directory: directory)
+        try feedPages(directory: directory)
     }
 
     /// A distinct synthetic workout of `points` points, one segment, 1 Hz, with heart rate.
@@ -76,6 +77,49 @@ enum IndexBench {
             try transaction.enqueue(request, scales: [1]) { _, route, _, _ in route }
         }
         print(String(format: "  the same enqueue again (all %d pending, nothing to create): %.2f s", second.alreadyPending, seconds(since: again)))
+    }
+
+    /// Reading the feed as the read service does for FEED: a page of 20 workouts, then their
+    /// pictures in one query, page after page through an owner's 20,000 workouts (route and heatmap
+    /// pictures queued for each), from a read-only connection. Every row becomes model values.
+    static func feedPages(directory: URL) throws {
+        let path = directory.appendingPathComponent("feed.sqlite").path
+        let writer = try WorkoutIndex(path: path, durability: .normal, logger: Logger(label: "bench"))
+        let workouts = 20_000
+        for first in stride(from: 0, to: workouts, by: 5_000) {
+            _ = try writer.write { transaction in
+                for number in first..<min(workouts, first + 5_000) {
+                    _ = try transaction.importWorkout(workout(number, points: 40), owner: "bench")
+                }
+            }
+        }
+        _ = try writer.write { transaction in
+            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light]), scales: [1]) { _, route, _, _ in route }
+        }
+        let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "bench"))
+        var rates: [Double] = []
+        var pictures = 0
+        for _ in 0..<5 {
+            let started = ContinuousClock.now
+            var pages = 0
+            var cursor: String?
+            repeat {
+                let page = try reader.read { reader in
+                    let page = try reader.feed(limit: 20, cursor: cursor, owner: "bench")
+                    pictures = try reader.pictures(of: page.workouts.map(\.id)).count
+                    return page
+                }
+                cursor = page.next
+                pages += 1
+            } while cursor != nil
+            rates.append(Double(pages) / seconds(since: started))
+        }
+        rates.sort()
+        print(
+            String(
+                format: "  feed pages of 20 (with their pictures) through %d workouts, 5 walks: median %.0f pages/s (%.0f–%.0f)",
+                workouts, rates[2], rates[0], rates[4]))
+        _ = pictures
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

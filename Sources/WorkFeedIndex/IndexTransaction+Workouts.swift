@@ -3,6 +3,8 @@ import GRDB
 public import WorkFeedModel
 
 extension IndexTransaction {
+    // MARK: Importing and updating
+
     /// Stores an imported workout, following the rules of docs/import.md ("Identity and
     /// re-import"):
     ///
@@ -59,24 +61,24 @@ extension IndexTransaction {
             if !allowDuplicates, let original = try duplicate(of: workout.route, start: summary.start, owner: owner) {
                 guard
                     let more = Self.clearlyRicher(
-                        points: summary.pointCount, samples: workout.heartRate.count, storedPoints: original.row["point_count"],
-                        storedSamples: original.row["hr_samples"])
+                        points: summary.pointCount, samples: workout.heartRate.count, storedPoints: original.pointCount,
+                        storedSamples: original.heartRateSamples)
                 else {
                     return ImportReply(
                         id: identity.workoutID, result: .duplicate, routeVersion: 0, duplicateOf: original.id,
-                        duplicateFile: original.row["file_name"])
+                        duplicateFile: original.fileName)
                 }
                 // This copy of the activity has clearly more: it takes the stored copy's place,
                 // under the same id (the feed keeps its row), with the new identity, so that
                 // either file imported again finds it.
-                if let previous = original.row["file_sha256"] as String?, previous != workout.file?.sha256 { replacedFile(previous) }
-                let version = (original.row["route_version"] as Int) + 1
+                if let previous = original.fileSHA256, previous != workout.file?.sha256 { replacedFile(previous) }
+                let version = original.routeVersion + 1
                 try replace(
                     original.id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
                     heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
                 return ImportReply(
                     id: original.id, result: .replacedDuplicate, routeVersion: version, duplicateOf: original.id,
-                    duplicateFile: original.row["file_name"], reason: more)
+                    duplicateFile: original.fileName, reason: more)
             }
             let id = try freeID(for: identity)
             let anchor = nextAnchor()
@@ -97,30 +99,31 @@ extension IndexTransaction {
         }
 
         let id = stored.id
-        let sameFile = workout.file != nil && stored.row["file_sha256"] == workout.file?.sha256
-        if sameFile { columns.keepOriginal(stored.row["original_kept"] as Bool) }
+        let sameFile = workout.file != nil && stored.fileSHA256 == workout.file?.sha256
+        if sameFile { columns.keepOriginal(stored.originalKept) }
         // The same file read again (by a better reader) is authoritative: everything it holds is
         // in its bytes. Not so an Apple Health export, whose routes are other files that may be
         // missing this time.
         let authoritative = sameFile && workout.file?.format != "apple-health"
-        let changed = stored.row["route_hash"] != routeHash || stored.row["hr_hash"] != heartRateHash
+        let changed = stored.routeHash != routeHash || stored.heartRateHash != heartRateHash
         if !changed {
             guard adopted || !columns.matches(stored.row) else {
-                return ImportReply(id: id, result: .unchanged, routeVersion: stored.row["route_version"])
+                return ImportReply(id: id, result: .unchanged, routeVersion: stored.routeVersion)
             }
             let anchor = nextAnchor()
             try update(id, columns: columns, extra: ["source_id": identity.sourceID, "anchor": anchor])
-            return ImportReply(id: id, result: .refreshed, routeVersion: stored.row["route_version"])
+            return ImportReply(id: id, result: .refreshed, routeVersion: stored.routeVersion)
         }
 
-        let storedPoints: Int = stored.row["point_count"]
-        let storedSamples: Int = stored.row["hr_samples"]
-        if !authoritative, let lack = Self.lack(points: summary.pointCount, samples: workout.heartRate.count, storedPoints: storedPoints, storedSamples: storedSamples) {
-            return ImportReply(id: id, result: .keptRicher, routeVersion: stored.row["route_version"], reason: lack)
+        if !authoritative,
+            let lack = Self.lack(
+                points: summary.pointCount, samples: workout.heartRate.count, storedPoints: stored.pointCount, storedSamples: stored.heartRateSamples)
+        {
+            return ImportReply(id: id, result: .keptRicher, routeVersion: stored.routeVersion, reason: lack)
         }
 
-        if let previous = stored.row["file_sha256"] as String?, !sameFile { replacedFile(previous) }
-        let version = (stored.row["route_version"] as Int) + 1
+        if let previous = stored.fileSHA256, !sameFile { replacedFile(previous) }
+        let version = stored.routeVersion + 1
         try replace(
             id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
             heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
@@ -197,19 +200,46 @@ extension IndexTransaction {
         }
     }
 
+    /// What an import compares of a stored workout, and its row (``WorkoutColumns/matches(_:)``).
     private struct Stored {
         var id: WorkoutID
+        var routeVersion: Int
+        var routeHash: String
+        var heartRateHash: String
+        var pointCount: Int
+        var heartRateSamples: Int
+        var fileName: String?
+        var fileSHA256: String?
+        var originalKept: Bool
         var row: Row
+
+        /// The columns ``init(_:)`` reads, in its order, then those an import writes.
+        static let columns =
+            "id, route_version, route_hash, hr_hash, point_count, hr_samples, file_name, file_sha256, original_kept, "
+            + WorkoutColumns.names.joined(separator: ", ")
+        /// The position of the first column after ``columns``.
+        static let columnCount = 9 + WorkoutColumns.names.count
+
+        init(_ row: Row) throws(IndexError) {
+            let decoder = RowDecoder(row, table: "workout")
+            id = try decoder.workoutID(0, "id")
+            routeVersion = try decoder.value(1, "route_version")
+            routeHash = try decoder.value(2, "route_hash")
+            heartRateHash = try decoder.value(3, "hr_hash")
+            pointCount = try decoder.value(4, "point_count")
+            heartRateSamples = try decoder.value(5, "hr_samples")
+            fileName = try decoder.optionalValue(6, "file_name")
+            fileSHA256 = try decoder.optionalValue(7, "file_sha256")
+            originalKept = try decoder.value(8, "original_kept")
+            self.row = row
+        }
     }
 
     private func storedWorkout(_ identity: WorkoutIdentity) throws -> Stored? {
-        guard
-            let row = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT * FROM workout WHERE owner = ? AND source = ? AND source_id = ?"),
-                arguments: [identity.owner, identity.source.rawValue, identity.sourceID])
-        else { return nil }
-        guard let id = WorkoutID(row["id"] as String) else { throw IndexError("corrupt workout row: id \(row["id"] ?? "")") }
-        return Stored(id: id, row: row)
+        try Row.fetchOne(
+            try db.cachedStatement(sql: "SELECT \(Stored.columns) FROM workout WHERE owner = ? AND source = ? AND source_id = ?"),
+            arguments: [identity.owner, identity.source.rawValue, identity.sourceID]
+        ).map(Stored.init)
     }
 
     /// A stored workout of the same owner that is the same activity as a new one: it starts less
@@ -220,7 +250,7 @@ extension IndexTransaction {
         let candidates = try Row.fetchAll(
             db,
             sql: """
-                SELECT w.*, s.route AS stored_route FROM workout w JOIN series s ON s.workout_id = w.id
+                SELECT \(Stored.columns), s.route AS stored_route FROM workout w JOIN series s ON s.workout_id = w.id
                 WHERE w.start_at > ? AND w.start_at < ? AND w.point_count > 0 AND w.owner = ?
                 ORDER BY abs(w.start_at - ?), w.id
                 """,
@@ -228,11 +258,15 @@ extension IndexTransaction {
                 start.timeIntervalSince1970 - Self.duplicateWindow, start.timeIntervalSince1970 + Self.duplicateWindow, owner,
                 start.timeIntervalSince1970,
             ])
-        for candidate in candidates {
-            guard let storedRoute = try? SeriesCodec.decodeRoute(candidate["stored_route"] as Data),
-                let found = WorkoutID(candidate["id"] as String)
-            else { continue }
-            if RouteOverlap.overlaps(route, storedRoute) { return Stored(id: found, row: candidate) }
+        for row in candidates {
+            let candidate = try Stored(row)
+            let series: Data = try RowDecoder(row, table: "series").value(Stored.columnCount, "route")
+            guard let storedRoute = try? SeriesCodec.decodeRoute(series) else {
+                throw IndexError.corruptRow(
+                    table: "series", row: candidate.id.description, column: "route",
+                    value: "a blob of \(series.count) bytes that is not a route series (docs/series-format.md)")
+            }
+            if RouteOverlap.overlaps(route, storedRoute) { return candidate }
         }
         return nil
     }
@@ -261,6 +295,46 @@ extension IndexTransaction {
         try db.execute(
             sql: "UPDATE workout SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
             arguments: StatementArguments(values + [id.description]))
+    }
+
+    // MARK: Deleting
+
+    /// Deletes workouts, their series and their jobs, leaving a tombstone for `changes` (reported
+    /// to the workout's owner).
+    /// - Parameter owner: when given, only that owner's workouts are deleted; another owner's ids
+    ///   are left alone, as if they were not in the index.
+    /// - Returns: the pictures each deleted workout had, so their files can be removed; ids not in
+    ///   the index (or not `owner`'s) are left out.
+    /// - Throws: ``IndexError`` for a job row that cannot be read (nothing is deleted then: the
+    ///   transaction rolls back), or a database error.
+    public mutating func delete(_ ids: [WorkoutID], owner: String? = nil) throws -> [WorkoutID: [PictureID]] {
+        var deleted: [WorkoutID: [PictureID]] = [:]
+        for id in ids {
+            guard let stored = try String.fetchOne(db, sql: "SELECT owner FROM workout WHERE id = ?", arguments: [id.description]),
+                owner == nil || stored == owner
+            else { continue }
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, workout_id, kind, theme, scale, cache_key FROM job WHERE workout_id = ?", arguments: [id.description])
+            var pictures: [PictureID] = []
+            var keys: [String] = []
+            for row in rows {
+                let decoder = RowDecoder(row, table: "job")
+                pictures.append(try decoder.picture(from: 1))
+                if let key: String = try decoder.optionalValue(5, "cache_key") { keys.append(key) }
+            }
+            try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [id.description])
+            for key in keys { try release(key) }
+            try db.execute(
+                sql: """
+                    INSERT INTO deleted_workout (id, anchor, owner) VALUES (?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET anchor = excluded.anchor, owner = excluded.owner
+                    """,
+                arguments: [id.description, nextAnchor(), stored])
+            deleted[id] = pictures
+        }
+        // Their leases end; the workers' reports will find nothing.
+        for lease in leases.leases(onWorkouts: Set(deleted.keys)) { leases.remove(lease) }
+        return deleted
     }
 }
 

@@ -1,0 +1,190 @@
+public import Foundation
+public import WorkFeedModel
+
+// The contract between the coordinator and its index: what a second implementation (PostgreSQL,
+// say) would have to provide, and the semantics the coordinator relies on. The SQLite index
+// (``WorkoutIndex``, ``IndexTransaction``, ``IndexReader``) conforms; the coordinator calls the
+// concrete types, so that nothing on its hot paths goes through a witness table, and the
+// conformances below are the check that the contract and the SQLite index agree.
+// docs/architecture.md, "Replacing the index", says which files a second implementation touches.
+
+/// An index the coordinator owns: one writer (its index thread), transactions it batches a turn's
+/// work into, and read transactions beside them.
+///
+/// Semantics the coordinator relies on:
+/// - **Atomic transactions.** Everything one ``write(_:)`` did is committed together or not at all,
+///   its leases and released keys included; when `body` throws, nothing it did is kept and
+///   ``anchor`` and ``leases`` are as before.
+/// - **Committed means durable** to the degree configured (`index.durability`): the coordinator
+///   replies, publishes events and hands out jobs only after ``write(_:)`` has returned.
+/// - **One writer.** A second writer on the same index is refused when it opens, not detected later.
+/// - **Anchors only go up.** Every change to a workout, a job or a deletion takes a new anchor
+///   above every anchor handed out before, across restarts; a rolled-back transaction may leave a
+///   gap. CHANGES pages by them.
+/// - **Leases are not persisted.** They live in memory (``LeaseTable``) and are gone after a
+///   restart, when every `pending` job is ready again.
+/// - **Reads see committed transactions only**, and may run beside a write (the read service and
+///   the metrics read while the index thread writes).
+public protocol WorkoutIndexStore: AnyObject {
+    associatedtype Transaction: IndexWriting
+    associatedtype Reader: IndexReading
+
+    /// The last anchor committed.
+    var anchor: Int64 { get }
+    /// The jobs out with workers, as of the last committed transaction.
+    var leases: LeaseTable { get }
+
+    /// Runs `body` in one transaction: committed whole when it returns, rolled back whole when it
+    /// throws. What `body` throws comes back as an ``IndexError`` (itself, or with it as the cause).
+    func write<T>(_ body: (inout Transaction) throws -> T) throws(IndexError) -> T
+    /// ``write(_:)``, also returning the cache keys the committed transaction left unreferenced
+    /// (their by-content files can go).
+    func writeReleasingKeys<T>(_ body: (inout Transaction) throws -> T) throws(IndexError) -> (result: T, releasedKeys: [String])
+    /// Runs `body` in one read transaction: it sees one committed state throughout.
+    func read<T>(_ body: (Reader) throws -> T) throws(IndexError) -> T
+    /// Makes what has been committed durable in the index's main storage (SQLite: a WAL
+    /// checkpoint); the coordinator calls it when idle and at shutdown. May do nothing.
+    func checkpoint() throws(IndexError)
+}
+
+/// The operations of one write transaction (``WorkoutIndexStore/write(_:)``), in the coordinator's
+/// words. Every change takes the transaction's next anchor; every job change that makes a worker's
+/// report on older inputs meaningless changes the job's anchor, which ends the lease's claim.
+public protocol IndexWriting {
+    associatedtype Reader: IndexReading
+
+    /// Reads inside this transaction: they see its changes so far.
+    var reader: Reader { get }
+    /// The last anchor handed out, this transaction's changes included.
+    var anchorSoFar: Int64 { get }
+    /// The leases as this transaction has left them so far; kept only if it commits.
+    var leases: LeaseTable { get }
+    /// Cache keys no job refers to any more after this transaction.
+    var releasedKeys: [String] { get }
+
+    // MARK: Workouts
+
+    /// Stores an imported workout by the rules of docs/import.md ("Identity and re-import"), per
+    /// owner: new, unchanged, refreshed, kept-richer, updated (every picture `pending` again), a
+    /// duplicate of another file's copy, or that copy replaced by a clearly richer one.
+    /// `replacedFile` is called with the SHA-256 of a file whose copy this import replaced.
+    mutating func importWorkout(
+        _ workout: ImportedWorkout, owner: String, allowDuplicates: Bool, originalKept: Bool, now: Date, replacedFile: (String) -> Void
+    ) throws -> ImportReply
+    /// Deletes workouts (only `owner`'s when given) with their series and jobs, leaves a tombstone
+    /// for CHANGES, ends their leases, and returns the pictures each had.
+    mutating func delete(_ ids: [WorkoutID], owner: String?) throws -> [WorkoutID: [PictureID]]
+
+    // MARK: Enqueue
+
+    /// Creates missing jobs `pending`, makes generated jobs whose cache key is no longer current
+    /// `pending` again, leaves failures alone unless asked to revive them, remembers heatmaps of
+    /// workouts without heart rate instead of queueing them, and raises waiting jobs to a positive
+    /// priority. Jobs it creates or changes take an anchor of this transaction.
+    mutating func enqueue(
+        _ request: EnqueueRequest, scales: [Int], now: Date,
+        cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
+    ) throws -> EnqueueReply
+
+    // MARK: Leasing
+
+    /// The jobs leased as this transaction stands.
+    var leasedCount: Int { get }
+    /// Pending jobs past any back-off and not leased.
+    func readyCount(now: Date) throws -> Int
+    /// Leases ready jobs, highest priority first, then oldest, dealt one at a time over the workers'
+    /// free slots in the order given; each lease records the job's anchor and a deadline.
+    mutating func lease(_ slots: [(worker: String, count: Int)], now: Date, deadline: Double, nextLease: () -> UInt64) throws -> [LeasedJob]
+    /// The cache key sent with a lease's JOB, which a `generated` report must quote.
+    mutating func recordCacheKey(_ key: String, for lease: UInt64)
+    /// Ends a lease whose JOB never reached its worker, counting no attempt; whether it was current.
+    @discardableResult mutating func returnLease(_ lease: UInt64) -> Bool
+    /// Takes back a gone worker's leases, counting an attempt against each job when asked.
+    mutating func releaseLeases(of worker: String, reason: String, countAttempt: Bool, retry: RetryPolicy, now: Date) throws -> [CompletionEffect]
+    /// Takes back leases past their deadline, counting an attempt.
+    mutating func expireLeases(now: Date, retry: RetryPolicy) throws -> [CompletionEffect]
+
+    // MARK: Reports
+
+    /// Records a worker's report on a current lease of that worker (anything else is
+    /// ``CompletionEffect/staleLease`` and changes nothing): generated, failed for good, retried
+    /// after a back-off, or put off without an attempt for a failure of the worker's surroundings.
+    mutating func complete(_ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date) throws -> CompletionEffect
+
+    // MARK: Privacy
+
+    /// Adds a validated zone to an owner's (at most ``PrivacyZone/maximumPerOwner``).
+    mutating func addPrivacyZone(owner: String, latitude: Double, longitude: Double, radius: Double, now: Date) throws -> PrivacyZone
+    /// Removes one of an owner's zones; whether one was removed.
+    mutating func removePrivacyZone(owner: String, id: Int64) throws -> Bool
+    /// Removes every zone of an owner; how many.
+    mutating func removePrivacyZones(owner: String) throws -> Int
+    /// The secret that jitters privacy cuts: made once, then the same for the index's lifetime.
+    mutating func privacySecret() throws -> [UInt8]
+}
+
+/// The read queries the coordinator asks (its read service, its metrics, its index thread inside
+/// a write). Each answer is of one committed state (or of the enclosing transaction). A stored
+/// value an implementation cannot read is an ``IndexError`` naming where it is, never a default
+/// and never a row left out.
+public protocol IndexReading {
+    /// Jobs per kind, theme, scale and status.
+    typealias StatusCount = (kind: JobKind, theme: Theme, scale: Int, status: JobStatus, count: Int)
+
+    // MARK: Workouts and their files
+
+    func workoutCount(owner: String?) throws -> Int
+    /// Every workout id of an owner, in id order.
+    func workoutIDs(owner: String) throws -> [WorkoutID]
+    /// Workout ids starting with a prefix of hex digits (hyphens optional), in id order.
+    func workouts(withPrefix prefix: String, limit: Int) throws -> [WorkoutID]
+    /// A workout; another owner's is `nil`, as if absent.
+    func workout(_ id: WorkoutID, owner: String?) throws -> WorkoutRecord?
+    func file(of id: WorkoutID) throws -> (file: WorkoutFile, positionInFile: Int, originalKept: Bool)?
+    func fileHashes(of ids: [WorkoutID]) throws -> Set<String>
+    /// Of these files, those no workout refers to any more.
+    func unreferencedFiles(_ hashes: Set<String>) throws -> [String]
+
+    // MARK: Status and the queue
+
+    func statusCounts(owner: String?) throws -> [StatusCount]
+    /// The counts among the pictures an ENQUEUE of `selection` covers.
+    func statusCounts(of selection: EnqueueRequest, scales: [Int]) throws -> [StatusCount]
+    func mapCoverageCounts() throws -> [(kind: JobKind, theme: Theme, map: String, count: Int)]
+    /// Pending jobs past any back-off, leased ones included (leases are not in the index).
+    func pendingReadyCount(now: Date) throws -> Int
+    func oldestPending() throws -> Date?
+
+    // MARK: Pictures and failures
+
+    func pictures(of id: WorkoutID) throws -> [PictureRecord]
+    /// The pictures of a feed page's workouts in one query.
+    func pictures(of ids: [WorkoutID]) throws -> [WorkoutID: [PictureRecord]]
+    /// Every generated picture with its cache key, while `body` returns `true`.
+    func generatedPictures(_ body: (PictureID, String) throws -> Bool) throws
+    func failureGroups(limit: Int) throws -> [(code: String, count: Int, example: String)]
+    func failedPictures(limit: Int) throws -> [PictureRecord]
+    func failedCount() throws -> Int
+
+    // MARK: Feed, changes, anchors
+
+    /// Workouts newest first (undated last), keyset-paged by an opaque cursor that stays valid
+    /// while workouts come and go.
+    func feed(limit: Int, cursor: String?, owner: String?) throws -> (workouts: [WorkoutRecord], next: String?)
+    /// The cursor of the page that follows `workout` (FEED's `next` when a reply is cut short to
+    /// fit its budget).
+    static func feedCursor(after workout: WorkoutRecord) -> String
+    /// What changed after `anchor`, oldest first, each workout once per kind of change at its latest anchor.
+    func changes(since anchor: Int64, limit: Int, owner: String?) throws -> (changes: [WorkoutChange], more: Bool)
+    /// The last anchor committed.
+    func currentAnchor() throws -> Int64
+
+    // MARK: Privacy
+
+    func privacyZones(owner: String) throws -> [PrivacyZone]
+    func ownersWithPrivacyZones() throws -> [String]
+}
+
+extension WorkoutIndex: WorkoutIndexStore {}
+extension IndexTransaction: IndexWriting {}
+extension IndexReader: IndexReading {}
