@@ -9,13 +9,15 @@
 demo:
 	deploy/demo.sh
 
-# The Swift suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis).
+# The format check (.swift-format; `swift format format -i -r Sources Tests` fixes it), the Swift
+# suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis).
 # The gateway's suites run on their own: its HTTP handlers run on Swift's cooperative pool (two
 # threads here), which the end-to-end tests that block on processes and sockets would otherwise
 # hold for long stretches while a gateway test waits for an answer.
 test:
 	deploy/install-deps.sh
 	deploy/install-test-deps.sh
+	swift format lint --strict -r Sources Tests
 	swift build --build-tests
 	swift test --skip-build --skip '^GatewayTests\.'
 	swift test --skip-build --filter '^GatewayTests\.'
