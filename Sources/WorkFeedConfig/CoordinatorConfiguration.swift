@@ -109,7 +109,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
-            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width", "pictures.height", "pictures.scales",
+            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width",
+            "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
             "basemap.tilesets", "basemap.font", "basemap.attribution", "owners.default",
             "privacy.end_trim_metres", "privacy.secret_file",
@@ -139,13 +140,16 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             // key take jobs. Which key is whose must be said once, here.
             throw settings.invalid(
                 "security.allowed_keys", legacy.joined(separator: ","),
-                "keys now have roles: list each public key under security.worker_keys, security.operator_keys or security.gateway_keys (docs/security.md)")
+                "keys now have roles: list each public key under security.worker_keys, security.operator_keys or security.gateway_keys (docs/security.md)"
+            )
         }
         c.workerKeys = settings.strings("security.worker_keys", default: c.workerKeys)
         c.operatorKeys = settings.strings("security.operator_keys", default: c.operatorKeys)
         c.gatewayKeys = settings.strings("security.gateway_keys", default: c.gatewayKeys)
         var seen: [String: String] = [:]
-        for (key, list) in [("security.worker_keys", c.workerKeys), ("security.operator_keys", c.operatorKeys), ("security.gateway_keys", c.gatewayKeys)] {
+        for (key, list) in [
+            ("security.worker_keys", c.workerKeys), ("security.operator_keys", c.operatorKeys), ("security.gateway_keys", c.gatewayKeys),
+        ] {
             for publicKey in list {
                 guard publicKey.utf8.count == 40 else {
                     throw settings.invalid(key, publicKey, "Z85 public keys of 40 characters, as workctl keygen prints them")
@@ -169,7 +173,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.setAsideAfterFailures = try settings.int("workers.set_aside_after_failures", default: c.setAsideAfterFailures, in: 2...1000)
         c.setAsideSeconds = try settings.double("workers.set_aside_seconds", default: c.setAsideSeconds, in: 0...86_400)
         c.controlMaximumInFlight = try settings.int("control.max_in_flight", default: c.controlMaximumInFlight, in: 1...10_000)
-        c.controlMaximumInFlightBytes = try settings.int("control.max_in_flight_mb", default: c.controlMaximumInFlightBytes >> 20, in: 1...65_536) << 20
+        c.controlMaximumInFlightBytes =
+            try settings.int("control.max_in_flight_mb", default: c.controlMaximumInFlightBytes >> 20, in: 1...65_536) << 20
         c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: PictureSpec.pointSizeRange)
         c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: PictureSpec.pointSizeRange)
         c.scales = try settings.ints("pictures.scales", default: c.scales, in: PictureSpec.scaleRange)
@@ -180,7 +185,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         where points * largestScale > PictureSpec.maximumPixelSide {
             throw settings.invalid(
                 key, "\(points)",
-                "at scale \(largestScale) (pictures.scales) that is \(points * largestScale) pixels, over the renderer's \(PictureSpec.maximumPixelSide): at most \(PictureSpec.maximumPixelSide / largestScale)")
+                "at scale \(largestScale) (pictures.scales) that is \(points * largestScale) pixels, over the renderer's \(PictureSpec.maximumPixelSide): at most \(PictureSpec.maximumPixelSide / largestScale)"
+            )
         }
         c.lightStyle = try settings.routeStyle("styles.light", default: c.lightStyle)
         c.darkStyle = try settings.routeStyle("styles.dark", default: c.darkStyle)

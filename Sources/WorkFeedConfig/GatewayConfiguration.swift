@@ -44,7 +44,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
 
     public static let keys: Set<String> = [
         "listen", "coordinator.control", "coordinator.events", "coordinator.clients", "coordinator.timeout_ms", "cache.directory",
-        "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file", "uploads.max_bytes",
+        "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file",
+        "uploads.max_bytes",
         "uploads.request_kinds", "uploads.request_scales", "pictures.max_wait_seconds", "http.idle_timeout_seconds", "log.level",
         "log.format",
     ]
@@ -69,7 +70,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         c.serverKey = settings.string("security.server_key", default: c.serverKey)
         if !c.keyFile.isEmpty && c.serverKey.utf8.count != 40 {
-            throw settings.invalid("security.server_key", c.serverKey, "the coordinator's Z85 public key (40 characters), needed with security.key_file")
+            throw settings.invalid(
+                "security.server_key", c.serverKey, "the coordinator's Z85 public key (40 characters), needed with security.key_file")
         }
         c.tokenSecretFile = settings.string("tokens.secret_file", default: c.tokenSecretFile)
         c.tokenSecret = settings.string("tokens.secret", default: c.tokenSecret)
@@ -80,7 +82,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         if c.tokenSecretFile.isEmpty && c.tokenSecret.isEmpty && c.tokenPublicKeyFile.isEmpty {
             throw settings.invalid(
                 "tokens.secret_file", "",
-                "the file holding the HS256 secret the app's account system signs tokens with (or tokens.secret, or tokens.public_key_file for ES256/RS256)")
+                "the file holding the HS256 secret the app's account system signs tokens with (or tokens.secret, or tokens.public_key_file for ES256/RS256)"
+            )
         }
         if c.tokenSecretFile.isEmpty && c.tokenSecret.isEmpty {
             // A public key alone: no secret to check.
@@ -89,7 +92,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
                 throw settings.invalid("tokens.secret_file", c.tokenSecretFile, "a readable file holding the secret, at least 32 bytes")
             }
             guard secret.count >= TokenSecret.minimumLength else {
-                throw settings.invalid("tokens.secret_file", c.tokenSecretFile, "a secret of at least \(TokenSecret.minimumLength) bytes (it has \(secret.count))")
+                throw settings.invalid(
+                    "tokens.secret_file", c.tokenSecretFile, "a secret of at least \(TokenSecret.minimumLength) bytes (it has \(secret.count))")
             }
         } else if c.tokenSecret.utf8.count < TokenSecret.minimumLength {
             throw settings.invalid("tokens.secret", "(\(c.tokenSecret.utf8.count) bytes)", "a secret of at least \(TokenSecret.minimumLength) bytes")
@@ -98,7 +102,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
         let kinds = settings.strings("uploads.request_kinds", default: c.uploadKinds.map(\.rawValue))
         c.uploadKinds = []
         for kind in kinds {
-            guard let parsed = JobKind(rawValue: kind) else { throw settings.invalid("uploads.request_kinds", kinds.joined(separator: ","), "route, heatmap") }
+            guard let parsed = JobKind(rawValue: kind) else {
+                throw settings.invalid("uploads.request_kinds", kinds.joined(separator: ","), "route, heatmap")
+            }
             c.uploadKinds.append(parsed)
         }
         c.uploadScales = try settings.ints("uploads.request_scales", default: c.uploadScales, in: PictureSpec.scaleRange)

@@ -80,7 +80,9 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     private static func hostAndPort(_ text: String, whole: String, wildcardPort: Bool) throws(ListenAddressError) -> (Host, Int?) {
         for forbidden in [";", ",", " ", "\t", "\n", "/", "@"] where text.contains(forbidden) {
             throw ListenAddressError(
-                whole, "a listen address is one HOST:PORT; '\(forbidden.escapedForDisplay)' would make it something else (libzmq reads 'A;B' as a source and a bind address)")
+                whole,
+                "a listen address is one HOST:PORT; '\(forbidden.escapedForDisplay)' would make it something else (libzmq reads 'A;B' as a source and a bind address)"
+            )
         }
         guard let colon = text.lastIndex(of: ":") else { throw ListenAddressError(whole, "needs HOST:PORT") }
         let hostText = String(text[..<colon])
@@ -106,7 +108,10 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         if inet_pton(AF_INET, hostText, &address) == 1 {
             return (.ipv4(withUnsafeBytes(of: address) { Array($0) }), port)
         }
-        guard !hostText.isEmpty, hostText.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        guard !hostText.isEmpty,
+            hostText.utf8.allSatisfy({
+                $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else { throw ListenAddressError(whole, "'\(hostText.escapedForDisplay)' is neither an IP address nor a name") }
         return (.name(hostText), port)
     }

@@ -7,7 +7,9 @@ extension MapStyle {
         var names = MapArea.allCases.map(\.rawValue) + ["land"]
         for line in ["river", "stream", "rail"] { names += ["\(line).color", "\(line).width"] }
         for road in RoadClass.allCases {
-            names += ["roads.\(road.rawValue).fill", "roads.\(road.rawValue).casing", "roads.\(road.rawValue).width", "roads.\(road.rawValue).casing_width"]
+            names += [
+                "roads.\(road.rawValue).fill", "roads.\(road.rawValue).casing", "roads.\(road.rawValue).width", "roads.\(road.rawValue).casing_width",
+            ]
         }
         names += ["attribution.text", "attribution.background", "attribution.size"]
         return names

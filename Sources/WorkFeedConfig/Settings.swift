@@ -27,7 +27,10 @@ public struct Settings: Sendable {
         providers.append(
             InMemoryProvider(
                 name: "flags",
-                values: Dictionary(uniqueKeysWithValues: overrides.map { (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), ConfigValue(.string($0.value), isSecret: false)) })))
+                values: Dictionary(
+                    uniqueKeysWithValues: overrides.map {
+                        (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), ConfigValue(.string($0.value), isSecret: false))
+                    })))
         providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "workfeed"))
         if let file {
             try Self.checkKeys(file: file, known: knownKeys)
@@ -84,9 +87,9 @@ public struct Settings: Sendable {
     /// An error that names where the bad value came from: a flag, the environment, or the file.
     func invalid(_ key: String, _ value: String, _ allowed: String) -> ConfigurationError {
         let source: String? =
-            if overrides[key] != nil { "a command-line flag" }
-            else if environment[Self.environmentName(key)] != nil { "environment variable \(Self.environmentName(key))" }
-            else { file }
+            if overrides[key] != nil { "a command-line flag" } else if environment[Self.environmentName(key)] != nil {
+                "environment variable \(Self.environmentName(key))"
+            } else { file }
         return ConfigurationError(key: key, value: value, allowed: allowed, file: source)
     }
 

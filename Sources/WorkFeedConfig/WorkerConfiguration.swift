@@ -74,7 +74,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         c.serverKey = settings.string("security.server_key", default: c.serverKey)
         if !c.keyFile.isEmpty && c.serverKey.utf8.count != 40 {
-            throw settings.invalid("security.server_key", c.serverKey, "the coordinator's Z85 public key (40 characters), needed with security.key_file")
+            throw settings.invalid(
+                "security.server_key", c.serverKey, "the coordinator's Z85 public key (40 characters), needed with security.key_file")
         }
         c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)

@@ -24,7 +24,8 @@ struct ClientLoads {
             return "busy: \(load.requests) requests of this client in flight, at most \(maximumRequests): wait for replies before sending more"
         }
         if load.requests > 0 && load.bytes + bytes > maximumBytes {
-            return "busy: \(load.bytes >> 20) MiB of this client's requests in flight, at most \(maximumBytes >> 20) MiB: wait for replies before sending more"
+            return
+                "busy: \(load.bytes >> 20) MiB of this client's requests in flight, at most \(maximumBytes >> 20) MiB: wait for replies before sending more"
         }
         loads[identity] = Load(requests: load.requests + 1, bytes: load.bytes + bytes)
         return nil

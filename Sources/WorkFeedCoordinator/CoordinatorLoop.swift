@@ -283,7 +283,8 @@ struct CoordinatorLoop: ~Copyable {
             }
             if let refusal = ControlPolicy.refusal(of: request, for: message.role) {
                 throttle.log(
-                    "control-role", "control request refused", metadata: ["command": "\(request.command.rawValue)", "role": "\(message.role?.rawValue ?? "local")"],
+                    "control-role", "control request refused",
+                    metadata: ["command": "\(request.command.rawValue)", "role": "\(message.role?.rawValue ?? "local")"],
                     logger: logger)
                 send(.error(id: request.id, refusal), to: message.identity)
                 continue
@@ -326,7 +327,9 @@ struct CoordinatorLoop: ~Copyable {
     /// - Parameter withRoles: read each message's role (the ZAP user id of its connection).
     static func drain(_ socket: borrowing ZMQSocket, into messages: inout [Batch.Message], upTo limit: Int, withRoles: Bool = false) throws {
         var taken = 0
-        while taken < limit, let received = try withRoles ? socket.receiveWithUserID(dontWait: true) : socket.receive(dontWait: true).map({ ($0, nil) }) {
+        while taken < limit,
+            let received = try withRoles ? socket.receiveWithUserID(dontWait: true) : socket.receive(dontWait: true).map({ ($0, nil) })
+        {
             var frames = received.frames
             guard !frames.isEmpty else { continue }
             let identity = frames.removeFirst()
@@ -390,7 +393,8 @@ struct CoordinatorLoop: ~Copyable {
             if !decision.allowed {
                 // One line a second for each socket and reason, with a count of the rest.
                 throttle.log(
-                    "refused \(decision.domain?.rawValue ?? "?") \(decision.refusal ?? "")", "connection refused: \(decision.refusal ?? "key not allowed")",
+                    "refused \(decision.domain?.rawValue ?? "?") \(decision.refusal ?? "")",
+                    "connection refused: \(decision.refusal ?? "key not allowed")",
                     metadata: [
                         "key": "\(decision.client.escapedForDisplay)", "address": "\(decision.address.escapedForDisplay)",
                         "socket": "\(decision.domain?.socketName ?? "?")", "role": "\(decision.role?.rawValue ?? "none")",

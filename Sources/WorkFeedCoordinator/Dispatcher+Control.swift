@@ -67,7 +67,8 @@ extension Dispatcher {
             let kept = keepOriginal(of: body, attachments: request.attachments)
             var maybeUnreferenced = Set<String>()
             let reply = try transaction.importWorkout(
-                workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, replacedFile: { maybeUnreferenced.insert($0) })
+                workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept,
+                replacedFile: { maybeUnreferenced.insert($0) })
             if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
                 maybeUnreferenced.insert(file.sha256)
             }
@@ -229,7 +230,8 @@ extension Dispatcher {
             throw ControlRequestError("ENQUEUE: reasonCodes must be at most 64 codes, each 1 to 64 lower-case letters, digits and '-'")
         }
         if let priority = body.priority, !ControlLimits.priorities.contains(priority) {
-            throw ControlRequestError("ENQUEUE: priority \(priority) is outside \(ControlLimits.priorities.lowerBound)...\(ControlLimits.priorities.upperBound)")
+            throw ControlRequestError(
+                "ENQUEUE: priority \(priority) is outside \(ControlLimits.priorities.lowerBound)...\(ControlLimits.priorities.upperBound)")
         }
         for (field, date) in [("since", body.since), ("until", body.until)] {
             guard let date else { continue }
@@ -325,7 +327,8 @@ extension Dispatcher {
             stale = reply.stale + reply.revived
             if stale > 0 { outbox.events.append(.queued(QueuedEvent(request, reply))) }
             logger.info(
-                "privacy zones changed", metadata: ["owner": "\(owner)", "zones": "\(zones.count)", "stale": "\(reply.stale)", "revived": "\(reply.revived)"])
+                "privacy zones changed",
+                metadata: ["owner": "\(owner)", "zones": "\(zones.count)", "stale": "\(reply.stale)", "revived": "\(reply.revived)"])
         }
         return try ControlCodec.encode(ZonesReply(zones: zones, added: added, removed: removed, stale: stale))
     }

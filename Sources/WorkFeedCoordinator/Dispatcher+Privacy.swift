@@ -18,7 +18,9 @@ extension Dispatcher {
             secret = Array(data)
             guard secret.count >= PrivacyPolicy.minimumSecretBytes else {
                 throw CoordinatorError(
-                    .privacySecret, "privacy.secret_file: \(configuration.privacySecretFile) holds \(secret.count) bytes, at least \(PrivacyPolicy.minimumSecretBytes) are needed")
+                    .privacySecret,
+                    "privacy.secret_file: \(configuration.privacySecretFile) holds \(secret.count) bytes, at least \(PrivacyPolicy.minimumSecretBytes) are needed"
+                )
             }
         }
         let zones = try index.read { reader in

@@ -162,7 +162,9 @@ struct Dispatcher {
         metrics.leased(index.leases.count)
         dispatchState.publish(
             DispatchState.Snapshot(
-                workers: workersAfter.values.map { .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard) },
+                workers: workersAfter.values.map {
+                    .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard)
+                },
                 leased: index.leases.count, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
         workers = workersAfter
         health = healthAfter
@@ -194,7 +196,14 @@ struct Dispatcher {
                 logger.error(
                     "worker refused: its renderer version differs from the coordinator's",
                     metadata: ["worker": "\(name)", "worker_renderer": "\(rendererVersion)", "renderer": "\(PictureSpec.rendererVersion)"])
-                outbox.worker.append((identity, .disconnect(reason: "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker")))
+                outbox.worker.append(
+                    (
+                        identity,
+                        .disconnect(
+                            reason:
+                                "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker"
+                        )
+                    ))
                 return
             }
             if !basemap.isEmpty, workerBasemap != basemap {
@@ -203,15 +212,27 @@ struct Dispatcher {
                     "worker refused: its basemap differs from the coordinator's",
                     metadata: ["worker": "\(name)", "worker_basemap": "\(workerBasemap.prefix(12))", "basemap": "\(basemap.prefix(12))"])
                 let has = workerBasemap.isEmpty ? "no tilesets" : "basemap \(workerBasemap.prefix(12))"
-                outbox.worker.append((identity, .disconnect(
-                    reason: "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution")))
+                outbox.worker.append(
+                    (
+                        identity,
+                        .disconnect(
+                            reason:
+                                "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution"
+                        )
+                    ))
                 return
             }
             if let until = health.setAside[name], until > now {
                 let seconds = Int((until - now).components.seconds)
                 logger.warning("worker refused: it is set aside", metadata: ["worker": "\(name.escapedForDisplay)", "for_s": "\(seconds)"])
-                outbox.worker.append((identity, .disconnect(
-                    reason: "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name")))
+                outbox.worker.append(
+                    (
+                        identity,
+                        .disconnect(
+                            reason:
+                                "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name"
+                        )
+                    ))
                 return
             }
             health.setAside[name] = nil
@@ -308,9 +329,16 @@ struct Dispatcher {
                 "seconds": "\(Int(configuration.setAsideSeconds))",
             ])
         outbox.events.append(.worker(name: worker.name, change: "set-aside"))
-        outbox.worker.append((identity, .disconnect(
-            reason: "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded")))
-        try release(worker, reason: "worker \(worker.name) set aside", cause: .setAside, countAttempt: false, transaction: &transaction, outbox: &outbox)
+        outbox.worker.append(
+            (
+                identity,
+                .disconnect(
+                    reason:
+                        "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded"
+                )
+            ))
+        try release(
+            worker, reason: "worker \(worker.name) set aside", cause: .setAside, countAttempt: false, transaction: &transaction, outbox: &outbox)
     }
 
     /// JOBs that could not be sent: their leases end without counting an attempt, and their
@@ -350,7 +378,8 @@ struct Dispatcher {
         outbox.tally.leaseLosses[cause, default: 0] += worker.inFlight.count
         for effect in effects { outbox.tally.record(effect, renderMicroseconds: nil) }
         if !worker.inFlight.isEmpty {
-            logger.notice("leases returned to the queue", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)", "reason": "\(reason)"])
+            logger.notice(
+                "leases returned to the queue", metadata: ["worker": "\(worker.name)", "jobs": "\(worker.inFlight.count)", "reason": "\(reason)"])
         }
     }
 

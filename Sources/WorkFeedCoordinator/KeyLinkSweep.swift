@@ -5,7 +5,6 @@ import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStore
 
-
 /// Gives the pictures drawn before by-content names existed their name under `keys/`
 /// (``CacheLayout/relativePath(forKey:)``), so that the gateway serves them without drawing them
 /// again. Runs once per start, on a thread of its own with a read-only connection to the index

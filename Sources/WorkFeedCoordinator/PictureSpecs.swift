@@ -56,6 +56,7 @@ struct PictureSpecs {
             hasher = PictureSpec.specHasher(encodedSpec: encodedSpec(for: picture))
             hashers[key] = hasher
         }
-        return PictureSpec.cacheKey(kind: picture.kind, specHasher: hasher, routeHash: routeHash, heartRateHash: heartRateHash, privacy: privacy.fingerprint(for: owner))
+        return PictureSpec.cacheKey(
+            kind: picture.kind, specHasher: hasher, routeHash: routeHash, heartRateHash: heartRateHash, privacy: privacy.fingerprint(for: owner))
     }
 }

@@ -50,7 +50,8 @@ final class ReadService: Sendable {
         self.threads = threads
         let opened = Handoff<(any Error)?>()
         for number in 0..<threads {
-            startThread(number, indexPath: indexPath, makeAnswers: makeAnswers, context: context, doneEndpoint: doneEndpoint, opened: opened, logger: logger)
+            startThread(
+                number, indexPath: indexPath, makeAnswers: makeAnswers, context: context, doneEndpoint: doneEndpoint, opened: opened, logger: logger)
         }
         var failure: (any Error)?
         for _ in 0..<threads { failure = opened.take() ?? failure }
@@ -167,7 +168,7 @@ struct ReadAnswers {
     func answer(_ request: ControlRequest) -> (ok: Bool, body: [UInt8]) {
         do {
             return (true, try index.read { reader in try body(request, reader: reader) })
-        } catch where error.cause is ControlRequestError {
+        } catch  where error.cause is ControlRequestError {
             // A refusal (a bad request), carried out of the read transaction as its cause.
             return (false, ControlReply.error(id: 0, "\(error.cause!)").body)
         } catch {
@@ -206,7 +207,8 @@ struct ReadAnswers {
             return try ControlCodec.encode(
                 FailedReply(
                     groups: body.group
-                        ? try reader.failureGroups(limit: body.limit).map { FailedReply.Group(code: $0.code, reason: $0.example, count: $0.count) } : [],
+                        ? try reader.failureGroups(limit: body.limit).map { FailedReply.Group(code: $0.code, reason: $0.example, count: $0.count) }
+                        : [],
                     pictures: body.group ? [] : try reader.failedPictures(limit: body.limit), total: try reader.failedCount()))
 
         case .show:
@@ -221,7 +223,8 @@ struct ReadAnswers {
         case .feed:
             let body = try decode(FeedRequest.self, request)
             guard ControlLimits.feedLimits.contains(body.limit) else {
-                throw ControlRequestError("FEED: limit must be \(ControlLimits.feedLimits.lowerBound)...\(ControlLimits.feedLimits.upperBound), is \(body.limit)")
+                throw ControlRequestError(
+                    "FEED: limit must be \(ControlLimits.feedLimits.lowerBound)...\(ControlLimits.feedLimits.upperBound), is \(body.limit)")
             }
             let page: (workouts: [WorkoutRecord], next: String?)
             do {
@@ -241,7 +244,8 @@ struct ReadAnswers {
         case .changes:
             let body = try decode(ChangesRequest.self, request)
             guard ControlLimits.changesLimits.contains(body.limit) else {
-                throw ControlRequestError("CHANGES: limit must be \(ControlLimits.changesLimits.lowerBound)...\(ControlLimits.changesLimits.upperBound)")
+                throw ControlRequestError(
+                    "CHANGES: limit must be \(ControlLimits.changesLimits.lowerBound)...\(ControlLimits.changesLimits.upperBound)")
             }
             guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
             let page = try reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))

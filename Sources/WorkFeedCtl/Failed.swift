@@ -30,7 +30,9 @@ extension WorkCtl {
             }
             say("\(reply.total) failed-no-retry pictures")
             for row in reply.groups {
-                say("  \(String(row.count).padding(toLength: 8, withPad: " ", startingAt: 0)) \(row.code.padding(toLength: 20, withPad: " ", startingAt: 0)) e.g. \(row.reason)")
+                say(
+                    "  \(String(row.count).padding(toLength: 8, withPad: " ", startingAt: 0)) \(row.code.padding(toLength: 20, withPad: " ", startingAt: 0)) e.g. \(row.reason)"
+                )
             }
             if !reply.groups.isEmpty { say("retry a group with: workctl retry --all --reason CODE") }
             for picture in reply.pictures {

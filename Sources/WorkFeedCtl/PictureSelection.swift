@@ -50,7 +50,8 @@ struct PictureSelection: ParsableArguments {
     /// Id prefixes are resolved through `client` (an ambiguous one lists its candidates).
     func request(defaultKinds: [JobKind], defaultScales: [Int]? = nil, client: inout ControlClient) throws -> EnqueueRequest {
         var request = EnqueueRequest(
-            ids: try workoutIDTexts().map { try IDPrefix.resolve($0, client: &client) }, kinds: try kind.map { try parseKinds($0) } ?? defaultKinds, themes: try parseThemes(theme),
+            ids: try workoutIDTexts().map { try IDPrefix.resolve($0, client: &client) }, kinds: try kind.map { try parseKinds($0) } ?? defaultKinds,
+            themes: try parseThemes(theme),
             scales: try scales() ?? defaultScales)
         request.activities = try activities()
         request.since = try Self.date(since, "--since")
@@ -100,7 +101,8 @@ struct PictureSelection: ParsableArguments {
                 result.append(trimmed)
             }
             guard result.count <= ControlLimits.maximumEnqueueIDs else {
-                throw ValidationError("--ids-from \(idsFrom): \(result.count) ids, at most \(ControlLimits.maximumEnqueueIDs) a request: split the file")
+                throw ValidationError(
+                    "--ids-from \(idsFrom): \(result.count) ids, at most \(ControlLimits.maximumEnqueueIDs) a request: split the file")
             }
             return result
         }
@@ -111,7 +113,9 @@ struct PictureSelection: ParsableArguments {
     func scales() throws -> [Int]? {
         try scale.map { text in
             try text.split(separator: ",").map { part in
-                guard let scale = Int(part), PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale: '\(part)' is not 1, 2 or 3") }
+                guard let scale = Int(part), PictureSpec.scaleRange.contains(scale) else {
+                    throw ValidationError("--scale: '\(part)' is not 1, 2 or 3")
+                }
                 return scale
             }
         }

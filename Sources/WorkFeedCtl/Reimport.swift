@@ -37,10 +37,13 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            let workouts = try all ? Self.everyWorkout(&client) : try IDPrefix.resolve(ids, client: &client).map { id in
-                let reply: ShowReply = try talking { () throws(ControlClientError) in try client.request(.show, ShowRequest(id: id)) }
-                return reply.item.workout
-            }
+            let workouts =
+                try all
+                ? Self.everyWorkout(&client)
+                : try IDPrefix.resolve(ids, client: &client).map { id in
+                    let reply: ShowReply = try talking { () throws(ControlClientError) in try client.request(.show, ShowRequest(id: id)) }
+                    return reply.item.workout
+                }
             var session = ImportSession(allowDuplicates: false)
             // One read per file, however many workouts came from it.
             var byFile: [String: [WorkoutRecord]] = [:]

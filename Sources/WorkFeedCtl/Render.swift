@@ -132,7 +132,9 @@ extension WorkCtl {
                             try Data(png).write(to: URL(fileURLWithPath: out).appendingPathComponent(name), options: .atomic)
                             written += 1
                             if basemap != nil, renderer.lastStatistics.mapCoverage != .full {
-                                progress.note("\(name): \(renderer.lastStatistics.mapCoverage == .none ? "no tileset covers it: plain background" : "the map covers only part of it")")
+                                progress.note(
+                                    "\(name): \(renderer.lastStatistics.mapCoverage == .none ? "no tileset covers it: plain background" : "the map covers only part of it")"
+                                )
                             }
                         } catch let failure as RenderFailure {
                             progress.note("\(file.path): \(kind.rawValue) \(theme.rawValue): \(failure.reason)")

@@ -37,7 +37,9 @@ extension WorkCtl {
             let request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, priority: EnqueueRequest.interactivePriority)
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }
             if !json {
-                say("requested: \(reply.created + reply.stale + reply.alreadyPending) pictures ahead of bulk work, \(reply.current) already current, \(reply.failed) failed-no-retry")
+                say(
+                    "requested: \(reply.created + reply.stale + reply.alreadyPending) pictures ahead of bulk work, \(reply.current) already current, \(reply.failed) failed-no-retry"
+                )
             }
             try waiting.finish(request, reply, client: &client, json: json)
         }

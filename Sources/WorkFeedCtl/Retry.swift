@@ -27,7 +27,9 @@ extension WorkCtl {
 
         func validate() throws {
             for code in reasonCodes() ?? [] where !FailureCode.isWellFormed(code) {
-                throw ValidationError("--reason: '\(code.escapedForDisplay)' is not a failure code (lower-case words joined by '-', as workctl failed --group prints them)")
+                throw ValidationError(
+                    "--reason: '\(code.escapedForDisplay)' is not a failure code (lower-case words joined by '-', as workctl failed --group prints them)"
+                )
             }
         }
 

@@ -69,7 +69,8 @@ extension WorkCtl {
             var queue = ["leased \(number(status.leased))"]
             if let ready = status.ready { queue.append("ready \(number(ready))") }
             if let finished = status.finishedLastMinute {
-                queue.append("finished in the last minute \(number(finished))" + (finished > 0 ? String(format: " (%.1f/s)", Double(finished) / 60) : ""))
+                queue.append(
+                    "finished in the last minute \(number(finished))" + (finished > 0 ? String(format: " (%.1f/s)", Double(finished) / 60) : ""))
             }
             if let oldest = status.oldestPending {
                 queue.append("oldest pending \(ProgressMeter.format(seconds: max(0, now.timeIntervalSince(oldest))))")

@@ -86,7 +86,9 @@ extension WorkCtl.Token {
             }
             var generator = SystemRandomNumberGenerator()
             let bytes = (0..<48).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            guard FileManager.default.createFile(atPath: out, contents: Data((Base64URL.encode(bytes) + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            guard
+                FileManager.default.createFile(
+                    atPath: out, contents: Data((Base64URL.encode(bytes) + "\n").utf8), attributes: [.posixPermissions: 0o600])
             else {
                 printError("cannot write \(out)")
                 throw WorkCtlExit.failed

@@ -96,7 +96,8 @@ extension WorkCtl {
                 guard let event = try? ControlCodec.decode(StatusEvent.self, from: body) else { return nil }
                 let scale = event.scale == 1 ? "" : " @\(event.scale)x"
                 let why = event.reason.map { reason in " (" + (event.code.map { "\($0): " } ?? "") + reason + ")" } ?? ""
-                return "\(stamp(event.at)) picture \(event.workoutID) \(event.kind.rawValue) \(event.theme.rawValue)\(scale): \(event.status.rawValue)\(why)"
+                return
+                    "\(stamp(event.at)) picture \(event.workoutID) \(event.kind.rawValue) \(event.theme.rawValue)\(scale): \(event.status.rawValue)\(why)"
             case "worker":
                 guard let event = try? ControlCodec.decode(WorkerEvent.self, from: body) else { return nil }
                 return "\(stamp(event.at)) worker \(event.name) \(event.change)"

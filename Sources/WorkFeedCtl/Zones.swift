@@ -79,7 +79,9 @@ extension WorkCtl {
                 throw ExitCode.failure
             }
             if let added = reply.added { say("added zone \(added.id)") }
-            if let removed = reply.removed { say(removed ? "removed zone \(request.remove ?? 0)" : "owner \(request.owner) has no zone \(request.remove ?? 0)") }
+            if let removed = reply.removed {
+                say(removed ? "removed zone \(request.remove ?? 0)" : "owner \(request.owner) has no zone \(request.remove ?? 0)")
+            }
             if reply.stale > 0 { say("\(reply.stale) pictures of \(request.owner) are stale and queued to be drawn again") }
             say(reply.zones.isEmpty ? "owner \(request.owner) has no privacy zones" : "ID  LATITUDE    LONGITUDE    RADIUS")
             for zone in reply.zones {

@@ -35,7 +35,8 @@ public final class Gateway: Sendable {
             ? nil : CurveClientKeys(serverKey: configuration.serverKey, keyPair: try CurveKeyPair.load(file: configuration.keyFile))
         let verifier = try TokenVerifier(
             secret: try configuration.secret(),
-            publicKeyPEM: configuration.tokenPublicKeyFile.isEmpty ? nil : try String(contentsOfFile: configuration.tokenPublicKeyFile, encoding: .utf8))
+            publicKeyPEM: configuration.tokenPublicKeyFile.isEmpty
+                ? nil : try String(contentsOfFile: configuration.tokenPublicKeyFile, encoding: .utf8))
         clients = try CoordinatorClients(
             count: configuration.coordinatorClients, context: context, endpoint: configuration.controlEndpoint,
             timeoutMilliseconds: configuration.coordinatorTimeoutMilliseconds, curve: curve, logger: logger)
@@ -92,10 +93,11 @@ public final class Gateway: Sendable {
         ("/v1/zones/{id}", [.delete]),
     ]
 
-
     /// The HTTP application (a Service). `onRunning` is called with the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
-        guard let address = HostAndPort(configuration.listen) else { throw GatewayError(.badListenAddress, "listen: not HOST:PORT: \(configuration.listen)") }
+        guard let address = HostAndPort(configuration.listen) else {
+            throw GatewayError(.badListenAddress, "listen: not HOST:PORT: \(configuration.listen)")
+        }
         let boundPort = self.boundPort
         let logger = self.logger
         return Application(

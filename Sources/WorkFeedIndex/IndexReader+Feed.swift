@@ -75,13 +75,15 @@ extension IndexReader {
         var changes = try rows.map { row throws(IndexError) in
             // Each kind of change from its own table, whose row the fourth column names.
             let change: WorkoutChange.Kind = try RowDecoder(row, table: "job", idColumn: 3).known(2, "change")
-            let table = switch change {
-            case .workout: "workout"
-            case .pictures: "job"
-            case .deleted: "deleted_workout"
-            }
+            let table =
+                switch change {
+                case .workout: "workout"
+                case .pictures: "job"
+                case .deleted: "deleted_workout"
+                }
             let decoder = RowDecoder(row, table: table, idColumn: 3)
-            return WorkoutChange(anchor: try decoder.value(1, "anchor"), id: try decoder.workoutID(0, table == "job" ? "workout_id" : "id"), change: change)
+            return WorkoutChange(
+                anchor: try decoder.value(1, "anchor"), id: try decoder.workoutID(0, table == "job" ? "workout_id" : "id"), change: change)
         }
         let more = changes.count > limit
         if more { changes.removeLast() }

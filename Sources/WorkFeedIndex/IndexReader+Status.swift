@@ -47,7 +47,9 @@ extension IndexReader {
     /// names the group in errors).
     private static func statusCount(_ row: Row) throws(IndexError) -> StatusCount {
         let job = RowDecoder(row, table: "job", idColumn: 5)
-        return (try job.known(0, "kind"), try job.known(1, "theme"), try job.value(2, "scale"), try job.known(3, "status"), try job.value(4, "count(*)"))
+        return (
+            try job.known(0, "kind"), try job.known(1, "theme"), try job.value(2, "scale"), try job.known(3, "status"), try job.value(4, "count(*)")
+        )
     }
 
     /// Generated pictures by kind, theme and map coverage (`unknown` for pictures drawn before maps).

@@ -42,8 +42,10 @@ public struct IndexReader {
     /// were not in the index).
     public func workout(_ id: WorkoutID, owner: String? = nil) throws -> WorkoutRecord? {
         guard
-            let record = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.workoutColumns) FROM workout WHERE id = ?"), arguments: [id.description])
-                .map(Self.workoutRecord)
+            let record = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.workoutColumns) FROM workout WHERE id = ?"), arguments: [id.description]
+            )
+            .map(Self.workoutRecord)
         else { return nil }
         return owner == nil || record.owner == owner ? record : nil
     }

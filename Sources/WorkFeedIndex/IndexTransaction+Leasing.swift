@@ -124,7 +124,9 @@ extension IndexTransaction {
         var effects: [CompletionEffect] = []
         for (lease, entry) in leases.leases(of: worker) {
             leases.remove(lease)
-            if countAttempt { effects.append(try retryOrFail(entry, reason: reason, code: FailureCode.guess(fromReason: reason), retry: retry, now: now)) }
+            if countAttempt {
+                effects.append(try retryOrFail(entry, reason: reason, code: FailureCode.guess(fromReason: reason), retry: retry, now: now))
+            }
         }
         return effects.filter { $0 != .staleLease }
     }

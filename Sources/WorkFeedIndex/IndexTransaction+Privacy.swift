@@ -12,7 +12,8 @@ extension IndexTransaction {
     /// - Returns: the zone as stored, with its id.
     /// - Throws: ``ValueRangeError`` for a zone off the globe or with a radius out of range, or
     ///   ``IndexError`` when the owner has ``maximumPrivacyZones`` already.
-    public mutating func addPrivacyZone(owner: String, latitude: Double, longitude: Double, radius: Double, now: Date = Date()) throws -> PrivacyZone {
+    public mutating func addPrivacyZone(owner: String, latitude: Double, longitude: Double, radius: Double, now: Date = Date()) throws -> PrivacyZone
+    {
         try PrivacyZone(id: 0, latitude: latitude, longitude: longitude, radius: radius).validate()
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM privacy_zone WHERE owner = ?", arguments: [owner]) ?? 0
         guard count < Self.maximumPrivacyZones else {

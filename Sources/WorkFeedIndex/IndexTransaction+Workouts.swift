@@ -43,7 +43,8 @@ extension IndexTransaction {
         let heartRate = SeriesCodec.encode(workout.heartRate)
         let routeHash = SHA256.hex(route)
         let heartRateHash = SHA256.hex(heartRate)
-        let summary = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end, device: workout.device)
+        let summary = WorkoutSummary(
+            route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end, device: workout.device)
         let device = workout.device?.sanitized()
         var columns = WorkoutColumns(workout: workout, summary: summary, device: device, originalKept: originalKept)
 
@@ -171,7 +172,8 @@ extension IndexTransaction {
     static func lack(points: Int, samples: Int, storedPoints: Int, storedSamples: Int) -> String? {
         var missing: [String] = []
         if samples < storedSamples {
-            missing.append(samples == 0 ? "no heart rate (stored: \(storedSamples) samples)" : "\(samples) heart-rate samples (stored: \(storedSamples))")
+            missing.append(
+                samples == 0 ? "no heart rate (stored: \(storedSamples) samples)" : "\(samples) heart-rate samples (stored: \(storedSamples))")
         }
         if points < storedPoints { missing.append("\(points) points (stored: \(storedPoints))") }
         return missing.isEmpty ? nil : "this copy has " + missing.joined(separator: " and ")

@@ -87,7 +87,8 @@ struct RowDecoder<Source: StoredRow> {
 
     /// The error for `stored`, found in `column` of this row.
     func corrupt(_ column: String, _ stored: DatabaseValue) -> IndexError {
-        .corruptRow(table: table, row: Self.describe(self.stored(idColumn), quoted: false), column: column, value: Self.describe(stored, quoted: true))
+        .corruptRow(
+            table: table, row: Self.describe(self.stored(idColumn), quoted: false), column: column, value: Self.describe(stored, quoted: true))
     }
 
     /// A stored value as a person reads it: `NULL`, a number, text (in quotes when `quoted`), or a blob's size.

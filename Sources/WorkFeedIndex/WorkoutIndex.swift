@@ -121,7 +121,8 @@ public final class WorkoutIndex {
         let (applicationID, tables, migrations): (Int32, [String], [String])
         do {
             (applicationID, tables, migrations) = try queue.read { db in
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                let tables = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
                 let migrations = tables.contains("grdb_migrations") ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
                 return (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0, tables, migrations)
             }
@@ -138,7 +139,13 @@ public final class WorkoutIndex {
                 "the file \(path) is an SQLite database of something else, not a WorkFeed index (application id \(applicationID), tables: "
                     + "\(tables.prefix(8).joined(separator: ", "))): point index.path at the index; WorkFeed changes no other database")
         }
-        logger.debug("index checked", metadata: ["path": "\(path)", "quick_check_ms": "\((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - started).components.seconds * 1000)"])
+        logger.debug(
+            "index checked",
+            metadata: [
+                "path": "\(path)",
+                "quick_check_ms":
+                    "\((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000 + (ContinuousClock.now - started).components.seconds * 1000)",
+            ])
     }
 
     /// Opens an existing index for reading only, beside the coordinator's writing connection (WAL

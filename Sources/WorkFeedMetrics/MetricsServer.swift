@@ -125,10 +125,13 @@ public final class MetricsServer: Sendable {
         if line.hasPrefix("GET /metrics ") || line == "GET /metrics" {
             beforeScrape?()
             let body = registry.emitToBuffer()
-            response = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+            response =
+                Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+                + body
         } else {
             let body = Array("only GET /metrics is served here\n".utf8)
-            response = Array("HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+            response =
+                Array("HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
         }
         let sendDeadline = ContinuousClock.now + Self.responseDeadline
         var sent = 0

@@ -11,7 +11,8 @@ public enum ISO8601Time {
     public static func string(from date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         // Years 0001...9999, the range the format can write; anything else is clamped, not trapped on.
-        let micros = seconds.isFinite
+        let micros =
+            seconds.isFinite
             ? min(253_402_300_799_999_999, Int64((max(-62_135_596_800, min(253_402_300_800, seconds)) * 1_000_000).rounded())) : 0
         var whole = micros / 1_000_000
         var fraction = micros % 1_000_000
@@ -22,7 +23,8 @@ public enum ISO8601Time {
         let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let secondOfDay = whole - days * 86_400
         let (year, month, day) = civil(fromDays: days)
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay % 3600 / 60, 2)):\(pad(secondOfDay % 60, 2))"
+        var text =
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay % 3600 / 60, 2)):\(pad(secondOfDay % 60, 2))"
         if fraction > 0 {
             var digits = pad(fraction, 6)
             while digits.hasSuffix("0") { digits.removeLast() }

@@ -107,10 +107,12 @@ extension ImportedWorkout {
         let start = Date(timeIntervalSince1970: 1_700_000_000 + Double(number) * 60)
         let latitude = 52.0 + Double(number % 1000) * 0.0001
         let longitude = 4.0 + Double(number / 1000) * 0.0001
-        let route = Route(segments: [[
-            RoutePoint(latitude: latitude, longitude: longitude, elevation: 1, time: start),
-            RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, elevation: 2, time: start.addingTimeInterval(30)),
-        ]])
+        let route = Route(segments: [
+            [
+                RoutePoint(latitude: latitude, longitude: longitude, elevation: 1, time: start),
+                RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, elevation: 2, time: start.addingTimeInterval(30)),
+            ]
+        ])
         return ImportedWorkout(
             source: .gpx, sourceID: "two-point-\(number)", activity: .running, name: nil, route: route, heartRate: [], start: start,
             end: start.addingTimeInterval(30), timeZoneOffset: 0, origin: "made up \(number)")

@@ -127,7 +127,6 @@ public struct EnqueueReply: Codable, Sendable, Hashable {
     }
 }
 
-
 /// One entry of the change log: what changed about a workout at an anchor.
 public struct WorkoutChange: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable, Hashable {

@@ -84,7 +84,9 @@ public enum SeriesCodec {
     /// - Throws: ``SeriesFormatError`` when the bytes are not a `WFH1` series.
     public static func decodeHeartRate(_ bytes: some Collection<UInt8>) throws(SeriesFormatError) -> [HeartRateSample] {
         var reader = ByteReader(Array(bytes))
-        guard let magic = reader.take(4), magic.elementsEqual(heartRateMagic) else { throw SeriesFormatError("not a WFH1 heart-rate series (bad magic)") }
+        guard let magic = reader.take(4), magic.elementsEqual(heartRateMagic) else {
+            throw SeriesFormatError("not a WFH1 heart-rate series (bad magic)")
+        }
         let count = Int(try reader.u32())
         guard reader.remaining == count * bytesPerSample else {
             throw SeriesFormatError("heart-rate series says \(count) samples but has \(reader.remaining) bytes")

@@ -43,7 +43,8 @@ extension Renderer {
         }
 
         field.prepare(width: canvas.width, height: canvas.height)
-        strokeLines(scene.groups[MapFeatureKind.stream.rawValue], width: style.stream.width, zoom: zoom, scale: scale, paint: Paint(style.stream.color))
+        strokeLines(
+            scene.groups[MapFeatureKind.stream.rawValue], width: style.stream.width, zoom: zoom, scale: scale, paint: Paint(style.stream.color))
         strokeLines(scene.groups[MapFeatureKind.river.rawValue], width: style.river.width, zoom: zoom, scale: scale, paint: Paint(style.river.color))
         // Every class's casing before any fill: a casing never cuts across a road drawn earlier.
         for road in RoadClass.allCases {
@@ -173,7 +174,8 @@ extension Renderer {
             minX: edgeX(position.x, tiles), minY: edgeY(position.y, tiles),
             maxX: edgeX(position.x + 1, tiles), maxY: edgeY(position.y + 1, tiles))
 
-        let sharper = depth < 2 && span == 1 && position.z < basemap.maxZoom(source: source)
+        let sharper =
+            depth < 2 && span == 1 && position.z < basemap.maxZoom(source: source)
             && Double(image.width) * 1.5 <= size
         guard sharper else {
             scene.images.append(placed)

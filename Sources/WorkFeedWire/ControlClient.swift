@@ -112,7 +112,8 @@ public struct ControlClient: ~Copyable {
             }
         } catch let error as ZMQError where error.code == EAGAIN {
             throw ControlClientError(
-                "no connection to the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is it running, and is this client's key allowed?")
+                "no connection to the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is it running, and is this client's key allowed?"
+            )
         } catch let error as ZMQError {
             throw ControlClientError("talking to the coordinator at \(endpoint): \(error)")
         } catch let error as ControlClientError {

@@ -187,7 +187,8 @@ extension WorkoutSummaryItem {
                 let status = picture["status"]?.string.flatMap(JobStatus.init(rawValue:)), let scale = picture["scale"]?.int
             else { throw WireError("FEED summary: item \(id): a picture without a valid kind, theme, scale or status") }
             pictures.append(
-                PictureSummary(kind: kind, theme: theme, scale: scale, status: status, reason: picture["reason"]?.string, cacheKey: picture["cacheKey"]?.string))
+                PictureSummary(
+                    kind: kind, theme: theme, scale: scale, status: status, reason: picture["reason"]?.string, cacheKey: picture["cacheKey"]?.string))
         }
     }
 }

@@ -164,7 +164,8 @@ public enum WorkerMessage: Sendable, Hashable {
             guard capacity > 0 && capacity <= 1024 else { throw WireError("READY: capacity must be 1...1024, is \(capacity)") }
             guard !name.isEmpty else { throw WireError("READY: frame 4 (name) is empty") }
             // Names end up in logs and on operators' terminals.
-            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
+            guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+            else {
                 throw WireError("READY: frame 4 (name) contains control or format characters")
             }
             guard basemap.isEmpty || basemap.isLowerHex(count: 64) else {

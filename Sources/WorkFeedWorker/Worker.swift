@@ -55,16 +55,19 @@ public final class Worker: Sendable {
                 hint: "a worker writes, flushes, renames and deletes files there: mount it, create it, free space or give this user write access "
                     + "(cache.directory, --cache)")
         }
-        guard started.withLock({ started in
-            defer { started = true }
-            return !started
-        }) else { return }
+        guard
+            started.withLock({ started in
+                defer { started = true }
+                return !started
+            })
+        else { return }
         let bound = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error & Sendable)?>(nil)
         let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done, metrics, stopRequest] in
             do {
                 var loop = try WorkerLoop(
-                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint, stopRequest: stopRequest,
+                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint,
+                    stopRequest: stopRequest,
                     metrics: metrics, logger: logger)
                 bound.signal()
                 loop.run()

@@ -96,7 +96,10 @@ struct WorkerLoop: ~Copyable {
         sweepLeftovers()
         logger.info(
             "worker starting",
-            metadata: ["worker": "\(name)", "coordinator": "\(configuration.coordinatorEndpoint)", "slots": "\(capacity)", "cache": "\(configuration.cacheDirectory)"])
+            metadata: [
+                "worker": "\(name)", "coordinator": "\(configuration.coordinatorEndpoint)", "slots": "\(capacity)",
+                "cache": "\(configuration.cacheDirectory)",
+            ])
         connect()
         while !stopping || !inHand.isEmpty {
             do {
@@ -165,7 +168,8 @@ struct WorkerLoop: ~Copyable {
             // Sends block while there is no connection (our key refused, say): never longer than a heartbeat.
             try dealer.set(.sendTimeout(milliseconds: Int32(configuration.heartbeatIntervalMilliseconds)))
             try dealer.connect(configuration.coordinatorEndpoint)
-            try dealer.send(WorkerMessage.ready(
+            try dealer.send(
+                WorkerMessage.ready(
                     capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? ""
                 ).frames)
             connected = true
@@ -211,7 +215,8 @@ struct WorkerLoop: ~Copyable {
             try reconnect(reason: "no connection")
             return
         }
-        let ready = try ZMQPoll.poll([dealer.pollItem(), results.pollItem(), wake.pollItem()], timeoutMilliseconds: configuration.heartbeatIntervalMilliseconds)
+        let ready = try ZMQPoll.poll(
+            [dealer.pollItem(), results.pollItem(), wake.pollItem()], timeoutMilliseconds: configuration.heartbeatIntervalMilliseconds)
         try takeWake()
         if ready[0] {
             while connected, let frames = try dealer.receive(dontWait: true) {

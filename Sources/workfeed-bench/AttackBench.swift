@@ -39,11 +39,24 @@ enum AttackBench {
         let settings = Settings(small: ProcessInfo.processInfo.environment["WORKFEED_ATTACK_SMALL"] == "1")
         var outcomes: [Outcome] = []
         let attacks: [(String, String, (Settings) throws -> Outcome)] = [
-            ("crafted-import", "IMPORT with point and sample times of Int64.max, 2^62, -2^62 and Int64.min+1 ms, and body fields out of range", craftedImport),
-            ("extreme-requests", "FEED, CHANGES, FAILED, ENQUEUE and DELETE with limits, counts, priorities, cursors and bodies out of range", extremeRequests),
-            ("flood", "\(settings.feeds) FEED {limit: 1000} and \(settings.statuses) STATUS from one client, all at once, on \(settings.workouts * 4) jobs during a bulk render, while another client PINGs", flood),
+            (
+                "crafted-import", "IMPORT with point and sample times of Int64.max, 2^62, -2^62 and Int64.min+1 ms, and body fields out of range",
+                craftedImport
+            ),
+            (
+                "extreme-requests", "FEED, CHANGES, FAILED, ENQUEUE and DELETE with limits, counts, priorities, cursors and bodies out of range",
+                extremeRequests
+            ),
+            (
+                "flood",
+                "\(settings.feeds) FEED {limit: 1000} and \(settings.statuses) STATUS from one client, all at once, on \(settings.workouts * 4) jobs during a bulk render, while another client PINGs",
+                flood
+            ),
             ("garbage", "\(settings.randomMessages) random and mutated messages at both sockets during a bulk render", garbage),
-            ("forged-roles", "the worker key on the control and event sockets, the operator and gateway keys as workers, a stranger's key, no key", forgedRoles),
+            (
+                "forged-roles", "the worker key on the control and event sockets, the operator and gateway keys as workers, a stranger's key, no key",
+                forgedRoles
+            ),
             ("refused-connections", "\(settings.refusedConnections) connections with a key that is not allowed", refusedConnections),
             ("terminal-escapes", "a worker named with a line break and escape sequences; a workout named with them", terminalEscapes),
             ("slow-metrics", "8 clients that send half a request to /metrics and wait, then a scrape", slowMetrics),
@@ -65,7 +78,9 @@ enum AttackBench {
         }
         let held = outcomes.filter { $0.held == true }.count
         let broke = outcomes.filter { $0.held == false }.map(\.name)
-        print("attack (wire): \(outcomes.count) tried, \(held) held, \(broke.count) broke\(broke.isEmpty ? "" : " (\(broke.joined(separator: ", ")))"), \(outcomes.count - held - broke.count) skipped")
+        print(
+            "attack (wire): \(outcomes.count) tried, \(held) held, \(broke.count) broke\(broke.isEmpty ? "" : " (\(broke.joined(separator: ", ")))"), \(outcomes.count - held - broke.count) skipped"
+        )
         if !broke.isEmpty { throw BenchError("\(broke.count) attacks broke through") }
     }
 
@@ -95,7 +110,8 @@ enum AttackBench {
             if workouts > 0 { try DispatchBench.importTinyWorkouts(workouts, context: context, endpoint: endpoints.control) }
             if enqueue {
                 var client = try self.client(timeoutMilliseconds: 600_000)
-                let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
+                let _: EnqueueReply = try client.request(
+                    .enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
             }
         }
 
@@ -151,8 +167,12 @@ enum AttackBench {
                 route += le(Int32(52_0000000 + index * 1000)) + le(Int32(4_0000000)) + le(Int32(100)) + le(milliseconds)
             }
             let heartRate = Array("WFH1".utf8) + le(UInt32(1)) + le(time) + le(UInt16(1_500))
-            for attachments in [[route, SeriesCodec.encode([HeartRateSample]())], [SeriesCodec.encode(ImportedWorkout.twoPoint(1).route), heartRate]] {
-                let body = Array("{\"source\":\"gpx\",\"sourceID\":\"crafted-\(number)-\(attachments[0].count)\",\"activity\":\"running\",\"origin\":\"crafted.gpx\"}".utf8)
+            for attachments in [
+                [route, SeriesCodec.encode([HeartRateSample]())], [SeriesCodec.encode(ImportedWorkout.twoPoint(1).route), heartRate],
+            ] {
+                let body = Array(
+                    "{\"source\":\"gpx\",\"sourceID\":\"crafted-\(number)-\(attachments[0].count)\",\"activity\":\"running\",\"origin\":\"crafted.gpx\"}"
+                        .utf8)
                 do {
                     _ = try client.requestRaw(.importWorkout, body: body, attachments: attachments)
                     accepted += 1
@@ -161,17 +181,22 @@ enum AttackBench {
                 }
             }
         }
-        for extra in [#","start":"0001-01-01T00:00:00Z""#, #","timeZoneOffset":9223372036854775807"#, ",\"name\":\"\(String(repeating: "n", count: 2_000))\""] {
+        for extra in [
+            #","start":"0001-01-01T00:00:00Z""#, #","timeZoneOffset":9223372036854775807"#, ",\"name\":\"\(String(repeating: "n", count: 2_000))\"",
+        ] {
             let body = Array("{\"source\":\"gpx\",\"sourceID\":\"crafted-body\",\"activity\":\"running\",\"origin\":\"crafted.gpx\"\(extra)}".utf8)
             do {
-                _ = try client.requestRaw(.importWorkout, body: body, attachments: [SeriesCodec.encode(ImportedWorkout.twoPoint(2).route), SeriesCodec.encode([HeartRateSample]())])
+                _ = try client.requestRaw(
+                    .importWorkout, body: body,
+                    attachments: [SeriesCodec.encode(ImportedWorkout.twoPoint(2).route), SeriesCodec.encode([HeartRateSample]())])
                 accepted += 1
             } catch {
                 refusals.append(error.description)
             }
         }
         let feed: FeedReply? = try? client.request(.feed, FeedRequest(limit: 100))
-        let named = refusals.filter { $0.contains(" time: ") || $0.contains("start:") || $0.contains("timeZoneOffset:") || $0.contains("name:") }.count
+        let named = refusals.filter { $0.contains(" time: ") || $0.contains("start:") || $0.contains("timeZoneOffset:") || $0.contains("name:") }
+            .count
         let held = accepted == 0 && named == refusals.count && target.alive() && feed?.items.isEmpty == true
         return Outcome(
             name: "crafted-import", held: held,
@@ -196,20 +221,26 @@ enum AttackBench {
         ]
         var refused = 0
         for (command, body) in requests {
-            do { _ = try client.requestRaw(command, body: body) } catch where error.fromCoordinator { refused += 1 } catch {}
+            do { _ = try client.requestRaw(command, body: body) } catch  where error.fromCoordinator { refused += 1 } catch {}
         }
         let status: StatusReply? = try? client.request(.status, [String: String]())
         let held = refused == requests.count && status?.workouts == 10 && status?.total(.pending) == 0
         return Outcome(
             name: "extreme-requests", held: held,
-            happened: "\(refused) of \(requests.count) refused with an ERROR naming what is wrong; nothing queued or deleted (\(status.map { "\($0.workouts) workouts, \($0.total(.pending)) pending" } ?? "STATUS FAILED"))")
+            happened:
+                "\(refused) of \(requests.count) refused with an ERROR naming what is wrong; nothing queued or deleted (\(status.map { "\($0.workouts) workouts, \($0.total(.pending)) pending" } ?? "STATUS FAILED"))"
+        )
     }
 
     static func flood(_ settings: Settings) throws -> Outcome {
         let target = try Target(workouts: settings.workouts, enqueue: true)
         defer { target.stop() }
         let fakeContext = ZMQContext()
-        let fakes = (0..<4).map { FakeWorker(name: "fake-\($0)", capacity: 8, endpoint: target.endpoints.workers, context: fakeContext, renderMicroseconds: Int(settings.renderMicroseconds)) }
+        let fakes = (0..<4).map {
+            FakeWorker(
+                name: "fake-\($0)", capacity: 8, endpoint: target.endpoints.workers, context: fakeContext,
+                renderMicroseconds: Int(settings.renderMicroseconds))
+        }
         for fake in fakes { fake.start() }
         defer { for fake in fakes { fake.stop() } }
         func answered() -> Int { fakes.reduce(0) { $0 + $1.answered.load(ordering: .relaxed) } }
@@ -237,7 +268,8 @@ enum AttackBench {
         let held = judged && lost == 0 && !pings.isEmpty && during > 0 && outcome.busy > 0 && target.alive()
         return Outcome(
             name: "flood", held: held,
-            happened: "dispatch \(Measure.format(during, 0)) jobs/s during the flood, \(Measure.format(100 * during / max(undisturbed, 1), 0)) % of \(Measure.format(undisturbed, 0)) undisturbed; "
+            happened:
+                "dispatch \(Measure.format(during, 0)) jobs/s during the flood, \(Measure.format(100 * during / max(undisturbed, 1), 0)) % of \(Measure.format(undisturbed, 0)) undisturbed; "
                 + "the flood got \(outcome.ok) OK, \(outcome.busy) busy, \(outcome.unanswered) dropped unread; the other client's PING p99 "
                 + "\(Measure.format(p99, 1)) ms, max \(Measure.format(pings.last ?? 0, 1)) ms, \(lost) lost; resident \(Measure.format(residentBefore, 0)) -> "
                 + "peak \(Measure.format(peak, 0)) MiB\(settings.small ? " (timing not judged in the small form)" : "")")
@@ -247,7 +279,8 @@ enum AttackBench {
         let target = try Target(workouts: settings.small ? 500 : 5_000, enqueue: true)
         defer { target.stop() }
         let fakeContext = ZMQContext()
-        let fake = FakeWorker(name: "fake", capacity: 8, endpoint: target.endpoints.workers, context: fakeContext, renderMicroseconds: Int(settings.renderMicroseconds))
+        let fake = FakeWorker(
+            name: "fake", capacity: 8, endpoint: target.endpoints.workers, context: fakeContext, renderMicroseconds: Int(settings.renderMicroseconds))
         fake.start()
         defer { fake.stop() }
         Thread.sleep(forTimeInterval: 0.5)
@@ -325,11 +358,14 @@ enum AttackBench {
             let deadline = ContinuousClock.now + .milliseconds(1_500)
             while ContinuousClock.now < deadline && !gotJob {
                 if !ready {
-                    ready = (try? socket.send(
-                        WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "as-\(name)", basemap: "").frames,
-                        dontWait: true)) != nil
+                    ready =
+                        (try? socket.send(
+                            WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "as-\(name)", basemap: "").frames,
+                            dontWait: true)) != nil
                 }
-                guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else { continue }
+                guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else {
+                    continue
+                }
                 if case .job? = try? WorkerMessage(frames: frames) { gotJob = true }
             }
             try? socket.send(WorkerMessage.disconnect(reason: "attack over").frames, dontWait: true)
@@ -341,7 +377,8 @@ enum AttackBench {
         let refusals = target.logLines.all.filter { $0.contains("connection refused") }.count
         return Outcome(
             name: "forged-roles", held: broken.isEmpty,
-            happened: results.joined(separator: "; ") + "; \(refusals) refusal lines logged" + (broken.isEmpty ? "" : "; BROKEN: " + broken.joined(separator: ", ")))
+            happened: results.joined(separator: "; ") + "; \(refusals) refusal lines logged"
+                + (broken.isEmpty ? "" : "; BROKEN: " + broken.joined(separator: ", ")))
     }
 
     static func refusedConnections(_ settings: Settings) throws -> Outcome {
@@ -371,7 +408,10 @@ enum AttackBench {
         let seconds = DispatchBench.seconds(ContinuousClock.now - started)
         sockets.removeAll()
         let lines = target.logLines.all.filter { $0.contains("connection refused") }
-        let counted = lines.compactMap { line in line.split(separator: " ").first { $0.hasPrefix("suppressed=") }.flatMap { Int($0.dropFirst("suppressed=".count)) } }
+        let counted =
+            lines.compactMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("suppressed=") }.flatMap { Int($0.dropFirst("suppressed=".count)) }
+            }
             .reduce(0, +) + lines.count
         return Outcome(
             name: "refused-connections", held: Double(lines.count) <= seconds * 2 + 2 && counted > 0,
@@ -390,14 +430,18 @@ enum AttackBench {
         var refusal = ""
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline && refusal.isEmpty {
-            guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else { continue }
+            guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else {
+                continue
+            }
             if case .error(let text)? = try? WorkerMessage(frames: frames) { refusal = text }
         }
         var client = try target.client()
         var workout = ImportedWorkout.twoPoint(9)
         workout.name = evil
-        let imported = (try? client.request(
-            .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)]) as ImportReply) != nil
+        let imported =
+            (try? client.request(
+                .importWorkout, ImportRequest(workout), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+                as ImportReply) != nil
         // What an operator's terminal and the log would get: escaped text, no raw escape.
         let shown = evil.escapedForDisplay
         let clean = !shown.contains("\n") && !shown.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }
@@ -439,7 +483,9 @@ enum AttackBench {
         let ok = String(decoding: response.prefix(20), as: UTF8.self).hasPrefix("HTTP/1.1 200")
         return Outcome(
             name: "slow-metrics", held: ok && stillWaiting == slow.count,
-            happened: "the scrape was \(ok ? "answered" : "NOT answered") in \(Measure.format(elapsed, 1)) ms while \(stillWaiting) of \(slow.count) slow clients were still waiting")
+            happened:
+                "the scrape was \(ok ? "answered" : "NOT answered") in \(Measure.format(elapsed, 1)) ms while \(stillWaiting) of \(slow.count) slow clients were still waiting"
+        )
     }
 }
 

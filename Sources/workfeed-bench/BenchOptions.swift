@@ -49,7 +49,8 @@ struct BenchOptions {
             case "--runs": runs = try Self.number(iterator.next(), argument)
             case "--sizes": sizes = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
             case "--kinds": kinds = try Self.list(iterator.next(), argument)
-            case "--scales": scales = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
+            case "--scales":
+                scales = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
             case "--dump-route": dumpRoutePoints = try Self.number(iterator.next(), argument)
             case "--samples": samplesDirectory = try Self.text(iterator.next(), argument, "a directory")
             case "--import-mb": importMegabytes = try Self.number(iterator.next(), argument)

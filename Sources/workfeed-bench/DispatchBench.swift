@@ -47,7 +47,9 @@ enum DispatchBench {
 
     static func run(options: BenchOptions) throws {
         let settings = Settings(environment: ProcessInfo.processInfo.environment)
-        print("## dispatch (\(settings.workouts) jobs: route light @1x of 2-point workouts; fake workers answer each JOB at once; \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        print(
+            "## dispatch (\(settings.workouts) jobs: route light @1x of 2-point workouts; fake workers answer each JOB at once; \(ProcessInfo.processInfo.activeProcessorCount) cores)"
+        )
         print("time from sending ENQUEUE until STATUS shows 0 pending; median of \(settings.runs) run(s); cpu = this process over that time")
         print("durability  workers  capacity  import/s  enqueue ms  dispatch s  jobs/s   jobs/wake  cpu s (fakes)")
         for durability in settings.durabilities {
@@ -203,7 +205,8 @@ enum DispatchBench {
                 ).encoded()
                 try index.write { transaction in
                     for number in 0..<settings.workouts { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
-                    _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], scales: [1]), scales: [1]) { _, route, heartRate, _ in
+                    _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], scales: [1]), scales: [1]) {
+                        _, route, heartRate, _ in
                         PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: route, heartRateHash: heartRate)
                     }
                 }
@@ -220,7 +223,8 @@ enum DispatchBench {
                     let leased = try index.write { transaction in
                         let a = clock.now
                         for job in inFlight {
-                            _ = try transaction.complete(JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), from: "bench", retry: RetryPolicy())
+                            _ = try transaction.complete(
+                                JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), from: "bench", retry: RetryPolicy())
                         }
                         let b = clock.now
                         let jobs = try transaction.lease(limit: batch, to: "bench") {
@@ -236,7 +240,9 @@ enum DispatchBench {
                     commitTime += clock.now - bodyEnd
                     turns += 1
                     if leased.isEmpty && inFlight.isEmpty { break }
-                    inFlight = leased.map { ($0.lease, PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: $0.routeHash, heartRateHash: $0.heartRateHash)) }
+                    inFlight = leased.map {
+                        ($0.lease, PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: $0.routeHash, heartRateHash: $0.heartRateHash))
+                    }
                 }
                 let total = clock.now - started
                 let jobs = Double(settings.workouts)
@@ -375,7 +381,8 @@ final class FakeWorker: Sendable {
                 guard case .job(let job) = try WorkerMessage(frames: frames) else { continue }
                 sawJob = true
                 if renderMicroseconds > 0 { usleep(UInt32(renderMicroseconds)) }
-                try socket.send(WorkerMessage.status(JobReport(lease: job.lease, outcome: .generated, detail: job.cacheKey, renderMicroseconds: 0)).frames)
+                try socket.send(
+                    WorkerMessage.status(JobReport(lease: job.lease, outcome: .generated, detail: job.cacheKey, renderMicroseconds: 0)).frames)
                 answered.add(1, ordering: .relaxed)
             }
             if sawJob {

@@ -51,7 +51,8 @@ enum FloodBench {
         print(
             "## flood (\(jobs) jobs: \(settings.workouts) two-point workouts x route, heatmap x light, dark; \(settings.workers) fake workers x "
                 + "\(settings.capacity) slots, \(settings.renderMicroseconds) µs a job; one client sends \(settings.feeds) FEED {limit: "
-                + "\(settings.feedLimit)} and \(settings.statuses) STATUS; another PINGs every 10 ms; \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+                + "\(settings.feedLimit)} and \(settings.statuses) STATUS; another PINGs every 10 ms; \(ProcessInfo.processInfo.activeProcessorCount) cores)"
+        )
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-flood-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = DispatchBench.benchConfiguration(directory: directory)
@@ -65,13 +66,18 @@ enum FloodBench {
         let importStarted = ContinuousClock.now
         try DispatchBench.importTinyWorkouts(settings.workouts, context: context, endpoint: endpoints.control)
         var client = try ControlClient(context: context, endpoint: endpoints.control, timeoutMilliseconds: 600_000)
-        let enqueued: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
+        let enqueued: EnqueueReply = try client.request(
+            .enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
         guard enqueued.created == jobs else { throw BenchError("ENQUEUE created \(enqueued.created) jobs, expected \(jobs)") }
-        print("index: \(jobs) jobs pending after \(Measure.format(DispatchBench.seconds(ContinuousClock.now - importStarted), 1)) s of import and enqueue")
+        print(
+            "index: \(jobs) jobs pending after \(Measure.format(DispatchBench.seconds(ContinuousClock.now - importStarted), 1)) s of import and enqueue"
+        )
 
         let fakeContext = ZMQContext()
         let fakes = (0..<settings.workers).map {
-            FakeWorker(name: "fake-\($0)", capacity: settings.capacity, endpoint: endpoints.workers, context: fakeContext, renderMicroseconds: settings.renderMicroseconds)
+            FakeWorker(
+                name: "fake-\($0)", capacity: settings.capacity, endpoint: endpoints.workers, context: fakeContext,
+                renderMicroseconds: settings.renderMicroseconds)
         }
         for fake in fakes { fake.start() }
         defer { for fake in fakes { fake.stop() } }
@@ -137,7 +143,9 @@ enum FloodBench {
             let feed = Array("{\"limit\":\(feedLimit)}".utf8)
             // The commands in the order sent: a STATUS after every 20 FEEDs.
             var plan: [ControlCommand] = []
-            for number in 0..<(feeds + statuses) { plan.append(number % 21 == 20 && plan.filter { $0 == .status }.count < statuses ? .status : .feed) }
+            for number in 0..<(feeds + statuses) {
+                plan.append(number % 21 == 20 && plan.filter { $0 == .status }.count < statuses ? .status : .feed)
+            }
             while plan.filter({ $0 == .status }).count < statuses { plan.append(.status) }
             plan = Array(plan.prefix(feeds + statuses))
             var outcome = Outcome()
@@ -164,7 +172,9 @@ enum FloodBench {
                 if sustained {
                     // Keep as many in flight as the coordinator admits; what it refused goes again.
                     while waiting.count < ControlLimits.defaultRequestsInFlight, next < plan.count || !again.isEmpty {
-                        if let command = again.popLast() { try send(command) } else {
+                        if let command = again.popLast() {
+                            try send(command)
+                        } else {
                             try send(plan[next])
                             next += 1
                         }
@@ -235,7 +245,11 @@ enum FloodBench {
         }
 
         /// The latencies recorded since the last take.
-        func take() -> [Double] { latencies.withLock { latencies in defer { latencies = [] }; return latencies.sorted() } }
+        func take() -> [Double] {
+            latencies.withLock { latencies in
+                defer { latencies = [] }; return latencies.sorted()
+            }
+        }
 
         static func format(_ sorted: [Double], _ quantile: Double) -> String {
             guard !sorted.isEmpty else { return "-" }

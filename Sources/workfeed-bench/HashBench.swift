@@ -34,8 +34,9 @@ enum HashBench {
         let buffer = (0..<bufferSize).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         try checkDigests(buffer: buffer)
 
-        print("## hash (SHA-256: WorkFeedModel.SHA256 against swift-crypto \(cryptoBackend) used directly; thread CPU time, "
-              + "median of \(options.runs) runs after 3 warm-ups, the two alternating)")
+        print(
+            "## hash (SHA-256: WorkFeedModel.SHA256 against swift-crypto \(cryptoBackend) used directly; thread CPU time, "
+                + "median of \(options.runs) runs after 3 warm-ups, the two alternating)")
         print("cache keys: \(keysPerRun) a run, each a copy of the spec's hasher, the series hashes appended, finalised to hex")
         print("kind      spec B  implementation   ns/key   keys/s      time vs WorkFeedModel")
         for kind in [JobKind.route, .heatmap] {
@@ -59,16 +60,18 @@ enum HashBench {
                 runs: options.runs,
                 {
                     for (index, routeHash) in seriesHashes.enumerated() {
-                        sink &+= PictureSpec.cacheKey(
-                            kind: kind, specHasher: own, routeHash: routeHash, heartRateHash: seriesHashes[keysPerRun - 1 - index]
-                        ).utf8.count
+                        sink &+=
+                            PictureSpec.cacheKey(
+                                kind: kind, specHasher: own, routeHash: routeHash, heartRateHash: seriesHashes[keysPerRun - 1 - index]
+                            ).utf8.count
                     }
                 },
                 {
                     for (index, routeHash) in seriesHashes.enumerated() {
-                        sink &+= CryptoCacheKey.cacheKey(
-                            kind: kind, specHasher: crypto, routeHash: routeHash, heartRateHash: seriesHashes[keysPerRun - 1 - index]
-                        ).utf8.count
+                        sink &+=
+                            CryptoCacheKey.cacheKey(
+                                kind: kind, specHasher: crypto, routeHash: routeHash, heartRateHash: seriesHashes[keysPerRun - 1 - index]
+                            ).utf8.count
                     }
                 })
             precondition(sink > 0)
@@ -78,7 +81,8 @@ enum HashBench {
                 print(
                     RenderBench.pad(kind.rawValue, 10) + RenderBench.pad("\(encodedSpec.count)", 8) + RenderBench.pad(name, 17)
                         + RenderBench.pad(Measure.format(nanoseconds, 0), 9) + RenderBench.pad(Measure.format(1e3 / nanoseconds, 2) + " M", 12)
-                        + (name == "WorkFeedModel" ? "" : "\(nanoseconds < ownNanoseconds ? "" : "+")\(Measure.format((nanoseconds / ownNanoseconds - 1) * 100, 0)) %"))
+                        + (name == "WorkFeedModel"
+                            ? "" : "\(nanoseconds < ownNanoseconds ? "" : "+")\(Measure.format((nanoseconds / ownNanoseconds - 1) * 100, 0)) %"))
             }
         }
 
@@ -143,9 +147,9 @@ enum HashBench {
     }
 
     #if canImport(CryptoKit)
-        static let cryptoBackend = "(CryptoKit)"
+    static let cryptoBackend = "(CryptoKit)"
     #else
-        static let cryptoBackend = "(BoringSSL)"
+    static let cryptoBackend = "(BoringSSL)"
     #endif
 }
 

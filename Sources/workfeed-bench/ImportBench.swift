@@ -29,9 +29,10 @@ enum ImportBench {
         let export = root.appendingPathComponent("apple_health_export")
         let generated = try SyntheticFiles.writeAppleHealthExport(megabytes: options.importMegabytes, to: export)
         print("")
-        print("apple-health  export.xml \(mb(generated.exportBytes)) MB: \(generated.records) records, "
-              + "\(generated.heartRate) of them heart rate, \(generated.workouts) workouts; "
-              + "\(generated.routeFiles) route files, \(mb(generated.routeBytes)) MB")
+        print(
+            "apple-health  export.xml \(mb(generated.exportBytes)) MB: \(generated.records) records, "
+                + "\(generated.heartRate) of them heart rate, \(generated.workouts) workouts; "
+                + "\(generated.routeFiles) route files, \(mb(generated.routeBytes)) MB")
         // readAll last: the memory it keeps is not given back to the system, and would raise the
         // starting point of the peaks measured after it.
         measureAppleHealth("folder, readEach", export, generated, keepsAll: false)
@@ -203,7 +204,8 @@ enum SyntheticFiles {
 
     static func writeGPX(points: Int, to url: URL, creator: String = "Garmin Connect", heartRate: Bool = true, from first: Int = start) throws {
         var out = try Writer(url)
-        try out("""
+        try out(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx creator="\(creator)" version="1.1" xmlns="http://www.topografix.com/GPX/1/1" xmlns:ns3="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
              <metadata><time>\(iso(first))</time></metadata>
@@ -212,9 +214,11 @@ enum SyntheticFiles {
             """)
         for index in 0..<points {
             let (latitude, longitude, elevation) = position(index)
-            var point = "  <trkpt lat=\"\(coordinate(latitude))\" lon=\"\(coordinate(longitude))\"><ele>\(String(format: "%.1f", elevation))</ele><time>\(iso(first + index))</time>"
+            var point =
+                "  <trkpt lat=\"\(coordinate(latitude))\" lon=\"\(coordinate(longitude))\"><ele>\(String(format: "%.1f", elevation))</ele><time>\(iso(first + index))</time>"
             if heartRate {
-                point += "<extensions><ns3:TrackPointExtension><ns3:hr>\(Self.heartRate(index))</ns3:hr><ns3:cad>84</ns3:cad></ns3:TrackPointExtension></extensions></trkpt>\n"
+                point +=
+                    "<extensions><ns3:TrackPointExtension><ns3:hr>\(Self.heartRate(index))</ns3:hr><ns3:cad>84</ns3:cad></ns3:TrackPointExtension></extensions></trkpt>\n"
             } else {
                 point += "<extensions><speed>2.9</speed><course>206.25</course><hAcc>3.1</hAcc><vAcc>2.0</vAcc></extensions></trkpt>\n"
             }
@@ -226,7 +230,8 @@ enum SyntheticFiles {
 
     static func writeTCX(points: Int, to url: URL) throws {
         var out = try Writer(url)
-        try out("""
+        try out(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">
              <Activities><Activity Sport="Running"><Id>\(iso(start))</Id>
@@ -234,10 +239,14 @@ enum SyntheticFiles {
             """)
         let laps = 20
         for lap in 0..<laps {
-            try out("  <Lap StartTime=\"\(iso(start + lap * points / laps))\"><TotalTimeSeconds>\(points / laps)</TotalTimeSeconds><DistanceMeters>0</DistanceMeters><Calories>0</Calories><Intensity>Active</Intensity><TriggerMethod>Manual</TriggerMethod><Track>\n")
+            try out(
+                "  <Lap StartTime=\"\(iso(start + lap * points / laps))\"><TotalTimeSeconds>\(points / laps)</TotalTimeSeconds><DistanceMeters>0</DistanceMeters><Calories>0</Calories><Intensity>Active</Intensity><TriggerMethod>Manual</TriggerMethod><Track>\n"
+            )
             for index in (lap * points / laps)..<((lap + 1) * points / laps) {
                 let (latitude, longitude, elevation) = position(index)
-                try out("   <Trackpoint><Time>\(iso(start + index))</Time><Position><LatitudeDegrees>\(coordinate(latitude))</LatitudeDegrees><LongitudeDegrees>\(coordinate(longitude))</LongitudeDegrees></Position><AltitudeMeters>\(String(format: "%.1f", elevation))</AltitudeMeters><DistanceMeters>\(index * 3)</DistanceMeters><HeartRateBpm><Value>\(heartRate(index))</Value></HeartRateBpm></Trackpoint>\n")
+                try out(
+                    "   <Trackpoint><Time>\(iso(start + index))</Time><Position><LatitudeDegrees>\(coordinate(latitude))</LatitudeDegrees><LongitudeDegrees>\(coordinate(longitude))</LongitudeDegrees></Position><AltitudeMeters>\(String(format: "%.1f", elevation))</AltitudeMeters><DistanceMeters>\(index * 3)</DistanceMeters><HeartRateBpm><Value>\(heartRate(index))</Value></HeartRateBpm></Trackpoint>\n"
+                )
             }
             try out("  </Track></Lap>\n")
         }
@@ -248,7 +257,9 @@ enum SyntheticFiles {
     /// A FIT activity: file_id, one record a second (position, altitude, heart rate), a session.
     static func writeFIT(points: Int, to url: URL) throws {
         var data: [UInt8] = []
-        func little<T: FixedWidthInteger>(_ value: T) { for shift in stride(from: 0, to: T.bitWidth, by: 8) { data.append(UInt8(truncatingIfNeeded: value >> shift)) } }
+        func little<T: FixedWidthInteger>(_ value: T) {
+            for shift in stride(from: 0, to: T.bitWidth, by: 8) { data.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        }
         func define(_ local: UInt8, _ global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
             data += [0x40 | local, 0, 0]
             little(global)
@@ -327,11 +338,14 @@ enum SyntheticFiles {
         var result = GeneratedExport()
         var out = try Writer(folder.appendingPathComponent("export.xml"))
         try out(appleHeader)
-        let watch = "sourceName=\"Anna’s Apple Watch\" sourceVersion=\"9.1\" device=\"&lt;&lt;HKDevice: 0x281b4b9d0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:9.1&gt;\""
-        let phone = "sourceName=\"Anna’s iPhone\" sourceVersion=\"16.1\" device=\"&lt;&lt;HKDevice: 0x281b3c410&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,5, software:16.1&gt;\""
+        let watch =
+            "sourceName=\"Anna’s Apple Watch\" sourceVersion=\"9.1\" device=\"&lt;&lt;HKDevice: 0x281b4b9d0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:9.1&gt;\""
+        let phone =
+            "sourceName=\"Anna’s iPhone\" sourceVersion=\"16.1\" device=\"&lt;&lt;HKDevice: 0x281b3c410&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,5, software:16.1&gt;\""
         func workoutStart(_ day: Int) -> Int { start + day * 86_400 - 2 * 3600 }  // 07:00 UTC, 08:00 local
         func record(_ type: String, _ source: String, _ unit: String, _ at: Int, _ seconds: Int, _ value: String, metadata: String? = nil) throws {
-            var text = " <Record type=\"\(type)\" \(source) unit=\"\(unit)\" creationDate=\"\(apple(at + seconds + 60))\" startDate=\"\(apple(at))\" endDate=\"\(apple(at + seconds))\" value=\"\(value)\""
+            var text =
+                " <Record type=\"\(type)\" \(source) unit=\"\(unit)\" creationDate=\"\(apple(at + seconds + 60))\" startDate=\"\(apple(at))\" endDate=\"\(apple(at + seconds))\" value=\"\(value)\""
             if let metadata {
                 text += ">\n  <MetadataEntry key=\"\(metadata)\" value=\"0\"/>\n </Record>\n"
             } else {
@@ -350,7 +364,9 @@ enum SyntheticFiles {
                 try record(heartRateType, watch, "count/min", at, 0, "\(58 + minute % 23)", metadata: "HKMetadataKeyHeartRateMotionContext")
             }
             for second in stride(from: 0, to: 2700, by: 5) {
-                try record(heartRateType, watch, "count/min", workout + second, 0, "\(heartRate(second * 3))", metadata: "HKMetadataKeyHeartRateMotionContext")
+                try record(
+                    heartRateType, watch, "count/min", workout + second, 0, "\(heartRate(second * 3))",
+                    metadata: "HKMetadataKeyHeartRateMotionContext")
             }
             result.heartRate += 288 - 9 + 540
         }
@@ -358,20 +374,26 @@ enum SyntheticFiles {
         // time order overall.
         for day in stride(from: 0, to: days, by: 2) {
             for second in stride(from: 0, to: 2700, by: 10) {
-                try record(heartRateType, "sourceName=\"Polar H10\" sourceVersion=\"5.0\"", "count/min", workoutStart(day) + second, 0, "\(heartRate(second * 3) + 1)")
+                try record(
+                    heartRateType, "sourceName=\"Polar H10\" sourceVersion=\"5.0\"", "count/min", workoutStart(day) + second, 0,
+                    "\(heartRate(second * 3) + 1)")
             }
             result.heartRate += 270
         }
         for day in 0..<days {
             let midnight = start + day * 86_400 - 9 * 3600
             for minute in stride(from: 420, to: 1380, by: 1) {
-                try record("HKQuantityTypeIdentifierActiveEnergyBurned", watch, "kcal", midnight + minute * 60, 60, String(format: "%.3f", 0.05 + Double(minute % 17) * 0.011))
+                try record(
+                    "HKQuantityTypeIdentifierActiveEnergyBurned", watch, "kcal", midnight + minute * 60, 60,
+                    String(format: "%.3f", 0.05 + Double(minute % 17) * 0.011))
             }
         }
         for day in 0..<days {
             let midnight = start + day * 86_400 - 9 * 3600
             for minute in stride(from: 0, to: 1440, by: 5) {
-                try record("HKQuantityTypeIdentifierBasalEnergyBurned", watch, "kcal", midnight + minute * 60, 300, String(format: "%.3f", 5.2 + Double(minute % 13) * 0.01))
+                try record(
+                    "HKQuantityTypeIdentifierBasalEnergyBurned", watch, "kcal", midnight + minute * 60, 300,
+                    String(format: "%.3f", 5.2 + Double(minute % 13) * 0.01))
             }
         }
         for type in ["HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierDistanceWalkingRunning"] {
@@ -418,7 +440,9 @@ enum SyntheticFiles {
         }
         for day in 0..<days {
             let (year, month, date) = civil((start + day * 86_400) / 86_400)
-            try out(" <ActivitySummary dateComponents=\"\(String(format: "%04d-%02d-%02d", year, month, date))\" activeEnergyBurned=\"590.252\" activeEnergyBurnedGoal=\"630\" activeEnergyBurnedUnit=\"kcal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"68\" appleExerciseTimeGoal=\"30\" appleStandHours=\"13\" appleStandHoursGoal=\"12\"/>\n")
+            try out(
+                " <ActivitySummary dateComponents=\"\(String(format: "%04d-%02d-%02d", year, month, date))\" activeEnergyBurned=\"590.252\" activeEnergyBurnedGoal=\"630\" activeEnergyBurnedUnit=\"kcal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"68\" appleExerciseTimeGoal=\"30\" appleStandHours=\"13\" appleStandHoursGoal=\"12\"/>\n"
+            )
         }
         try out("</HealthData>\n")
         try out.close()

@@ -51,7 +51,8 @@ enum IndexBench {
         let size = (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("inserts.sqlite").path)[.size] as? Int) ?? 0
         print(
             String(
-                format: "  insert %d workouts of %d points, %d per transaction (durability full): %.2f s, %.0f workouts/s, %.0f points/s, %.1f bytes/point on disk",
+                format:
+                    "  insert %d workouts of %d points, %d per transaction (durability full): %.2f s, %.0f workouts/s, %.0f points/s, %.1f bytes/point on disk",
                 count, points, batch, took, Double(count) / took, Double(count * points) / took, Double(size) / Double(count * points)))
     }
 
@@ -71,7 +72,10 @@ enum IndexBench {
             try transaction.enqueue(request, scales: [1]) { _, route, _, _ in route }
         }
         let took = seconds(since: started)
-        print(String(format: "  enqueue --all, 2 kinds x 2 themes: %d jobs created in %.2f s (%.0f jobs/s)", reply.created, took, Double(reply.created) / took))
+        print(
+            String(
+                format: "  enqueue --all, 2 kinds x 2 themes: %d jobs created in %.2f s (%.0f jobs/s)", reply.created, took,
+                Double(reply.created) / took))
         let again = ContinuousClock.now
         let second = try index.write { transaction in
             try transaction.enqueue(request, scales: [1]) { _, route, _, _ in route }

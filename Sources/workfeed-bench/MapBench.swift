@@ -82,7 +82,8 @@ enum MapBench {
                             + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.wall))), 9)
                             + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.cpu))), 7) + "| "
                             + "first: read+decode \(Measure.format(Measure.milliseconds(cold.tileLoading))), classify \(Measure.format(Measure.milliseconds(cold.tileClassifying)))"
-                            + "; then: map \(median(\.mapDrawing)), route \(routeShare), encode \(median(\.encoding))  \(bytes) B, \(cold.mapTiles) tiles \(cold.mapCoverage.rawValue)")
+                            + "; then: map \(median(\.mapDrawing)), route \(routeShare), encode \(median(\.encoding))  \(bytes) B, \(cold.mapTiles) tiles \(cold.mapCoverage.rawValue)"
+                    )
                 }
             }
         }

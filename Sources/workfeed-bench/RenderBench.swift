@@ -37,7 +37,9 @@ enum RenderBench {
                 }
             }
             if let before = inputPeak, let after = Measure.peakResidentMiB() {
-                print("  peak resident memory (VmHWM): \(Measure.format(before, 1)) MiB with the input built, \(Measure.format(after, 1)) MiB after rendering")
+                print(
+                    "  peak resident memory (VmHWM): \(Measure.format(before, 1)) MiB with the input built, \(Measure.format(after, 1)) MiB after rendering"
+                )
             }
         }
     }

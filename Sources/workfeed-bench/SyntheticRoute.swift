@@ -44,7 +44,8 @@ struct SyntheticWorkout {
             east += speed * cos(heading)
             north += speed * sin(heading)
             let latitude = origin.latitude + (north + 0.4 * random.gaussian()) / metresPerDegree
-            let longitude = origin.longitude
+            let longitude =
+                origin.longitude
                 + (east + 0.4 * random.gaussian()) / (metresPerDegree * cos(origin.latitude * .pi / 180))
             segments[segments.count - 1].append(
                 RoutePoint(
@@ -69,4 +70,3 @@ struct SyntheticWorkout {
         return out
     }
 }
-

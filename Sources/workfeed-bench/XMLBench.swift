@@ -3,7 +3,7 @@ import WorkFeedImport
 import WorkFeedModel
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// The "xml" group: our XML reader against Foundation's `XMLParser` (libxml2's SAX parser on
@@ -33,8 +33,9 @@ enum XMLBench {
             let folder = root.appendingPathComponent("apple_health_export")
             let generated = try SyntheticFiles.writeAppleHealthExport(megabytes: options.xmlMegabytes, to: folder, routeFiles: false)
             export = folder.appendingPathComponent("export.xml")
-            print("## xml (generated export.xml: \(generated.records) records, \(generated.heartRate) of them heart rate, "
-                  + "\(generated.workouts) workouts, no route files; one thread, thread CPU time)")
+            print(
+                "## xml (generated export.xml: \(generated.records) records, \(generated.heartRate) of them heart rate, "
+                    + "\(generated.workouts) workouts, no route files; one thread, thread CPU time)")
         }
         let withoutDoctype = root.appendingPathComponent("export-without-doctype.xml")
         try copyWithoutDoctype(export, to: withoutDoctype)
@@ -56,12 +57,14 @@ enum XMLBench {
                     workouts += 1
                     samples += workout.heartRate.count
                 }
-                found = "\(workouts) workouts, \(samples) heart-rate samples in them, \(errors.count) errors"
+                found =
+                    "\(workouts) workouts, \(samples) heart-rate samples in them, \(errors.count) errors"
                     + (errors.first.map { ": \($0)" } ?? "")
             case "foundation":
                 let counter = HealthCounter()
                 let ok = counter.parse(withoutDoctype, resolvingExternalEntities: false)
-                found = "\(counter.workouts) workouts, \(counter.records) records (\(counter.heartRate) heart rate)"
+                found =
+                    "\(counter.workouts) workouts, \(counter.records) records (\(counter.heartRate) heart rate)"
                     + (ok ? "" : "; failed: \(counter.error ?? "?")")
             default:
                 throw BenchUsageError("unknown XML reader \(parser): own or foundation")
@@ -101,7 +104,8 @@ enum XMLBench {
         try Data("SECRET-FILE-CONTENT\n".utf8).write(to: secret)
         let externalDTD = root.appendingPathComponent("external.dtd")
         try Data("<!ENTITY fromdtd \"EXTERNAL-DTD-CONTENT\">\n".utf8).write(to: externalDTD)
-        let record = "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" "
+        let record =
+            "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" "
             + "startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:00:00 +0100\" value=\"60\"/>"
         let laughs = (1...9).map { level in
             "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level - 1);", count: 10) + "\">"
@@ -152,7 +156,8 @@ enum XMLBench {
                 let seconds = Measure.milliseconds(clock.now - started) / 1000
                 // timeout(1) exits with 124 when the time is up, and dies of the signal its child died of.
                 let code = child.terminationStatus
-                let status = child.terminationReason == .uncaughtSignal
+                let status =
+                    child.terminationReason == .uncaughtSignal
                     ? "died of signal \(code)" : code == 124 ? "timed out" : "exit \(code)"
                 let lines = printed.split(separator: "\n").map(String.init)
                 let line = lines.first { $0.contains("Program crashed") } ?? lines.last ?? "(nothing printed)"
@@ -178,7 +183,8 @@ enum XMLBench {
             let counter = HealthCounter()
             accepted = counter.parse(url, resolvingExternalEntities: parser == "foundation-resolving")
             let text = counter.text.replacingOccurrences(of: "\n", with: " ")
-            summary = (accepted ? "accepted" : "failed: \(counter.error ?? "?")") + ", \(counter.records) records, "
+            summary =
+                (accepted ? "accepted" : "failed: \(counter.error ?? "?")") + ", \(counter.records) records, "
                 + "\(counter.textBytes) bytes of text" + (text.isEmpty ? "" : " starting \"\(text.prefix(60))\"")
         default:
             print("unknown reader \(parser): own, foundation or foundation-resolving")

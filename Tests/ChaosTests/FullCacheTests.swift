@@ -58,7 +58,9 @@ import WorkFeedWire
             #expect(worker.log().contains("the cache cannot be written"), "\(worker.name) did not step back:\n\(worker.logTail())")
             #expect(worker.log().contains("the cache can be written again"), "\(worker.name) did not come back:\n\(worker.logTail())")
         }
-        let leftovers = (FileManager.default.enumerator(atPath: fileSystem.outside)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".tmp") }
+        let leftovers = (FileManager.default.enumerator(atPath: fileSystem.outside)?.compactMap { $0 as? String } ?? []).filter {
+            $0.hasSuffix(".tmp")
+        }
         #expect(leftovers.isEmpty, "\(leftovers)")
         #expect(system.stop().isEmpty)
         let references = try ReferencePictures(

@@ -66,8 +66,9 @@ import WorkFeedWire
         let original = Dictionary(uniqueKeysWithValues: before.map { ($0.workout.id, $0.workout) })
         for item in feed {
             if let workout = original[item.workout.id] {
-                #expect(item.workout.routeVersion == workout.routeVersion && item.workout.routeHash == workout.routeHash
-                    && item.workout.name == workout.name && item.workout.start == workout.start, "\(item.workout.id) changed")
+                #expect(
+                    item.workout.routeVersion == workout.routeVersion && item.workout.routeHash == workout.routeHash
+                        && item.workout.name == workout.name && item.workout.start == workout.start, "\(item.workout.id) changed")
             }
             for date in [item.workout.start, item.workout.end].compactMap({ $0 }) {
                 #expect(ValueLimits.isAcceptable(date), "workout \(item.workout.id) stored with a time out of range: \(date)")
@@ -100,7 +101,11 @@ import WorkFeedWire
         // Two workouts made here, imported as workctl would (IMPORT with the series attached).
         for number in 0..<2 {
             let route = Route(segments: [
-                (0..<5).map { RoutePoint(latitude: 52 + Double($0) * 0.001, longitude: 4 + Double(number) * 0.01, time: Date(timeIntervalSince1970: 1_700_000_000 + Double($0))) }
+                (0..<5).map {
+                    RoutePoint(
+                        latitude: 52 + Double($0) * 0.001, longitude: 4 + Double(number) * 0.01,
+                        time: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)))
+                }
             ])
             let workout = ImportedWorkout(
                 source: .gpx, sourceID: "render-time-\(number)", activity: .running, name: nil, route: route, heartRate: [], start: nil, end: nil,
@@ -116,7 +121,9 @@ import WorkFeedWire
         var reported = 0
         let deadline = Date().addingTimeInterval(30)
         while reported < 2 && Date() < deadline {
-            guard try ZMQPoll.poll([worker.pollItem()], timeoutMilliseconds: 200)[0], let frames = try worker.receive(dontWait: true) else { continue }
+            guard try ZMQPoll.poll([worker.pollItem()], timeoutMilliseconds: 200)[0], let frames = try worker.receive(dontWait: true) else {
+                continue
+            }
             guard case .job(let job) = try WorkerMessage(frames: frames) else { continue }
             // Well-formed: the lease is real, the key is the job's; only the render time is absurd.
             try worker.send(

@@ -38,7 +38,9 @@ struct FakeWorker: ~Copyable {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if heartbeat { try? socket.send(WorkerMessage.heartbeat.frames) }
-            guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else { continue }
+            guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else {
+                continue
+            }
             let message = try WorkerMessage(frames: frames)
             if message != .heartbeat { return message }
         }
@@ -49,7 +51,11 @@ struct FakeWorker: ~Copyable {
 @Suite(.serialized) struct DispatchTests {
     @Test func aJobPastItsDeadlineIsLeasedAgainEvenIfItsWorkerStaysAlive() throws {
         // Liveness so long that only the deadline can take the job back.
-        let system = try RunningSystem(workers: 0, adjust: { $0.jobDeadlineSeconds = 1; $0.heartbeatLiveness = 100 })
+        let system = try RunningSystem(
+            workers: 0,
+            adjust: {
+                $0.jobDeadlineSeconds = 1; $0.heartbeatLiveness = 100
+            })
         defer { system.stop() }
         var client = try system.client()
         let id = try importFixture("strava_run_2015_short_gpxtpx-hr.gpx", into: &client)
@@ -62,8 +68,10 @@ struct FakeWorker: ~Copyable {
         #expect(second.workoutID == first.workoutID)
         #expect(second.lease != first.lease)
         // The stuck worker's late report is ignored; the second one counts.
-        try stuck.socket.send(WorkerMessage.status(JobReport(lease: first.lease, outcome: .failedNoRetry, detail: "late", renderMicroseconds: 1)).frames)
-        try other.socket.send(WorkerMessage.status(JobReport(lease: second.lease, outcome: .generated, detail: second.cacheKey, renderMicroseconds: 1)).frames)
+        try stuck.socket.send(
+            WorkerMessage.status(JobReport(lease: first.lease, outcome: .failedNoRetry, detail: "late", renderMicroseconds: 1)).frames)
+        try other.socket.send(
+            WorkerMessage.status(JobReport(lease: second.lease, outcome: .generated, detail: second.cacheKey, renderMicroseconds: 1)).frames)
         var picture: PictureRecord?
         for _ in 0..<50 {
             let show: ShowReply = try client.request(.show, ShowRequest(id: id))
@@ -100,13 +108,15 @@ struct FakeWorker: ~Copyable {
     @Test func heartbeatsKeepFlowingWhileALongTransactionRuns() throws {
         // 16,000 workouts and one ENQUEUE of 12 pictures each: a 192,000-job transaction, which in a
         // debug build takes most of a second. Workers must not lose the coordinator meanwhile.
-        let system = try RunningSystem(workers: 0, adjust: { configuration in
-            configuration.heartbeatIntervalMilliseconds = 50
-            let index = try! WorkoutIndex(path: configuration.indexPath, logger: Logger(label: "test"))
-            try! index.write { transaction in
-                for number in 0..<16_000 { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
-            }
-        })
+        let system = try RunningSystem(
+            workers: 0,
+            adjust: { configuration in
+                configuration.heartbeatIntervalMilliseconds = 50
+                let index = try! WorkoutIndex(path: configuration.indexPath, logger: Logger(label: "test"))
+                try! index.write { transaction in
+                    for number in 0..<16_000 { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
+                }
+            })
         defer { system.stop() }
         let worker = try FakeWorker(system, capacity: 1, name: "listener")
         _ = try worker.next(within: 0.3)
@@ -184,4 +194,3 @@ struct FakeWorker: ~Copyable {
         }
     }
 }
-

@@ -52,14 +52,18 @@ import WorkFeedWire
         mutating func importing(_ name: String) throws -> WorkoutID {
             let workout = try #require(try WorkoutFileReader.read(contentsOf: URL(fileURLWithPath: fixture(name))).first)
             let outbox = turn(control: [
-                try request(.importWorkout, ImportRequest(workout, owner: nil), attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+                try request(
+                    .importWorkout, ImportRequest(workout, owner: nil),
+                    attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
             ])
             let reply = try #require(outbox.control.first?.reply)
             return try ControlCodec.decode(ImportReply.self, from: reply.body).id
         }
     }
 
-    static let files = ["strava_run_2015_short_gpxtpx-hr.gpx", "garmin-connect_ride_2020_short_ns3-hr.gpx", "apple-watch_run_2025_3seg_partial-hr.gpx"]
+    static let files = [
+        "strava_run_2015_short_gpxtpx-hr.gpx", "garmin-connect_ride_2020_short_ns3-hr.gpx", "apple-watch_run_2025_3seg_partial-hr.gpx",
+    ]
 
     static func jobs(_ outbox: Outbox) -> [JobAssignment] {
         outbox.worker.compactMap { if case .job(let job) = $0.message { job } else { nil } }
@@ -90,7 +94,8 @@ import WorkFeedWire
         for file in Self.files { ids.append(try bench.importing(file)) }
         _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: Array(ids.prefix(2)), kinds: [.route], themes: [.light]))])
         _ = bench.turn(control: [
-            try bench.request(.enqueue, EnqueueRequest(ids: [ids[2]], kinds: [.route], themes: [.light], priority: EnqueueRequest.interactivePriority))
+            try bench.request(
+                .enqueue, EnqueueRequest(ids: [ids[2]], kinds: [.route], themes: [.light], priority: EnqueueRequest.interactivePriority))
         ])
         let leased = Self.jobs(bench.turn(workers: [Self.ready([1], capacity: 1)]))
         #expect(leased.map(\.workoutID) == [ids[2]])

@@ -166,7 +166,8 @@ func fixture(_ name: String) throws -> String {
         #expect(checkedPictures == 6)
 
         // Nothing half-written is left in the cache.
-        let leftovers = FileManager.default.enumerator(atPath: system.configuration.cacheDirectory)?.compactMap { $0 as? String }
+        let leftovers =
+            FileManager.default.enumerator(atPath: system.configuration.cacheDirectory)?.compactMap { $0 as? String }
             .filter { $0.hasSuffix(".tmp") } ?? []
         #expect(leftovers.isEmpty)
 

@@ -34,7 +34,9 @@ import WorkFeedWire
                     }
                     while let frames = try? socket.receive(dontWait: true) {
                         guard case .job(let job)? = try? WorkerMessage(frames: frames) else { continue }
-                        try? socket.send(WorkerMessage.status(JobReport(lease: job.lease, outcome: .generated, detail: job.cacheKey, renderMicroseconds: 1)).frames)
+                        try? socket.send(
+                            WorkerMessage.status(JobReport(lease: job.lease, outcome: .generated, detail: job.cacheKey, renderMicroseconds: 1)).frames
+                        )
                         answered.add(1, ordering: .relaxed)
                         lastSent = .now
                     }
@@ -61,7 +63,8 @@ import WorkFeedWire
         }
         let worker = InstantWorker(context: system.context, endpoint: system.endpoints.workers)
         defer { worker.stop() }
-        let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
+        let _: EnqueueReply = try client.request(
+            .enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
 
         // The flood: 300 FEEDs of 1,000 and 20 STATUS, all sent at once, from one client.
         let flood = try ZMQSocket(system.context, type: .dealer)
@@ -70,7 +73,8 @@ import WorkFeedWire
         let floodStarted = ContinuousClock.now
         for number in 0..<320 {
             let command: ControlCommand = number % 16 == 15 ? .status : .feed
-            try flood.send(ControlRequest(id: UInt64(number + 1), command: command, body: Array((command == .feed ? #"{"limit":1000}"# : "{}").utf8)).frames)
+            try flood.send(
+                ControlRequest(id: UInt64(number + 1), command: command, body: Array((command == .feed ? #"{"limit":1000}"# : "{}").utf8)).frames)
         }
         // Meanwhile another client is answered: PING, STATUS and a FEED page.
         var other = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000)
@@ -79,7 +83,9 @@ import WorkFeedWire
             let started = ContinuousClock.now
             let pong: [String: Bool] = try other.request(.ping, [String: String]())
             #expect(pong["pong"] == true)
-            pings.append(Double((ContinuousClock.now - started).components.attoseconds) / 1e15 + Double((ContinuousClock.now - started).components.seconds) * 1000)
+            pings.append(
+                Double((ContinuousClock.now - started).components.attoseconds) / 1e15 + Double((ContinuousClock.now - started).components.seconds)
+                    * 1000)
             Thread.sleep(forTimeInterval: 0.01)
         }
         let status: StatusReply = try other.request(.status, [String: String]())
@@ -104,7 +110,8 @@ import WorkFeedWire
         pings.sort()
         print(
             "fair service: flood of 320 answered \(ok) OK, \(busy) busy, \(320 - ok - busy) dropped (not read in time) over \(String(format: "%.1f", floodSeconds)) s; "
-                + "\(duringFlood) jobs dispatched while another client sent 30 PINGs (p50 \(String(format: "%.1f", pings[15])) ms, max \(String(format: "%.1f", pings[29])) ms)")
+                + "\(duringFlood) jobs dispatched while another client sent 30 PINGs (p50 \(String(format: "%.1f", pings[15])) ms, max \(String(format: "%.1f", pings[29])) ms)"
+        )
         #expect(ok > 0 && busy > 0, "the flood was neither served nor refused: \(ok) OK, \(busy) busy")
         #expect(duringFlood > 0, "no job was dispatched during the flood")
 
@@ -123,10 +130,13 @@ import WorkFeedWire
         let index = try WorkoutIndex(path: path, logger: Logger(label: "test"))
         try index.write { transaction in
             for number in 0..<120 { _ = try transaction.importWorkout(ImportedWorkout.twoPointWithHeartRate(number)) }
-            _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "k" }
+            _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "k"
+            }
         }
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "test"))
-        let answers = ReadAnswers(index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1], eventsEndpoint: "", feedBudgetBytes: 8_000, logger: Logger(label: "test"))
+        let answers = ReadAnswers(
+            index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1], eventsEndpoint: "",
+            feedBudgetBytes: 8_000, logger: Logger(label: "test"))
         var seen: [WorkoutID] = []
         var cursor: String?
         var pages = 0
@@ -159,7 +169,8 @@ import WorkFeedWire
         #expect(loads.total == 3)
 
         let request = ControlRequest(id: 1, command: .enqueue, body: [])
-        let works = (0..<10).map { ControlWork(identity: a, request: request, role: nil, bytes: $0) }
+        let works =
+            (0..<10).map { ControlWork(identity: a, request: request, role: nil, bytes: $0) }
             + (0..<2).map { ControlWork(identity: b, request: request, role: nil, bytes: 100 + $0) }
         let (taken, left) = Inbox.fairShare(works, limit: 4)
         #expect(taken.map(\.bytes) == [0, 1, 100, 101])

@@ -12,12 +12,14 @@ import Logging
     /// A worker whose every job fails while another's succeed is set aside: told so, refused when
     /// it comes back, and none of the jobs it failed counts an attempt or ends failed.
     @Test func aWorkerWhoseJobsKeepFailingWhereOthersSucceedIsSetAside() throws {
-        let system = try RunningSystem(workers: 1, adjust: {
-            $0.environmentInitialBackoffSeconds = 0.1
-            $0.environmentMaximumBackoffSeconds = 0.2
-            $0.setAsideAfterFailures = 3
-            $0.setAsideSeconds = 600
-        })
+        let system = try RunningSystem(
+            workers: 1,
+            adjust: {
+                $0.environmentInitialBackoffSeconds = 0.1
+                $0.environmentMaximumBackoffSeconds = 0.2
+                $0.setAsideAfterFailures = 3
+                $0.setAsideSeconds = 600
+            })
         defer { system.stop() }
         var client = try system.client()
         var ids: [WorkoutID] = []
@@ -36,9 +38,13 @@ import Logging
             switch try broken.next(within: 1) {
             case .job(let job)?:
                 failed += 1
-                try broken.socket.send(WorkerMessage.status(JobReport(
-                    lease: job.lease, outcome: .failedRetry, detail: "cache write failed at create: Read-only file system", renderMicroseconds: 1,
-                    code: .cacheReadOnly)).frames)
+                try broken.socket.send(
+                    WorkerMessage.status(
+                        JobReport(
+                            lease: job.lease, outcome: .failedRetry, detail: "cache write failed at create: Read-only file system",
+                            renderMicroseconds: 1,
+                            code: .cacheReadOnly)
+                    ).frames)
             case .disconnect(let reason)?:
                 setAside = reason
             default:
@@ -48,7 +54,8 @@ import Logging
         let reason = try #require(setAside, "the failing worker was never set aside after \(failed) failures")
         #expect(reason.contains("set aside"), "\(reason)")
         // It comes back under the same name: refused, with the time left.
-        try broken.socket.send(WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "read-only-cache", basemap: "").frames)
+        try broken.socket.send(
+            WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "read-only-cache", basemap: "").frames)
         var refusal: String?
         for _ in 0..<5 {
             guard case .disconnect(let reason)? = try broken.next(within: 2, heartbeat: false) else { continue }

@@ -20,7 +20,9 @@ import WorkFeedWire
     }
 
     static func heartRateBytes(time: Int64) -> [UInt8] {
-        Array("WFH1".utf8) + withUnsafeBytes(of: UInt32(1).littleEndian, Array.init) + withUnsafeBytes(of: time.littleEndian, Array.init) + [0xD0, 0x05]
+        Array("WFH1".utf8) + withUnsafeBytes(of: UInt32(1).littleEndian, Array.init) + withUnsafeBytes(of: time.littleEndian, Array.init) + [
+            0xD0, 0x05,
+        ]
     }
 
     static func body(_ sourceID: String, extra: String = "") -> [UInt8] {
@@ -126,12 +128,12 @@ import WorkFeedWire
     }
 }
 
-
 @Suite struct ListenGuardTests {
     /// The coordinator checks its addresses itself, however its configuration was made.
     @Test func theCoordinatorRefusesTheBypassAtStartNamingIt() {
         var configuration = CoordinatorConfiguration()
-        configuration.indexPath = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-guard-\(UUID().uuidString)/index.sqlite").path
+        configuration.indexPath =
+            FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-guard-\(UUID().uuidString)/index.sqlite").path
         configuration.controlEndpoint = "tcp://127.0.0.1:0;0.0.0.0:5555"
         let coordinator = Coordinator(configuration: configuration, context: ZMQContext(), logger: Logger(label: "guard"))
         do {

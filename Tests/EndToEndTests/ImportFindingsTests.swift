@@ -117,7 +117,9 @@ final class ScratchFolder {
         let updated = try #require(try feed(other).first)
         #expect(updated.heartRateSamples == 383)
         // The copy it replaced came from another file, whose original is not kept any more.
-        let originals = try FileManager.default.subpathsOfDirectory(atPath: other.configuration.cacheDirectory + "/files").filter { $0.hasSuffix(".gz") }
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: other.configuration.cacheDirectory + "/files").filter {
+            $0.hasSuffix(".gz")
+        }
         #expect(originals.map { ($0 as NSString).lastPathComponent } == [(updated.file?.sha256 ?? "") + ".gz"])
     }
 
@@ -127,15 +129,19 @@ final class ScratchFolder {
     @Test func theSameRideFromThreeFilesIsOneWorkout() throws {
         let system = try RunningSystem(workers: 0)
         defer { system.stop() }
-        let files = ["fit/garmin-edge_ride_2020_short.fit", "gpx-hr/garmin-connect_ride_2020_short_ns3-hr.gpx", "tcx/garmin-connect_ride_2020_short.tcx"]
-            .map(RealFiles.path)
+        let files = [
+            "fit/garmin-edge_ride_2020_short.fit", "gpx-hr/garmin-connect_ride_2020_short_ns3-hr.gpx", "tcx/garmin-connect_ride_2020_short.tcx",
+        ]
+        .map(RealFiles.path)
         let summary = try importJSON(system, files)
         #expect(summary.imported == 1)
         let ride = try #require(try feed(system).first)
         #expect(summary.duplicates.map(\.file) == Array(files.dropFirst()))
         #expect(summary.duplicates.allSatisfy { $0.duplicateOf == ride.id && $0.duplicateFile == files[0] })
         // Only the kept workout's original is in the cache: a duplicate's is not kept.
-        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.cacheDirectory + "/files").filter { $0.hasSuffix(".gz") }
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.cacheDirectory + "/files").filter {
+            $0.hasSuffix(".gz")
+        }
         #expect(originals.map { ($0 as NSString).lastPathComponent } == [(ride.file?.sha256 ?? "") + ".gz"])
         #expect(try workctl(system, ["import"] + files).output.contains("is the same activity as \(ride.id)"))
         #expect(try feed(system).count == 1)

@@ -12,7 +12,9 @@ import WorkFeedWire
 @Suite(.serialized) struct KeyLinkTests {
     @Test func picturesDrawnBeforeByContentNamesGetThemAtStart() throws {
         let first = try RunningSystem()
-        var importing = try WorkCtl.parseAsRoot(["import", "--coordinator", first.endpoints.control, try fixture("strava_run_2015_short_gpxtpx-hr.gpx")])
+        var importing = try WorkCtl.parseAsRoot([
+            "import", "--coordinator", first.endpoints.control, try fixture("strava_run_2015_short_gpxtpx-hr.gpx"),
+        ])
         try importing.run()
         var enqueue = try WorkCtl.parseAsRoot([
             "enqueue", "--all", "--kind", "route", "--theme", "light,dark", "--wait", "--coordinator", first.endpoints.control,
@@ -56,7 +58,9 @@ import WorkFeedWire
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
             let length = UInt32(data.count)
-            return [UInt8(length >> 24), UInt8(length >> 16 & 255), UInt8(length >> 8 & 255), UInt8(length & 255)] + Array(type.utf8) + data + [0, 0, 0, 0]
+            return [UInt8(length >> 24), UInt8(length >> 16 & 255), UInt8(length >> 8 & 255), UInt8(length & 255)] + Array(type.utf8) + data + [
+                0, 0, 0, 0,
+            ]
         }
         png += chunk("IHDR", Array(repeating: 0, count: 13))
         png += chunk("tEXt", Array("other\u{0}x".utf8))

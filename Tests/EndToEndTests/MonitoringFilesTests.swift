@@ -55,9 +55,10 @@ import Yams
     /// scrape from paging anyone.
     @Test func alertRulesAreComplete() throws {
         let rules = try Self.alertRules()
-        #expect(Set(rules.compactMap { $0["alert"] as? String }) == [
-            "WorkFeedQueueStuck", "WorkFeedFailureRateHigh", "WorkFeedNoWorkers", "WorkFeedOldestPendingTooOld",
-        ])
+        #expect(
+            Set(rules.compactMap { $0["alert"] as? String }) == [
+                "WorkFeedQueueStuck", "WorkFeedFailureRateHigh", "WorkFeedNoWorkers", "WorkFeedOldestPendingTooOld",
+            ])
         for rule in rules {
             let name = rule["alert"] as? String ?? "?"
             #expect((rule["expr"] as? String)?.isEmpty == false, "\(name): expr")

@@ -40,7 +40,9 @@ import WorkFeedWorker
         defer { system.stop() }
         let at = ["--coordinator", system.endpoints.control]
         func workctl(_ arguments: [String]) throws -> WorkCtlProcess.Result { try WorkCtlProcess.run(arguments + at) }
-        #expect(try workctl(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("garmin-connect_ride_2020_short_ns3-hr.gpx")]).status == 0)
+        #expect(
+            try workctl(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("garmin-connect_ride_2020_short_ns3-hr.gpx")])
+                .status == 0)
         let feed = try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--json"]).output)
         let first = try #require(feed.first?.workout.id)
         // Two route pictures wait for a worker, both workouts' (a bulk run someone else started).
@@ -48,7 +50,8 @@ import WorkFeedWorker
 
         // One workout's picture, waited for while no worker is connected: after a few seconds the
         // progress says so; then a worker comes and the command ends with that one picture.
-        let waiting = Background(["enqueue", "--ids", first.description, "--kind", "route", "--theme", "light", "--wait", "--json", "--progress-json"] + at)
+        let waiting = Background(
+            ["enqueue", "--ids", first.description, "--kind", "route", "--theme", "light", "--wait", "--json", "--progress-json"] + at)
         var client = try system.client()
         for _ in 0..<14 {
             Thread.sleep(forTimeInterval: 0.5)
@@ -97,7 +100,8 @@ import WorkFeedWorker
         defer { system.stop() }
         let at = ["--coordinator", system.endpoints.control]
         #expect(try WorkCtlProcess.run(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx")] + at).status == 0)
-        #expect(try WorkCtlProcess.run(["enqueue", "--all", "--kind", "route,heatmap", "--theme", "light", "--scale", "1,2", "--wait"] + at).status == 0)
+        #expect(
+            try WorkCtlProcess.run(["enqueue", "--all", "--kind", "route,heatmap", "--theme", "light", "--scale", "1,2", "--wait"] + at).status == 0)
         let watched = try WorkCtlProcess.run(["status", "--watch", "--interval", "0.2", "--views", "2"] + at)
         #expect(watched.status == 0)
         let lines = watched.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -124,7 +128,9 @@ import WorkFeedWorker
         // Only the control endpoint is given: the events' address comes from the coordinator.
         let watching = Background(["watch", "--seconds", "6"] + at, environment: ["WORKFEED_EVENTS": ""])
         Thread.sleep(forTimeInterval: 1.5)
-        #expect(try WorkCtlProcess.run(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("runkeeper_hr-on-waypoint.gpx")] + at).status == 0)
+        #expect(
+            try WorkCtlProcess.run(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("runkeeper_hr-on-waypoint.gpx")] + at)
+                .status == 0)
         _ = try WorkCtlProcess.run(["enqueue", "--all", "--kind", "route", "--theme", "light", "--wait"] + at)
         let feed = try decodeJSON([WorkoutWithPictures].self, try WorkCtlProcess.run(["feed", "--json"] + at).output)
         let gone = try #require(feed.first?.workout.id)

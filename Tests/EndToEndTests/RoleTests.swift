@@ -43,7 +43,8 @@ import WorkFeedWire
 
     /// A control client with `name`'s key.
     static func client(_ system: RunningSystem, _ keys: Keys, _ name: String, timeoutMilliseconds: Int = 10_000) throws -> ControlClient {
-        try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: timeoutMilliseconds, curve: keys.client(name))
+        try ControlClient(
+            context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: timeoutMilliseconds, curve: keys.client(name))
     }
 
     /// Whether a control client with this key gets an answer to PING.

@@ -156,11 +156,15 @@ import WorkFeedWire
             ),
             "fit/wahoo-elemnt-bolt_ride_dev-data-quirk.fit": one(131, 0),
             "fit/wahoo-elemnt_ride_hr_long.fit": one(
-                13348, 13402, "54 of the 13402 records with position fields hold FIT's invalid value 0x7FFFFFFF (counted apart with a separate walker)"),
+                13348, 13402,
+                "54 of the 13402 records with position fields hold FIT's invalid value 0x7FFFFFFF (counted apart with a separate walker)"),
 
             "apple-health/apple-health-parser_export_hr-records_no-workout.xml": (.nothing, nil),
-            "apple-health/apple-health-parser_export_with-macosx-junk.zip": (.nothing, "its export.xml is the one above: heart-rate records, no workout"),
-            "apple-health/dogsheep_apple_health_export/export.xml": one(3, 0, "its route file has 3 points; its one heart-rate record (2018) is outside the 2016 workout"),
+            "apple-health/apple-health-parser_export_with-macosx-junk.zip": (
+                .nothing, "its export.xml is the one above: heart-rate records, no workout"
+            ),
+            "apple-health/dogsheep_apple_health_export/export.xml": one(
+                3, 0, "its route file has 3 points; its one heart-rate record (2018) is outside the 2016 workout"),
             "apple-health/dogsheep_apple_health_export/workout-routes/route_2019-06-11_3.00pm.gpx": (.throughExport, nil),
             "apple-health/dogsheep_export_inline-route-locations.xml": (
                 .keptRicher(than: "apple-health/dogsheep_apple_health_export/export.xml"),
@@ -186,7 +190,8 @@ import WorkFeedWire
 
     /// Fixture rows that are not files of ../shared/data.
     static let notShared = [
-        "apple-health/route_2019-06-11_3.00pm.gpx": "a second copy of the dogsheep route file for the reader tests; in ../shared/data it is only inside the export folder"
+        "apple-health/route_2019-06-11_3.00pm.gpx":
+            "a second copy of the dogsheep route file for the reader tests; in ../shared/data it is only inside the export folder"
     ]
 
     /// The rows of a SOURCES.md: file (prefixed with `folder`) and its description, for the
@@ -236,12 +241,16 @@ import WorkFeedWire
         for name in Self.notShared.keys { rows[name] = nil }
         let tracks = try Self.rows(of: RealFiles.data.appendingPathComponent("SOURCES.md"), sections: ["tracks-in-map/"], prefix: { $0 })
         rows.merge(tracks) { first, _ in first }
-        #expect(Set(rows.keys) == Set(Self.expected.keys), "rows without an expectation: \(Set(rows.keys).subtracting(Self.expected.keys)); expectations without a row: \(Set(Self.expected.keys).subtracting(rows.keys))")
+        #expect(
+            Set(rows.keys) == Set(Self.expected.keys),
+            "rows without an expectation: \(Set(rows.keys).subtracting(Self.expected.keys)); expectations without a row: \(Set(Self.expected.keys).subtracting(rows.keys))"
+        )
 
         let scratch = try ScratchFolder()
         let data = scratch.url.appendingPathComponent("data")
         for name in rows.keys {
-            let source = name.hasPrefix("tracks-in-map/") ? RealFiles.data.appendingPathComponent(name) : RealFiles.fixtures.appendingPathComponent(name)
+            let source =
+                name.hasPrefix("tracks-in-map/") ? RealFiles.data.appendingPathComponent(name) : RealFiles.fixtures.appendingPathComponent(name)
             let link = data.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(at: link, withDestinationURL: source)
@@ -284,7 +293,8 @@ import WorkFeedWire
                     continue
                 }
                 #expect(reason.contains(message), "\(name): \(reason)")
-                #expect(row.contains("BROKEN") || row.contains("exceeds file length") || why != nil, "\(name): refused, but its row does not say BROKEN")
+                #expect(
+                    row.contains("BROKEN") || row.contains("exceeds file length") || why != nil, "\(name): refused, but its row does not say BROKEN")
             case .nothing, .throughExport:
                 #expect(actual[name] == nil, "\(name): \(String(describing: actual[name]))")
             case .imported(let counts):

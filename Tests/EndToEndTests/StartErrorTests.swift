@@ -34,7 +34,9 @@ import WorkFeedWorker
         var configuration = CoordinatorConfiguration.defaults
         configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
         configuration.cacheDirectory = directory.path
-        for key in [\CoordinatorConfiguration.workerEndpoint, \.controlEndpoint, \.eventsEndpoint] { configuration[keyPath: key] = "tcp://127.0.0.1:*" }
+        for key in [\CoordinatorConfiguration.workerEndpoint, \.controlEndpoint, \.eventsEndpoint] {
+            configuration[keyPath: key] = "tcp://127.0.0.1:*"
+        }
         configuration.metricsListen = ""
         let coordinator = Coordinator(configuration: configuration, context: ZMQContext(), logger: Logger(label: "test"))
         do {

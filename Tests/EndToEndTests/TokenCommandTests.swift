@@ -21,7 +21,8 @@ import WorkFeedModel
         let token = try OwnerToken.verify(created.output.trimmingCharacters(in: .whitespacesAndNewlines), secret: secret)
         #expect(token.owner == "alice")
         #expect(abs(token.expires.timeIntervalSinceNow - 30 * 86_400) < 60)
-        let env = try WorkCtlProcess.run(["token", "create", "--owner", "bob", "--expires", "2h"], environment: ["WORKFEED_TOKENS_SECRET_FILE": file])
+        let env = try WorkCtlProcess.run(
+            ["token", "create", "--owner", "bob", "--expires", "2h"], environment: ["WORKFEED_TOKENS_SECRET_FILE": file])
         #expect(try OwnerToken.verify(env.output.trimmingCharacters(in: .whitespacesAndNewlines), secret: secret).owner == "bob")
         #expect(try WorkCtlProcess.run(["token", "create", "--owner", "alice", "--expires", "soon", "--secret-file", file]).status == 64)
         #expect(try WorkCtlProcess.run(["token", "create", "--owner", "", "--secret-file", file]).status == 64)

@@ -20,7 +20,8 @@ struct WorkCtlProcess {
                 .appendingPathComponent(".build/debug"),
         ].map { $0.appendingPathComponent("workctl") }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "workctl not built beside the tests (swift build --build-tests builds it)"])
+            throw CocoaError(
+                .fileNoSuchFile, userInfo: [NSFilePathErrorKey: "workctl not built beside the tests (swift build --build-tests builds it)"])
         }
         return found
     }
@@ -60,9 +61,14 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
 
         // import: a summary, exit 0; a broken file is named with its line, the rest goes on, exit 2.
         let broken = system.directory.appendingPathComponent("broken.gpx")
-        try Data("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><trkseg>\n<trkpt lat=\"95\" lon=\"0\"/>\n".utf8)
-            .write(to: broken)
-        let imported = try workctl(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("runkeeper_hr-on-waypoint.gpx"), broken.path])
+        try Data(
+            "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><trkseg>\n<trkpt lat=\"95\" lon=\"0\"/>\n"
+                .utf8
+        )
+        .write(to: broken)
+        let imported = try workctl([
+            "import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("runkeeper_hr-on-waypoint.gpx"), broken.path,
+        ])
         #expect(imported.status == 2)
         #expect(imported.output.contains("imported 2, unchanged 0, updated 0, skipped 1"))
         #expect(imported.output.contains("broken.gpx:4"))

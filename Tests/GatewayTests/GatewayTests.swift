@@ -26,7 +26,8 @@ import WorkFeedModel
             #expect(page1.status == 200)
             let items1 = try #require(page1.json["items"] as? [[String: Any]])
             let cursor = try #require(page1.json["next"] as? String)
-            let page2 = try await system.get("/v1/feed?limit=1&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", as: "alice")
+            let page2 = try await system.get(
+                "/v1/feed?limit=1&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", as: "alice")
             let items2 = try #require(page2.json["items"] as? [[String: Any]])
             #expect(items1.count == 1 && items2.count == 1 && page2.json["next"] == nil)
             #expect((items1[0]["start"] as? String ?? "") > (items2[0]["start"] as? String ?? ""))
@@ -50,9 +51,10 @@ import WorkFeedModel
             let cached = try await system.get(url, headers: ["If-None-Match": etag])
             #expect(cached.status == 304 && cached.body.isEmpty)
             #expect(try await system.get(url).body == png.body)  // from memory now
-            for bad in ["/v1/pictures/../../index.sqlite", "/v1/pictures/abc.png", "/v1/pictures/" + String(repeating: "A", count: 64) + ".png",
-                "/v1/pictures/" + String(repeating: "0", count: 64) + ".png"]
-            {
+            for bad in [
+                "/v1/pictures/../../index.sqlite", "/v1/pictures/abc.png", "/v1/pictures/" + String(repeating: "A", count: 64) + ".png",
+                "/v1/pictures/" + String(repeating: "0", count: 64) + ".png",
+            ] {
                 let refused = try await system.get(bad)
                 #expect(refused.status == 404, "\(bad)")
             }
@@ -93,7 +95,9 @@ import WorkFeedModel
     @Test func aBrokenUploadNamesLineAndFieldAndStoresNothing() async throws {
         let system = try await GatewaySystem(workers: 0)
         do {
-            let broken = Data("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><trkseg>\n<trkpt lat=\"north\" lon=\"0\"/>\n</trkseg></trk></gpx>\n".utf8)
+            let broken = Data(
+                "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<trk><trkseg>\n<trkpt lat=\"north\" lon=\"0\"/>\n</trkseg></trk></gpx>\n"
+                    .utf8)
             let reply = try await system.call("POST", "/v1/workouts?filename=bad.gpx", token: system.token("alice"), body: broken)
             #expect(reply.status == 400)
             #expect(reply.json["type"] as? String == "urn:workfeed:problem:unreadable-file")

@@ -74,7 +74,8 @@ import Glibc
         let system = try await GatewaySystem(workers: 0)
         do {
             let connection = try Connection(port: system.port)
-            connection.send("GET /v1/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + String(repeating: "a", count: 200_000) + "\r\n\r\n")
+            connection.send(
+                "GET /v1/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + String(repeating: "a", count: 200_000) + "\r\n\r\n")
             let answer = try #require(connection.readUntilClosed(), "still open after 30 s")
             // Refused by the HTTP parser before any handler runs: an error status, or the connection closed.
             #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 4"))

@@ -39,7 +39,8 @@ import Testing
             #expect(try await system.call("POST", "/v1/zones", token: alice, headers: json, body: Data("not json".utf8)).status == 400)
 
             // A zone around the run's start: 201 with its Location; only Alice sees it.
-            let added = try await system.call("POST", "/v1/zones", token: alice, headers: json, body: zone(Self.start.latitude, Self.start.longitude, 300))
+            let added = try await system.call(
+                "POST", "/v1/zones", token: alice, headers: json, body: zone(Self.start.latitude, Self.start.longitude, 300))
             #expect(added.status == 201)
             let zoneID = try #require(added.json["id"] as? Int)
             #expect(added.header("Location") == "/v1/zones/\(zoneID)")

@@ -33,7 +33,8 @@ import Testing
         // The event's metadata wins over the logger's.
         #expect(object["host"] == "b")
         let stamp = try #require(object["ts"])
-        #expect(try Date(stamp, strategy: .iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true)) <= Date())
+        #expect(
+            try Date(stamp, strategy: .iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true)) <= Date())
         // Slashes are not escaped, so paths stay greppable.
         #expect(String(decoding: line, as: UTF8.self).contains("/var/cache/x.png"))
     }

@@ -167,12 +167,13 @@ import WorkFeedModel
         #expect(run.route.points.map(\.elevation) == [408.5, nil, 411])
         Expected.check(run.route.points.first, .init(47.376887, 8.541694, 1_709_971_201), "first", #_sourceLocation)
         Expected.check(Array(run.route.points).last, .init(47.384201, 8.538912, 1_709_972_999), "last", #_sourceLocation)
-        #expect(batch.workouts.map(\.sourceID) == [
-            "c3f6a1561bb3efbc1c9da5053d305eb50a54e5c5033f0dde810f0fa77496e4ab",
-            "2b39bca758a8f5f3cf00bed826fef020e16380b0b35f133dbf17053df737a8e2",
-            "0a2d47b9efe34bdf21805c1c9fe5ce1a020bdcc00d054e602a038a677d14244f",
-            "1b52d6e894e79faf06fc8e0cc6b61ac62ebf21857740ca47927a53a660ed6866",
-        ])
+        #expect(
+            batch.workouts.map(\.sourceID) == [
+                "c3f6a1561bb3efbc1c9da5053d305eb50a54e5c5033f0dde810f0fa77496e4ab",
+                "2b39bca758a8f5f3cf00bed826fef020e16380b0b35f133dbf17053df737a8e2",
+                "0a2d47b9efe34bdf21805c1c9fe5ce1a020bdcc00d054e602a038a677d14244f",
+                "1b52d6e894e79faf06fc8e0cc6b61ac62ebf21857740ca47927a53a660ed6866",
+            ])
         #expect(batch.workouts[3].timeZoneOffset == 0)
 
         // The hiking workout has no route and is kept; the cycling one's route file is missing:
@@ -287,7 +288,8 @@ import WorkFeedModel
             if workout % 2 == 0 {
                 element += "  <WorkoutRoute sourceName=\"Apple Watch\">\n"
                 for point in 0..<120 {
-                    element += "   <Location date=\"\(date(start + point * 10))\" latitude=\"\(48.85 + Double(point) * 0.0001)\" longitude=\"2.35\" altitude=\"35.5\" horizontalAccuracy=\"3\"/>\n"
+                    element +=
+                        "   <Location date=\"\(date(start + point * 10))\" latitude=\"\(48.85 + Double(point) * 0.0001)\" longitude=\"2.35\" altitude=\"35.5\" horizontalAccuracy=\"3\"/>\n"
                 }
                 element += "  </WorkoutRoute>\n"
             }
@@ -326,7 +328,10 @@ import WorkFeedModel
         #expect(whole.workouts.map(\.route.pointCount) == (0..<24).map { $0 % 2 == 0 ? 120 : 0 })
         #expect(whole.workouts.map(\.activity) == (0..<24).map { [ActivityType.running, .walking, .cycling, .other][$0 % 4] })
         #expect(whole.workouts.allSatisfy { $0.timeZoneOffset == 7200 })
-        #expect(whole.workouts[1].heartRate.first.map { [$0.time.timeIntervalSince1970, $0.bpm] } == [1_717_203_600, Double(100 + (1_717_203_600 / 5) % 80)])
+        #expect(
+            whole.workouts[1].heartRate.first.map { [$0.time.timeIntervalSince1970, $0.bpm] } == [
+                1_717_203_600, Double(100 + (1_717_203_600 / 5) % 80),
+            ])
 
         for chunkSize in [4093, 65_536] {
             let reader = XMLPullReader(

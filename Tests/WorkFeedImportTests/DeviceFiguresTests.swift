@@ -23,22 +23,24 @@ import WorkFeedModel
         #expect(device.duration == 93.7)
         #expect(device.calories == 12)
         #expect(device.heartRateAverage == 150 && device.heartRateMax == 156)
-        let summary = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end, device: workout.device)
+        let summary = WorkoutSummary(
+            route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end, device: workout.device)
         #expect(summary.distance == 668.19)
         // The track alone gives the shorter distance the feed used to show.
         let track = WorkoutSummary(route: workout.route, heartRate: workout.heartRate)
         #expect((652...654).contains(track.distance.rounded()))
     }
 
-    @Test(arguments: [
-        ("fit/coros-pace2_ride_misaligned-fields.fit", 32145.76, 11287.0, 1636.0, nil, 168.0),
-        ("fit/garmin-edge820_ride_hr.fit", 457.12, 64.524, 8, 116, 121),
-        ("fit/garmin-fenix2_run_hr_4laps.fit", 9008.22, 2832, 516, nil, nil),
-        ("fit/garmin-fenix5_run_hr.fit", 157.56, 56.887, 5, 90, 112),
-        ("fit/garmin_indoor-trainer_no-gps_hr.fit", 0, 2261.85, 379, 148, 176),
-        ("fit/slither_garmin_run_hr.fit", 7864.22, 3087.19, 710, 158, 175),
-        ("fit/wahoo-elemnt_ride_hr_long.fit", 78940.55, 13471, 1724, 124, 170),
-    ] as [(String, Double, Double, Double?, Double?, Double?)])
+    @Test(
+        arguments: [
+            ("fit/coros-pace2_ride_misaligned-fields.fit", 32145.76, 11287.0, 1636.0, nil, 168.0),
+            ("fit/garmin-edge820_ride_hr.fit", 457.12, 64.524, 8, 116, 121),
+            ("fit/garmin-fenix2_run_hr_4laps.fit", 9008.22, 2832, 516, nil, nil),
+            ("fit/garmin-fenix5_run_hr.fit", 157.56, 56.887, 5, 90, 112),
+            ("fit/garmin_indoor-trainer_no-gps_hr.fit", 0, 2261.85, 379, 148, 176),
+            ("fit/slither_garmin_run_hr.fit", 7864.22, 3087.19, 710, 158, 175),
+            ("fit/wahoo-elemnt_ride_hr_long.fit", 78940.55, 13471, 1724, 124, 170),
+        ] as [(String, Double, Double, Double?, Double?, Double?)])
     func everyFITSessionIsRead(path: String, distance: Double, duration: Double, calories: Double?, average: Double?, maximum: Double?) throws {
         let device = try #require(try one(path).device)
         #expect(device.distance == distance)

@@ -84,7 +84,8 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: folder) }
         let pipe = folder.appendingPathComponent("x.gpx")
         #expect(mkfifo(pipe.path, 0o600) == 0)
-        try FileManager.default.copyItem(at: try Fixture.url("gpx-hr/strava_run_2015_short_gpxtpx-hr.gpx"), to: folder.appendingPathComponent("y.gpx"))
+        try FileManager.default.copyItem(
+            at: try Fixture.url("gpx-hr/strava_run_2015_short_gpxtpx-hr.gpx"), to: folder.appendingPathComponent("y.gpx"))
         let single = WorkoutFileReader.readAll(contentsOf: pipe)
         #expect(single.workouts.isEmpty)
         #expect(single.errors.map(\.file) == [pipe.path])

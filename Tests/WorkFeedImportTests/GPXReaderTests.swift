@@ -31,12 +31,13 @@ import WorkFeedModel
         expected.check(workout)
     }
 
-    @Test(arguments: [
-        ("gpx-edge/bad-values_lat-undefined.gpx", 5, "lat", "not a number: 'undefined'"),
-        ("gpx-edge/out-of-range-coords_open-gpx-tracker.gpx", 3, "lat", "91.38389 is outside -90...90"),
-        ("gpx-edge/truncated_garmin-basecamp.gpx", 58, nil, "unexpected end of file"),
-        ("gpx-edge/no-closing-tag_garmin-basecamp.gpx", 204, nil, "<gpx> opened at line 2 is not closed"),
-    ] as [(String, Int, String?, String)])
+    @Test(
+        arguments: [
+            ("gpx-edge/bad-values_lat-undefined.gpx", 5, "lat", "not a number: 'undefined'"),
+            ("gpx-edge/out-of-range-coords_open-gpx-tracker.gpx", 3, "lat", "91.38389 is outside -90...90"),
+            ("gpx-edge/truncated_garmin-basecamp.gpx", 58, nil, "unexpected end of file"),
+            ("gpx-edge/no-closing-tag_garmin-basecamp.gpx", 204, nil, "<gpx> opened at line 2 is not closed"),
+        ] as [(String, Int, String?, String)])
     func reportsBrokenFixture(path: String, line: Int, field: String?, message: String) throws {
         let bytes = try Fixture.bytes(path)
         let failure = #expect(throws: ImportError.self) { try GPXReader.read(bytes, file: path) }
@@ -153,7 +154,8 @@ import WorkFeedModel
     }
 
     @Test func transcodesAnISO88591Name() throws {
-        let bytes = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><gpx xmlns=\"http://www.topografix.com/GPX/1/0\"><trk><name>Caf".utf8)
+        let bytes =
+            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><gpx xmlns=\"http://www.topografix.com/GPX/1/0\"><trk><name>Caf".utf8)
             + [0xE9] + Array(" Kr".utf8) + [0xE4] + Array("mer</name><trkseg><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk></gpx>".utf8)
         let workout = try GPXReader.read(bytes, file: "latin1.gpx")[0]
         #expect(workout.name == "Café Krämer")

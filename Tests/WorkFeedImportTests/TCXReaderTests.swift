@@ -70,7 +70,8 @@ import WorkFeedModel
         ("<HeartRateBpm><Value>fast</Value></HeartRateBpm>", "HeartRateBpm", "not a number"),
     ])
     func reportsBadValues(trackpoint: String, field: String, message: String) {
-        let text = tcx("<Activities><Activity Sport=\"Running\"><Lap><Track><Trackpoint>\(trackpoint)</Trackpoint></Track></Lap></Activity></Activities>")
+        let text = tcx(
+            "<Activities><Activity Sport=\"Running\"><Lap><Track><Trackpoint>\(trackpoint)</Trackpoint></Track></Lap></Activity></Activities>")
         let failure = #expect(throws: ImportError.self) { try read(text) }
         #expect(failure?.line == 3)
         #expect(failure?.field == field)

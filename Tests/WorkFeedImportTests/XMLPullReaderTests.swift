@@ -168,7 +168,9 @@ import WorkFeedModel
 
     @Test func decodesReferencesAndWhiteSpaceInRuns() throws {
         var reader = XMLPullReader(
-            bytes: Array("<a v=\"x&lt;y&#65;&#x42;\tz\r\nw&amp;&quot;&apos;&gt;\" d=\"&lt;&lt;HKDevice: 0x1&gt;, name:Watch&gt;\">1&gt;0\r\n&quot;x&apos;</a>".utf8),
+            bytes: Array(
+                "<a v=\"x&lt;y&#65;&#x42;\tz\r\nw&amp;&quot;&apos;&gt;\" d=\"&lt;&lt;HKDevice: 0x1&gt;, name:Watch&gt;\">1&gt;0\r\n&quot;x&apos;</a>"
+                    .utf8),
             file: "t.xml")
         #expect(try reader.next() == .startElement)
         #expect(reader.attribute("v") == "x<yAB z w&\"'>")
@@ -194,7 +196,8 @@ import WorkFeedModel
     }
 
     @Test func transcodesLatin1AndWindows1252() throws {
-        let latin1 = Array("<?xml version='1.0' encoding='ISO-8859-1'?><a v='".utf8) + [0xE9] + Array("'>caf".utf8) + [0xE9, 0xA0]
+        let latin1 =
+            Array("<?xml version='1.0' encoding='ISO-8859-1'?><a v='".utf8) + [0xE9] + Array("'>caf".utf8) + [0xE9, 0xA0]
             + Array("</a>".utf8)
         #expect(try XMLEventLog.events(latin1) == ["1 start a v=é", "1 text café\u{A0}", "1 end a", "end"])
         let windows = Array("<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n<a>".utf8) + [0x80, 0x93, 0x94] + Array("</a>".utf8)
@@ -216,8 +219,9 @@ import WorkFeedModel
 
     /// Reading from a source in chunks must give exactly the events of reading the whole buffer,
     /// whichever token a chunk boundary falls in.
-    @Test(arguments: Fixture.files(in: "gpx-edge", extension: "gpx") + Fixture.files(in: "tcx", extension: "tcx").prefix(4)
-        + ["apple-health/tdda_export_with-doctype-dtd.xml"])
+    @Test(
+        arguments: Fixture.files(in: "gpx-edge", extension: "gpx") + Fixture.files(in: "tcx", extension: "tcx").prefix(4)
+            + ["apple-health/tdda_export_with-doctype-dtd.xml"])
     func chunkedSourceGivesTheSameEvents(path: String) throws {
         let bytes = try Fixture.bytes(path)
         let whole = Result { () throws(ImportError) in try XMLEventLog.events(bytes) }

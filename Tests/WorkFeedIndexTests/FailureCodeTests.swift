@@ -20,7 +20,11 @@ import WorkFeedModel
         for _ in 0..<times {
             // Far enough ahead that any back-off is over.
             clock = clock.addingTimeInterval(100_000)
-            let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: clock) { counter += 1; return counter } }
+            let jobs = try temporary.index.write { tx in
+                try tx.lease(limit: 1, to: "w", now: clock) {
+                    counter += 1; return counter
+                }
+            }
             guard let job = jobs.first else { break }
             effects.append(try temporary.index.write { try $0.complete(report(job.lease), from: "w", retry: policy, now: clock) })
         }
@@ -46,14 +50,23 @@ import WorkFeedModel
         }
         #expect(waits == [10, 20, 40, 80, 160, 320, 640, 900, 900, 900])
         #expect(try temporary.index.read { try $0.failedCount() } == 0)
-        let pictures = try temporary.index.read { reader in try reader.pictures(of: try #require(try reader.feed(limit: 1, cursor: nil).workouts.first).id) }
+        let pictures = try temporary.index.read { reader in
+            try reader.pictures(of: try #require(try reader.feed(limit: 1, cursor: nil).workouts.first).id)
+        }
         #expect(pictures.first?.attempts == 0)
         #expect(pictures.first?.reasonCode == "cache-full")
         // A picture at last: the code and the deferrals are gone.
         var counter: UInt64 = 100
         let clock = now.addingTimeInterval(10_000_000)
-        let job = try #require(try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: clock) { counter += 1; return counter } }.first)
-        _ = try temporary.index.write { try $0.complete(JobReportRecord(lease: job.lease, outcome: .generated, detail: "k"), from: "w", retry: policy, now: clock) }
+        let job = try #require(
+            try temporary.index.write { tx in
+                try tx.lease(limit: 1, to: "w", now: clock) {
+                    counter += 1; return counter
+                }
+            }.first)
+        _ = try temporary.index.write {
+            try $0.complete(JobReportRecord(lease: job.lease, outcome: .generated, detail: "k"), from: "w", retry: policy, now: clock)
+        }
         let after = try temporary.index.read { reader in try reader.pictures(of: job.picture.workoutID) }
         #expect(after.first?.status == .generated && after.first?.reasonCode == nil)
     }
@@ -63,9 +76,14 @@ import WorkFeedModel
         for number in 0..<4 { _ = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: "w-\(number)", shift: Double(number))) } }
         _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
         var counter: UInt64 = 0
-        let jobs = try temporary.index.write { tx in try tx.lease(limit: 4, to: "w") { counter += 1; return counter } }
+        let jobs = try temporary.index.write { tx in
+            try tx.lease(limit: 4, to: "w") {
+                counter += 1; return counter
+            }
+        }
         try temporary.index.write { tx in
-            _ = try tx.complete(JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route", code: .noRoute), from: "w", retry: policy)
+            _ = try tx.complete(
+                JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route", code: .noRoute), from: "w", retry: policy)
             // No code sent (an older worker): worked out from the reason.
             _ = try tx.complete(JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: policy)
             _ = try tx.complete(
@@ -97,7 +115,9 @@ import WorkFeedModel
         do {
             let temporary = try WorkoutIndex(path: path, logger: Logger(label: "test"))
             _ = try temporary.write { try $0.importWorkout(sampleWorkout()) }
-            _ = try temporary.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1], cacheKey: anyKey) }
+            _ = try temporary.write {
+                try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1], cacheKey: anyKey)
+            }
         }
         // As a v4 index would hold them: reasons naming their own temporary files, no codes.
         let queue = try DatabaseQueue(path: path)
@@ -120,8 +140,10 @@ import WorkFeedModel
     }
 
     @Test(arguments: [
-        ("no route", "no-route"), ("fewer than two usable points", "too-few-points"), ("gave up after 3 attempts: worker w-1 went silent", "worker-silent"),
-        ("cache write failed at rename: Read-only file system", "cache-read-only"), ("cache write failed at create: Permission denied", "cache-denied"),
+        ("no route", "no-route"), ("fewer than two usable points", "too-few-points"),
+        ("gave up after 3 attempts: worker w-1 went silent", "worker-silent"),
+        ("cache write failed at rename: Read-only file system", "cache-read-only"),
+        ("cache write failed at create: Permission denied", "cache-denied"),
         ("timed out on worker ab12", "timed-out"), ("something new", "transient"),
     ])
     func reasonsWrittenBeforeCodesGetTheirCode(reason: String, code: String) {

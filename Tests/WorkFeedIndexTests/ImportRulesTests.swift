@@ -14,7 +14,9 @@ import WorkFeedModel
         start: TimeInterval = 1_700_000_000
     ) -> ImportedWorkout {
         let route = (0..<points).map { i in
-            RoutePoint(latitude: 52.5 + Double(i) * 0.0005 + shift, longitude: 13.4, elevation: 30, time: Date(timeIntervalSince1970: start + Double(i) * 10))
+            RoutePoint(
+                latitude: 52.5 + Double(i) * 0.0005 + shift, longitude: 13.4, elevation: 30, time: Date(timeIntervalSince1970: start + Double(i) * 10)
+            )
         }
         let heartRate = (0..<samples).map { HeartRateSample(time: Date(timeIntervalSince1970: start + Double($0) * 10), bpm: 120 + Double($0)) }
         return ImportedWorkout(
@@ -54,7 +56,9 @@ import WorkFeedModel
         #expect(try temporary.index.write { try $0.importWorkout(run(file: "b.gpx", shift: 0.01, start: 1_700_000_030)) }.result == .imported)
         #expect(try temporary.index.write { try $0.importWorkout(run(file: "c.gpx", start: 1_700_000_060)) }.result == .imported)
         // Asked for: kept apart.
-        let kept = try temporary.index.write { try $0.importWorkout(run(file: "ride.gpx", shift: 0.00002, start: 1_700_000_030), allowDuplicates: true) }
+        let kept = try temporary.index.write {
+            try $0.importWorkout(run(file: "ride.gpx", shift: 0.00002, start: 1_700_000_030), allowDuplicates: true)
+        }
         #expect(kept.result == .imported)
         #expect(try temporary.index.read { try $0.workoutCount() } == 4)
     }
@@ -69,7 +73,9 @@ import WorkFeedModel
         // Both files imported again change nothing.
         let anchor = try temporary.index.read { try $0.currentAnchor() }
         #expect(try temporary.index.write { try $0.importWorkout(run(file: "two.gpx", points: 2, samples: 0)) }.result == .duplicate)
-        #expect(try temporary.index.write { try $0.importWorkout(run(file: "full.gpx", points: 20, samples: 0, start: 1_700_000_020)) }.result == .unchanged)
+        #expect(
+            try temporary.index.write { try $0.importWorkout(run(file: "full.gpx", points: 20, samples: 0, start: 1_700_000_020)) }.result
+                == .unchanged)
         #expect(try temporary.index.read { try $0.currentAnchor() } == anchor)
         // Kept apart on request, the poorer copy gets an id of its own.
         let apart = try temporary.index.write { try $0.importWorkout(run(file: "two.gpx", points: 2, samples: 0), allowDuplicates: true) }
@@ -145,7 +151,9 @@ import WorkFeedModel
         let route = Data(SeriesCodec.encode(Route(segments: [[RoutePoint(latitude: 1, longitude: 2), RoutePoint(latitude: 1.001, longitude: 2)]])))
         let samples = Data(SeriesCodec.encode((0..<3).map { HeartRateSample(time: Date(timeIntervalSince1970: Double($0)), bpm: 100) }))
         try old.write { db in
-            for (id, source, heartRate, start) in [(withHR, "sha256:with", samples, 1000.5), (noHR, "sha256:without", Data(SeriesCodec.encode([])), 2000.25)] {
+            for (id, source, heartRate, start) in [
+                (withHR, "sha256:with", samples, 1000.5), (noHR, "sha256:without", Data(SeriesCodec.encode([])), 2000.25),
+            ] {
                 try db.execute(
                     sql: """
                         INSERT INTO workout (id, source, source_id, activity, start_at, distance, point_count, route_version, route_hash, hr_hash, anchor)
@@ -154,9 +162,12 @@ import WorkFeedModel
                 try db.execute(sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)", arguments: [id, route, heartRate])
                 for kind in ["route", "heatmap"] {
                     try db.execute(
-                        sql: "INSERT INTO job (workout_id, kind, theme, scale, status, reason, updated_at, anchor, map) VALUES (?, ?, 'light', 1, ?, ?, 0, 2, ?)",
-                        arguments: [id, kind, kind == "heatmap" && id == noHR ? "failed-no-retry" : "generated",
-                                    kind == "heatmap" && id == noHR ? "no heart-rate samples" : nil, "full"])
+                        sql:
+                            "INSERT INTO job (workout_id, kind, theme, scale, status, reason, updated_at, anchor, map) VALUES (?, ?, 'light', 1, ?, ?, 0, 2, ?)",
+                        arguments: [
+                            id, kind, kind == "heatmap" && id == noHR ? "failed-no-retry" : "generated",
+                            kind == "heatmap" && id == noHR ? "no heart-rate samples" : nil, "full",
+                        ])
                 }
             }
         }

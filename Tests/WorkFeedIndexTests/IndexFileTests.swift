@@ -70,7 +70,9 @@ import WorkFeedModel
             #expect(error.description.contains("an SQLite database of something else"), "\(error)")
             #expect(error.description.contains("invoices"), "\(error)")
         }
-        let tables = try DatabaseQueue(path: directory.index).read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        let tables = try DatabaseQueue(path: directory.index).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
         #expect(tables == ["invoices"])
     }
 
@@ -82,7 +84,9 @@ import WorkFeedModel
             let index = try open(directory.index)
             try index.write { transaction in
                 for number in 0..<400 { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
-                _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "k" }
+                _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in
+                    "k"
+                }
             }
         }
         // Folded into the main file (a clean stop does that too), then damaged in its middle.

@@ -37,7 +37,8 @@ final class TemporaryIndex {
 func sampleWorkout(sourceID: String? = "w-1", shift: Double = 0, start: TimeInterval? = nil, file: String = "test.gpx") -> ImportedWorkout {
     let start = start ?? 1_700_000_000 + Double((sourceID ?? file).utf8.reduce(0) { $0 + Int($1) }) * 3600
     let points = (0..<10).map { i in
-        RoutePoint(latitude: 52.5 + Double(i) * 0.001 + shift, longitude: 13.4, elevation: 30, time: Date(timeIntervalSince1970: start + Double(i) * 10))
+        RoutePoint(
+            latitude: 52.5 + Double(i) * 0.001 + shift, longitude: 13.4, elevation: 30, time: Date(timeIntervalSince1970: start + Double(i) * 10))
     }
     return ImportedWorkout(
         source: .gpx, sourceID: sourceID, activity: .running, route: Route(segments: [points]),
@@ -62,7 +63,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+            try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
         #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "privacy_zone", "series", "workout"])
     }
@@ -140,7 +142,9 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
     @Test func aChangedRouteBumpsTheVersionAndRevivesEveryPicture() throws {
         let temporary = try TemporaryIndex()
         let id = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }.id
-        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey) }
+        _ = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey)
+        }
         var leases: [UInt64] = []
         let jobs = try temporary.index.write { transaction in
             try transaction.lease(limit: 10, to: "w") {
@@ -151,7 +155,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         #expect(jobs.count == 2)
         _ = try temporary.index.write { transaction in
             _ = try transaction.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "w", retry: RetryPolicy())
-            _ = try transaction.complete(JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy())
+            _ = try transaction.complete(
+                JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy())
         }
         let reply = try temporary.index.write { try $0.importWorkout(sampleWorkout(shift: 0.01)) }
         #expect(reply.result == .updated)
@@ -171,18 +176,30 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         }
         #expect(enqueued.created == 2)
         var counter: UInt64 = 100
-        let leased = try temporary.index.write { transaction in try transaction.lease(limit: 1, to: "w") { counter += 1; return counter } }
+        let leased = try temporary.index.write { transaction in
+            try transaction.lease(limit: 1, to: "w") {
+                counter += 1; return counter
+            }
+        }
         #expect(leased.count == 1)
         #expect(leased[0].route.starts(with: Array("WFR1".utf8)))
         #expect(temporary.index.leases.count == 1)
         #expect(try temporary.ready() == 1)
 
         let key = anyKey(leased[0].picture, leased[0].routeHash, leased[0].heartRateHash, leased[0].owner)
-        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), from: "w", retry: RetryPolicy()) }
+        let effect = try temporary.index.write {
+            try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), from: "w", retry: RetryPolicy())
+        }
         #expect(effect == .updated(leased[0].picture, .generated, reason: nil, retryAt: nil))
         // The same report again, or one for a lease never given, changes nothing.
-        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .failedNoRetry, detail: "late"), from: "w", retry: RetryPolicy()) } == .staleLease)
-        #expect(try temporary.index.write { try $0.complete(JobReportRecord(lease: 999, outcome: .generated, detail: "x"), from: "w", retry: RetryPolicy()) } == .staleLease)
+        #expect(
+            try temporary.index.write {
+                try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .failedNoRetry, detail: "late"), from: "w", retry: RetryPolicy())
+            } == .staleLease)
+        #expect(
+            try temporary.index.write {
+                try $0.complete(JobReportRecord(lease: 999, outcome: .generated, detail: "x"), from: "w", retry: RetryPolicy())
+            } == .staleLease)
 
         // Enqueueing again: the generated one is current, the other already pending.
         let again = try temporary.index.write {
@@ -203,27 +220,56 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         let policy = RetryPolicy(maximumAttempts: 2, initialBackoff: 10, maximumBackoff: 60)
         let now = Date(timeIntervalSince1970: 2_000_000_000)
         var counter: UInt64 = 0
-        let first = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now) { counter += 1; return counter } }
-        let effect = try temporary.index.write { try $0.complete(JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), from: "w", retry: policy, now: now) }
+        let first = try temporary.index.write { tx in
+            try tx.lease(limit: 1, to: "w", now: now) {
+                counter += 1; return counter
+            }
+        }
+        let effect = try temporary.index.write {
+            try $0.complete(JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), from: "w", retry: policy, now: now)
+        }
         #expect(effect == .updated(first[0].picture, .pending, reason: "disk full", retryAt: now.addingTimeInterval(10), code: .transient))
         // Not ready during the back-off, ready after it.
-        #expect(try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(5)) { counter += 1; return counter } }.isEmpty)
-        let second = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(11)) { counter += 1; return counter } }
+        #expect(
+            try temporary.index.write { tx in
+                try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(5)) {
+                    counter += 1; return counter
+                }
+            }.isEmpty)
+        let second = try temporary.index.write { tx in
+            try tx.lease(limit: 1, to: "w", now: now.addingTimeInterval(11)) {
+                counter += 1; return counter
+            }
+        }
         #expect(second.count == 1)
         let final = try temporary.index.write { try $0.releaseLeases(of: "w", reason: "worker w went silent", retry: policy, now: now) }
-        #expect(final == [.updated(first[0].picture, .failedNoRetry, reason: "gave up after 2 attempts: worker w went silent", retryAt: nil, code: .workerSilent)])
+        #expect(
+            final == [
+                .updated(
+                    first[0].picture, .failedNoRetry, reason: "gave up after 2 attempts: worker w went silent", retryAt: nil, code: .workerSilent)
+            ])
     }
 
     @Test func releasingAGoneWorkersLeasesRequeuesThem() throws {
         let temporary = try TemporaryIndex()
         _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
-        _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey) }
+        _ = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1], cacheKey: anyKey)
+        }
         var counter: UInt64 = 0
-        _ = try temporary.index.write { tx in try tx.lease(limit: 2, to: "gone") { counter += 1; return counter } }
+        _ = try temporary.index.write { tx in
+            try tx.lease(limit: 2, to: "gone") {
+                counter += 1; return counter
+            }
+        }
         #expect(try temporary.ready() == 0)
         _ = try temporary.index.write { try $0.releaseLeases(of: "gone", reason: "bye", countAttempt: false, retry: RetryPolicy()) }
         #expect(try temporary.ready() == 2)
-        let next = try temporary.index.write { tx in try tx.lease(limit: 2, to: "next") { counter += 1; return counter } }
+        let next = try temporary.index.write { tx in
+            try tx.lease(limit: 2, to: "next") {
+                counter += 1; return counter
+            }
+        }
         #expect(next.count == 2 && temporary.index.leases.count == 2)
         // A restarted coordinator starts with no leases: both jobs are ready again, and a late
         // report for a lease of the previous run changes nothing.
@@ -241,14 +287,27 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         for i in 0..<3 { _ = try temporary.index.write { try $0.importWorkout(sampleWorkout(sourceID: "w\(i)")) } }
         _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
         var counter: UInt64 = 0
-        let first = try temporary.index.write { tx in try tx.lease([("a", 8), ("b", 8)]) { counter += 1; return counter } }
+        let first = try temporary.index.write { tx in
+            try tx.lease([("a", 8), ("b", 8)]) {
+                counter += 1; return counter
+            }
+        }
         // Three jobs for sixteen slots: dealt a, b, a rather than all to a.
         #expect(first.map(\.worker) == ["a", "b", "a"])
         #expect(Set(first.map(\.jobID)).count == 3)
-        #expect(try temporary.index.write { tx in try tx.lease([("c", 8)]) { counter += 1; return counter } }.isEmpty)
+        #expect(
+            try temporary.index.write { tx in
+                try tx.lease([("c", 8)]) {
+                    counter += 1; return counter
+                }
+            }.isEmpty)
         // A job whose lease ends is found again, and only that one.
         _ = try temporary.index.write { try $0.releaseLeases(of: "b", reason: "bye", countAttempt: false, retry: RetryPolicy()) }
-        let again = try temporary.index.write { tx in try tx.lease([("c", 8)]) { counter += 1; return counter } }
+        let again = try temporary.index.write { tx in
+            try tx.lease([("c", 8)]) {
+                counter += 1; return counter
+            }
+        }
         #expect(again.map(\.jobID) == [first[1].jobID])
     }
 
@@ -257,7 +316,11 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         let id = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }.id
         _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
         var counter: UInt64 = 0
-        let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w") { counter += 1; return counter } }
+        let jobs = try temporary.index.write { tx in
+            try tx.lease(limit: 1, to: "w") {
+                counter += 1; return counter
+            }
+        }
         // Another worker quoting the lease changes nothing, and the lease stays with its holder.
         let forged = try temporary.index.write {
             try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "intruder", retry: RetryPolicy())
@@ -274,7 +337,11 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         }
         #expect(late == .staleLease)
         #expect(try temporary.index.read { try $0.pictures(of: id) }.map(\.status) == [.pending])
-        let fresh = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w") { counter += 1; return counter } }
+        let fresh = try temporary.index.write { tx in
+            try tx.lease(limit: 1, to: "w") {
+                counter += 1; return counter
+            }
+        }
         #expect(fresh.map(\.jobID) == jobs.map(\.jobID) && fresh[0].routeHash != jobs[0].routeHash)
 
         // A deleted workout's lease ends with it.
@@ -293,10 +360,15 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         let policy = RetryPolicy(maximumAttempts: 3, initialBackoff: 1, maximumBackoff: 1)
         let now = Date(timeIntervalSince1970: 2_000_000_000)
         var counter: UInt64 = 0
-        let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w", now: now, deadline: 30) { counter += 1; return counter } }
+        let jobs = try temporary.index.write { tx in
+            try tx.lease(limit: 1, to: "w", now: now, deadline: 30) {
+                counter += 1; return counter
+            }
+        }
         #expect(try temporary.index.write { try $0.expireLeases(now: now.addingTimeInterval(29), retry: policy) }.isEmpty)
         let expired = try temporary.index.write { try $0.expireLeases(now: now.addingTimeInterval(31), retry: policy) }
-        #expect(expired == [.updated(jobs[0].picture, .pending, reason: "timed out on worker w", retryAt: now.addingTimeInterval(32), code: .timedOut)])
+        #expect(
+            expired == [.updated(jobs[0].picture, .pending, reason: "timed out on worker w", retryAt: now.addingTimeInterval(32), code: .timedOut)])
         #expect(temporary.index.leases.count == 0)
         #expect(try temporary.index.read { try $0.pictures(of: jobs[0].picture.workoutID) }.first?.attempts == 1)
     }
@@ -308,7 +380,9 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         var counter: UInt64 = 0
         #expect(throws: IndexError.self) {
             try temporary.index.write { tx in
-                _ = try tx.lease(limit: 1, to: "w") { counter += 1; return counter }
+                _ = try tx.lease(limit: 1, to: "w") {
+                    counter += 1; return counter
+                }
                 throw IndexError("the turn failed")
             }
         }
@@ -366,9 +440,17 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         _ = try temporary.index.write { try $0.importWorkout(sampleWorkout()) }
         _ = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
         var counter: UInt64 = 0
-        let jobs = try temporary.index.write { tx in try tx.lease(limit: 1, to: "w") { counter += 1; return counter } }
-        _ = try temporary.index.write { try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy()) }
-        let plain = try temporary.index.write { try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey) }
+        let jobs = try temporary.index.write { tx in
+            try tx.lease(limit: 1, to: "w") {
+                counter += 1; return counter
+            }
+        }
+        _ = try temporary.index.write {
+            try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy())
+        }
+        let plain = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey)
+        }
         #expect(plain.failed == 1 && plain.revived == 0)
         let retried = try temporary.index.write {
             try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], includeFailed: true), scales: [1], cacheKey: anyKey)

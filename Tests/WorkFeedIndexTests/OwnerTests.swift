@@ -122,9 +122,11 @@ import WorkFeedModel
                     INSERT INTO workout (id, source, source_id, activity, start_at, distance, point_count, route_version, route_hash, hr_hash, anchor, file_sha256)
                     VALUES (?, 'gpx', 'sha256:abc', 'running', 1000, 111, 2, 2, 'r', 'h', 3, 'abc')
                     """, arguments: [id])
-            try db.execute(sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)", arguments: [id, route, Data(SeriesCodec.encode([]))])
             try db.execute(
-                sql: "INSERT INTO job (workout_id, kind, theme, scale, status, cache_key, updated_at, anchor) VALUES (?, 'route', 'dark', 1, 'generated', 'k', 0, 4)",
+                sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)", arguments: [id, route, Data(SeriesCodec.encode([]))])
+            try db.execute(
+                sql:
+                    "INSERT INTO job (workout_id, kind, theme, scale, status, cache_key, updated_at, anchor) VALUES (?, 'route', 'dark', 1, 'generated', 'k', 0, 4)",
                 arguments: [id])
             try db.execute(sql: "INSERT INTO deleted_workout (id, anchor) VALUES ('0b1c4d5e-0000-8000-8000-000000000002', 5)")
             try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('anchor', 5)")

@@ -16,7 +16,8 @@ import WorkFeedModel
     }
 
     @Test func millionAs() {
-        #expect(SHA256.hex(Array(repeating: UInt8(ascii: "a"), count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            SHA256.hex(Array(repeating: UInt8(ascii: "a"), count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     /// Pieces of any size, across block and padding boundaries (55, 56, 63, 64 bytes), give the
@@ -64,7 +65,9 @@ import WorkFeedModel
     }
 
     @Test func heartRateRoundTrip() throws {
-        let samples = [HeartRateSample(time: Date(timeIntervalSince1970: 1_000), bpm: 142.5), HeartRateSample(time: Date(timeIntervalSince1970: 1_001), bpm: 60)]
+        let samples = [
+            HeartRateSample(time: Date(timeIntervalSince1970: 1_000), bpm: 142.5), HeartRateSample(time: Date(timeIntervalSince1970: 1_001), bpm: 60),
+        ]
         let decoded = try SeriesCodec.decodeHeartRate(SeriesCodec.encode(samples))
         #expect(decoded == samples)
     }
@@ -77,7 +80,9 @@ import WorkFeedModel
         #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(Array("WFH1\0\0\0\0".utf8)) }
         #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(bytes + [0]) }
         // A segment count far beyond the data must not allocate or loop.
-        #expect(throws: SeriesFormatError.self) { try SeriesCodec.decodeRoute(Array("WFR1".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) }
+        #expect(throws: SeriesFormatError.self) {
+            try SeriesCodec.decodeRoute(Array("WFR1".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F])
+        }
     }
 
     /// A route point with these times in milliseconds, as a sender can write them.
@@ -170,7 +175,9 @@ import WorkFeedModel
 
     @Test func cacheLayoutFollowsTheDesign() {
         let id = WorkoutID("3F2A0000-0000-4000-8000-000000000001")!
-        #expect(CacheLayout.relativePath(for: PictureID(workoutID: id, kind: .route, theme: .dark)) == "route/3f/3f2a0000-0000-4000-8000-000000000001_dark.png")
+        #expect(
+            CacheLayout.relativePath(for: PictureID(workoutID: id, kind: .route, theme: .dark))
+                == "route/3f/3f2a0000-0000-4000-8000-000000000001_dark.png")
         #expect(
             CacheLayout.relativePath(for: PictureID(workoutID: id, kind: .heatmap, theme: .light, scale: 2))
                 == "heatmap/3f/3f2a0000-0000-4000-8000-000000000001_heartrate_light@2x.png")
@@ -179,8 +186,14 @@ import WorkFeedModel
     @Test func summaryMeasuresDistanceAcrossSegmentsButNotGaps() {
         // Two segments, each 0.01° of latitude (about 1112 m); the gap between them is not counted.
         let route = Route(segments: [
-            [RoutePoint(latitude: 0, longitude: 0, time: Date(timeIntervalSince1970: 0)), RoutePoint(latitude: 0.01, longitude: 0, time: Date(timeIntervalSince1970: 100))],
-            [RoutePoint(latitude: 1, longitude: 0, time: Date(timeIntervalSince1970: 200)), RoutePoint(latitude: 1.01, longitude: 0, time: Date(timeIntervalSince1970: 300))],
+            [
+                RoutePoint(latitude: 0, longitude: 0, time: Date(timeIntervalSince1970: 0)),
+                RoutePoint(latitude: 0.01, longitude: 0, time: Date(timeIntervalSince1970: 100)),
+            ],
+            [
+                RoutePoint(latitude: 1, longitude: 0, time: Date(timeIntervalSince1970: 200)),
+                RoutePoint(latitude: 1.01, longitude: 0, time: Date(timeIntervalSince1970: 300)),
+            ],
         ])
         let summary = WorkoutSummary(route: route, heartRate: [])
         #expect(abs(summary.distance - 2 * 1111.95) < 1)
@@ -188,7 +201,9 @@ import WorkFeedModel
         #expect(summary.heartRateAverage == nil)
     }
 
-    @Test(arguments: [("Running", .running), ("Biking", .cycling), ("HKWorkoutActivityTypeWalking", .walking), ("swim", .other), (nil, .other)] as [(String?, ActivityType)])
+    @Test(
+        arguments: [("Running", .running), ("Biking", .cycling), ("HKWorkoutActivityTypeWalking", .walking), ("swim", .other), (nil, .other)]
+            as [(String?, ActivityType)])
     func activityNamesFold(name: String?, expected: ActivityType) {
         #expect(ActivityType(sourceName: name) == expected)
     }
@@ -205,7 +220,10 @@ import WorkFeedModel
         }
     }
 
-    @Test(arguments: ["", "3f2a", "3f2a0000-0000-4000-8000-00000000000", "3f2a0000-0000-4000-8000-0000000000001", "3f2a0000x0000-4000-8000-000000000001", "3g2a0000-0000-4000-8000-000000000001", "3f2a00000000-4000-8000-0000000000001"])
+    @Test(arguments: [
+        "", "3f2a", "3f2a0000-0000-4000-8000-00000000000", "3f2a0000-0000-4000-8000-0000000000001", "3f2a0000x0000-4000-8000-000000000001",
+        "3g2a0000-0000-4000-8000-000000000001", "3f2a00000000-4000-8000-0000000000001",
+    ])
     func refusesWhatIsNotAUUID(text: String) {
         #expect(WorkoutID(text) == nil)
     }

@@ -37,12 +37,17 @@ import WorkFeedModel
     /// A route of `count` points `step` metres apart from `start`, heading `bearing` radians
     /// (0 north, π/2 east), turning by the given amount at each step; one second and a tenth of
     /// a metre up per point.
-    static func walk(from start: (latitude: Double, longitude: Double), bearing: Double, count: Int, step: Double = 10, turns: (Int) -> Double = { _ in 0 }) -> [RoutePoint] {
+    static func walk(
+        from start: (latitude: Double, longitude: Double), bearing: Double, count: Int, step: Double = 10, turns: (Int) -> Double = { _ in 0 }
+    ) -> [RoutePoint] {
         var position = start
         var heading = bearing
         var points: [RoutePoint] = []
         for index in 0..<count {
-            points.append(RoutePoint(latitude: position.latitude, longitude: position.longitude, elevation: 30 + Double(index) / 10, time: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))))
+            points.append(
+                RoutePoint(
+                    latitude: position.latitude, longitude: position.longitude, elevation: 30 + Double(index) / 10,
+                    time: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))))
             heading += turns(index)
             position = offset(position, east: step * sin(heading), north: step * cos(heading))
         }
@@ -123,7 +128,8 @@ import WorkFeedModel
         let hiddenTo = try #require(result.route.segments[1].first)
         #expect(hiddenFrom.longitude < circle.longitude && hiddenTo.longitude > circle.longitude)
         // The extra distance on each side: the gap is longer than the circle's chord on this line.
-        let chord = 2 * (circle.radius * circle.radius - pow(Self.metres((Self.home.latitude, circle.longitude), Self.centre(circle)), 2)).squareRoot()
+        let chord =
+            2 * (circle.radius * circle.radius - pow(Self.metres((Self.home.latitude, circle.longitude), Self.centre(circle)), 2)).squareRoot()
         #expect(Self.metres(hiddenFrom, Self.centre(hiddenTo)) > chord)
     }
 
@@ -192,7 +198,9 @@ import WorkFeedModel
         print("hiddenCircles seed 0x\(String(seed, radix: 16))")
         var random = SplitMix64(seed: seed)
         for _ in 0..<500 {
-            let zone = PrivacyZone(id: 1, latitude: random.uniform(in: -70...70), longitude: random.uniform(in: -180...180), radius: random.uniform(in: PrivacyZone.radiusRange))
+            let zone = PrivacyZone(
+                id: 1, latitude: random.uniform(in: -70...70), longitude: random.uniform(in: -180...180),
+                radius: random.uniform(in: PrivacyZone.radiusRange))
             let hidden = Self.policy.hiddenCircle(for: zone)
             let shift = Self.metres(Self.centre(zone), Self.centre(hidden))
             #expect(PrivacyPolicy.centreOffsetFraction.contains(shift / zone.radius), "\(zone)")
@@ -237,7 +245,9 @@ import WorkFeedModel
     // MARK: Nothing to hide
 
     @Test func policyThatHidesNothingReturnsTheRouteItself() {
-        let route = Route(segments: [Self.walk(from: Self.centre(Self.home), bearing: 2, count: 50), Self.walk(from: (0, 179.9995), bearing: 1, count: 20)])
+        let route = Route(segments: [
+            Self.walk(from: Self.centre(Self.home), bearing: 2, count: 50), Self.walk(from: (0, 179.9995), bearing: 1, count: 20),
+        ])
         let empty = PrivacyPolicy(secret: [])
         #expect(empty.hidesNothing)
         #expect(empty.fingerprint == "")
@@ -249,7 +259,8 @@ import WorkFeedModel
     }
 
     @Test func sameInputsGiveTheSameCut() {
-        let points = Self.walk(from: Self.offset(Self.centre(Self.home), east: -1000, north: -200), bearing: 0.7, count: 400, turns: { sin(Double($0) / 7) / 5 })
+        let points = Self.walk(
+            from: Self.offset(Self.centre(Self.home), east: -1000, north: -200), bearing: 0.7, count: 400, turns: { sin(Double($0) / 7) / 5 })
         let policy = PrivacyPolicy(zones: [Self.home], endTrimMetres: 200, secret: Self.secret)
         let first = policy.cut(Route(segments: [points]), workoutID: "same")
         #expect(first == policy.cut(Route(segments: [points]), workoutID: "same"))
@@ -322,7 +333,8 @@ import WorkFeedModel
     // MARK: Fingerprint and validation
 
     @Test func fingerprintNamesThePolicyWithoutRevealingIt() {
-        let base = PrivacyPolicy(zones: [Self.home, PrivacyZone(id: 2, latitude: 52.5, longitude: 13.3, radius: 800)], endTrimMetres: 200, secret: Self.secret)
+        let base = PrivacyPolicy(
+            zones: [Self.home, PrivacyZone(id: 2, latitude: 52.5, longitude: 13.3, radius: 800)], endTrimMetres: 200, secret: Self.secret)
         let fingerprint = base.fingerprint
         #expect(fingerprint.count == 16)
         #expect(!fingerprint.isEmpty)

@@ -22,7 +22,9 @@ import WorkFeedModel
     @Test func parsingAcceptsOffsetsAndRefusesGarbage() {
         #expect(ISO8601Time.date(from: "2022-11-12T16:58:25.85+01:00")?.timeIntervalSince1970 == 1_668_268_705.85)
         #expect(ISO8601Time.date(from: "2026-11-21T23:05:00Z") != nil)
-        for bad in ["", "2022-13-01T00:00:00Z", "2022-11-12T15:58:25", "2022-11-12 15:58:25Z", "2022-11-12T15:58:25.Z", "x", "2022-11-12T15:58:25Zjunk"] {
+        for bad in [
+            "", "2022-13-01T00:00:00Z", "2022-11-12T15:58:25", "2022-11-12 15:58:25Z", "2022-11-12T15:58:25.Z", "x", "2022-11-12T15:58:25Zjunk",
+        ] {
             #expect(ISO8601Time.date(from: bad) == nil, "\(bad)")
         }
         // Extreme dates are written clamped to years 1...9999, never trapped on.
@@ -45,8 +47,10 @@ import WorkFeedModel
     }
 
     @Test func identityIsTheSourceIdElseTheFilesHash() throws {
-        var workout = ImportedWorkout(source: .fit, sourceID: "123-456", origin: "a.fit", file: WorkoutFile(name: "a.fit", bytes: [1, 2, 3], format: "fit"))
-        #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName) == WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "123-456"))
+        var workout = ImportedWorkout(
+            source: .fit, sourceID: "123-456", origin: "a.fit", file: WorkoutFile(name: "a.fit", bytes: [1, 2, 3], format: "fit"))
+        #expect(
+            WorkoutIdentity(of: workout, owner: Owner.defaultName) == WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "123-456"))
         workout.sourceID = nil
         #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName)?.sourceID == "sha256:" + SHA256.hex([1, 2, 3]))
         workout.positionInFile = 2
@@ -54,8 +58,12 @@ import WorkFeedModel
         workout.file = nil
         #expect(WorkoutIdentity(of: workout, owner: Owner.defaultName) == nil)
         // The id is derived from the identity: the same in any index.
-        #expect(WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID == WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID)
-        #expect(WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID != WorkoutIdentity(owner: Owner.defaultName, source: .tcx, sourceID: "x").workoutID)
+        #expect(
+            WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID
+                == WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID)
+        #expect(
+            WorkoutIdentity(owner: Owner.defaultName, source: .fit, sourceID: "x").workoutID
+                != WorkoutIdentity(owner: Owner.defaultName, source: .tcx, sourceID: "x").workoutID)
     }
 
     @Test func overlapComparesTheSparserTrackWithTheOtherLine() {

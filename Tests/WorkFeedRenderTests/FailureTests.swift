@@ -21,10 +21,12 @@ import WorkFeedRender
     }
 
     @Test func onlyInvalidPointsIsEveryPointInvalid() {
-        let route = Route(segments: [[
-            RoutePoint(latitude: .nan, longitude: 1), RoutePoint(latitude: 91, longitude: 1),
-            RoutePoint(latitude: 1, longitude: -181), RoutePoint(latitude: 1, longitude: .infinity),
-        ]])
+        let route = Route(segments: [
+            [
+                RoutePoint(latitude: .nan, longitude: 1), RoutePoint(latitude: 91, longitude: 1),
+                RoutePoint(latitude: 1, longitude: -181), RoutePoint(latitude: 1, longitude: .infinity),
+            ]
+        ])
         #expect(failure(route)?.reason == "every point invalid")
     }
 

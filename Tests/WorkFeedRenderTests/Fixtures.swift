@@ -47,10 +47,12 @@ enum Fixtures {
 
     /// A diagonal route, so edges cross pixels at every offset.
     static var diagonal: Route {
-        Route(segments: [[
-            RoutePoint(latitude: latitude, longitude: 0),
-            RoutePoint(latitude: latitude + 0.007, longitude: 0.01),
-        ]])
+        Route(segments: [
+            [
+                RoutePoint(latitude: latitude, longitude: 0),
+                RoutePoint(latitude: latitude + 0.007, longitude: 0.01),
+            ]
+        ])
     }
 
     static func render(

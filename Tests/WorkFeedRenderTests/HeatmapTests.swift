@@ -79,7 +79,8 @@ import WorkFeedModel
     }
 
     @Test func samplesOutsideTheRouteAreIgnored() throws {
-        let extra = [HeartRateSample(time: Fixtures.epoch.addingTimeInterval(-100), bpm: 40)]
+        let extra =
+            [HeartRateSample(time: Fixtures.epoch.addingTimeInterval(-100), bpm: 40)]
             + samples + [HeartRateSample(time: Fixtures.epoch.addingTimeInterval(500), bpm: 250)]
         let renderer = Renderer()
         let plain = try renderer.render(spec: spec(), route: route, heartRate: samples, cacheKey: "k")
@@ -115,7 +116,12 @@ import WorkFeedModel
     }
 
     @Test func zonesRejectInconsistentStyles() {
-        #expect(HeartRateZones(style: HeatmapStyle(segments: 50, lineWidth: 8, thresholds: [140, 100], zoneColors: Array(repeating: .init(red: 0, green: 0, blue: 0), count: 3))) == nil)
-        #expect(HeartRateZones(style: HeatmapStyle(segments: 50, lineWidth: 8, thresholds: [], zoneColors: [.init(red: 0, green: 0, blue: 0)])) == nil)
+        #expect(
+            HeartRateZones(
+                style: HeatmapStyle(
+                    segments: 50, lineWidth: 8, thresholds: [140, 100], zoneColors: Array(repeating: .init(red: 0, green: 0, blue: 0), count: 3)))
+                == nil)
+        #expect(
+            HeartRateZones(style: HeatmapStyle(segments: 50, lineWidth: 8, thresholds: [], zoneColors: [.init(red: 0, green: 0, blue: 0)])) == nil)
     }
 }

@@ -73,7 +73,9 @@ extension DecodedImage {
             #expect(statistics.mapTiles > 0)
             let total = image.width * image.height
             // The map's own colours cover most of the picture (the route and marks take the rest).
-            let mapColours = [style.land, style.minor.fill, style.path.fill, style.residential, style.industrial, style.wood, style.park, style.grass]
+            let mapColours = [
+                style.land, style.minor.fill, style.path.fill, style.residential, style.industrial, style.wood, style.park, style.grass,
+            ]
             let mapPixels = Set(mapColours).reduce(0) { $0 + image.count($1) }
             #expect(mapPixels > total * 6 / 10, "\(kind) \(theme): map colours")
             // Roads, parks and residential land use, each clearly present, not a stray pixel.
@@ -132,10 +134,12 @@ extension DecodedImage {
         // A short diagonal route whose bounding box is centred on the corner: the picture spans
         // 600 m (the minimum), about 0.55 tiles, so the corner is its centre.
         let d = 0.05 / n
-        let route = Route(segments: [[
-            RoutePoint(latitude: latitude(y - d), longitude: longitude(x - d), time: Date(timeIntervalSince1970: 0)),
-            RoutePoint(latitude: latitude(y + d), longitude: longitude(x + d), time: Date(timeIntervalSince1970: 60)),
-        ]])
+        let route = Route(segments: [
+            [
+                RoutePoint(latitude: latitude(y - d), longitude: longitude(x - d), time: Date(timeIntervalSince1970: 0)),
+                RoutePoint(latitude: latitude(y + d), longitude: longitude(x + d), time: Date(timeIntervalSince1970: 60)),
+            ]
+        ])
         let spec = MapFixtures.spec(.route, theme, basemap: basemap)
         let png = try renderer.render(spec: spec, route: route, heartRate: [], cacheKey: "k")
         let image = try PNGCodec.decode(png)
@@ -168,7 +172,8 @@ extension DecodedImage {
     func theAttributionIsInTheCorner(theme: Theme, scale: Int) throws {
         let basemap = try MapFixtures.basemap()
         let run = try MapFixtures.workout(MapFixtures.run)
-        let (image, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: basemap, scale: scale), run, renderer: Renderer(basemap: basemap))
+        let (image, _, _) = try MapFixtures.draw(
+            MapFixtures.spec(.route, theme, basemap: basemap, scale: scale), run, renderer: Renderer(basemap: basemap))
         let style: MapStyle = theme == .light ? .light : .dark
         let size = 512 * scale
         let corner = (size - 150 * scale)..<size
@@ -217,10 +222,12 @@ extension DecodedImage {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
         // About 90 m along a street in Heidelberg's old town.
-        let route = Route(segments: [[
-            RoutePoint(latitude: 49.4105, longitude: 8.7050, time: Date(timeIntervalSince1970: 0)),
-            RoutePoint(latitude: 49.4107, longitude: 8.7062, time: Date(timeIntervalSince1970: 30)),
-        ]])
+        let route = Route(segments: [
+            [
+                RoutePoint(latitude: 49.4105, longitude: 8.7050, time: Date(timeIntervalSince1970: 0)),
+                RoutePoint(latitude: 49.4107, longitude: 8.7062, time: Date(timeIntervalSince1970: 30)),
+            ]
+        ])
         let spec = MapFixtures.spec(.route, .light, basemap: basemap)
         let image = try PNGCodec.decode(renderer.render(spec: spec, route: route, heartRate: [], cacheKey: "k"))
         let line = try #require(image.boundingBox(matching: RouteStyle.light.line))
@@ -271,10 +278,12 @@ extension DecodedImage {
 
         let basemap = try MapFixtures.basemap([path])
         let renderer = Renderer(basemap: basemap)
-        let route = Route(segments: [[
-            RoutePoint(latitude: latitude - 0.001, longitude: longitude - 0.001, time: Date(timeIntervalSince1970: 0)),
-            RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, time: Date(timeIntervalSince1970: 60)),
-        ]])
+        let route = Route(segments: [
+            [
+                RoutePoint(latitude: latitude - 0.001, longitude: longitude - 0.001, time: Date(timeIntervalSince1970: 0)),
+                RoutePoint(latitude: latitude + 0.001, longitude: longitude + 0.001, time: Date(timeIntervalSince1970: 60)),
+            ]
+        ])
         let spec = MapFixtures.spec(.route, .light, basemap: basemap)
         for _ in 0..<2 {
             let image = try PNGCodec.decode(renderer.render(spec: spec, route: route, heartRate: [], cacheKey: "k"))

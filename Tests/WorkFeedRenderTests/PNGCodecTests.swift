@@ -17,7 +17,8 @@ import WorkFeedRender
         let pixels = (0..<(16 * 9 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7) }
         let png = try PNGCodec.encode(rgb: pixels, width: 16, height: 9, compression: compression)
         let image = try PNGCodec.decode(png)
-        #expect(image.pixel(x: 3, y: 2) == RGBA(red: pixels[(2 * 16 + 3) * 3], green: pixels[(2 * 16 + 3) * 3 + 1], blue: pixels[(2 * 16 + 3) * 3 + 2]))
+        #expect(
+            image.pixel(x: 3, y: 2) == RGBA(red: pixels[(2 * 16 + 3) * 3], green: pixels[(2 * 16 + 3) * 3 + 1], blue: pixels[(2 * 16 + 3) * 3 + 2]))
     }
 
     @Test func textChunksReadBackInOrder() throws {

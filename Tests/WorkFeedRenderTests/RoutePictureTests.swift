@@ -74,11 +74,13 @@ import WorkFeedRender
         var style = Fixtures.style()
         style.line = RGBA(red: 200, green: 100, blue: 50, alpha: 128)
         // An L-shaped route: right, then up; with a translucent line the corner must not be darker.
-        let route = Route(segments: [[
-            RoutePoint(latitude: Fixtures.latitude, longitude: 0),
-            RoutePoint(latitude: Fixtures.latitude, longitude: 0.01),
-            RoutePoint(latitude: Fixtures.latitude + 0.01, longitude: 0.01),
-        ]])
+        let route = Route(segments: [
+            [
+                RoutePoint(latitude: Fixtures.latitude, longitude: 0),
+                RoutePoint(latitude: Fixtures.latitude, longitude: 0.01),
+                RoutePoint(latitude: Fixtures.latitude + 0.01, longitude: 0.01),
+            ]
+        ])
         let image = try Fixtures.render(Fixtures.spec(style: style), route)
         let straight = image.pixel(x: 50, y: 79)
         let corner = image.pixel(x: 79, y: 79)
@@ -136,13 +138,15 @@ import WorkFeedRender
 
     @Test func antimeridianRouteFitsInASmallBox() throws {
         // A 0.01° x 0.02° loop across 180°: tall and narrow once unwrapped, not a line around the world.
-        let route = Route(segments: [[
-            RoutePoint(latitude: 0.01, longitude: 179.995),
-            RoutePoint(latitude: 0.01, longitude: -179.995),
-            RoutePoint(latitude: -0.01, longitude: -179.995),
-            RoutePoint(latitude: -0.01, longitude: 179.995),
-            RoutePoint(latitude: 0.01, longitude: 179.995),
-        ]])
+        let route = Route(segments: [
+            [
+                RoutePoint(latitude: 0.01, longitude: 179.995),
+                RoutePoint(latitude: 0.01, longitude: -179.995),
+                RoutePoint(latitude: -0.01, longitude: -179.995),
+                RoutePoint(latitude: -0.01, longitude: 179.995),
+                RoutePoint(latitude: 0.01, longitude: 179.995),
+            ]
+        ])
         let image = try Fixtures.render(Fixtures.spec(), route)
         let box = try #require(image.boundingBox(excluding: Fixtures.background))
         let width = box.maxX - box.minX

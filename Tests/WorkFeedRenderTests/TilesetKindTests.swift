@@ -11,10 +11,12 @@ import WorkFeedTiles
     /// A 300 m walk at (47.0, 8.0), east to west; with the minimum span the map zoom is about 15.
     static let latitude = 47.0
     static let longitude = 8.0
-    static let route = Route(segments: [[
-        RoutePoint(latitude: latitude, longitude: longitude - 0.002, time: Date(timeIntervalSince1970: 0)),
-        RoutePoint(latitude: latitude, longitude: longitude + 0.002, time: Date(timeIntervalSince1970: 300)),
-    ]])
+    static let route = Route(segments: [
+        [
+            RoutePoint(latitude: latitude, longitude: longitude - 0.002, time: Date(timeIntervalSince1970: 0)),
+            RoutePoint(latitude: latitude, longitude: longitude + 0.002, time: Date(timeIntervalSince1970: 300)),
+        ]
+    ])
 
     /// Two shades per zoom (a checkerboard of tiles), distinct from every zoom's and the route's.
     static func shades(z: Int) -> [RGBA] {
@@ -56,7 +58,8 @@ import WorkFeedTiles
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let zooms = 13...17
-        let writer = try TilesetWriter(path: directory.appendingPathComponent("raster.mbtiles").path, metadata: Self.metadata(format: "png", zooms: zooms))
+        let writer = try TilesetWriter(
+            path: directory.appendingPathComponent("raster.mbtiles").path, metadata: Self.metadata(format: "png", zooms: zooms))
         for z in zooms {
             for tile in TilesetWriter.tiles(z: z, latitude: Self.latitude, longitude: Self.longitude, reach: 0.012) {
                 let shade = Self.shades(z: z)[(tile.x + tile.y) % 2]
@@ -99,7 +102,8 @@ import WorkFeedTiles
     @Test func aJPEGRasterTilesetIsDrawnAndADamagedTileIsSkipped() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let writer = try TilesetWriter(path: directory.appendingPathComponent("raster.mbtiles").path, metadata: Self.metadata(format: "jpg", zooms: 15...15))
+        let writer = try TilesetWriter(
+            path: directory.appendingPathComponent("raster.mbtiles").path, metadata: Self.metadata(format: "jpg", zooms: 15...15))
         let tiles = TilesetWriter.tiles(z: 15, latitude: Self.latitude, longitude: Self.longitude, reach: 0.012)
         for tile in tiles {
             let shade = Self.shades(z: 15)[(tile.x + tile.y) % 2]
@@ -120,7 +124,8 @@ import WorkFeedTiles
         try writer.put(start, Array(bytes.prefix(bytes.count / 2)))
         let damagedBasemap = try MapFixtures.basemap([writer.path])
         let damagedRenderer = Renderer(basemap: damagedBasemap)
-        let damagedPNG = try damagedRenderer.render(spec: MapFixtures.spec(.route, .light, basemap: damagedBasemap), route: Self.route, heartRate: [], cacheKey: "k")
+        let damagedPNG = try damagedRenderer.render(
+            spec: MapFixtures.spec(.route, .light, basemap: damagedBasemap), route: Self.route, heartRate: [], cacheKey: "k")
         let damaged = try PNGCodec.decode(damagedPNG)
         #expect(damagedRenderer.lastStatistics.brokenTiles == 1)
         #expect(damagedRenderer.lastStatistics.mapCoverage == .partial)
@@ -132,7 +137,8 @@ import WorkFeedTiles
     @Test func aWebPTilesetIsRefusedAtStart() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let writer = try TilesetWriter(path: directory.appendingPathComponent("webp.mbtiles").path, metadata: Self.metadata(format: "webp", zooms: 15...15))
+        let writer = try TilesetWriter(
+            path: directory.appendingPathComponent("webp.mbtiles").path, metadata: Self.metadata(format: "webp", zooms: 15...15))
         #expect {
             try MapFixtures.basemap([writer.path])
         } throws: { error in
@@ -147,21 +153,28 @@ import WorkFeedTiles
     func aProtomapsSchemaTilesetIsStyled(theme: Theme) throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let writer = try TilesetWriter(path: directory.appendingPathComponent("protomaps.mbtiles").path, metadata: Self.metadata(format: "pbf", zooms: 14...14))
+        let writer = try TilesetWriter(
+            path: directory.appendingPathComponent("protomaps.mbtiles").path, metadata: Self.metadata(format: "pbf", zooms: 14...14))
         var tile = VectorTileWriter()
-        tile.addLayer("landuse", features: [
-            .init(tags: ["kind": "park"], geometry: .polygon([[(0, 0), (2048, 0), (2048, 4096), (0, 4096), (0, 0)]]))
-        ])
-        tile.addLayer("water", features: [
-            .init(tags: ["kind": "water"], geometry: .polygon([[(2600, 2600), (4096, 2600), (4096, 4096), (2600, 4096), (2600, 2600)]]))
-        ])
+        tile.addLayer(
+            "landuse",
+            features: [
+                .init(tags: ["kind": "park"], geometry: .polygon([[(0, 0), (2048, 0), (2048, 4096), (0, 4096), (0, 0)]]))
+            ])
+        tile.addLayer(
+            "water",
+            features: [
+                .init(tags: ["kind": "water"], geometry: .polygon([[(2600, 2600), (4096, 2600), (4096, 4096), (2600, 4096), (2600, 2600)]]))
+            ])
         // A grid of roads, a third of a picture apart: highways across, minor roads down.
-        tile.addLayer("roads", features: stride(from: 256, to: 4096, by: 512).flatMap { at -> [VectorTileWriter.Feature] in
-            [
-                .init(tags: ["kind": "highway"], geometry: .line([(-64, at), (4160, at)])),
-                .init(tags: ["kind": "minor_road"], geometry: .line([(at, -64), (at, 4160)])),
-            ]
-        })
+        tile.addLayer(
+            "roads",
+            features: stride(from: 256, to: 4096, by: 512).flatMap { at -> [VectorTileWriter.Feature] in
+                [
+                    .init(tags: ["kind": "highway"], geometry: .line([(-64, at), (4160, at)])),
+                    .init(tags: ["kind": "minor_road"], geometry: .line([(at, -64), (at, 4160)])),
+                ]
+            })
         for coordinate in TilesetWriter.tiles(z: 14, latitude: Self.latitude, longitude: Self.longitude, reach: 0.02) {
             try writer.put(coordinate, tile.bytes)
         }

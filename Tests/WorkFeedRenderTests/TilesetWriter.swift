@@ -92,8 +92,16 @@ struct VectorTileWriter {
         for feature in features {
             var tags: [UInt64] = []
             for (key, value) in feature.tags.sorted(by: { $0.key < $1.key }) {
-                let k = keys.firstIndex(of: key) ?? { keys.append(key); return keys.count - 1 }()
-                let v = values.firstIndex(of: value) ?? { values.append(value); return values.count - 1 }()
+                let k =
+                    keys.firstIndex(of: key)
+                    ?? {
+                        keys.append(key); return keys.count - 1
+                    }()
+                let v =
+                    values.firstIndex(of: value)
+                    ?? {
+                        values.append(value); return values.count - 1
+                    }()
                 tags += [UInt64(k), UInt64(v)]
             }
             var commands: [UInt64] = []

@@ -245,7 +245,8 @@ enum WireFuzz {
                 picture: PictureID(workoutID: workout.id, kind: .heatmap, theme: .light), status: .failedNoRetry, reason: "no route",
                 cacheKey: nil, attempts: 1, updatedAt: Date()),
         ]
-        var reply = FeedSummaryReply(items: [WorkoutSummaryItem(workout, pictures: pictures)], next: "1.5|x", pictureSize: PictureSize(width: 512, height: 384))
+        var reply = FeedSummaryReply(
+            items: [WorkoutSummaryItem(workout, pictures: pictures)], next: "1.5|x", pictureSize: PictureSize(width: 512, height: 384))
         let written = FeedSummaryWriter.encode(reply)
         reply.items[0].elevationGain = nil  // not finite: left out
         #expect(written == (try ControlCodec.encode(reply)))

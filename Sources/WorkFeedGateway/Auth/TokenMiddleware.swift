@@ -10,7 +10,9 @@ struct TokenMiddleware: RouterMiddleware {
     let verifier: TokenVerifier
 
     func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else { throw Problem.unauthorized("no Authorization header: send Authorization: Bearer <token>") }
+        guard let header = request.headers[.authorization] else {
+            throw Problem.unauthorized("no Authorization header: send Authorization: Bearer <token>")
+        }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw Problem.unauthorized("the Authorization header must be Bearer <token>")

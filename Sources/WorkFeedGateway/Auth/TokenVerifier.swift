@@ -25,7 +25,9 @@ struct TokenVerifier: Sendable {
             ecKey = key
             rsaKey = nil
         } else if let key = try? _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM) {
-            guard key.keySizeInBits >= 2048 else { throw GatewayError(.badTokenKey, "tokens.public_key_file: an RSA key of \(key.keySizeInBits) bits; at least 2048") }
+            guard key.keySizeInBits >= 2048 else {
+                throw GatewayError(.badTokenKey, "tokens.public_key_file: an RSA key of \(key.keySizeInBits) bits; at least 2048")
+            }
             ecKey = nil
             rsaKey = key
         } else {
@@ -51,8 +53,10 @@ struct TokenVerifier: Sendable {
                 }
                 valid = ecKey?.isValidSignature(parsed, for: Crypto.SHA256.hash(data: input)) == true
             case "RS256" where rsaKey != nil:
-                valid = rsaKey?.isValidSignature(
-                    _RSA.Signing.RSASignature(rawRepresentation: signature), for: Crypto.SHA256.hash(data: input), padding: .insecurePKCS1v1_5) == true
+                valid =
+                    rsaKey?.isValidSignature(
+                        _RSA.Signing.RSASignature(rawRepresentation: signature), for: Crypto.SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
+                    == true
             default:
                 throw TokenError(
                     .malformed, "the token's algorithm is \(algorithm.prefix(20)); this gateway accepts \(algorithms.joined(separator: ", "))")

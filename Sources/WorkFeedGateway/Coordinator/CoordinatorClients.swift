@@ -1,4 +1,3 @@
-
 import Foundation
 import Logging
 import Synchronization
@@ -95,7 +94,9 @@ final class CoordinatorClients: Sendable {
     }
 
     /// Sends a request and returns its reply's JSON body as it came.
-    func requestRaw(_ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = []) async throws(CoordinatorError) -> [UInt8] {
+    func requestRaw(
+        _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = []
+    ) async throws(CoordinatorError) -> [UInt8] {
         let result: Result<[UInt8], CoordinatorError> = await withCheckedContinuation { continuation in
             let job = Job(
                 run: { client in

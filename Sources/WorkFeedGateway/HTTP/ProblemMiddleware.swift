@@ -23,7 +23,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                     } else {
                         .notFound("no such endpoint: \(request.method) \(request.uri.path.prefix(200))")
                     }
-                case .contentTooLarge: Problem("too-large", "The request body is too large", status: .contentTooLarge, detail: "the body is over the limit")
+                case .contentTooLarge:
+                    Problem("too-large", "The request body is too large", status: .contentTooLarge, detail: "the body is over the limit")
                 case let status where status.code < 500: Problem("bad-request", "The request is not valid", status: status, detail: "\(error)")
                 default: .internalError()
                 }

@@ -16,7 +16,8 @@ enum FeedPageRoute {
             status: .ok,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
-                .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+                .contentSecurityPolicy:
+                    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: html)))
     }

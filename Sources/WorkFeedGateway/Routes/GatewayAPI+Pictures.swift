@@ -90,7 +90,8 @@ extension GatewayAPI {
         case .failedNoRetry:
             throw Problem(
                 "picture-failed", "The picture cannot be drawn", status: .unprocessableContent,
-                detail: "\(kind.rawValue) \(theme.rawValue) of \(id): \(record.reason ?? "failed")", extra: ["reason": .text(record.reason ?? "failed")])
+                detail: "\(kind.rawValue) \(theme.rawValue) of \(id): \(record.reason ?? "failed")",
+                extra: ["reason": .text(record.reason ?? "failed")])
         }
     }
 

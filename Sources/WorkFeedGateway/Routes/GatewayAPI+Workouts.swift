@@ -43,7 +43,9 @@ extension GatewayAPI {
         let bytes = Array(buffer: body)
         let name = Self.uploadName(request.uri.queryParameters["filename"].map(String.init))
         guard !bytes.isEmpty else { throw Problem.badRequest("empty-file", "the request body is empty: send the workout file as the body") }
-        if let refusal = Self.refusal(bytes) { throw Problem("unsupported-format", "Unsupported format", status: .unsupportedMediaType, detail: refusal) }
+        if let refusal = Self.refusal(bytes) {
+            throw Problem("unsupported-format", "Unsupported format", status: .unsupportedMediaType, detail: refusal)
+        }
 
         // Reading a file is work for a core: a thread of its own, not the cooperative pool.
         let read: Result<[ImportedWorkout], ImportError> = await withCheckedContinuation { continuation in
@@ -108,7 +110,9 @@ extension GatewayAPI {
 
 extension Problem {
     static func tooLarge(limit: Int) -> Problem {
-        Problem("too-large", "The file is too large", status: .contentTooLarge, detail: "uploads are limited to \(limit) bytes", extra: ["limit": .number(limit)])
+        Problem(
+            "too-large", "The file is too large", status: .contentTooLarge, detail: "uploads are limited to \(limit) bytes",
+            extra: ["limit": .number(limit)])
     }
 
     /// A file that cannot be read: what is wrong and where (line for XML formats, the field or the

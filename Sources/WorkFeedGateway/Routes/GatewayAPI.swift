@@ -22,7 +22,9 @@ struct GatewayAPI: Sendable {
     func ask<Reply: Decodable & Sendable>(
         _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
     ) async throws(Problem) -> Reply {
-        try await ask(command) { () async throws(CoordinatorError) in try await clients.request(command, body, attachments: attachments, as: Reply.self) }
+        try await ask(command) { () async throws(CoordinatorError) in
+            try await clients.request(command, body, attachments: attachments, as: Reply.self)
+        }
     }
 
     /// Runs a coordinator request; its failures become problems (503 when it does not answer).
@@ -61,7 +63,8 @@ struct GatewayAPI: Sendable {
     static func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(Problem) -> Int {
         guard let text = request.uri.queryParameters[Substring(name)] else { return fallback }
         guard let value = Int(text), range.contains(value) else {
-            throw Problem.badRequest("bad-parameter", "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), is '\(text.prefix(40))'")
+            throw Problem.badRequest(
+                "bad-parameter", "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), is '\(text.prefix(40))'")
         }
         return value
     }

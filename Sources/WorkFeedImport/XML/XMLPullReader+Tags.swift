@@ -286,9 +286,11 @@ extension XMLPullReader {
                 let message = "mismatched tag: </\(closing.description)> closes <\(open.qualifiedName)> opened at line \(open.line)"
                 // Inside <extensions>, a closing tag of an element still open there (the
                 // <extensions> itself included) closes what was left open in between.
-                guard let lenientDepth, let matched = elements.indices.last(where: {
-                    $0 >= lenientDepth - 1 && elements[$0].prefix == closing.prefix && elements[$0].name.local == closing.local
-                }) else { throw failure(message) }
+                guard let lenientDepth,
+                    let matched = elements.indices.last(where: {
+                        $0 >= lenientDepth - 1 && elements[$0].prefix == closing.prefix && elements[$0].name.local == closing.local
+                    })
+                else { throw failure(message) }
                 warnLeniently(kind: "mismatched", message + " inside <\(lenientElementName)>: taken as closed")
                 pendingEnds = elements.count - 1 - matched
                 return

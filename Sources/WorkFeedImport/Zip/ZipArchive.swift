@@ -240,8 +240,10 @@ final class ZipArchive {
             .unicodeScalars)
 
     static func signatureBytes(_ signature: UInt32) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: signature), UInt8(truncatingIfNeeded: signature >> 8),
-         UInt8(truncatingIfNeeded: signature >> 16), UInt8(truncatingIfNeeded: signature >> 24)]
+        [
+            UInt8(truncatingIfNeeded: signature), UInt8(truncatingIfNeeded: signature >> 8),
+            UInt8(truncatingIfNeeded: signature >> 16), UInt8(truncatingIfNeeded: signature >> 24),
+        ]
     }
 
     // MARK: - Entries

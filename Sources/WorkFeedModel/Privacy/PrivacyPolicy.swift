@@ -125,7 +125,8 @@ public struct PrivacyPolicy: Sendable, Hashable, CustomStringConvertible, Custom
     /// The radius the geometry uses: the zone's, brought into ``PrivacyZone/radiusRange`` so
     /// that a stored value out of range still hides at least the smallest zone.
     static func effectiveRadius(_ zone: PrivacyZone) -> Double {
-        zone.radius.isFinite ? min(max(zone.radius, PrivacyZone.radiusRange.lowerBound), PrivacyZone.radiusRange.upperBound) : PrivacyZone.radiusRange.upperBound
+        zone.radius.isFinite
+            ? min(max(zone.radius, PrivacyZone.radiusRange.lowerBound), PrivacyZone.radiusRange.upperBound) : PrivacyZone.radiusRange.upperBound
     }
 
     /// HMAC-SHA-256 under the secret of a versioned label: changing the labels or the way

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #else
-    import Darwin
+import Darwin
 #endif
 
 /// A file opened read-only and read with `pread`, which keeps no file position: any thread may

@@ -106,7 +106,9 @@ public final class MBTilesSource: TileSource {
 
     /// Reads every metadata row into the identity and returns them by name (for a name stored
     /// twice, the last in sort order wins). A tileset without a metadata table has no metadata.
-    private static func readMetadata(_ database: borrowing SQLiteDatabase, into identity: inout SHA256) throws(TileError) -> [String:
+    private static func readMetadata(
+        _ database: borrowing SQLiteDatabase, into identity: inout SHA256
+    ) throws(TileError) -> [String:
         String]
     {
         guard try hasRelation("metadata", in: database) else { return [:] }

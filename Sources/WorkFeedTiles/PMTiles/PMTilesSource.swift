@@ -139,7 +139,9 @@ public final class PMTilesSource: TileSource {
         return directory
     }
 
-    private static func readLeafDirectory(_ entry: PMTilesEntry, file: ReadOnlyFile, header: PMTilesHeader) throws(TileError)
+    private static func readLeafDirectory(
+        _ entry: PMTilesEntry, file: ReadOnlyFile, header: PMTilesHeader
+    ) throws(TileError)
         -> PMTilesDirectory
     {
         let (end, overflow) = entry.offset.addingReportingOverflow(entry.length)
@@ -177,7 +179,9 @@ public final class PMTilesSource: TileSource {
         return Int(clamping: total)
     }
 
-    private static func readSection(_ file: ReadOnlyFile, _ section: PMTilesHeader.Section, name: String, path: String) throws(TileError)
+    private static func readSection(
+        _ file: ReadOnlyFile, _ section: PMTilesHeader.Section, name: String, path: String
+    ) throws(TileError)
         -> [UInt8]
     {
         guard section.length <= UInt64(maximumDirectoryBytes) else {
@@ -207,7 +211,9 @@ public final class PMTilesSource: TileSource {
     }
 
     /// Hashes the leaf directories section a MiB at a time (it is not kept in memory).
-    private static func hashLeafDirectories(_ file: ReadOnlyFile, _ section: PMTilesHeader.Section, into identity: inout SHA256)
+    private static func hashLeafDirectories(
+        _ file: ReadOnlyFile, _ section: PMTilesHeader.Section, into identity: inout SHA256
+    )
         throws(TileError)
     {
         withUnsafeBytes(of: section.length.littleEndian) { identity.update($0) }

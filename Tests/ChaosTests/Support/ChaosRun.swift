@@ -123,7 +123,8 @@ enum ChaosRun {
                 try worker.start()
             }
             if !system.coordinator.isRunning {
-                result.unexpectedExits.append("coordinator ended by itself (\(system.coordinator.terminationDescription)):\n\(system.coordinator.logTail(30))")
+                result.unexpectedExits.append(
+                    "coordinator ended by itself (\(system.coordinator.terminationDescription)):\n\(system.coordinator.logTail(30))")
                 try system.startCoordinator()
             }
 
@@ -214,4 +215,3 @@ enum ChaosRun {
         return result
     }
 }
-

@@ -135,13 +135,15 @@ final class ChaosSystem {
     /// workctl) and enqueues route and heatmap pictures in both themes: 4 jobs a workout (100 by
     /// default) that can all be drawn.
     func startWithAHundredJobs(routes: Int = 25) throws -> WorkoutFiles {
-        let files = try WorkoutFiles(routes: routes, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: directory.appendingPathComponent("inputs"))
+        let files = try WorkoutFiles(
+            routes: routes, withoutHeartRateEvery: 0, includeWaypointsOnly: false, into: directory.appendingPathComponent("inputs"))
         try startCoordinator()
         try startWorkers()
         try waitForWorkers(workers.count)
         let imported = try workctl(["import", "--coordinator", controlEndpoint, files.directory.path])
         guard imported.status == 0 else { throw ChaosFailure("workctl import exited \(imported.status): \(imported.output)") }
-        let enqueued: EnqueueReply = try request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
+        let enqueued: EnqueueReply = try request(
+            .enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1]))
         guard enqueued.created == routes * 4 else { throw ChaosFailure("ENQUEUE created \(enqueued.created) jobs, not \(routes * 4)") }
         return files
     }

@@ -196,13 +196,15 @@ final class Fuzzer {
     private func workerTemplate() -> [[UInt8]] {
         switch random.next() % 7 {
         case 0:
-            return WorkerMessage.ready(capacity: Int(1 + random.next() % 4), rendererVersion: PictureSpec.rendererVersion, name: "fuzz", basemap: "").frames
+            return WorkerMessage.ready(capacity: Int(1 + random.next() % 4), rendererVersion: PictureSpec.rendererVersion, name: "fuzz", basemap: "")
+                .frames
         case 1:
             return WorkerMessage.heartbeat.frames
         case 2, 3:
             let outcome = JobOutcome.allCases[Int(random.next() % 3)]
             return WorkerMessage.status(
-                JobReport(lease: random.next(), outcome: outcome, detail: SHA256.hex(random.next().bytes), renderMicroseconds: random.next() % 100_000)
+                JobReport(
+                    lease: random.next(), outcome: outcome, detail: SHA256.hex(random.next().bytes), renderMicroseconds: random.next() % 100_000)
             ).frames
         case 4:
             return WorkerMessage.disconnect(reason: "fuzz").frames
@@ -238,7 +240,8 @@ final class Fuzzer {
             let samples = (0..<Int(random.next() % 5)).map {
                 HeartRateSample(time: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)), bpm: Double(60 + random.next() % 150))
             }
-            let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-\(importNumber)\",\"activity\":\"running\",\"name\":\"fuzz \(importNumber)\",\"origin\":\"fuzz\",\"allowDuplicates\":true}"
+            let body =
+                "{\"source\":\"gpx\",\"sourceID\":\"fuzz-\(importNumber)\",\"activity\":\"running\",\"name\":\"fuzz \(importNumber)\",\"origin\":\"fuzz\",\"allowDuplicates\":true}"
             importsSent[id] = false
             return request("IMPORT", body, [SeriesCodec.encode(points), SeriesCodec.encode(samples)])
         }
@@ -287,7 +290,8 @@ final class Fuzzer {
             let outcomes = ["generated", "failed-retry", "failed-no-retry"]
             return [
                 protocolFrame, Array("STATUS".utf8), [0, 1, UInt64.max, random.next()][Int(random.next() % 4)].bytes,
-                Array(outcomes[Int(random.next() % 3)].utf8), Array(String(repeating: "d", count: [64, 4_097, 100_000][Int(random.next() % 3)]).utf8),
+                Array(outcomes[Int(random.next() % 3)].utf8),
+                Array(String(repeating: "d", count: [64, 4_097, 100_000][Int(random.next() % 3)]).utf8),
                 UInt64.max.bytes, Array("full".utf8),
             ]
         case 2:
@@ -297,8 +301,10 @@ final class Fuzzer {
         case 4:
             return [protocolFrame, Array("ERROR".utf8), Array("\u{1B}]0;title\u{07}".utf8)]
         default:
-            return [protocolFrame, Array("READY".utf8), UInt32(1).bigEndianFrame, UInt32(PictureSpec.rendererVersion).bigEndianFrame,
-                Array("fuzz".utf8), Array(String(repeating: "A", count: 64).utf8)]
+            return [
+                protocolFrame, Array("READY".utf8), UInt32(1).bigEndianFrame, UInt32(PictureSpec.rendererVersion).bigEndianFrame,
+                Array("fuzz".utf8), Array(String(repeating: "A", count: 64).utf8),
+            ]
         }
     }
 
@@ -319,7 +325,9 @@ final class Fuzzer {
                 route += le(Int32(52_0000000 + index * 100)) + le(Int32(4_0000000)) + le(Int32.min) + le(milliseconds)
             }
             var heartRate = Array("WFH1".utf8) + le(UInt32(1)) + le(Int64(1_700_000_000_000)) + le(UInt16.max)
-            if random.next() % 2 == 0 { route = SeriesCodec.encode(self.route(points: 3)); heartRate = Array("WFH1".utf8) + le(UInt32(1)) + le(time) + le(UInt16(600)) }
+            if random.next() % 2 == 0 {
+                route = SeriesCodec.encode(self.route(points: 3)); heartRate = Array("WFH1".utf8) + le(UInt32(1)) + le(time) + le(UInt16(600))
+            }
             importsSent[id] = true
             statistics.extremeImportsSent += 1
             let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-extreme-\(importNumber)\",\"activity\":\"running\",\"origin\":\"fuzz\"}"
@@ -332,11 +340,19 @@ final class Fuzzer {
                 "\"timeZoneOffset\":9223372036854775807", "\"start\":\"0001-01-01T00:00:00Z\"", "\"end\":\"9999-12-31T23:59:59Z\"",
                 "\"name\":\"\(String(repeating: "n", count: 100_000))\"",
             ]
-            let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-extreme-\(importNumber)\",\"activity\":\"running\",\"origin\":\"fuzz\",\(fields[Int(random.next() % 4)])}"
+            let body =
+                "{\"source\":\"gpx\",\"sourceID\":\"fuzz-extreme-\(importNumber)\",\"activity\":\"running\",\"origin\":\"fuzz\",\(fields[Int(random.next() % 4)])}"
             return request("IMPORT", body, [SeriesCodec.encode(route(points: 3)), SeriesCodec.encode([HeartRateSample]())])
         case 4: return request("FEED", "{\"limit\":\([Int.max, -1, 0, 1001, Int.min][Int(random.next() % 5)])}")
-        case 5: return request("FEED", "{\"limit\":1000,\"cursor\":\"\(["1e999|x", "-0|\(UUID().uuidString)", String(repeating: "9", count: 5000)][Int(random.next() % 3)])\"}")
-        case 6: return request("CHANGES", "{\"since\":\([Int64.max, -1, Int64.min][Int(random.next() % 3)]),\"limit\":\([Int.max, 0, 100_001][Int(random.next() % 3)])}")
+        case 5:
+            return request(
+                "FEED",
+                "{\"limit\":1000,\"cursor\":\"\(["1e999|x", "-0|\(UUID().uuidString)", String(repeating: "9", count: 5000)][Int(random.next() % 3)])\"}"
+            )
+        case 6:
+            return request(
+                "CHANGES",
+                "{\"since\":\([Int64.max, -1, Int64.min][Int(random.next() % 3)]),\"limit\":\([Int.max, 0, 100_001][Int(random.next() % 3)])}")
         case 7: return request("FAILED", "{\"limit\":\([Int.max, 0, -5][Int(random.next() % 3)]),\"group\":true}")
         case 8:
             let fields = [
@@ -346,7 +362,8 @@ final class Fuzzer {
             return request("ENQUEUE", "{\"ids\":[\(unknownIDs(3))],\"kinds\":[\"route\"],\"themes\":[\"light\"],\(fields[Int(random.next() % 4)])}")
         case 9:
             // More ids than a request may carry, all unknown.
-            return request(random.next() % 2 == 0 ? "DELETE" : "SHOW", "{\"ids\":[\(unknownIDs(10_001))],\"id\":\"\(String(repeating: "f", count: 36))\"}")
+            return request(
+                random.next() % 2 == 0 ? "DELETE" : "SHOW", "{\"ids\":[\(unknownIDs(10_001))],\"id\":\"\(String(repeating: "f", count: 36))\"}")
         case 10: return request("STATUS", String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000))
         default: return request("PING", "{\"x\":1e400,\"y\":\"\\ud800\"}")
         }
@@ -373,7 +390,9 @@ final class Fuzzer {
         case 0:
             return ("well-formed", frames)
         case 1:
-            if frames[pick].isEmpty { frames[pick] = [0xFF] } else {
+            if frames[pick].isEmpty {
+                frames[pick] = [0xFF]
+            } else {
                 let byte = Int(random.next() % UInt64(frames[pick].count))
                 frames[pick][byte] ^= UInt8(1 << (random.next() % 8))
             }

@@ -94,7 +94,9 @@ final class ManagedProcess {
 
 /// Runs a program to completion (workctl) and returns its exit status and output.
 @discardableResult
-func runToCompletion(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 300) throws
+func runToCompletion(
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 300
+) throws
     -> (status: Int32, output: String)
 {
     try runConcurrently([(executable, arguments)], environment: environment, timeout: timeout)[0]
@@ -102,7 +104,9 @@ func runToCompletion(_ executable: URL, _ arguments: [String], environment: [Str
 
 /// Runs programs side by side and waits for all of them; each result is its exit status and its
 /// output (standard output and error together). One that outlives `timeout` is killed.
-func runConcurrently(_ commands: [(executable: URL, arguments: [String])], environment: [String: String] = [:], timeout: TimeInterval = 300) throws
+func runConcurrently(
+    _ commands: [(executable: URL, arguments: [String])], environment: [String: String] = [:], timeout: TimeInterval = 300
+) throws
     -> [(status: Int32, output: String)]
 {
     var running: [(process: Process, output: URL, handle: FileHandle)] = []

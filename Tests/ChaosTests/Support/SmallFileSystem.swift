@@ -33,7 +33,8 @@ final class SmallFileSystem {
         guard holder.isRunning, holder.log().contains("mounted") else {
             holder.kill9()
             throw ChaosFailure(
-                "cannot mount a small tmpfs in a mount namespace of its own (needs root or user namespaces): \(holder.terminationDescription)\n\(holder.logTail())")
+                "cannot mount a small tmpfs in a mount namespace of its own (needs root or user namespaces): \(holder.terminationDescription)\n\(holder.logTail())"
+            )
         }
     }
 

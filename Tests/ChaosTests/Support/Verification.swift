@@ -79,11 +79,17 @@ struct Verification {
                 for theme in themes {
                     for scale in scales {
                         let label = "\(entry.name) \(kind.rawValue) \(theme.rawValue) @\(scale)x"
-                        guard let picture = item.pictures.first(where: { $0.picture == PictureID(workoutID: item.workout.id, kind: kind, theme: theme, scale: scale) }) else {
+                        guard
+                            let picture = item.pictures.first(where: {
+                                $0.picture == PictureID(workoutID: item.workout.id, kind: kind, theme: theme, scale: scale)
+                            })
+                        else {
                             problems.append("\(label): no job")
                             continue
                         }
-                        check(picture, label: label, expectedFailure: Self.expectedFailure(entry.variant, kind), cacheDirectory: cacheDirectory, references: references)
+                        check(
+                            picture, label: label, expectedFailure: Self.expectedFailure(entry.variant, kind), cacheDirectory: cacheDirectory,
+                            references: references)
                     }
                 }
             }
@@ -98,12 +104,15 @@ struct Verification {
         }
     }
 
-    private mutating func check(_ picture: PictureRecord, label: String, expectedFailure: String?, cacheDirectory: String, references: ReferencePictures) {
+    private mutating func check(
+        _ picture: PictureRecord, label: String, expectedFailure: String?, cacheDirectory: String, references: ReferencePictures
+    ) {
         if let expectedFailure {
             if picture.status == .failedNoRetry && picture.reason == expectedFailure {
                 failedAsExpected += 1
             } else {
-                problems.append("\(label): \(picture.status.rawValue) (\(picture.reason ?? "no reason")), expected failed-no-retry \"\(expectedFailure)\"")
+                problems.append(
+                    "\(label): \(picture.status.rawValue) (\(picture.reason ?? "no reason")), expected failed-no-retry \"\(expectedFailure)\"")
             }
             return
         }
@@ -142,7 +151,9 @@ struct Verification {
             bytesCompared += 1
         } else {
             let firstDifference = zip(reference, png).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(reference.count, png.count)
-            problems.append("\(label): \(path) differs from the local render (\(png.count) vs \(reference.count) bytes, first difference at byte \(firstDifference))")
+            problems.append(
+                "\(label): \(path) differs from the local render (\(png.count) vs \(reference.count) bytes, first difference at byte \(firstDifference))"
+            )
         }
         generated += 1
     }

@@ -34,7 +34,8 @@ struct WorkoutFiles {
         let sources = try Self.routeFixtures.map { try Self.fixtureText($0) }
         var entries: [Entry] = []
         for number in 0..<routes {
-            let variant: Variant = withoutHeartRateEvery > 0 && number % withoutHeartRateEvery == withoutHeartRateEvery - 1 ? .noHeartRate : .heartRate
+            let variant: Variant =
+                withoutHeartRateEvery > 0 && number % withoutHeartRateEvery == withoutHeartRateEvery - 1 ? .noHeartRate : .heartRate
             let name = String(format: "chaos-%05d-%@", number, variant.rawValue)
             var text = sources[number % sources.count]
             // Shifts of a few hundred metres to a few kilometres: distinct routes, still valid coordinates.
