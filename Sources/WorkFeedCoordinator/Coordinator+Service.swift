@@ -1,6 +1,6 @@
-import Foundation
 import Logging
 public import ServiceLifecycle
+import WorkFeedConfig
 
 /// The coordinator as a swift-service-lifecycle `Service`: the daemon runs it in a
 /// `ServiceGroup`, which turns SIGTERM and SIGINT into a graceful shutdown.
@@ -15,11 +15,6 @@ extension Coordinator: Service {
         // Cancelled or shut down, the parts stop the same way.
         try? await gracefulShutdown()
         logger.info("stopping: finishing the current batch")
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                self.stop()
-                continuation.resume()
-            }
-        }
+        await onOwnThread { self.stop() }
     }
 }

@@ -1,6 +1,6 @@
-import Foundation
 import Logging
 public import ServiceLifecycle
+import WorkFeedConfig
 
 /// The worker as a swift-service-lifecycle `Service`: the daemon runs it in a `ServiceGroup`,
 /// which turns SIGTERM and SIGINT into a graceful shutdown.
@@ -13,11 +13,6 @@ extension Worker: Service {
     public func run() async throws {
         try? await gracefulShutdown()
         logger.info("stopping: finishing the jobs in hand")
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                self.stop()
-                continuation.resume()
-            }
-        }
+        await onOwnThread { self.stop() }
     }
 }
