@@ -183,13 +183,15 @@ struct ReadAnswers {
             let body = try decode(StatusRequest.self, request)
             let owner = try checkOwner(body.owner, "STATUS")
             let snapshot = dispatch.read()
-            var found = try reader.statusCounts(owner: owner)
+            let found: [IndexReader.StatusCount]
             if var pictures = body.pictures {
                 try Dispatcher.check(pictures)
                 // The owner asked about is the owner whose pictures are counted.
                 let named = try checkOwner(pictures.owner, "STATUS")
                 pictures.owner = owner ?? named
                 found = try reader.statusCounts(of: pictures, scales: scales)
+            } else {
+                found = try reader.statusCounts(owner: owner)
             }
             let counts = found.map { StatusReply.Count(kind: $0.kind, theme: $0.theme, scale: $0.scale, status: $0.status, count: $0.count) }
             return try ControlCodec.encode(

@@ -116,7 +116,7 @@ extension WorkCtl {
         }
 
         static func stamp(_ date: Date) -> String {
-            ISO8601DateFormatter().string(from: date)
+            ISO8601Time.string(from: date)
         }
 
         static func quoted(_ text: String) -> String {
