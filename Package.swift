@@ -41,6 +41,8 @@ let package = Package(
         // libdeflate-dev: the PNG encoder's DEFLATE; libfreetype-dev: text (map attribution).
         .systemLibrary(name: "CLibDeflate"),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2"),
+        // libharfbuzz-dev: shaping map labels (ligatures, kerning, Arabic and Indic scripts).
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz"),
         // libturbojpeg0-dev: JPEG tiles of raster tilesets.
         .systemLibrary(name: "CTurboJPEG"),
 
@@ -71,7 +73,7 @@ let package = Package(
         .target(
             name: "WorkFeedRender",
             dependencies: [
-                "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType", "CTurboJPEG",
+                "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

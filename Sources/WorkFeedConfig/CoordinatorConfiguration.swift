@@ -62,8 +62,10 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// coordinator reads only their metadata and index, for the cache keys; workers draw from
     /// their own copies and must have the same ones.
     public var basemapTilesets: [String] = []
-    /// The font the attribution is drawn with (its content is part of the basemap's identity).
+    /// The font names and the attribution are drawn with (its content is part of the basemap's identity).
     public var basemapFont = BasemapDefaults.fontPath
+    /// Fonts for names the main font cannot draw, tried in order (part of the identity too).
+    public var basemapFallbackFonts = BasemapDefaults.fallbackFontPaths
     /// Drawn instead of each tileset's own attribution when not empty.
     public var basemapAttribution = ""
     /// The owner of workouts imported without one, and of those an index held before owners
@@ -112,7 +114,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width",
             "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
-            "basemap.tilesets", "basemap.font", "basemap.attribution", "owners.default",
+            "basemap.tilesets", "basemap.font", "basemap.fallback_fonts", "basemap.attribution", "owners.default",
             "privacy.end_trim_metres", "privacy.secret_file",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
             + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
@@ -193,6 +195,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
         c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
+        c.basemapFallbackFonts = settings.strings("basemap.fallback_fonts", default: c.basemapFallbackFonts).filter { !$0.isEmpty }
         c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)
         c.defaultOwner = settings.string("owners.default", default: c.defaultOwner)
         if let problem = Owner.problem(with: c.defaultOwner) { throw settings.invalid("owners.default", c.defaultOwner, problem) }

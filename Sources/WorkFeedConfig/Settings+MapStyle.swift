@@ -12,6 +12,10 @@ extension MapStyle {
             ]
         }
         names += ["attribution.text", "attribution.background", "attribution.size"]
+        names += ["labels.halo", "labels.halo_width"]
+        for kind in MapLabelKind.allCases {
+            names += ["show", "size", "color", "min_zoom", "max_zoom"].map { "labels.\(kind.rawValue).\($0)" }
+        }
         return names
     }()
 }
@@ -58,6 +62,21 @@ extension Settings {
         s.attributionText = try colour("\(prefix).attribution.text", default: s.attributionText)
         s.attributionBackground = try colour("\(prefix).attribution.background", default: s.attributionBackground)
         s.attributionSize = try double("\(prefix).attribution.size", default: s.attributionSize, in: 6...32)
+        s.labels.halo = try colour("\(prefix).labels.halo", default: s.labels.halo)
+        s.labels.haloWidth = try double("\(prefix).labels.halo_width", default: s.labels.haloWidth, in: 0...2)
+        for kind in MapLabelKind.allCases {
+            let key = "\(prefix).labels.\(kind.rawValue)"
+            var k = s.labels[kind]
+            k.show = try bool("\(key).show", default: k.show)
+            k.size = try double("\(key).size", default: k.size, in: 6...32)
+            k.color = try colour("\(key).color", default: k.color)
+            k.minZoom = try double("\(key).min_zoom", default: k.minZoom, in: 0...24)
+            k.maxZoom = try double("\(key).max_zoom", default: k.maxZoom, in: 0...24)
+            guard k.minZoom <= k.maxZoom else {
+                throw invalid("\(key).max_zoom", String(k.maxZoom), "a zoom no lower than \(key).min_zoom (\(k.minZoom))")
+            }
+            s.labels[kind] = k
+        }
         return s
     }
 

@@ -32,6 +32,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
     /// coordinator's (the same content, any path). Empty: plain pictures only.
     public var basemapTilesets: [String] = []
     public var basemapFont = BasemapDefaults.fontPath
+    public var basemapFallbackFonts = BasemapDefaults.fallbackFontPaths
     public var basemapAttribution = ""
     /// The most memory decoded map tiles may take, in MiB.
     public var basemapCacheMegabytes = 64
@@ -44,7 +45,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
         "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
         "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
         "security.key_file", "security.server_key", "metrics.listen", "metrics.allow_remote", "basemap.tilesets", "basemap.font",
-        "basemap.attribution", "basemap.cache_mb",
+        "basemap.fallback_fonts", "basemap.attribution", "basemap.cache_mb",
     ]
 
     /// Why the metrics listen address cannot be used, or `nil` (see
@@ -79,6 +80,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
         }
         c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
+        c.basemapFallbackFonts = settings.strings("basemap.fallback_fonts", default: c.basemapFallbackFonts).filter { !$0.isEmpty }
         c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)
         c.basemapCacheMegabytes = try settings.int("basemap.cache_mb", default: c.basemapCacheMegabytes, in: 1...65_536)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).level

@@ -79,6 +79,7 @@ struct Dispatcher {
         } else {
             let identity = try BasemapIdentity(
                 tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
+                fallbackFontPaths: configuration.basemapFallbackFonts,
                 attributionOverride: configuration.basemapAttribution)
             basemap = identity.hash
             for tileset in identity.tilesets { logger.info("tileset", metadata: tileset.logMetadata) }

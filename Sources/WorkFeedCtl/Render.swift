@@ -83,7 +83,7 @@ extension WorkCtl {
             if !tilesets.isEmpty {
                 do {
                     basemap = try Basemap(
-                        tilesetPaths: tilesets, fontPath: configuration.basemapFont,
+                        tilesetPaths: tilesets, fontPath: configuration.basemapFont, fallbackFontPaths: configuration.basemapFallbackFonts,
                         attributionOverride: configuration.basemapAttribution, logger: Logger(label: "workctl"))
                 } catch {
                     printError("\(error)")

@@ -167,7 +167,7 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     /// The version of the drawing code. It is part of every cache key, so that changing how pictures
     /// look makes every picture stale; bump it whenever the bytes of any picture change. Workers
     /// whose version differs from the coordinator's are refused.
-    public static let rendererVersion = 2
+    public static let rendererVersion = 3
 
     public var pixelWidth: Int { width * scale }
     public var pixelHeight: Int { height * scale }

@@ -20,6 +20,10 @@ public struct RenderStatistics: Sendable, Hashable {
     public var tileClassifying: Duration = .zero
     /// Time spent placing the map's features in the picture and painting them.
     public var mapDrawing: Duration = .zero
+    /// Time spent placing and drawing the map's names.
+    public var labelDrawing: Duration = .zero
+    /// Names drawn on the map.
+    public var labels: Int = 0
     /// Time spent from the route to the finished pixels, the map included.
     public var drawing: Duration = .zero
     /// Time spent encoding the PNG.

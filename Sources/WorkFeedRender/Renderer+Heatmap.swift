@@ -1,8 +1,8 @@
 import WorkFeedModel
 
 extension Renderer {
-    /// Background, the whole route's outline, then each piece in time order in its zone colour,
-    /// then marks.
+    /// Background (map and names), the whole route's outline, then each piece in time order in
+    /// its zone colour, then the legend and the marks.
     ///
     /// Each piece's zone colour is flattened onto the background at its opacity, so a later piece
     /// covers an earlier one where the route crosses itself or comes back the same way: the later
@@ -25,7 +25,9 @@ extension Renderer {
         let series = HeartRateSeries(samples: heartRate, span: scan.firstTime...scan.lastTime)
         guard !series.isEmpty else { throw .noHeartRateSamples }
         layOut(route: route, scan: scan, fit: fit, pieces: heatmap.segments, statistics: &statistics)
-        prepareBackground(spec: spec, fit: fit, statistics: &statistics)
+        let legend = layOutLegend(spec: spec, zones: zones, routeReach: halfWidth + outlineWidth)
+        prepareBackground(
+            spec: spec, fit: fit, routeReach: halfWidth + outlineWidth, reserved: legend.map { [$0.box] } ?? [], statistics: &statistics)
         // On a map, zone colours are flattened over its land, as if laid over the map at their opacity.
         let under = drawnSources.isEmpty ? style.background : (spec.map?.land ?? style.background)
         let paints = piecePaints(series: series, zones: zones, background: under)
@@ -50,6 +52,7 @@ extension Renderer {
             canvas.stroke(field, halfWidth: halfWidth, line: paints[piece], outlineWidth: 0, outline: nil)
             field.clear()
         }
+        if let legend { drawLegend(legend, spec: spec) }
         drawMarks(style: style, scale: spec.scale)
     }
 

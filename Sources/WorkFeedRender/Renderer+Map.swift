@@ -148,6 +148,7 @@ extension Renderer {
         }
         statistics.mapTiles = found
         statistics.mapCoverage = found == 0 ? .none : (found == positions ? .full : .partial)
+        scene.joinLabelLines()
         return scene
     }
     /// Places raster tile `tile` (found at `tileAt`) for `position` (its `x` unwrapped). Where the
@@ -225,6 +226,9 @@ struct MapScene {
     var landSquares: [TileClip] = []
     var images: [ImagePlacement] = []
     var drawnSources: Set<Int> = []
+    /// The names the tiles offer, in pixels: each point inside its own tile's square (a tile's
+    /// buffer repeats its neighbours' names), each line cut to it.
+    var labels: [TileLabel] = []
     private var clipper = TileClip(minX: 0, minY: 0, maxX: 0, maxY: 0)
     private var placed: [SIMD2<Float>] = []
 
@@ -236,6 +240,7 @@ struct MapScene {
         landSquares.removeAll(keepingCapacity: true)
         images.removeAll(keepingCapacity: true)
         drawnSources.removeAll(keepingCapacity: true)
+        labels.removeAll(keepingCapacity: true)
     }
 
     /// Adds `tile`'s features, placed at `origin` with side `size` in pixels and cut to `clip`
@@ -250,6 +255,7 @@ struct MapScene {
         square.maxX = min(square.maxX, picture.0 + margin)
         square.maxY = min(square.maxY, picture.1 + margin)
         guard square.minX < square.maxX, square.minY < square.maxY else { return }
+        addLabels(tile, origin: origin, size: size, clip: clip, picture: picture)
         clipper.minX = square.minX
         clipper.minY = square.minY
         clipper.maxX = square.maxX
@@ -285,6 +291,106 @@ struct MapScene {
                 }
             }
         }
+    }
+
+    /// Adds `tile`'s names that belong to the square `clip`: points inside it and in the picture,
+    /// and the longest piece of each line inside it.
+    private mutating func addLabels(_ tile: MapTile, origin: SIMD2<Float>, size: Float, clip: TileClip, picture: (Float, Float)) {
+        let own = TileClip(minX: clip.minX, minY: clip.minY, maxX: clip.maxX, maxY: clip.maxY)
+        for label in tile.labels {
+            var placedLabel = label
+            if !label.isLine {
+                let point = origin + label.points[0] * size
+                guard point.x >= own.minX, point.x < own.maxX, point.y >= own.minY, point.y < own.maxY,
+                    point.x >= 0, point.y >= 0, point.x < picture.0, point.y < picture.1
+                else { continue }
+                placedLabel.points = [point]
+                labels.append(placedLabel)
+                continue
+            }
+            var best: [SIMD2<Float>] = []
+            var current: [SIMD2<Float>] = []
+            var bestLength: Float = 0
+            var currentLength: Float = 0
+            func close() {
+                if current.count >= 2, currentLength > bestLength {
+                    best = current
+                    bestLength = currentLength
+                }
+                current.removeAll(keepingCapacity: true)
+                currentLength = 0
+            }
+            var previous = origin + label.points[0] * size
+            for point in label.points.dropFirst() {
+                let next = origin + point * size
+                defer { previous = next }
+                guard let (from, to) = own.clip(previous, next) else {
+                    close()
+                    continue
+                }
+                if current.last != from {
+                    close()
+                    current.append(from)
+                }
+                current.append(to)
+                let d = to - from
+                currentLength += (d * d).sum().squareRoot()
+            }
+            close()
+            guard best.count >= 2 else { continue }
+            placedLabel.points = best
+            labels.append(placedLabel)
+        }
+    }
+
+    /// Joins the pieces of each named line that meet end to end: a street comes split at every
+    /// junction and tile edge, and its name needs its whole length to find room.
+    mutating func joinLabelLines() {
+        var lines: [String: [Int]] = [:]
+        for index in labels.indices where labels[index].isLine {
+            let label = labels[index]
+            lines["\(label.kind.rawValue)\u{1F}\(label.name)\u{1F}\(label.latin)", default: []].append(index)
+        }
+        guard lines.values.contains(where: { $0.count > 1 }) else { return }
+        var removed = Set<Int>()
+        func meets(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Bool {
+            let d = a - b
+            return (d * d).sum() <= 1
+        }
+        for key in lines.keys.sorted() {
+            guard let members = lines[key], members.count > 1 else { continue }
+            var pending = members
+            while let first = pending.first {
+                pending.removeFirst()
+                var chain = labels[first].points
+                var grew = true
+                while grew {
+                    grew = false
+                    for (position, other) in pending.enumerated() {
+                        let points = labels[other].points
+                        guard let head = chain.first, let tail = chain.last, let start = points.first, let end = points.last else { continue }
+                        if meets(tail, start) {
+                            chain += points.dropFirst()
+                        } else if meets(tail, end) {
+                            chain += points.reversed().dropFirst()
+                        } else if meets(head, end) {
+                            chain = points + chain.dropFirst()
+                        } else if meets(head, start) {
+                            chain = points.reversed() + chain.dropFirst()
+                        } else {
+                            continue
+                        }
+                        removed.insert(other)
+                        pending.remove(at: position)
+                        grew = true
+                        break
+                    }
+                }
+                labels[first].points = chain
+            }
+        }
+        guard !removed.isEmpty else { return }
+        labels = labels.indices.filter { !removed.contains($0) }.map { labels[$0] }
     }
 
     /// Adds the pieces of the line in `placed` that lie inside the clip square, each as a line.

@@ -11,7 +11,7 @@ extension Renderer {
         let fit = try fit(spec: spec, scan: scan)
         layOut(route: route, scan: scan, fit: fit, pieces: 1, statistics: &statistics)
 
-        prepareBackground(spec: spec, fit: fit, statistics: &statistics)
+        prepareBackground(spec: spec, fit: fit, routeReach: halfWidth + outlineWidth, statistics: &statistics)
         field.prepare(width: spec.pixelWidth, height: spec.pixelHeight)
         if halfWidth > 0 {
             let reach = halfWidth + outlineWidth + 0.5

@@ -22,8 +22,13 @@ public final class Renderer {
     public let basemap: Basemap?
     /// The tilesets the current picture drew, whose attribution goes in its corner.
     var drawnSources: Set<Int> = []
-    /// The attribution's font, opened on first use (FreeType faces belong to one thread).
-    var font: FontFace?
+    /// The map's fonts (names and attribution), opened on first use (FreeType faces belong to one
+    /// thread).
+    var fonts: FontSet?
+    /// Where the names of the last picture went.
+    var labelPlacer = LabelPlacer()
+    /// Where the route lies, for choosing the heatmap legend's corner.
+    var legendGrid = LabelGrid()
 
     /// What the last successful render did.
     public private(set) var lastStatistics = RenderStatistics()
@@ -75,8 +80,10 @@ public final class Renderer {
         case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
         }
-        if let style = spec.map, let basemap, !drawnSources.isEmpty {
-            drawAttribution(basemap.attribution(for: drawnSources), style: style, scale: spec.scale)
+        if let style = spec.map, let basemap, !drawnSources.isEmpty,
+            let attribution = attributionLayout(basemap.attribution(for: drawnSources), style: style, scale: spec.scale)
+        {
+            drawAttribution(attribution, style: style)
         }
         let drawn = clock.now
 
@@ -102,14 +109,30 @@ public final class Renderer {
             minimumSpan: spec.style.minimumSpan)
     }
 
-    /// Fills the canvas with the plain background, then draws the map where tiles cover the picture.
-    func prepareBackground(spec: PictureSpec, fit: PictureFit, statistics: inout RenderStatistics) {
+    /// Fills the canvas with the plain background, then draws the map where tiles cover the
+    /// picture, and its names where they leave the route, its marks, the attribution and
+    /// `reserved` (the legend) free.
+    ///
+    /// - Parameter routeReach: pixels from the route's centre line that its line and outline cover.
+    func prepareBackground(
+        spec: PictureSpec, fit: PictureFit, routeReach: Float, reserved: [LabelBox] = [], statistics: inout RenderStatistics
+    ) {
         canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: spec.style.background)
+        labelPlacer.reset(width: canvas.width, height: canvas.height, scale: spec.scale)
         guard let style = spec.map, let basemap, spec.basemap == basemap.identity.hash else { return }
         let clock = ContinuousClock()
         let started = clock.now
         drawnSources = drawBasemap(spec: spec, style: style, basemap: basemap, fit: fit, statistics: &statistics)
-        statistics.mapDrawing = clock.now - started - statistics.tileLoading - statistics.tileClassifying
+        let drawn = clock.now
+        statistics.mapDrawing = drawn - started - statistics.tileLoading - statistics.tileClassifying
+        guard !drawnSources.isEmpty else { return }
+        var taken = reserved + markBoxes(style: spec.style, scale: spec.scale, margin: Float(2 * spec.scale))
+        if let attribution = attributionLayout(basemap.attribution(for: drawnSources), style: style, scale: spec.scale) {
+            taken.append(attribution.box)
+        }
+        drawLabels(spec: spec, style: style, zoom: Self.mapZoom(fit: fit, scale: spec.scale), routeReach: routeReach, reserved: taken)
+        statistics.labelDrawing = clock.now - drawn
+        statistics.labels = labelPlacer.placed.count
     }
 
     /// Projects and simplifies the route into ``path``.
@@ -125,12 +148,37 @@ public final class Renderer {
         points.isFinite && points > 0 ? Float(points * Double(scale)) : 0
     }
 
-    /// Start and end marks, on top of everything, end last so that it wins on a loop.
+    /// How much larger than a start or end mark the combined mark of a loop is.
+    static let combinedMarkGrowth: Float = 1.3
+
+    /// Start and end marks, on top of everything. When the route ends so near its start that the
+    /// two marks would touch (a loop), one combined mark shows both: a disc in the start colour
+    /// with the end colour at its centre, so that neither hides the other.
     func drawMarks(style: RouteStyle, scale: Int) {
         let radius = Self.length(style.markRadius, scale)
         let outlineWidth = Self.length(style.outlineWidth, scale)
         let outline = outlineWidth > 0 ? Paint(style.outline) : nil
+        if endsAtStart(style: style, scale: scale) {
+            let outer = radius * Self.combinedMarkGrowth
+            canvas.disc(at: path.first, radius: outer, fill: Paint(style.startMark), outlineWidth: outlineWidth, outline: outline)
+            canvas.disc(at: path.first, radius: outer * 0.5, fill: Paint(style.endMark), outlineWidth: 0, outline: nil)
+            return
+        }
         canvas.disc(at: path.first, radius: radius, fill: Paint(style.startMark), outlineWidth: outlineWidth, outline: outline)
         canvas.disc(at: path.last, radius: radius, fill: Paint(style.endMark), outlineWidth: outlineWidth, outline: outline)
+    }
+
+    /// Whether the start and end marks, drawn apart, would touch or overlap.
+    func endsAtStart(style: RouteStyle, scale: Int) -> Bool {
+        let reach = Self.length(style.markRadius, scale) + Self.length(style.outlineWidth, scale)
+        let d = path.last - path.first
+        return reach > 0 && (d * d).sum() < (2 * reach + Float(scale)) * (2 * reach + Float(scale))
+    }
+
+    /// Pixels from a mark's centre that the largest mark (the combined one) covers.
+    func markReach(style: RouteStyle, scale: Int) -> Float {
+        let radius = Self.length(style.markRadius, scale)
+        guard radius > 0 else { return 0 }
+        return radius * Self.combinedMarkGrowth + Self.length(style.outlineWidth, scale)
     }
 }

@@ -53,6 +53,7 @@ struct WorkerLoop: ~Copyable {
             // A tileset that cannot be opened stops the worker here, with the file named.
             let basemap = try Basemap(
                 tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
+                fallbackFontPaths: configuration.basemapFallbackFonts,
                 attributionOverride: configuration.basemapAttribution, cacheBytes: configuration.basemapCacheMegabytes << 20,
                 logger: logger)
             for tileset in basemap.identity.tilesets { logger.info("tileset", metadata: tileset.logMetadata) }

@@ -36,11 +36,12 @@ import WorkFeedModel
     @Test func pieceColoursFollowTheZoneRule() throws {
         let image = try Fixtures.render(spec(), route, heartRate: samples)
         // Pieces span x = 20-35, 35-50, 50-65, 65-80; sample each piece's middle on the line.
+        // One opacity per zone (the colour's own, opaque): a zone reads the same wherever it is.
         let cases: [(x: Int, zone: Int, opacity: Double)] = [
-            (27, 0, 0.4 + 0.6 * 0.75),  // 90 bpm: zone 0 spans 60-100
-            (42, 1, 0.4 + 0.6 * 0.5),  // 120 bpm: zone 1 spans 100-140
-            (57, 2, 0.4 + 0.6 * 0.5),  // 160 bpm: zone 2 spans 140-180
-            (72, 3, 0.4 + 0.6 * 0.25),  // 190 bpm: the top zone gets the previous zone's 40 bpm
+            (27, 0, 1),  // 90 bpm: zone 0 is below 100
+            (42, 1, 1),  // 120 bpm: zone 1 spans 100-140
+            (57, 2, 1),  // 160 bpm: zone 2 spans 140-180
+            (72, 3, 1),  // 190 bpm: the top zone
         ]
         for item in cases {
             let actual = image.pixel(x: item.x, y: 50)
@@ -53,8 +54,8 @@ import WorkFeedModel
         let image = try Fixtures.render(spec(), route, heartRate: samples)
         // The cut between piece 1 and 2 is at x = 50: a pixel on either side, near the line's
         // edge, has its own piece's colour (a round cap would bulge across).
-        #expect(close(image.pixel(x: 48, y: 48), expected(zone: 1, opacity: 0.7)))
-        #expect(close(image.pixel(x: 51, y: 48), expected(zone: 2, opacity: 0.7)))
+        #expect(close(image.pixel(x: 48, y: 48), expected(zone: 1, opacity: 1)))
+        #expect(close(image.pixel(x: 51, y: 48), expected(zone: 2, opacity: 1)))
     }
 
     @Test func heatmapLineWidthComesFromTheHeatmapStyle() throws {
@@ -75,7 +76,7 @@ import WorkFeedModel
         heatmap.segments = 2
         let image = try Fixtures.render(
             Fixtures.spec(kind: .heatmap, style: spec().style, heatmap: heatmap), Route(segments: [points]), heartRate: samples)
-        #expect(close(image.pixel(x: 40, y: 50), expected(zone: 3, opacity: 0.55)))
+        #expect(close(image.pixel(x: 40, y: 50), expected(zone: 3, opacity: 1)))
     }
 
     @Test func samplesOutsideTheRouteAreIgnored() throws {
@@ -106,13 +107,15 @@ import WorkFeedModel
     }
 
     @Test(arguments: [
-        (59.0, 0, 0.4), (80.0, 0, 0.7), (100.0, 1, 0.4), (139.0, 1, 0.985), (140.0, 2, 0.4),
-        (180.0, 3, 0.4), (200.0, 3, 0.7), (260.0, 3, 1.0),
+        (59.0, 0), (80.0, 0), (100.0, 1), (139.0, 1), (140.0, 2), (180.0, 3), (200.0, 3), (260.0, 3),
     ])
-    func zoneAndOpacity(bpm: Double, zone: Int, opacity: Double) throws {
+    func oneColourAndOpacityPerZone(bpm: Double, zone: Int) throws {
         let zones = try #require(HeartRateZones(style: .standard))
         #expect(zones.zone(for: bpm) == zone)
-        #expect(abs(zones.opacity(for: bpm) - opacity) < 1e-9)
+        // The zone's colour at its own opacity, whatever the rate inside the zone.
+        let paint = zones.paint(for: bpm)
+        #expect(paint.opacity == 1)
+        #expect(paint.red == Float(HeatmapStyle.standard.zoneColors[zone].red))
     }
 
     @Test func zonesRejectInconsistentStyles() {

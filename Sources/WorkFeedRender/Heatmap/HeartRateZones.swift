@@ -1,19 +1,14 @@
 import WorkFeedModel
 
-/// Picks a heart-rate zone's colour and opacity for an average rate.
+/// Picks a heart-rate zone's colour for an average rate.
 ///
-/// Zone `z` spans `[low, high)`: zone 0 is `[thresholds[0] - 40, thresholds[0])`, middle zones lie
-/// between consecutive thresholds, and the open top zone is given the previous zone's width
-/// (40 bpm when there is only one threshold). Opacity is `0.4 + 0.6 * depth` with
-/// `depth = clamp((bpm - low) / (high - low), 0, 1)`, so a rate just inside a zone is pale and one
-/// near its top is solid. A rate below zone 0's low end has depth 0; one above the top zone's span
-/// has depth 1.
+/// Zone `z` spans `[thresholds[z - 1], thresholds[z])`: zone 0 is everything below
+/// `thresholds[0]`, the top zone everything from the last threshold up. Each zone has one colour
+/// and one opacity (its colour's alpha, opaque by default), so the same zone reads the same
+/// wherever it is on the route and on either theme's map: no pale and saturated shades of one zone.
 struct HeartRateZones {
     let thresholds: [Double]
     let colours: [RGBA]
-
-    /// Width given to the bottom zone, and to the top one when there is a single threshold.
-    static let openZoneWidth = 40.0
 
     /// - Returns: `nil` when thresholds are not finite and strictly increasing, or when there is
     ///   not exactly one more colour than thresholds.
@@ -31,25 +26,8 @@ struct HeartRateZones {
         return zone
     }
 
-    /// The `[low, high)` bounds of `zone`.
-    func bounds(of zone: Int) -> (low: Double, high: Double) {
-        let last = thresholds.count
-        if zone == 0 { return (thresholds[0] - Self.openZoneWidth, thresholds[0]) }
-        if zone == last {
-            let width = last >= 2 ? thresholds[last - 1] - thresholds[last - 2] : Self.openZoneWidth
-            return (thresholds[last - 1], thresholds[last - 1] + width)
-        }
-        return (thresholds[zone - 1], thresholds[zone])
-    }
-
-    func opacity(for bpm: Double) -> Double {
-        let (low, high) = bounds(of: zone(for: bpm))
-        let depth = min(max((bpm - low) / (high - low), 0), 1)
-        return 0.4 + 0.6 * depth
-    }
-
-    /// The zone colour at its opacity, not yet flattened onto a background.
+    /// The zone's colour at its own opacity, not yet flattened onto a background.
     func paint(for bpm: Double) -> Paint {
-        Paint(colours[zone(for: bpm)], opacity: Float(opacity(for: bpm)))
+        Paint(colours[zone(for: bpm)])
     }
 }

@@ -34,7 +34,8 @@ public final class Basemap: Sendable {
     ///   - cacheBytes: the most memory decoded tiles may take.
     /// - Throws: ``TileError`` naming the tileset or font that cannot be used.
     public convenience init(
-        tilesetPaths: [String], fontPath: String = BasemapDefaults.fontPath, attributionOverride: String = "",
+        tilesetPaths: [String], fontPath: String = BasemapDefaults.fontPath,
+        fallbackFontPaths: [String] = BasemapDefaults.fallbackFontPaths, attributionOverride: String = "",
         cacheBytes: Int = 64 << 20, logger: Logger
     ) throws(TileError) {
         var sources: [any TileSource] = []
@@ -50,12 +51,15 @@ public final class Basemap: Sendable {
             sources.append(source)
         }
         let identity = try BasemapIdentity(
-            tilesets: sources.map(\.info), fontPath: fontPath, attributionOverride: attributionOverride)
-        do {
-            // Checked here so that a font FreeType cannot read stops the worker at start.
-            _ = try FontFace(path: fontPath)
-        } catch {
-            throw TileError(.unreadable, "the attribution font cannot be used: \(error.message)", path: fontPath)
+            tilesets: sources.map(\.info), fontPath: fontPath, fallbackFontPaths: fallbackFontPaths,
+            attributionOverride: attributionOverride)
+        for path in [fontPath] + fallbackFontPaths {
+            do {
+                // Checked here so that a font FreeType cannot read stops the worker at start.
+                _ = try FontFace(path: path)
+            } catch {
+                throw TileError(.unreadable, "the map's font cannot be used: \(error.message)", path: path)
+            }
         }
         self.init(sources: sources, identity: identity, cacheBytes: cacheBytes, logger: logger)
     }

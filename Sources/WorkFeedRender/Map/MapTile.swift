@@ -26,6 +26,8 @@ final class MapTile: CachedTile {
 
     /// Indexed by ``MapFeatureKind/rawValue``; empty groups for a raster tile.
     let groups: [Group]
+    /// The names the tile offers: places, streets, water, parks, peaks.
+    let labels: [TileLabel]
     /// A raster tile's picture; `nil` for a vector tile.
     let image: TileImage?
     /// Features seen and drawn, for statistics.
@@ -36,6 +38,14 @@ final class MapTile: CachedTile {
     init(vectorTile: VectorTile) {
         var groups = [Group](repeating: Group(), count: MapFeatureKind.count)
         var featureCount = 0
+        var labels: [TileLabel] = []
+        for layer in vectorTile.layers where layer.extent > 0 {
+            guard let reader = TileSchema.LabelReader(layer: layer) else { continue }
+            let unit = 1 / Float(layer.extent)
+            for feature in layer.features {
+                labels.append(contentsOf: reader.labels(of: feature, unit: unit))
+            }
+        }
         for layer in vectorTile.layers {
             guard let classifier = TileSchema.LayerClassifier(layer: layer), layer.extent > 0 else { continue }
             let unit = 1 / Float(layer.extent)
@@ -59,13 +69,17 @@ final class MapTile: CachedTile {
             }
         }
         self.groups = groups
+        self.labels = labels
         self.featureCount = featureCount
         image = nil
-        estimatedBytes = 256 + groups.reduce(0) { $0 + $1.points.count * 8 + $1.starts.count * 4 + 64 }
+        estimatedBytes =
+            256 + groups.reduce(0) { $0 + $1.points.count * 8 + $1.starts.count * 4 + 64 }
+            + labels.reduce(0) { $0 + 96 + $1.name.utf8.count + $1.latin.utf8.count + $1.points.count * 8 }
     }
 
     init(image: TileImage) {
         groups = [Group](repeating: Group(), count: MapFeatureKind.count)
+        labels = []
         featureCount = 0
         self.image = image
         estimatedBytes = 256 + image.estimatedBytes

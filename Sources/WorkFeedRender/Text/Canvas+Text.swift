@@ -15,15 +15,40 @@ extension Canvas {
     ///   - halo: the rim's paint, or `nil` for none.
     ///   - haloRadius: clamped to 0...``maximumHaloRadius``; 1 at @1x and 2 at @2x read well.
     func draw(_ text: TextLayout, left: Int, top: Int, paint: Paint, halo: Paint? = nil, haloRadius: Int = 1) {
-        let reach = halo == nil ? 0 : min(max(haloRadius, 0), Self.maximumHaloRadius)
         // Far outside the canvas nothing shows; the bound also keeps the sums below from overflowing.
         let near = -(1 << 40)..<(1 << 40)
-        guard near.contains(left), near.contains(top), !text.glyphs.isEmpty else { return }
+        guard near.contains(left), near.contains(top) else { return }
+        draw(
+            glyphs: text.glyphs.map { (glyph: $0.glyph, left: left + $0.x, top: top + $0.y) },
+            box: (left, top, left + text.metrics.width, top + text.metrics.height), paint: paint, halo: halo, haloRadius: haloRadius)
+    }
+
+    /// Draws glyph bitmaps with their top-left corners at the given pixels, as one text: their
+    /// coverage adds up (capped at full), the halo is that coverage dilated by `haloRadius`.
+    ///
+    /// - Parameter box: `(minX, minY, maxX, maxY)`, maxima excluded, holding every glyph's ink;
+    ///   `nil` works it out from the glyphs.
+    func draw(
+        glyphs: [(glyph: Glyph, left: Int, top: Int)], box: (Int, Int, Int, Int)? = nil, paint: Paint, halo: Paint? = nil,
+        haloRadius: Int = 1
+    ) {
+        let reach = halo == nil ? 0 : min(max(haloRadius, 0), Self.maximumHaloRadius)
+        let near = -(1 << 40)..<(1 << 40)
+        guard !glyphs.isEmpty, glyphs.allSatisfy({ near.contains($0.left) && near.contains($0.top) }) else { return }
+        var (left, top, right, bottom) = box ?? (Int.max, Int.max, Int.min, Int.min)
+        if box == nil {
+            for placed in glyphs {
+                left = min(left, placed.left)
+                top = min(top, placed.top)
+                right = max(right, placed.left + placed.glyph.width)
+                bottom = max(bottom, placed.top + placed.glyph.height)
+            }
+        }
         // The canvas pixels that may change, [x0, x1) x [y0, y1).
         let x0 = max(left - reach, 0)
         let y0 = max(top - reach, 0)
-        let x1 = min(left + text.metrics.width + reach, width)
-        let y1 = min(top + text.metrics.height + reach, height)
+        let x1 = min(right + reach, width)
+        let y1 = min(bottom + reach, height)
         guard x0 < x1, y0 < y1 else { return }
 
         // Text coverage over those pixels and `reach` around them, where the halo looks for ink.
@@ -32,10 +57,10 @@ extension Canvas {
         let maskWidth = x1 - x0 + 2 * reach
         let maskHeight = y1 - y0 + 2 * reach
         var mask = [UInt8](repeating: 0, count: maskWidth * maskHeight)
-        for placed in text.glyphs {
+        for placed in glyphs {
             let glyph = placed.glyph
-            let gx = left + placed.x - maskLeft
-            let gy = top + placed.y - maskTop
+            let gx = placed.left - maskLeft
+            let gy = placed.top - maskTop
             let firstRow = max(0, -gy)
             let lastRow = min(glyph.height, maskHeight - gy)
             let firstColumn = max(0, -gx)
@@ -58,8 +83,10 @@ extension Canvas {
             for x in x0..<x1 {
                 let mx = x - maskLeft
                 if let halo {
+                    // Twice the ink's coverage, capped: a halo is solid around thin strokes
+                    // too (a 10-pixel stroke of Noto Sans never covers a pixel whole).
                     let cover = rim[my * maskWidth + mx]
-                    if cover > 0 { Canvas.blend(line, x, halo, Float(cover) / 255) }
+                    if cover > 0 { Canvas.blend(line, x, halo, min(Float(cover) / 127.5, 1)) }
                 }
                 let ink = mask[my * maskWidth + mx]
                 if ink > 0 { Canvas.blend(line, x, paint, Float(ink) / 255) }

@@ -1,9 +1,9 @@
 import Foundation
 public import Logging
-import WorkFeedModel
+public import WorkFeedModel
 
 /// What a basemap is, as one hash: the tilesets' content identities in their configured order, the
-/// attribution text drawn, and the font it is drawn with. It goes into the cache key of every
+/// attribution text drawn, and the fonts its names and attribution are drawn with. It goes into the cache key of every
 /// picture drawn on the map, so replacing a tileset (or the font) makes exactly those pictures
 /// stale, and a worker whose basemap differs from the coordinator's is refused.
 ///
@@ -13,7 +13,10 @@ public struct BasemapIdentity: Sendable, Hashable {
     public let tilesets: [TilesetInfo]
     /// The attribution drawn on pictures that show the map: each tileset's own, or the override.
     public let attributions: [String]
+    /// The main font (names and attribution).
     public let fontPath: String
+    /// Fonts for names the main font cannot draw, tried in order.
+    public let fallbackFontPaths: [String]
     public let hash: String
 
     /// Opens each tileset (metadata and index only, never its tiles) and hashes the font file.
@@ -21,31 +24,41 @@ public struct BasemapIdentity: Sendable, Hashable {
     /// - Parameters:
     ///   - attributionOverride: drawn instead of every tileset's own attribution when not empty.
     /// - Throws: ``TileError`` naming the tileset or font that cannot be read.
-    public init(tilesetPaths: [String], fontPath: String, attributionOverride: String = "") throws(TileError) {
+    public init(
+        tilesetPaths: [String], fontPath: String, fallbackFontPaths: [String] = BasemapDefaults.fallbackFontPaths,
+        attributionOverride: String = ""
+    ) throws(TileError) {
         var infos: [TilesetInfo] = []
         for path in tilesetPaths {
             infos.append(try Tileset.open(path: path).info)
         }
-        try self.init(tilesets: infos, fontPath: fontPath, attributionOverride: attributionOverride)
+        try self.init(tilesets: infos, fontPath: fontPath, fallbackFontPaths: fallbackFontPaths, attributionOverride: attributionOverride)
     }
 
     /// The identity of tilesets already open.
-    public init(tilesets: [TilesetInfo], fontPath: String, attributionOverride: String = "") throws(TileError) {
+    public init(
+        tilesets: [TilesetInfo], fontPath: String, fallbackFontPaths: [String] = BasemapDefaults.fallbackFontPaths,
+        attributionOverride: String = ""
+    ) throws(TileError) {
         self.tilesets = tilesets
         self.fontPath = fontPath
+        self.fallbackFontPaths = fallbackFontPaths
         let override = Attribution.plainText(attributionOverride)
         attributions = tilesets.map { override.isEmpty ? Attribution.plainText($0.attribution) : override }
-        guard let font = FileManager.default.contents(atPath: fontPath) else {
-            throw TileError(.unreadable, "cannot read the attribution font (install fonts-dejavu-core, or set basemap.font)", path: fontPath)
-        }
         var hasher = SHA256()
-        hasher.update("workfeed-basemap-v1\n")
+        hasher.update("workfeed-basemap-v2\n")
         for (info, attribution) in zip(tilesets, attributions) {
             hasher.update("tileset=\(info.identity)\nattribution=\(attribution)\n")
         }
-        var fontHasher = SHA256()
-        fontHasher.update(Array(font))
-        hasher.update("font=\(fontHasher.finalize().hexString)\n")
+        for (key, path) in [("font", fontPath)] + fallbackFontPaths.map({ ("fallback", $0) }) {
+            guard let font = FileManager.default.contents(atPath: path) else {
+                let setting = key == "font" ? "basemap.font" : "basemap.fallback_fonts"
+                throw TileError(.unreadable, "cannot read the map's font (install fonts-noto-core, or set \(setting))", path: path)
+            }
+            var fontHasher = SHA256()
+            fontHasher.update(Array(font))
+            hasher.update("\(key)=\(fontHasher.finalize().hexString)\n")
+        }
         hash = hasher.finalize().hexString
     }
 }
