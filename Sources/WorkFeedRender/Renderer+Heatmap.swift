@@ -26,6 +26,7 @@ extension Renderer {
         guard !series.isEmpty else { throw .noHeartRateSamples }
         layOut(route: route, scan: scan, fit: fit, pieces: heatmap.segments, statistics: &statistics)
         let legend = layOutLegend(spec: spec, zones: zones, routeReach: halfWidth + outlineWidth)
+        legendBox = legend?.box
         prepareBackground(
             spec: spec, fit: fit, routeReach: halfWidth + outlineWidth, reserved: legend.map { [$0.box] } ?? [], statistics: &statistics)
         // On a map, zone colours are flattened over its land, as if laid over the map at their opacity.

@@ -29,6 +29,8 @@ public final class Renderer {
     var labelPlacer = LabelPlacer()
     /// Where the route lies, for choosing the heatmap legend's corner.
     var legendGrid = LabelGrid()
+    /// Where the last heatmap's legend went; `nil` after a route picture or without a legend.
+    var legendBox: LabelBox?
 
     /// What the last successful render did.
     public private(set) var lastStatistics = RenderStatistics()
@@ -76,6 +78,7 @@ public final class Renderer {
         }
         var statistics = RenderStatistics()
         drawnSources = []
+        legendBox = nil
         switch spec.kind {
         case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)

@@ -75,6 +75,7 @@ struct VectorTileWriter {
             /// Closed rings (exterior clockwise on screen, as the spec has it), in tile units.
             case polygon([[(Int, Int)]])
             case line([(Int, Int)])
+            case point((Int, Int))
         }
 
         var tags: [String: String]
@@ -119,6 +120,10 @@ struct VectorTileWriter {
                 delta(points[0])
                 commands.append(2 | UInt64(points.count - 1) << 3)
                 for point in points.dropFirst() { delta(point) }
+            case .point(let point):
+                type = 1
+                commands.append(1 | 1 << 3)
+                delta(point)
             case .polygon(let rings):
                 type = 3
                 for ring in rings {
