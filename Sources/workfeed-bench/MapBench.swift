@@ -48,7 +48,7 @@ enum MapBench {
 
     static func run(options: BenchOptions) throws {
         print("## map (512x512 points, tiles at hand: median of \(options.runs) runs after 3 warm-ups, one thread)")
-        print("area           kind     scale  first ms  then ms  cpu ms | first: read+decode, classify; then: map, route+marks, encode (ms)")
+        print("area           kind     scale  first ms  then ms  cpu ms | first: read+decode, classify; then: map, names, route+marks, encode (ms)")
         for area in try areas() {
             for kind in options.kinds.compactMap(JobKind.init(rawValue:)) {
                 for scale in options.scales {
@@ -75,14 +75,15 @@ enum MapBench {
                     func median(_ part: (RenderStatistics) -> Duration) -> String {
                         Measure.format(Measure.milliseconds(Measure.median(warm.map(part))))
                     }
-                    let routeShare = median { $0.drawing - $0.mapDrawing - $0.tileLoading - $0.tileClassifying }
+                    let routeShare = median { $0.drawing - $0.mapDrawing - $0.labelDrawing - $0.tileLoading - $0.tileClassifying }
                     print(
                         RenderBench.pad(area.name, 15) + RenderBench.pad(kind.rawValue, 9) + RenderBench.pad("@\(scale)x", 7)
                             + RenderBench.pad(Measure.format(Measure.milliseconds(first)), 10)
                             + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.wall))), 9)
                             + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.cpu))), 7) + "| "
                             + "first: read+decode \(Measure.format(Measure.milliseconds(cold.tileLoading))), classify \(Measure.format(Measure.milliseconds(cold.tileClassifying)))"
-                            + "; then: map \(median(\.mapDrawing)), route \(routeShare), encode \(median(\.encoding))  \(bytes) B, \(cold.mapTiles) tiles \(cold.mapCoverage.rawValue)"
+                            + "; then: map \(median(\.mapDrawing)), names \(median(\.labelDrawing)) (\(cold.labels)), route \(routeShare), "
+                            + "encode \(median(\.encoding))  \(bytes) B, \(cold.mapTiles) tiles \(cold.mapCoverage.rawValue)"
                     )
                 }
             }

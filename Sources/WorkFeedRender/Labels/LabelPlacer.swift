@@ -72,23 +72,30 @@ struct LabelPlacer {
         let limit = max(Int(pictureArea / Self.areaPerLabel), 3)
         let kindOrder = Dictionary(uniqueKeysWithValues: MapLabelKind.allCases.enumerated().map { ($1, $0) })
 
-        let shown = candidates.filter { candidate in
+        // Each shown candidate with its kind's order and, for lines, its length in pixels; a line
+        // too short for even a narrow name of its length is dropped before any shaping.
+        var shown: [(label: TileLabel, order: Int, length: Float)] = []
+        for candidate in candidates {
             let kindStyle = style[candidate.kind]
-            return kindStyle.show && kindStyle.size > 0 && (kindStyle.minZoom...kindStyle.maxZoom).contains(zoom)
+            guard kindStyle.show, kindStyle.size > 0, (kindStyle.minZoom...kindStyle.maxZoom).contains(zoom) else { continue }
+            let length = candidate.isLine ? Self.length(candidate.points) : 0
+            if candidate.isLine {
+                let narrowest = Float(kindStyle.size) * scaleFactor * 0.3 * Float(min(candidate.preferred.count, 40))
+                guard length >= narrowest else { continue }
+            }
+            shown.append((candidate, kindOrder[candidate.kind] ?? 0, length))
         }
-        let ordered = shown.sorted { a, b in
-            let (ka, kb) = (kindOrder[a.kind] ?? 0, kindOrder[b.kind] ?? 0)
-            if ka != kb { return ka < kb }
-            if a.rank != b.rank { return a.rank < b.rank }
+        shown.sort { a, b in
+            if a.order != b.order { return a.order < b.order }
+            if a.label.rank != b.label.rank { return a.label.rank < b.label.rank }
             // Longer lines first: a street's name goes on its longest stretch in the picture.
-            let (la, lb) = (Self.length(a.points), Self.length(b.points))
-            if la != lb { return la > lb }
-            if a.preferred != b.preferred { return a.preferred < b.preferred }
-            let (pa, pb) = (a.points[0], b.points[0])
+            if a.length != b.length { return a.length > b.length }
+            if a.label.preferred != b.label.preferred { return a.label.preferred < b.label.preferred }
+            let (pa, pb) = (a.label.points[0], b.label.points[0])
             return pa.x != pb.x ? pa.x < pb.x : pa.y < pb.y
         }
 
-        for candidate in ordered {
+        for (candidate, _, _) in shown {
             guard placed.count < limit else { break }
             guard let (font, text) = fonts.resolve(name: candidate.name, latin: candidate.latin) else { continue }
             let key = "\(candidate.kind.rawValue)\u{1F}\(text)"

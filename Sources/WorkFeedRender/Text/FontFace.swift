@@ -49,6 +49,8 @@ public final class FontFace {
     /// The pixel size last set on the face, 0 before the first.
     private var activeSize = 0
     private var cache: [GlyphKey: Glyph] = [:]
+    /// Names shaped for drawing along a line: the same streets come back picture after picture.
+    private var runs: [RunKey: ShapedRun?] = [:]
 
     /// Opens the font at `path`.
     ///
@@ -166,6 +168,15 @@ public final class FontFace {
     /// `nil` when the font lacks a character (see ``covers(_:)``) or the text is empty.
     func shapedRun(_ text: String, pixelSize: Int) -> ShapedRun? {
         let size = min(max(pixelSize, Self.pixelSizes.lowerBound), Self.pixelSizes.upperBound)
+        let key = RunKey(text: text, size: size)
+        if let cached = runs[key] { return cached }
+        let run = shapeRun(text, size: size)
+        if runs.count >= Self.cacheLimit { runs.removeAll(keepingCapacity: true) }
+        runs[key] = run
+        return run
+    }
+
+    private func shapeRun(_ text: String, size: Int) -> ShapedRun? {
         guard let shaped = shape(text, size: size), !shaped.glyphs.isEmpty, !shaped.glyphs.contains(where: { $0.index == 0 }),
             let sizeObject = face.pointee.size
         else { return nil }
@@ -329,6 +340,11 @@ struct ShapedRun: Sendable {
     var width: Int
     var ascent: Int
     var descent: Int
+}
+
+private struct RunKey: Hashable {
+    var text: String
+    var size: Int
 }
 
 /// A glyph cache key: the glyph index, the pixel size and the phase (and angle, for turned glyphs).
