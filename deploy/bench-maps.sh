@@ -24,7 +24,7 @@ bin="$(swift build -c release --show-bin-path)"
 
 run=var/bench-maps
 rm -rf "$run"
-mkdir -p "$run/gpx"
+mkdir -p "$run/gpx" "$run/cache"
 python3 - "$run/gpx" "$workouts" "$points" "$seed" <<'PY'
 import math, random, sys
 from datetime import datetime, timedelta, timezone

@@ -117,4 +117,32 @@ import WorkFeedModel
         #expect(loaded.darkStyle.outlineWidth == 0)
         #expect(loaded.lightStyle == RouteStyle.light)
     }
+
+    /// Names on the map are part of each theme's map style: sizes, colours, which kinds show and at
+    /// which zooms, each key checked.
+    @Test func mapNamesAreConfiguredPerThemeAndChecked() async throws {
+        let good = try file(
+            "maps:\n  dark:\n    labels:\n      halo: '#000000'\n      city: { size: 18, color: '#ffcc00' }\n      path: { show: false }\n")
+        let loaded = try await CoordinatorConfiguration.load(file: good, environment: [:])
+        #expect(loaded.darkMap.labels.halo == RGBA(hex: "#000000"))
+        #expect(loaded.darkMap.labels[.city].size == 18)
+        #expect(loaded.darkMap.labels[.city].color == RGBA(hex: "#ffcc00"))
+        #expect(loaded.darkMap.labels[.path].show == false)
+        #expect(loaded.darkMap.labels[.town] == MapStyle.dark.labels[.town])
+        #expect(loaded.lightMap == MapStyle.light)
+        for (text, key) in [
+            ("maps:\n  light:\n    labels:\n      city: { size: 100 }\n", "maps.light.labels.city.size"),
+            ("maps:\n  light:\n    labels:\n      park: { min_zoom: 16, max_zoom: 12 }\n", "maps.light.labels.park.max_zoom"),
+            ("maps:\n  light:\n    labels:\n      peak: { show: maybe }\n", "maps.light.labels.peak.show"),
+            ("maps:\n  light:\n    labels:\n      castle: { size: 12 }\n", "maps.light.labels.castle"),
+        ] {
+            let path = try file(text)
+            do {
+                _ = try await CoordinatorConfiguration.load(file: path, environment: [:])
+                Issue.record("accepted \(key)")
+            } catch {
+                #expect(error.key == key, "\(text)")
+            }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import WorkFeedModel
 import WorkFeedTiles
@@ -223,6 +224,38 @@ import WorkFeedTiles
         #expect(found["Drei Schwestern"] == .peak)
         #expect(found["Rhein"] == .river)
         #expect(labels.first { $0.preferred == "Städtle" }?.isLine == true)
+    }
+
+    /// A broken name field (control characters, 2 KB long) costs its label, is counted for the
+    /// worker's warning naming the tile, and the tile's other names are read.
+    @Test func brokenNameFieldsAreCountedAndLeftOut() throws {
+        var tile = VectorTileWriter()
+        tile.addLayer(
+            "place",
+            features: [
+                .init(tags: ["class": "town", "name": "Bad\u{1B}[31mName"], geometry: .point((10, 10))),
+                .init(tags: ["class": "town", "name": String(repeating: "y", count: 2_048)], geometry: .point((20, 20))),
+                .init(tags: ["class": "town", "name": "Schaan"], geometry: .point((30, 30))),
+            ])
+        let classified = MapTile(vectorTile: try VectorTile(decoding: tile.bytes))
+        #expect(classified.brokenNames == 2)
+        #expect(classified.labels.map(\.preferred) == ["Schaan"])
+    }
+
+    /// A fallback font that is not a font stops a worker's basemap at start, naming the file.
+    @Test func aBadFallbackFontIsRefusedWithItsPath() throws {
+        let directory = try TilesetKindTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notAFont = directory.appendingPathComponent("NotAFont.ttf")
+        try Data("not a font".utf8).write(to: notAFont)
+        do {
+            _ = try Basemap(
+                tilesetPaths: [MapFixtures.heidelberg], fallbackFontPaths: [notAFont.path], logger: .init(label: "test"))
+            Issue.record("a file that is not a font was accepted")
+        } catch {
+            #expect(error.path == notAFont.path)
+            #expect(error.description.contains("NotAFont.ttf"))
+        }
     }
 
     /// Along a line: read left to right whichever way the line runs, and never across a bend.

@@ -18,6 +18,7 @@ public final class Basemap: Sendable {
     /// The lowest and highest zoom of all tilesets; `nil` without tilesets.
     let zoomRange: ClosedRange<Int>?
     private let cache: TileCache<MapTile>
+    private let logger: Logger
 
     /// What one position of the picture found.
     struct Hit {
@@ -66,6 +67,7 @@ public final class Basemap: Sendable {
 
     init(sources: [any TileSource], identity: BasemapIdentity, cacheBytes: Int, logger: Logger) {
         self.identity = identity
+        self.logger = logger
         cache = TileCache(sources: sources, budgetBytes: cacheBytes, logger: logger)
         let low = sources.map(\.info.minZoom).min()
         let high = sources.map(\.info.maxZoom).max()
@@ -114,7 +116,18 @@ public final class Basemap: Sendable {
                 statistics.tileClassifying += classifying
             }
             switch content {
-            case .vector(let tile): return MapTile(vectorTile: tile)
+            case .vector(let tile):
+                let classified = MapTile(vectorTile: tile)
+                if classified.brokenNames > 0 {
+                    // Once per tile: the cache keeps it classified.
+                    logger.warning(
+                        "Names left out of a tile: name fields that are not text, are longer than \(TileSchema.maximumNameBytes) bytes or hold control characters",
+                        metadata: [
+                            "tileset": "\(identity.tilesets[source].path)", "tile": "\(coordinate.z)/\(coordinate.x)/\(coordinate.y)",
+                            "names": "\(classified.brokenNames)",
+                        ])
+                }
+                return classified
             case .image(let bytes, let format): return MapTile(image: try TileImage(bytes: bytes, format: format))
             }
         }

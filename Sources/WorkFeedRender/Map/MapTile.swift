@@ -28,6 +28,8 @@ final class MapTile: CachedTile {
     let groups: [Group]
     /// The names the tile offers: places, streets, water, parks, peaks.
     let labels: [TileLabel]
+    /// Name fields that could not be a name (not a string, too long, control characters).
+    let brokenNames: Int
     /// A raster tile's picture; `nil` for a vector tile.
     let image: TileImage?
     /// Features seen and drawn, for statistics.
@@ -39,11 +41,12 @@ final class MapTile: CachedTile {
         var groups = [Group](repeating: Group(), count: MapFeatureKind.count)
         var featureCount = 0
         var labels: [TileLabel] = []
+        var brokenNames = 0
         for layer in vectorTile.layers where layer.extent > 0 {
             guard let reader = TileSchema.LabelReader(layer: layer) else { continue }
             let unit = 1 / Float(layer.extent)
             for feature in layer.features {
-                labels.append(contentsOf: reader.labels(of: feature, unit: unit))
+                labels.append(contentsOf: reader.labels(of: feature, unit: unit, broken: &brokenNames))
             }
         }
         for layer in vectorTile.layers {
@@ -70,6 +73,7 @@ final class MapTile: CachedTile {
         }
         self.groups = groups
         self.labels = labels
+        self.brokenNames = brokenNames
         self.featureCount = featureCount
         image = nil
         estimatedBytes =
@@ -80,6 +84,7 @@ final class MapTile: CachedTile {
     init(image: TileImage) {
         groups = [Group](repeating: Group(), count: MapFeatureKind.count)
         labels = []
+        brokenNames = 0
         featureCount = 0
         self.image = image
         estimatedBytes = 256 + image.estimatedBytes

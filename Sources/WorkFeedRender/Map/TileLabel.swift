@@ -70,7 +70,10 @@ extension TileSchema {
 
         /// The labels `feature` gives, in tile units (`unit` is one over the layer's extent): one,
         /// or one per part of a line (the scene joins the pieces of a street again).
-        func labels(of feature: VectorTileFeature, unit: Float) -> [TileLabel] {
+        ///
+        /// - Parameter broken: counts name fields that cannot be a name (not a string, too long,
+        ///   control characters): the label is left out, and the tile's reader says so.
+        func labels(of feature: VectorTileFeature, unit: Float, broken: inout Int) -> [TileLabel] {
             var name = ""
             var latin = ""
             var latinPriority = Int.max
@@ -88,7 +91,12 @@ extension TileSchema {
                 let value = values[valueIndex]
                 if key == nameKey {
                     name = Self.text(value) ?? ""
-                } else if let priority = latinKeys.firstIndex(of: key), priority < latinPriority, let text = Self.text(value) {
+                    if name.isEmpty, value != .string("") { broken += 1 }
+                } else if let priority = latinKeys.firstIndex(of: key), priority < latinPriority {
+                    guard let text = Self.text(value) else {
+                        if value != .string("") { broken += 1 }
+                        continue
+                    }
                     latin = text
                     latinPriority = priority
                 } else if key == classKey {
