@@ -49,6 +49,15 @@ import WorkFeedWorker
             "--first-weekday", "sunday", "--coordinator", system.endpoints.control,
         ])
         try set.run()
+        // workctl checks what it sends as the coordinator will, naming its own options.
+        for arguments in [
+            ["--max-hr", "300"], ["--max-hr", "190", "--zone-bounds", "120,140,160"], ["--zone-bounds", "140,120,160"],
+            ["--time-zone", "Mars/Olympus"], ["--first-weekday", "someday"], ["--unset", "colour"], [],
+        ] {
+            #expect(throws: (any Error).self, "\(arguments)") {
+                try WorkCtl.parseAsRoot(["settings", "set", "--owner", "alice", "--coordinator", system.endpoints.control] + arguments)
+            }
+        }
         let shown: SettingsReply = try client.request(.settings, SettingsRequest(owner: "alice"))
         #expect(
             shown.settings
