@@ -120,4 +120,29 @@ import WorkFeedWorker
         let _: DeleteReply = try client.request(.delete, DeleteRequest(ids: nil, owner: "alice"))
         #expect((try client.request(.settings, SettingsRequest(owner: "alice")) as SettingsReply).settings.isEmpty)
     }
+
+    /// A restarted coordinator reads the owners' zones back: their heatmaps stay current.
+    @Test func anOwnersZonesSurviveARestartAndTheirHeatmapsStayCurrent() throws {
+        // The first system outlives its client: its ZeroMQ context waits for every socket to close.
+        let first = try RunningSystem(workers: 1)
+        var client = try first.client()
+        let alice = try PrivacyZoneTests.importRun(into: &client, owner: "alice")
+        let set: SettingsReply = try client.request(
+            .settings, SettingsRequest(owner: "alice", set: OwnerSettings(heartRateZones: .bounds([110, 130, 150]))))
+        #expect(set.heartRateZones == HeartRateZoneBounds(bounds: [110, 130, 150], source: .bounds) && set.stale == 0)
+        try PrivacyZoneTests.enqueueAll(&client, owner: "alice")
+        let before = Self.byPicture(try PrivacyZoneTests.settled(&client, alice))
+        #expect(before.count == 4 && before.values.allSatisfy { $0.status == .generated })
+        first.stop(keepingFiles: true)
+
+        let second = try RunningSystem(workers: 0, directory: first.directory)
+        defer { second.stop() }
+        var again = try second.client()
+        let shown: SettingsReply = try again.request(.settings, SettingsRequest(owner: "alice"))
+        #expect(shown.settings.heartRateZones == .bounds([110, 130, 150]) && shown.heartRateZones.source == .bounds)
+        var request = EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark])
+        request.owner = "alice"
+        let enqueued: EnqueueReply = try again.request(.enqueue, request)
+        #expect(enqueued.current == 4 && enqueued.stale == 0 && enqueued.created == 0)
+    }
 }
