@@ -58,6 +58,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var lightStyle = RouteStyle.light
     public var darkStyle = RouteStyle.dark
     public var heatmap = HeatmapStyle.standard
+    /// Where an owner's maximum heart rate puts their zones' lower bounds (`heatmap.max_hr_percentages`,
+    /// docs/settings.md): one percentage per threshold of ``heatmap``.
+    public var maximumHeartRatePercentages = HeartRateZoneBounds.defaultPercentages(boundCount: HeatmapStyle.standard.thresholds.count)!
     /// Tilesets (MBTiles or PMTiles) maps are drawn from, in the order to try; empty: no maps. The
     /// coordinator reads only their metadata and index, for the cache keys; workers draw from
     /// their own copies and must have the same ones.
@@ -113,8 +116,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
             "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width",
             "pictures.height", "pictures.scales",
-            "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
-            "basemap.tilesets", "basemap.font", "basemap.fallback_fonts", "basemap.attribution", "owners.default",
+            "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "heatmap.max_hr_percentages", "log.level",
+            "log.format", "basemap.tilesets", "basemap.font", "basemap.fallback_fonts", "basemap.attribution", "owners.default",
             "privacy.end_trim_metres", "privacy.secret_file",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
             + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
@@ -193,6 +196,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.lightStyle = try settings.routeStyle("styles.light", default: c.lightStyle)
         c.darkStyle = try settings.routeStyle("styles.dark", default: c.darkStyle)
         c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
+        c.maximumHeartRatePercentages = try settings.maximumHeartRatePercentages("heatmap.max_hr_percentages", boundCount: c.heatmap.thresholds.count)
         c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
         c.basemapFallbackFonts = settings.strings("basemap.fallback_fonts", default: c.basemapFallbackFonts).filter { !$0.isEmpty }
@@ -351,5 +355,34 @@ extension Settings {
         h.thresholds = thresholds
         h.zoneColors = colours
         return h
+    }
+}
+
+extension Settings {
+    /// `heatmap.max_hr_percentages`: one percentage of the maximum heart rate per threshold, 30 to
+    /// 100, increasing by at least one point (so that rounding to whole bpm keeps the bounds
+    /// apart); by default the five-zone model's (``HeartRateZoneBounds/defaultPercentages(boundCount:)``).
+    func maximumHeartRatePercentages(_ key: String, boundCount: Int) throws(ConfigurationError) -> [Double] {
+        let fallback = HeartRateZoneBounds.defaultPercentages(boundCount: boundCount)
+        let texts = strings(key, default: [])
+        guard !texts.isEmpty else {
+            guard let fallback else {
+                throw invalid(
+                    key, "",
+                    "the heatmap has \(boundCount + 1) zones, more than the five-zone model's: give \(boundCount) percentages of the maximum heart rate"
+                )
+            }
+            return fallback
+        }
+        let allowed = "\(boundCount) increasing percentages (one per heatmap.thresholds entry), 30 to 100, at least 1 apart"
+        var percentages: [Double] = []
+        for text in texts {
+            guard let value = Double(text), (30...100).contains(value), value >= (percentages.last ?? 29) + 1 else {
+                throw invalid(key, texts.joined(separator: ","), allowed)
+            }
+            percentages.append(value)
+        }
+        guard percentages.count == boundCount else { throw invalid(key, texts.joined(separator: ","), allowed) }
+        return percentages
     }
 }

@@ -8,7 +8,7 @@ import WorkFeedWire
 
 extension Dispatcher {
     /// Answers one request that writes or must see the writer's state (IMPORT, ENQUEUE, DELETE,
-    /// ZONES, RESOLVE, ORIGINAL) inside the turn's transaction, on the index thread; the loop thread
+    /// ZONES, SETTINGS, RESOLVE, ORIGINAL) inside the turn's transaction, on the index thread; the loop thread
     /// has parsed it, checked its role and admitted it, and read requests never come here (the
     /// ``ReadService``'s threads answer them from read-only connections). Never throws: whatever
     /// goes wrong becomes an ERROR reply that says what.
@@ -136,6 +136,9 @@ extension Dispatcher {
                 // The owner is leaving: their privacy zones go with their workouts.
                 _ = try transaction.removePrivacyZones(owner: owner)
                 specs.privacy.setZones([], of: owner)
+                // And their settings.
+                _ = try transaction.removeOwnerSettings(owner: owner)
+                specs.heartRateZones.set(nil, of: owner)
             }
             // The files go once the deletion is committed: the pictures, and the originals no
             // other workout came from.
@@ -161,6 +164,9 @@ extension Dispatcher {
 
         case .zones:
             return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)
+
+        case .settings:
+            return try settings(try decode(SettingsRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)
 
         case .ping, .status, .show, .feed, .changes, .failed:
             // Answered by the loop (PING) and the read service; never sent here.
@@ -247,7 +253,7 @@ extension ControlCommand {
         switch self {
         case .ping, .status, .show, .feed, .changes, .failed: true
         // RESOLVE and ORIGINAL read too, but are small and rare: they go with the writes.
-        case .importWorkout, .enqueue, .delete, .resolve, .original, .zones: false
+        case .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings: false
         }
     }
 }
@@ -266,7 +272,7 @@ enum ControlPolicy {
         case .gateway?:
             switch request.command {
             case .ping: return nil
-            case .importWorkout, .enqueue, .show, .feed, .changes, .delete, .zones:
+            case .importWorkout, .enqueue, .show, .feed, .changes, .delete, .zones, .settings:
                 // Only the owner field is read here; the body is parsed fully where it is answered.
                 struct OwnerField: Decodable { var owner: String? }
                 guard let owner = try? ControlCodec.decode(OwnerField.self, from: request.body).owner, Owner.problem(with: owner) == nil else {

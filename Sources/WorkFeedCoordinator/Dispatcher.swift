@@ -94,7 +94,8 @@ struct Dispatcher {
         self.metrics = metrics
         specs = PictureSpecs(
             configuration: configuration, basemap: basemap.isEmpty ? nil : basemap,
-            privacy: try Self.loadPrivacy(configuration: configuration, index: index))
+            privacy: try Self.loadPrivacy(configuration: configuration, index: index),
+            heartRateZones: try Self.loadHeartRateZones(configuration: configuration, index: index, logger: logger))
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
             maximumBackoff: configuration.maximumBackoffSeconds, environmentInitialBackoff: configuration.environmentInitialBackoffSeconds,
@@ -423,7 +424,7 @@ struct Dispatcher {
             }
             let assignment = JobAssignment(
                 lease: job.lease, workoutID: job.picture.workoutID, cacheKey: cacheKey,
-                spec: specs.encodedSpec(for: job.picture), route: route, heartRate: job.heartRate)
+                spec: specs.encodedSpec(for: job.picture, owner: job.owner), route: route, heartRate: job.heartRate)
             outbox.worker.append((identity, .job(assignment)))
         }
     }

@@ -7,7 +7,8 @@ import WorkFeedModel
 /// A cache key is the SHA-256 of everything a picture depends on: the renderer version, the spec
 /// (kind, theme, size, scale, that theme's route and map styles, heatmap zones for heatmaps, the
 /// basemap's identity), the hashes of the series it draws, and the fingerprint of its owner's
-/// privacy policy when it hides anything. A
+/// privacy policy when it hides anything. A heatmap's zones are its owner's when they set their
+/// own (``OwnerHeartRateZones``), as explicit bounds in the spec. A
 /// `generated` job whose stored key differs from the current one is stale.
 struct PictureSpecs {
     private let configuration: CoordinatorConfiguration
@@ -16,44 +17,69 @@ struct PictureSpecs {
     private var encoded: [SpecKey: [UInt8]] = [:]
     /// Every owner's privacy zones and the end trim: part of each picture's key.
     var privacy: PrivacyPolicies
+    /// Every owner's heart-rate zones: part of each heatmap's spec.
+    var heartRateZones: OwnerHeartRateZones
     private var hashers: [SpecKey: SHA256] = [:]
+
+    /// Specs kept encoded at most: one per kind, theme and scale, and per set of owners' zones
+    /// in use; past it the memo starts again (owners' zones are few distinct lists in practice).
+    private static let memoLimit = 4096
 
     private struct SpecKey: Hashable {
         var kind: JobKind
         var theme: Theme
         var scale: Int
+        /// The heatmap's zones when they are not the configured ones; `nil` for route pictures.
+        var thresholds: [Double]?
     }
 
-    init(configuration: CoordinatorConfiguration, basemap: String?, privacy: PrivacyPolicies) {
+    init(configuration: CoordinatorConfiguration, basemap: String?, privacy: PrivacyPolicies, heartRateZones: OwnerHeartRateZones) {
         self.configuration = configuration
         self.basemap = basemap
         self.privacy = privacy
+        self.heartRateZones = heartRateZones
     }
 
-    func spec(kind: JobKind, theme: Theme, scale: Int) -> PictureSpec {
-        PictureSpec(
+    /// - Parameter thresholds: the heatmap zones' bounds; `nil`: the configured ones.
+    func spec(kind: JobKind, theme: Theme, scale: Int, thresholds: [Double]? = nil) -> PictureSpec {
+        var heatmap = configuration.heatmap
+        if let thresholds { heatmap.thresholds = thresholds }
+        return PictureSpec(
             kind: kind, theme: theme, width: configuration.pictureWidth, height: configuration.pictureHeight,
-            scale: scale, style: configuration.style(for: theme), heatmap: configuration.heatmap,
+            scale: scale, style: configuration.style(for: theme), heatmap: heatmap,
             map: configuration.mapStyle(for: theme), basemap: basemap)
     }
 
-    /// The spec's JSON, encoded once per kind, theme and scale.
-    mutating func encodedSpec(for picture: PictureID) -> [UInt8] {
-        let key = SpecKey(kind: picture.kind, theme: picture.theme, scale: picture.scale)
+    private func specKey(_ picture: PictureID, owner: String) -> SpecKey {
+        SpecKey(
+            kind: picture.kind, theme: picture.theme, scale: picture.scale,
+            thresholds: picture.kind.usesHeartRate ? heartRateZones.thresholds(for: owner) : nil)
+    }
+
+    /// The spec's JSON, encoded once per kind, theme, scale and zones.
+    /// - Parameter owner: the workout's owner, whose heart-rate zones a heatmap's spec holds.
+    mutating func encodedSpec(for picture: PictureID, owner: String) -> [UInt8] {
+        encodedSpec(specKey(picture, owner: owner))
+    }
+
+    private mutating func encodedSpec(_ key: SpecKey) -> [UInt8] {
         if let bytes = encoded[key] { return bytes }
-        let bytes = spec(kind: picture.kind, theme: picture.theme, scale: picture.scale).encoded()
+        if encoded.count >= Self.memoLimit { encoded.removeAll(keepingCapacity: true) }
+        let bytes = spec(kind: key.kind, theme: key.theme, scale: key.scale, thresholds: key.thresholds).encoded()
         encoded[key] = bytes
         return bytes
     }
 
-    /// - Parameter owner: the workout's owner, whose privacy policy's fingerprint is part of the key.
+    /// - Parameter owner: the workout's owner, whose privacy policy's fingerprint is part of the
+    ///   key, and whose heart-rate zones are part of a heatmap's spec.
     mutating func cacheKey(for picture: PictureID, routeHash: String, heartRateHash: String, owner: String) -> String {
-        let key = SpecKey(kind: picture.kind, theme: picture.theme, scale: picture.scale)
+        let key = specKey(picture, owner: owner)
         let hasher: SHA256
         if let cached = hashers[key] {
             hasher = cached
         } else {
-            hasher = PictureSpec.specHasher(encodedSpec: encodedSpec(for: picture))
+            hasher = PictureSpec.specHasher(encodedSpec: encodedSpec(key))
+            if hashers.count >= Self.memoLimit { hashers.removeAll(keepingCapacity: true) }
             hashers[key] = hasher
         }
         return PictureSpec.cacheKey(

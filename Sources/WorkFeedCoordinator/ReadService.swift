@@ -253,7 +253,7 @@ struct ReadAnswers {
             let page = try reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))
             return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: try reader.currentAnchor()))
 
-        case .ping, .importWorkout, .enqueue, .delete, .resolve, .original, .zones:
+        case .ping, .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings:
             throw ControlRequestError("\(request.command.rawValue) is not a read request")
         }
     }

@@ -80,6 +80,8 @@ public final class Gateway: Sendable {
         owner.get("/zones", use: api.zones)
         owner.post("/zones", use: api.addZone)
         owner.delete("/zones/{id}", use: api.deleteZone)
+        owner.get("/settings", use: api.settings)
+        owner.put("/settings", use: api.putSettings)
         return router
     }
 
@@ -90,7 +92,7 @@ public final class Gateway: Sendable {
         ("/v1/pictures/{file}", [.get, .head]), ("/v1/feed", [.get, .head]), ("/v1/changes", [.get, .head]),
         ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]),
         ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]), ("/v1/zones", [.get, .head, .post]),
-        ("/v1/zones/{id}", [.delete]),
+        ("/v1/zones/{id}", [.delete]), ("/v1/settings", [.get, .head, .put]),
     ]
 
     /// The HTTP application (a Service). `onRunning` is called with the bound port.

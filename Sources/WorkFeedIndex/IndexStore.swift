@@ -121,6 +121,14 @@ public protocol IndexWriting {
     mutating func removePrivacyZones(owner: String) throws -> Int
     /// The secret that jitters privacy cuts: made once, then the same for the index's lifetime.
     mutating func privacySecret() throws -> [UInt8]
+
+    // MARK: Owner settings
+
+    /// Replaces an owner's settings, checked first (``OwnerSettings/validate(zoneCount:)``);
+    /// empty settings remove the owner's.
+    mutating func setOwnerSettings(_ settings: OwnerSettings, owner: String, now: Date) throws
+    /// Removes an owner's settings (the owner is leaving); whether there were any.
+    mutating func removeOwnerSettings(owner: String) throws -> Bool
 }
 
 /// The read queries the coordinator asks (its read service, its metrics, its index thread inside
@@ -183,6 +191,13 @@ public protocol IndexReading {
 
     func privacyZones(owner: String) throws -> [PrivacyZone]
     func ownersWithPrivacyZones() throws -> [String]
+
+    // MARK: Owner settings
+
+    /// An owner's settings; empty when they set none.
+    func ownerSettings(owner: String) throws -> OwnerSettings
+    /// Every owner's heart-rate zone setting, for the owners that have one.
+    func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting]
 }
 
 extension WorkoutIndex: WorkoutIndexStore {}

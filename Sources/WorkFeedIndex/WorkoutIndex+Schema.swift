@@ -268,6 +268,23 @@ extension WorkoutIndex {
                     CREATE INDEX privacy_zone_by_owner ON privacy_zone (owner, id);
                     """)
         }
+        migrator.registerMigration("v9: owner settings") { db in
+            // An owner's settings (docs/settings.md): heart-rate zones from a maximum or as bounds
+            // (never both), units, time zone, first weekday; a row only while something is set.
+            try db.execute(
+                sql: """
+                    CREATE TABLE owner_settings (
+                        owner TEXT PRIMARY KEY NOT NULL,
+                        hr_maximum REAL,
+                        hr_bounds TEXT,
+                        units TEXT,
+                        time_zone TEXT,
+                        first_weekday INTEGER,
+                        updated_at REAL NOT NULL,
+                        CHECK (hr_maximum IS NULL OR hr_bounds IS NULL)
+                    ) STRICT;
+                    """)
+        }
         return migrator
     }
 

@@ -16,6 +16,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case resolve = "RESOLVE"
     case original = "ORIGINAL"
     case zones = "ZONES"
+    case settings = "SETTINGS"
 }
 
 /// `[WFC1][request id: u64][COMMAND][body: JSON][attachment...]`
@@ -612,19 +613,9 @@ public struct ZonesReply: Codable, Sendable, Hashable {
     /// caller which field is wrong.
     public var refusal: Refusal?
 
-    public struct Refusal: Codable, Sendable, Hashable {
-        /// `bad-zone` (a field out of range: ``field``) or `too-many-zones`
-        /// (``PrivacyZone/maximumPerOwner``).
-        public var code: String
-        public var field: String?
-        public var message: String
-
-        public init(code: String, field: String? = nil, message: String) {
-            self.code = code
-            self.field = field
-            self.message = message
-        }
-    }
+    /// `bad-zone` (a field out of range: ``ControlRefusal/field``) or `too-many-zones`
+    /// (``PrivacyZone/maximumPerOwner``).
+    public typealias Refusal = ControlRefusal
 
     public init(zones: [PrivacyZone], added: PrivacyZone? = nil, removed: Bool? = nil, stale: Int = 0, refusal: Refusal? = nil) {
         self.zones = zones

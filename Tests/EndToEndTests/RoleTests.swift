@@ -155,6 +155,9 @@ import WorkFeedWire
         #expect(page.items.map(\.workout.id) == [id])
         let other: FeedReply = try gateway.request(.feed, FeedRequest(limit: 10, owner: "bob"))
         #expect(other.items.isEmpty)
+        // An owner's settings, for that owner (GET/PUT /v1/settings).
+        let settings: SettingsReply = try gateway.request(.settings, SettingsRequest(owner: "alice", set: OwnerSettings(units: .imperial)))
+        #expect(settings.settings.units == .imperial)
         // Without an owner: everyone's feed, refused; so are the operators' commands.
         let refused: [(ControlCommand, [UInt8])] = [
             (.feed, try ControlCodec.encode(FeedRequest(limit: 10))),
@@ -163,6 +166,7 @@ import WorkFeedWire
             (.status, try ControlCodec.encode(StatusRequest(owner: "alice"))),
             (.failed, try ControlCodec.encode(FailedRequest(limit: 10, group: true))),
             (.resolve, try ControlCodec.encode(ResolveRequest(prefixes: [String(id.description.prefix(8))]))),
+            (.settings, Array(#"{"owner": ""}"#.utf8)),
         ]
         for (command, body) in refused {
             let error = #expect(throws: ControlClientError.self, "\(command.rawValue) accepted from a gateway key") {

@@ -53,6 +53,32 @@ import WorkFeedModel
         }
     }
 
+    /// Where an owner's maximum heart rate puts their zones (docs/settings.md): the five-zone
+    /// model's percentages by default, fitted to the heatmap's number of zones; given ones are
+    /// checked against it, and a heatmap of more than five zones must give them.
+    @Test func maximumHeartRatePercentagesFitTheHeatmapsZones() async throws {
+        #expect(CoordinatorConfiguration.defaults.maximumHeartRatePercentages == [70, 80, 90])
+        let fiveZones = try await CoordinatorConfiguration.load(
+            file: try file("heatmap:\n  thresholds: [100, 120, 140, 160]\n  colors: ['#000000', '#111111', '#222222', '#333333', '#444444']\n"),
+            environment: [:])
+        #expect(fiveZones.maximumHeartRatePercentages == [60, 70, 80, 90])
+        let given = try await CoordinatorConfiguration.load(file: try file("heatmap:\n  max_hr_percentages: [65, 78, 91]\n"), environment: [:])
+        #expect(given.maximumHeartRatePercentages == [65, 78, 91])
+        for text in [
+            "heatmap:\n  max_hr_percentages: [70, 80]\n", "heatmap:\n  max_hr_percentages: [80, 70, 90]\n",
+            "heatmap:\n  max_hr_percentages: [70, 70.5, 90]\n", "heatmap:\n  max_hr_percentages: [20, 80, 90]\n",
+            "heatmap:\n  thresholds: [90, 100, 120, 140, 160]\n  colors: ['#000000', '#111111', '#222222', '#333333', '#444444', '#555555']\n",
+        ] {
+            let path = try file(text)
+            do {
+                _ = try await CoordinatorConfiguration.load(file: path, environment: [:])
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect(error.key == "heatmap.max_hr_percentages", "\(text)")
+            }
+        }
+    }
+
     /// Choices are typed once, when the file is read: nothing parses them again with a silent
     /// fallback (issue 15).
     @Test func choicesAreTypedValuesAfterValidation() async throws {

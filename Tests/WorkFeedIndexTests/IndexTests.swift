@@ -57,16 +57,17 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
             try temporary.index.appliedMigrations() == [
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
+                "v9: owner settings",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 8)
+        #expect(try reopened.appliedMigrations().count == 9)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
             try String.fetchAll(
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "privacy_zone", "series", "workout"])
+        #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "owner_settings", "privacy_zone", "series", "workout"])
     }
 
     /// The privacy secret is made once and kept: a new one would move every cut.

@@ -18,14 +18,9 @@ extension GatewayAPI {
     /// there may be.
     func addZone(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: 4096)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw Problem.badRequest("bad-zone", "a zone is a small JSON object: latitude, longitude and radius")
-        }
-        let zone = try Self.newZone(Data(body.readableBytesView))
+        let body = try await Self.smallBody(
+            of: request, tooLarge: Problem.badRequest("bad-zone", "a zone is a small JSON object: latitude, longitude and radius"))
+        let zone = try Self.newZone(body)
         let reply = try await ask(.zones, ZonesRequest(owner: owner, add: zone), as: ZonesReply.self)
         if let refusal = reply.refusal {
             guard refusal.code == "too-many-zones" else { throw Problem.badZone(refusal.message, field: refusal.field) }
@@ -124,8 +119,6 @@ struct ZoneItem: Encodable, Sendable {
 
 extension Problem {
     static func badZone(_ detail: String, field: String?) -> Problem {
-        var problem = Problem.badRequest("bad-zone", detail)
-        if let field { problem.extra["field"] = .text(field) }
-        return problem
+        .badRequest("bad-zone", detail, field: field)
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+public import WorkFeedModel
+
+// MARK: Owner settings (docs/settings.md)
+
+extension IndexReader {
+    /// An owner's settings; empty when they set none.
+    /// - Throws: ``IndexError`` naming the column of a stored value this version cannot read.
+    public func ownerSettings(owner: String) throws -> OwnerSettings {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT owner, hr_maximum, hr_bounds, units, time_zone, first_weekday FROM owner_settings WHERE owner = ?",
+                arguments: [owner])
+        else { return OwnerSettings() }
+        let decoder = RowDecoder(row, table: "owner_settings")
+        var settings = OwnerSettings()
+        settings.heartRateZones = try Self.heartRateZones(decoder, row: row)
+        settings.units = try decoder.optionalKnown(3, "units")
+        settings.timeZone = try decoder.optionalValue(4, "time_zone")
+        if let number: Int = try decoder.optionalValue(5, "first_weekday") {
+            guard let day = Weekday(rawValue: number) else { throw decoder.corrupt("first_weekday", row[5] as DatabaseValue) }
+            settings.firstWeekday = day
+        }
+        return settings
+    }
+
+    /// Every owner's heart-rate zone setting, for the owners that have one (read at start, for the
+    /// cache keys of their heatmaps).
+    public func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting] {
+        var settings: [String: HeartRateZoneSetting] = [:]
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT owner, hr_maximum, hr_bounds FROM owner_settings WHERE hr_maximum IS NOT NULL OR hr_bounds IS NOT NULL")
+        while let row = try rows.next() {
+            let decoder = RowDecoder(row, table: "owner_settings")
+            settings[try decoder.value(0, "owner")] = try Self.heartRateZones(decoder, row: row)
+        }
+        return settings
+    }
+
+    /// The zones of a row whose columns 1 and 2 are `hr_maximum` and `hr_bounds`, checked as they
+    /// were when stored: a value changed outside WorkFeed is a corrupt row, not a zone.
+    private static func heartRateZones(_ decoder: RowDecoder<Row>, row: Row) throws -> HeartRateZoneSetting? {
+        let setting: HeartRateZoneSetting
+        if let maximum: Double = try decoder.optionalValue(1, "hr_maximum") {
+            setting = .maximumHeartRate(maximum)
+            guard (try? setting.validate()) != nil else { throw decoder.corrupt("hr_maximum", row[1] as DatabaseValue) }
+        } else if let text: String = try decoder.optionalValue(2, "hr_bounds") {
+            guard let bounds = try? JSONDecoder().decode([Double].self, from: Data(text.utf8)) else {
+                throw decoder.corrupt("hr_bounds", row[2] as DatabaseValue)
+            }
+            setting = .bounds(bounds)
+            guard (try? setting.validate()) != nil else { throw decoder.corrupt("hr_bounds", row[2] as DatabaseValue) }
+        } else {
+            return nil
+        }
+        return setting
+    }
+}

@@ -1,0 +1,44 @@
+public import Foundation
+import GRDB
+public import WorkFeedModel
+
+// MARK: Owner settings (docs/settings.md)
+
+extension IndexTransaction {
+    /// Replaces an owner's settings with `settings`, checked first; empty settings remove the
+    /// owner's row, so that only owners who set something have one.
+    /// - Throws: ``SettingsError`` for a value out of range (nothing is stored), ``IndexError``.
+    public mutating func setOwnerSettings(_ settings: OwnerSettings, owner: String, now: Date = Date()) throws {
+        try settings.validate()
+        guard !settings.isEmpty else {
+            _ = try removeOwnerSettings(owner: owner)
+            return
+        }
+        var maximum: Double?
+        var bounds: String?
+        switch settings.heartRateZones {
+        case .maximumHeartRate(let value)?: maximum = value
+        case .bounds(let values)?: bounds = String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+        case nil: break
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO owner_settings (owner, hr_maximum, hr_bounds, units, time_zone, first_weekday, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (owner) DO UPDATE SET hr_maximum = excluded.hr_maximum, hr_bounds = excluded.hr_bounds,
+                    units = excluded.units, time_zone = excluded.time_zone, first_weekday = excluded.first_weekday,
+                    updated_at = excluded.updated_at
+                """,
+            arguments: [
+                owner, maximum, bounds, settings.units?.rawValue, settings.timeZone, settings.firstWeekday?.rawValue,
+                now.timeIntervalSince1970,
+            ])
+    }
+
+    /// Removes an owner's settings (the owner is leaving).
+    /// - Returns: whether there were any.
+    public mutating func removeOwnerSettings(owner: String) throws -> Bool {
+        try db.execute(sql: "DELETE FROM owner_settings WHERE owner = ?", arguments: [owner])
+        return db.changesCount == 1
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `GET`/`PUT /v1/settings` over HTTP, against a real coordinator and worker (docs/settings.md):
+/// each owner sees and replaces only their own settings, bad ones are refused naming the field, and
+/// a new maximum heart rate gives the owner's heatmap a new picture while the route keeps its own.
+@Suite(.serialized) struct SettingsTests {
+    let json = ["Content-Type": "application/json"]
+
+    @Test func anOwnerReplacesTheirSettingsAndTheirHeatmapsFollow() async throws {
+        let system = try await GatewaySystem()
+        do {
+            let alice = system.token("alice")
+            #expect(try await system.get("/v1/settings").status == 401)
+            let fresh = try await system.get("/v1/settings", as: "alice")
+            #expect(fresh.status == 200)
+            #expect((fresh.json["settings"] as? [String: Any])?.isEmpty == true)
+            let configured = try #require(fresh.json["heartRateZones"] as? [String: Any])
+            #expect(configured["bounds"] as? [Double] == [100, 140, 180] && configured["source"] as? String == "configured")
+
+            // A heatmap drawn with the configured zones, and the route picture.
+            let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
+            let id = try #require(upload.json["id"] as? String)
+            func pictureURL(_ kind: String) async throws -> String? {
+                let reply = try await system.get("/v1/workouts/\(id)/pictures/\(kind)/light?scale=1&wait=10", as: "alice")
+                return (reply.json["picture"] as? [String: Any])?["url"] as? String
+            }
+            let heatmapBefore = try #require(try await pictureURL("heatmap"))
+            let routeBefore = try #require(try await pictureURL("route"))
+
+            let put = try await system.call(
+                "PUT", "/v1/settings", token: alice, headers: json,
+                body: Data(
+                    #"{"heartRateZones": {"maximumHeartRate": 190}, "units": "imperial", "timeZone": "Europe/Berlin", "firstWeekday": 1}"#.utf8))
+            #expect(put.status == 200)
+            let settings = try #require(put.json["settings"] as? [String: Any])
+            #expect((settings["heartRateZones"] as? [String: Any])?["maximumHeartRate"] as? Double == 190)
+            #expect(settings["units"] as? String == "imperial" && settings["timeZone"] as? String == "Europe/Berlin")
+            #expect(settings["firstWeekday"] as? String == "sunday")
+            let zones = try #require(put.json["heartRateZones"] as? [String: Any])
+            #expect(zones["bounds"] as? [Double] == [133, 152, 171] && zones["source"] as? String == "maximum-heart-rate")
+            let read = try await system.get("/v1/settings", as: "alice")
+            #expect((read.json["settings"] as? [String: Any])?["units"] as? String == "imperial")
+            // Bob's are his own.
+            #expect((try await system.get("/v1/settings", as: "bob").json["settings"] as? [String: Any])?.isEmpty == true)
+
+            // The heatmap is drawn again under a new key; the route picture keeps its own.
+            var heatmapAfter: String?
+            for _ in 0..<20 {
+                heatmapAfter = try await pictureURL("heatmap")
+                if let heatmapAfter, heatmapAfter != heatmapBefore { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(heatmapAfter != nil && heatmapAfter != heatmapBefore)
+            #expect(try await pictureURL("route") == routeBefore)
+
+            // PUT replaces: what it leaves out is unset.
+            let cleared = try await system.call("PUT", "/v1/settings", token: alice, headers: json, body: Data(#"{"units": "metric"}"#.utf8))
+            #expect(cleared.status == 200)
+            #expect((cleared.json["settings"] as? [String: Any])?.keys.sorted() == ["units"])
+            #expect((cleared.json["heartRateZones"] as? [String: Any])?["source"] as? String == "configured")
+            #expect(try await system.call("DELETE", "/v1/settings", token: alice).status == 405)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    @Test func badSettingsAreRefusedNamingTheFieldAndChangeNothing() async throws {
+        let system = try await GatewaySystem(workers: 0)
+        do {
+            let alice = system.token("alice")
+            let first = try await system.call("PUT", "/v1/settings", token: alice, headers: json, body: Data(#"{"units": "imperial"}"#.utf8))
+            #expect(first.status == 200)
+            for (body, field) in [
+                (#"{"units": "imperial", "colour": "red"}"#, "colour"),
+                (#"{"heartRateZones": {"maximumHeartRate": 300}}"#, "heartRateZones.maximumHeartRate"),
+                (#"{"heartRateZones": {"maximumHeartRate": "high"}}"#, "heartRateZones.maximumHeartRate"),
+                (#"{"heartRateZones": {"bounds": [150, 140, 160]}}"#, "heartRateZones.bounds[1]"),
+                (#"{"heartRateZones": {"bounds": [20, 140, 160]}}"#, "heartRateZones.bounds[0]"),
+                // Bounds must fill the heatmap's four zones: the coordinator knows how many there are.
+                (#"{"heartRateZones": {"bounds": [120, 150]}}"#, "heartRateZones.bounds"),
+                (#"{"heartRateZones": {"maximumHeartRate": 190, "bounds": [120, 140, 160]}}"#, "heartRateZones"),
+                (#"{"heartRateZones": {"restingHeartRate": 50}}"#, "heartRateZones.restingHeartRate"),
+                (#"{"units": "stones"}"#, "units"),
+                (#"{"timeZone": "Europe/Atlantis"}"#, "timeZone"),
+                (#"{"firstWeekday": 0}"#, "firstWeekday"),
+            ] {
+                let refused = try await system.call("PUT", "/v1/settings", token: alice, headers: json, body: Data(body.utf8))
+                #expect(refused.status == 400, "\(body)")
+                #expect(refused.json["type"] as? String == "urn:workfeed:problem:bad-settings", "\(body)")
+                #expect(refused.json["field"] as? String == field, "\(body): \(refused.json)")
+            }
+            for body in ["not json", "[]", String(repeating: " ", count: 5000) + "{}"] {
+                let refused = try await system.call("PUT", "/v1/settings", token: alice, headers: json, body: Data(body.utf8))
+                #expect(refused.status == 400 && refused.json["type"] as? String == "urn:workfeed:problem:bad-settings", "\(body.prefix(20))")
+            }
+            let kept = try await system.get("/v1/settings", as: "alice")
+            #expect((kept.json["settings"] as? [String: Any])?.keys.sorted() == ["units"])
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+}
