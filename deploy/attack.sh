@@ -11,6 +11,9 @@
 #      second coordinator on the same index, an empty index file, a damaged index.
 #   3. The full disk: ChaosTests' FullCacheTests (the workers' cache on a small tmpfs in a mount
 #      namespace of its own, filled during a bulk render and freed), with more jobs.
+#   4. The gateway's edge (issue 23): GatewayTests' EdgeTests, one case each (links in the cache,
+#      a 503 carried out later, out-of-range uploads, claimed bodies, polar zones, 503 details,
+#      headers, an empty picture name, a trickled head).
 #
 # Settings, all optional:
 #   ATTACK_SMALL=1            the smaller form the test suite runs (fewer jobs and messages; the
@@ -157,6 +160,34 @@ else
   else
     verdict full-disk broke "$(grep -E 'Expectation failed|error|failed' "$work/full.log" | head -3 | tr '\n' ' ' | cut -c1-400)"
   fi
+fi
+
+# --- 4. The gateway's edge (issue 23, findings 2, 5 and 8) -----------------------------------------
+# Each runs one of GatewayTests' EdgeTests: a real coordinator and gateway (in one process), real
+# HTTP, real ZeroMQ, a real cache directory.
+if [ "${ATTACK_SMALL:-0}" = "1" ]; then
+  echo "attack gateway-edge: not in the small form (the test suite runs GatewayTests.EdgeTests on its own)"
+else
+  while read -r name test what; do
+    echo "attack $name: tried $what"
+    swift test --skip-build --scratch-path "$scratch" --filter "GatewayTests.EdgeTests/$test" >"$work/$name.log" 2>&1
+    status=$?
+    if [ $status -eq 0 ] && grep -q "passed" "$work/$name.log" && ! grep -q "0 tests" "$work/$name.log"; then
+      verdict "$name" held "$what: refused (EdgeTests/$test)"
+    else
+      verdict "$name" broke "$(grep -E 'Expectation failed|error:|failed' "$work/$name.log" | head -3 | tr '\n' ' ' | cut -c1-400)"
+    fi
+  done <<'EDGE'
+cache-link aLinkPlantedInTheCacheIsNotServed links and hard links planted under keys/ to /etc/passwd, the token secret and the index
+late-503 aRequestAnswered503IsNotCarriedOutWhenTheCoordinatorReturns a zone add and a zone delete answered 503 while the coordinator was down, then retried once it was back
+out-of-range-upload aFileWithValuesOutOfRangeIs400 GPX files with times in 1850 and 2250 and a 2 KB name
+claimed-body aZoneBodyClaimedTooLargeIs413AtOnce a zone POST claiming a 1 GiB body and sending one byte
+polar-zone zonesAtThePolesAreRefused zones at latitudes 89, -89.9 and ±85.06
+endpoint-in-503 unavailableDetailsDoNotNameTheCoordinatorsEndpoint a feed call while the coordinator is down, looking for its endpoint in the answer
+missing-headers everyAnswerCarriesNosniffAndFrameAncestors the page, health, a 401, a 404 picture and an unknown path, looking for nosniff and frame-ancestors
+empty-picture-name picturesWithoutANameIsNotFound GET /v1/pictures/
+slow-head aHeadTrickledSlowlyIsCutOff a request head sent a byte every 0.5 s
+EDGE
 fi
 
 echo "attack: $tried tried, $held held, $broke broke${broken:+ (${broken[*]})}, $skipped skipped"

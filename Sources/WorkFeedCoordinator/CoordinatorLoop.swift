@@ -293,6 +293,13 @@ struct CoordinatorLoop: ~Copyable {
                 send(ControlReply(id: request.id, ok: true, body: Array(#"{"pong":true}"#.utf8)), to: message.identity)
                 continue
             }
+            // Its client has stopped waiting (it sat in a queue while the coordinator was busy or
+            // paused): not carried out, as the client was told.
+            if request.isPastDeadline() {
+                throttle.log("control-expired", "control request past its deadline; not carried out", level: .notice, logger: logger)
+                send(Dispatcher.expired(request), to: message.identity)
+                continue
+            }
             let bytes = message.frames.reduce(0) { $0 + $1.count }
             if let busy = clients.admit(message.identity, bytes: bytes) {
                 throttle.log("control-busy", "control request refused: client busy", level: .notice, metadata: ["reason": "\(busy)"], logger: logger)

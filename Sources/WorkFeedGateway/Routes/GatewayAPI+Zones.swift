@@ -18,13 +18,7 @@ extension GatewayAPI {
     /// there may be.
     func addZone(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: 4096)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw Problem.badRequest("bad-zone", "a zone is a small JSON object: latitude, longitude and radius")
-        }
+        let body = try await Self.body(of: request, upTo: 4096)
         let zone = try Self.newZone(Data(body.readableBytesView))
         let reply = try await ask(.zones, ZonesRequest(owner: owner, add: zone), as: ZonesReply.self)
         if let refusal = reply.refusal {
