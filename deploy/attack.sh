@@ -13,7 +13,7 @@
 #      namespace of its own, filled during a bulk render and freed), with more jobs.
 #   4. The gateway's edge (issue 23): GatewayTests' EdgeTests, one case each (links in the cache,
 #      a 503 carried out later, out-of-range uploads, claimed bodies, polar zones, 503 details,
-#      headers, an empty picture name, a trickled head).
+#      headers, an empty picture name, a trickled head and body).
 #
 # Settings, all optional:
 #   ATTACK_SMALL=1            the smaller form the test suite runs (fewer jobs and messages; the
@@ -186,7 +186,8 @@ polar-zone zonesAtThePolesAreRefused zones at latitudes 89, -89.9 and ±85.06
 endpoint-in-503 unavailableDetailsDoNotNameTheCoordinatorsEndpoint a feed call while the coordinator is down, looking for its endpoint in the answer
 missing-headers everyAnswerCarriesNosniffAndFrameAncestors the page, health, a 401, a 404 picture and an unknown path, looking for nosniff and frame-ancestors
 empty-picture-name picturesWithoutANameIsNotFound GET /v1/pictures/
-slow-head aHeadTrickledSlowlyIsCutOff a request head sent a byte every 0.5 s
+slow-body aBodyTrickledSlowlyIsCutOff a zone body sent a byte every 0.5 s with a 2 s idle timeout
+slow-head aHeadTrickledSlowlyIsCutOffAtItsDeadline a request head sent a byte every 0.25 s with a 30 s idle timeout
 EDGE
 fi
 

@@ -40,6 +40,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// A request head (request line and headers) must arrive whole within this many seconds of the
     /// connection opening or the previous response, however slowly its bytes trickle in.
     public var headTimeoutSeconds = 10.0
+    /// A request's body must arrive whole within this many seconds of its head (16 MiB at 56 KB/s
+    /// by default), however slowly its bytes trickle in.
+    public var bodyTimeoutSeconds = 300.0
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
 
@@ -50,6 +53,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file",
         "uploads.max_bytes",
         "uploads.request_kinds", "uploads.request_scales", "pictures.max_wait_seconds", "http.idle_timeout_seconds", "http.head_timeout_seconds",
+        "http.body_timeout_seconds",
         "log.level",
         "log.format",
     ]
@@ -115,6 +119,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
         c.maximumWaitSeconds = try settings.double("pictures.max_wait_seconds", default: c.maximumWaitSeconds, in: 0...60)
         c.idleTimeoutSeconds = try settings.double("http.idle_timeout_seconds", default: c.idleTimeoutSeconds, in: 1...3_600)
         c.headTimeoutSeconds = try settings.double("http.head_timeout_seconds", default: c.headTimeoutSeconds, in: 1...300)
+        c.bodyTimeoutSeconds = try settings.double("http.body_timeout_seconds", default: c.bodyTimeoutSeconds, in: 1...86_400)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).level
         c.logFormat = try settings.choice("log.format", default: LogFormat.text)
         return c

@@ -102,11 +102,14 @@ public final class Gateway: Sendable {
         let boundPort = self.boundPort
         let logger = self.logger
         let headTimeout = configuration.headTimeoutSeconds
+        let bodyTimeout = configuration.bodyTimeoutSeconds
         return Application(
             router: router(),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [RequestHeadDeadline(timeout: .milliseconds(Int64(headTimeout * 1000)))],
+                    additionalChannelHandlers: [
+                        RequestDeadlines(head: .milliseconds(Int64(headTimeout * 1000)), body: .milliseconds(Int64(bodyTimeout * 1000)))
+                    ],
                     idleTimeout: .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: "workfeed-gateway"),
             onServerRunning: { channel in

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import WorkFeedConfig
+import WorkFeedCoordinator
 import WorkFeedModel
 import WorkFeedWire
 
@@ -18,7 +20,7 @@ import Glibc
 
     /// Runs `body` against a fresh system and stops it whatever happens.
     func withSystem(
-        workers: Int = 0, _ adjust: @escaping (inout WorkFeedConfig.GatewayConfiguration) -> Void = { _ in },
+        workers: Int = 0, _ adjust: (inout GatewayConfiguration) -> Void = { _ in },
         _ body: (GatewaySystem) async throws -> Void
     ) async throws {
         let system = try await GatewaySystem(workers: workers, adjust: adjust)
@@ -170,7 +172,7 @@ import Glibc
                 #expect(reply.json["type"] as? String == "urn:workfeed:problem:unreadable-file")
                 #expect((reply.json["field"] as? String)?.contains(field) == true)
             }
-            #expect((try await system.get("/v1/feed", as: "alice").json["workouts"] as? [Any])?.isEmpty == true)
+            #expect((try await system.get("/v1/feed", as: "alice").json["items"] as? [Any])?.isEmpty == true)
         }
     }
 
@@ -230,25 +232,46 @@ import Glibc
         }
     }
 
-    /// A client that sends its request head a byte at a time, each within the idle timeout, is
-    /// disconnected once the head's deadline passes.
-    @Test func aHeadTrickledSlowlyIsCutOff() async throws {
-        try await withSystem({ $0.idleTimeoutSeconds = 2 }) { system in
-            let connection = try LimitsTests.Connection(port: system.port, timeoutSeconds: 1)
-            var closed = false
-            let head = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaa")
-            for character in head {
-                connection.send(String(character))
-                var byte: UInt8 = 0
-                let count = recv(connection.descriptor, &byte, 1, Int32(MSG_DONTWAIT))
-                if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-                    closed = true
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(500))
-            }
-            // The head's deadline (http.head_timeout_seconds) is 10 s; the bytes come for 26 s.
-            #expect(closed, "a head sent a byte every 0.5 s is still being read after \(head.count / 2) s")
+    /// Sends `head` at once, then `text` a byte every `interval`, and says whether the gateway
+    /// answered or closed the connection before the bytes ran out.
+    func trickle(_ text: String, after head: String = "", every interval: Duration, port: Int) async throws -> Bool {
+        let connection = try LimitsTests.Connection(port: port, timeoutSeconds: 1)
+        connection.send(head)
+        for character in text {
+            connection.send(String(character))
+            var byte: UInt8 = 0
+            let count = recv(connection.descriptor, &byte, 1, Int32(MSG_DONTWAIT))
+            if count >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { return true }
+            try await Task.sleep(for: interval)
+        }
+        return false
+    }
+
+    /// A body sent a byte every 0.5 s kept its connection for ever: every byte counts as activity
+    /// for the idle timeout (2 s here). The body's deadline (2 s here) ends it.
+    @Test func aBodyTrickledSlowlyIsCutOff() async throws {
+        try await withSystem({
+            $0.idleTimeoutSeconds = 2
+            $0.bodyTimeoutSeconds = 2
+        }) { system in
+            let head =
+                "POST /v1/zones HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(system.token("alice"))\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            let body = #"{"latitude": 10, "longitude": 10, "radius": 300"#  // 48 of the 100 bytes it claims
+            let closed = try await trickle(body, after: head, every: .milliseconds(500), port: system.port)
+            #expect(closed, "a body sent a byte every 0.5 s is still being read after 24 s")
+        }
+    }
+
+    /// A request head must arrive whole within its deadline (1 s here), however its bytes trickle;
+    /// before, only the idle timeout (30 s here) ended it.
+    @Test func aHeadTrickledSlowlyIsCutOffAtItsDeadline() async throws {
+        try await withSystem({
+            $0.idleTimeoutSeconds = 30
+            $0.headTimeoutSeconds = 1
+        }) { system in
+            let closed = try await trickle("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaa", every: .milliseconds(250), port: system.port)
+            #expect(closed, "a head sent a byte every 0.25 s is still being read after 13 s, under the idle timeout")
         }
     }
 }

@@ -1,29 +1,33 @@
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes a connection whose request head has not arrived within a deadline: from the moment the
-/// connection is open, and from the end of each response while no other request is in hand.
+/// Closes a connection whose request does not arrive in time, however its bytes trickle in: the
+/// head (request line and headers) must arrive whole within ``head`` of the connection opening or
+/// of the previous response, and the body, once the head is in, within ``body``.
 ///
-/// The idle timeout alone (``WorkFeedConfig/GatewayConfiguration/idleTimeoutSeconds``) is reset by
-/// every byte, so a client sending one byte every few seconds kept a connection (and its memory)
-/// for ever (issue 23). Sits after HTTP decoding, so it sees whole heads, never bytes.
-final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
+/// Hummingbird's idle timeout (``WorkFeedConfig/GatewayConfiguration/idleTimeoutSeconds``) counts
+/// every part read as activity, so a body sent a byte every few seconds kept a connection, and the
+/// handler waiting for it, for ever (issue 23). Sits after HTTP decoding, so it sees parts, not
+/// bytes; a head is one part, which the decoder gives only once it is whole.
+final class RequestDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    let timeout: TimeAmount
+    let head: TimeAmount
+    let body: TimeAmount
     private var timer: Scheduled<Void>?
     /// Requests whose head came and whose response has not ended yet.
     private var inHand = 0
 
-    init(timeout: TimeAmount) {
-        self.timeout = timeout
+    init(head: TimeAmount, body: TimeAmount) {
+        self.head = head
+        self.body = body
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { arm(context) }
+        if context.channel.isActive { arm(head, context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -31,7 +35,7 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        arm(context)
+        arm(head, context)
         context.fireChannelActive()
     }
 
@@ -41,8 +45,14 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
+        switch unwrapInboundIn(data) {
+        case .head:
             inHand += 1
+            arm(body, context)
+        case .body:
+            break
+        case .end:
+            // The request is in; answering it takes what it takes (a picture request may wait).
             disarm()
         }
         context.fireChannelRead(data)
@@ -51,12 +61,12 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
             inHand = max(0, inHand - 1)
-            if inHand == 0 { arm(context) }
+            if inHand == 0 { arm(head, context) }
         }
         context.write(data, promise: promise)
     }
 
-    private func arm(_ context: ChannelHandlerContext) {
+    private func arm(_ timeout: TimeAmount, _ context: ChannelHandlerContext) {
         disarm()
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
             context.close(promise: nil)
