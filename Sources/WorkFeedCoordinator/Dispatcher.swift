@@ -28,6 +28,9 @@ struct Dispatcher {
     let metrics: CoordinatorMetrics
     let index: WorkoutIndex
     var lastDeadlineCheck = ContinuousClock.now
+    /// The wall clock control requests' deadlines are read against (milliseconds since the Unix
+    /// epoch); a test sets one of its own.
+    var wallClock: @Sendable () -> UInt64 = { ControlRequest.now() }
     var specs: PictureSpecs
     var workers: [[UInt8]: WorkerState] = [:]
     let retry: RetryPolicy
@@ -112,7 +115,7 @@ struct Dispatcher {
         var batch = batch
         var expired: [(identity: [UInt8], reply: ControlReply, bytes: Int)] = []
         while true {
-            let now = ControlRequest.now()
+            let now = wallClock()
             for work in batch.controlMessages where work.request.isPastDeadline(at: now) {
                 expired.append((work.identity, Self.expired(work.request), work.bytes))
             }
@@ -180,13 +183,14 @@ struct Dispatcher {
                 if progressAfter.isDue(now: now) {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }
-                let committing = ControlRequest.now()
+                let committing = wallClock()
                 if batch.controlMessages.contains(where: { $0.request.isPastDeadline(at: committing) }) { throw DeadlinePassed() }
             }
             // The by-content names of pictures nothing refers to any more go with the other files.
             outbox.removals += released.releasedKeys.map(Removal.key)
             if !released.releasedKeys.isEmpty { outbox.events.append(.released(keys: released.releasedKeys)) }
-        } catch is DeadlinePassed {
+        } catch let error where error.cause is DeadlinePassed {
+            // The index hands what the transaction threw back as its cause, after the rollback.
             return nil
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
