@@ -277,7 +277,9 @@ struct CoordinatorLoop: ~Copyable {
             } catch {
                 throttle.log("malformed-control", "malformed control request", metadata: ["error": "\(error)"], logger: logger)
                 // The request id, when frame 1 holds one, so that the client can match the error.
-                let id = message.frames.count > 1 && message.frames[1].count == 8 ? message.frames[1].reduce(0) { $0 << 8 | UInt64($1) } : 0
+                let id =
+                    message.frames.count > 1 && [8, 16].contains(message.frames[1].count)
+                    ? message.frames[1].prefix(8).reduce(0) { $0 << 8 | UInt64($1) } : 0
                 send(.error(id: id, "malformed request: \(error)"), to: message.identity)
                 continue
             }

@@ -136,10 +136,8 @@ public struct ControlClient: ~Copyable {
                 let leftMilliseconds = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
                 guard leftMilliseconds > 0, try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: leftMilliseconds)[0] else {
                     reset()
-                    var error = ControlClientError(
+                    throw ControlClientError(
                         "no reply from the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is workfeed-coordinator running there?")
-                    error.noReply = true
-                    throw error
                 }
                 guard let frames = try socket.receive(dontWait: true) else { continue }
                 let reply: ControlReply
@@ -157,11 +155,9 @@ public struct ControlClient: ~Copyable {
             }
         } catch let error as ZMQError where error.code == EAGAIN {
             reset()
-            var error = ControlClientError(
+            throw ControlClientError(
                 "no connection to the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is it running, and is this client's key allowed?"
             )
-            error.noReply = true
-            throw error
         } catch let error as ZMQError {
             throw ControlClientError("talking to the coordinator at \(endpoint): \(error)")
         } catch let error as ControlClientError {
@@ -185,8 +181,6 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
     public var fromCoordinator: Bool
     /// The request was not sent: it is larger than the coordinator accepts. The connection is fine.
     public var isTooLarge = false
-    /// No reply came in time (or no connection): the request was dropped from this client's socket.
-    public var noReply = false
     /// The coordinator's code for its refusal, when it gave one (``ControlErrorCode``).
     public var code: ControlErrorCode?
 

@@ -132,6 +132,15 @@ public struct ControlErrorBody: Codable, Sendable {
         self.error = error
         self.code = code
     }
+
+    private enum CodingKeys: String, CodingKey { case error, code }
+
+    /// A code this client does not know is read as none: the message still says what happened.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        error = try container.decode(String.self, forKey: .error)
+        code = try? container.decodeIfPresent(ControlErrorCode.self, forKey: .code)
+    }
 }
 
 /// The refusals a client must tell apart, on the wire as the `code` of an ERROR's body.
