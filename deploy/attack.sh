@@ -23,6 +23,7 @@
 #   ATTACK_RELEASE=1          release builds of the programs
 #   ATTACK_SKIP_BUILD=1       use what is built (WORKFEED_BIN_DIR, else SwiftPM's bin path)
 #   ATTACK_FULL_CACHE_ROUTES  workouts for the full-disk run (150: 600 jobs)
+#   ATTACK_LATE_503_TRIALS    trials of the paused coordinator (50; 3 in the small form)
 #   SCRATCH_PATH=.build       SwiftPM's build directory
 # Needs root, or user namespaces, for the namespaces (attacks that cannot run are "skipped").
 set -uo pipefail
@@ -166,7 +167,7 @@ fi
 # --- 4. The gateway's edge (issue 23, findings 2, 5 and 8) -----------------------------------------
 # A paused coordinator (SIGSTOP), with the real programs: requests answered 503 meanwhile sit in
 # its socket's queue, and must not be carried out when it is resumed.
-echo "attack paused-coordinator: tried a zone add and a zone delete through the gateway while the coordinator was stopped (SIGSTOP), then resumed it"
+echo "attack paused-coordinator: tried a zone add and a zone delete through the gateway while the coordinator was stopped (SIGSTOP), then resumed it, and the retries"
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 mkdir -p "$work/paused/cache"
 paused_control="tcp://127.0.0.1:$(port)" paused_events="tcp://127.0.0.1:$(port)" paused_http=$(port)
@@ -176,37 +177,45 @@ WORKFEED_METRICS_LISTEN="" "$bin/workfeed-coordinator" --index "$work/paused/ind
 paused=$!
 pids+=("$paused")
 "$bin/workctl" token secret --out "$work/paused/token.secret" >/dev/null
-paused_token="$("$bin/workctl" token create --owner alice --expires 1h --secret-file "$work/paused/token.secret")"
 WORKFEED_TOKENS_SECRET_FILE="$work/paused/token.secret" WORKFEED_COORDINATOR_TIMEOUT_MS=1000 "$bin/workfeed-gateway" \
   --listen "127.0.0.1:$paused_http" --coordinator "$paused_control" --events "$paused_events" --cache "$work/paused/cache" \
   >"$work/paused/gateway.log" 2>&1 &
 pids+=($!)
 paused_base="http://127.0.0.1:$paused_http"
 for _ in $(seq 1 100); do curl -fsS "$paused_base/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
-zone() { # METHOD PATH [BODY]: prints the status
-  curl -sS -o /dev/null -w '%{http_code}' -X "$1" -H "Authorization: Bearer $paused_token" -H 'Content-Type: application/json' \
-    ${3:+--data "$3"} "$paused_base$2"
+call() { # TOKEN METHOD PATH [BODY]: prints the status, then the body
+  curl -sS -w '\n%{http_code}\n' -X "$2" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' ${4:+--data "$4"} \
+    "$paused_base$3" | tac
 }
-zones() { curl -sS -H "Authorization: Bearer $paused_token" "$paused_base/v1/zones"; }
-first_status=$(zone POST /v1/zones '{"latitude": 10, "longitude": 10, "radius": 300}')
-kill -STOP "$paused"
-late_add=$(zone POST /v1/zones '{"latitude": 20, "longitude": 20, "radius": 300}')
-late_delete=$(zone DELETE /v1/zones/1)
-kill -CONT "$paused"
-for _ in $(seq 1 50); do curl -fsS "$paused_base/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
-sleep 2
-after=$(zones)
-retried_add=$(zone POST /v1/zones '{"latitude": 20, "longitude": 20, "radius": 300}')
-retried_delete=$(zone DELETE /v1/zones/1)
-final=$(zones)
-count=$(python3 -c 'import json, sys; print(len(json.loads(sys.argv[1])["zones"]))' "$final" 2>/dev/null || echo "?")
-kept=$(python3 -c 'import json, sys; print([z["id"] for z in json.loads(sys.argv[1])["zones"]])' "$after" 2>/dev/null || echo "?")
-what="first add $first_status; while stopped: add $late_add, delete $late_delete; after resuming: zones $kept; retried add $retried_add, delete $retried_delete; $count zone(s) at the end"
-if [ "$first_status" = 201 ] && [ "$late_add" = 503 ] && [ "$late_delete" = 503 ] && [ "$kept" = "[1]" ] \
-  && [ "$retried_add" = 201 ] && [ "$retried_delete" = 204 ] && [ "$count" = 1 ]; then
-  verdict paused-coordinator held "$what"
+status() { call "$@" | head -1; }
+trials=${ATTACK_LATE_503_TRIALS:-50}
+[ "${ATTACK_SMALL:-0}" = "1" ] && trials=${ATTACK_LATE_503_TRIALS:-3}
+paused_held=0 paused_first=""
+for trial in $(seq 1 "$trials"); do
+  token="$("$bin/workctl" token create --owner "owner-$trial" --expires 1h --secret-file "$work/paused/token.secret")"
+  kept=$(call "$token" POST /v1/zones '{"latitude": 10, "longitude": 10, "radius": 300}' | tail -n +2 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
+  kill -STOP "$paused"
+  late_add=$(status "$token" POST /v1/zones '{"latitude": 20, "longitude": 20, "radius": 300}')
+  late_delete=$(status "$token" DELETE "/v1/zones/$kept")
+  kill -CONT "$paused"
+  for _ in $(seq 1 50); do curl -fsS "$paused_base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  sleep 1
+  after=$(call "$token" GET /v1/zones | tail -n +2 | python3 -c 'import json, sys; print([z["id"] for z in json.load(sys.stdin)["zones"]])' 2>/dev/null)
+  retried_add=$(status "$token" POST /v1/zones '{"latitude": 20, "longitude": 20, "radius": 300}')
+  retried_delete=$(status "$token" DELETE "/v1/zones/$kept")
+  count=$(call "$token" GET /v1/zones | tail -n +2 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["zones"]))' 2>/dev/null)
+  what="while stopped: add $late_add, delete $late_delete; after resuming: zones $after (kept $kept); retried add $retried_add, delete $retried_delete; $count zone(s) at the end"
+  if [ -n "$kept" ] && [ "$late_add" = 503 ] && [ "$late_delete" = 503 ] && [ "$after" = "[$kept]" ] \
+    && [ "$retried_add" = 201 ] && [ "$retried_delete" = 204 ] && [ "$count" = 1 ]; then
+    paused_held=$((paused_held + 1))
+  elif [ -z "$paused_first" ]; then
+    paused_first="trial $trial: $what"
+  fi
+done
+if [ "$paused_held" = "$trials" ]; then
+  verdict paused-coordinator held "$trials trials, each: add and delete 503 while stopped, neither carried out after resuming, the retries 201 and 204, one zone"
 else
-  verdict paused-coordinator broke "$what"
+  verdict paused-coordinator broke "$paused_held of $trials trials held; first that broke: $paused_first"
 fi
 
 # Each runs one of GatewayTests' EdgeTests: a real coordinator and gateway (in one process), real
