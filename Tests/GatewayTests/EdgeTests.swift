@@ -176,9 +176,13 @@ import Glibc
         }
     }
 
-    /// A zone POST that claims a 1 GiB body is answered 413 at once, not after the idle timeout.
+    /// A zone POST that claims a 1 GiB body is answered 413 at once, not after the idle timeout,
+    /// and the connection ends: the rest of the body is neither waited for nor read as a request.
     @Test func aZoneBodyClaimedTooLargeIs413AtOnce() async throws {
-        try await withSystem({ $0.idleTimeoutSeconds = 30 }) { system in
+        try await withSystem({
+            $0.idleTimeoutSeconds = 30
+            $0.headTimeoutSeconds = 30
+        }) { system in
             let connection = try LimitsTests.Connection(port: system.port, timeoutSeconds: 10)
             connection.send(
                 "POST /v1/zones HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(system.token("alice"))\r\n"
@@ -187,6 +191,7 @@ import Glibc
             let count = recv(connection.descriptor, &buffer, buffer.count, 0)  // waits up to 10 s
             let answer = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
             #expect(answer.hasPrefix("HTTP/1.1 413"), "no 413 within 10 s: \(answer.prefix(200))")
+            #expect(connection.readUntilClosed() != nil, "the connection is still open 10 s after the 413")
         }
     }
 
