@@ -11,6 +11,10 @@
 #      second coordinator on the same index, an empty index file, a damaged index.
 #   3. The full disk: ChaosTests' FullCacheTests (the workers' cache on a small tmpfs in a mount
 #      namespace of its own, filled during a bulk render and freed), with more jobs.
+#   4. The gateway's edge (issue 23): a coordinator paused with SIGSTOP under a real gateway (a
+#      503 must not be carried out when it resumes), and GatewayTests' EdgeTests, one case each
+#      (links in the cache, a 503 carried out later, out-of-range uploads, claimed bodies, polar
+#      zones, 503 details, headers, an empty picture name, a trickled head and body).
 #
 # Settings, all optional:
 #   ATTACK_SMALL=1            the smaller form the test suite runs (fewer jobs and messages; the
@@ -19,6 +23,7 @@
 #   ATTACK_RELEASE=1          release builds of the programs
 #   ATTACK_SKIP_BUILD=1       use what is built (WORKFEED_BIN_DIR, else SwiftPM's bin path)
 #   ATTACK_FULL_CACHE_ROUTES  workouts for the full-disk run (150: 600 jobs)
+#   ATTACK_LATE_503_TRIALS    trials of the paused coordinator (50; 3 in the small form)
 #   SCRATCH_PATH=.build       SwiftPM's build directory
 # Needs root, or user namespaces, for the namespaces (attacks that cannot run are "skipped").
 set -uo pipefail
@@ -32,7 +37,7 @@ if [ "${ATTACK_SKIP_BUILD:-0}" != "1" ]; then
   if [ "$configuration" = release ]; then swift build -c release --scratch-path "$scratch" || exit 2; fi
 fi
 bin="${WORKFEED_BIN_DIR:-$(swift build -c "$configuration" --scratch-path "$scratch" --show-bin-path)}"
-for program in workfeed-coordinator workfeed-worker workctl workfeed-bench; do
+for program in workfeed-coordinator workfeed-worker workctl workfeed-bench workfeed-gateway; do
   [ -x "$bin/$program" ] || { echo "attack: $bin/$program is not built (swift build --build-tests)" >&2; exit 2; }
 done
 
@@ -157,6 +162,88 @@ else
   else
     verdict full-disk broke "$(grep -E 'Expectation failed|error|failed' "$work/full.log" | head -3 | tr '\n' ' ' | cut -c1-400)"
   fi
+fi
+
+# --- 4. The gateway's edge (issue 23, findings 2, 5 and 8) -----------------------------------------
+# A paused coordinator (SIGSTOP), with the real programs: requests answered 503 meanwhile sit in
+# its socket's queue, and must not be carried out when it is resumed.
+echo "attack paused-coordinator: tried a zone add and a zone delete through the gateway while the coordinator was stopped (SIGSTOP), then resumed it, and the retries"
+port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+mkdir -p "$work/paused/cache"
+paused_control="tcp://127.0.0.1:$(port)" paused_events="tcp://127.0.0.1:$(port)" paused_http=$(port)
+WORKFEED_METRICS_LISTEN="" "$bin/workfeed-coordinator" --index "$work/paused/index.sqlite" --cache "$work/paused/cache" \
+  --listen-workers "tcp://127.0.0.1:$(port)" --listen-control "$paused_control" --listen-events "$paused_events" \
+  >"$work/paused/coordinator.log" 2>&1 &
+paused=$!
+pids+=("$paused")
+"$bin/workctl" token secret --out "$work/paused/token.secret" >/dev/null
+WORKFEED_TOKENS_SECRET_FILE="$work/paused/token.secret" WORKFEED_COORDINATOR_TIMEOUT_MS=1000 "$bin/workfeed-gateway" \
+  --listen "127.0.0.1:$paused_http" --coordinator "$paused_control" --events "$paused_events" --cache "$work/paused/cache" \
+  >"$work/paused/gateway.log" 2>&1 &
+pids+=($!)
+paused_base="http://127.0.0.1:$paused_http"
+for _ in $(seq 1 100); do curl -fsS "$paused_base/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+call() { # TOKEN METHOD PATH [BODY]: prints the status, then the body
+  curl -sS -w '\n%{http_code}\n' -X "$2" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' ${4:+--data "$4"} \
+    "$paused_base$3" | tac
+}
+status() { call "$@" | head -1; }
+trials=${ATTACK_LATE_503_TRIALS:-50}
+[ "${ATTACK_SMALL:-0}" = "1" ] && trials=${ATTACK_LATE_503_TRIALS:-3}
+paused_held=0 paused_first=""
+for trial in $(seq 1 "$trials"); do
+  token="$("$bin/workctl" token create --owner "owner-$trial" --expires 1h --secret-file "$work/paused/token.secret")"
+  kept=$(call "$token" POST /v1/zones '{"latitude": 10, "longitude": 10, "radius": 300}' | tail -n +2 | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])' 2>/dev/null)
+  kill -STOP "$paused"
+  late_add=$(status "$token" POST /v1/zones '{"latitude": 20, "longitude": 20, "radius": 300}')
+  late_delete=$(status "$token" DELETE "/v1/zones/$kept")
+  kill -CONT "$paused"
+  for _ in $(seq 1 50); do curl -fsS "$paused_base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  sleep 1
+  after=$(call "$token" GET /v1/zones | tail -n +2 | python3 -c 'import json, sys; print([z["id"] for z in json.load(sys.stdin)["zones"]])' 2>/dev/null)
+  retried_add=$(status "$token" POST /v1/zones '{"latitude": 20, "longitude": 20, "radius": 300}')
+  retried_delete=$(status "$token" DELETE "/v1/zones/$kept")
+  count=$(call "$token" GET /v1/zones | tail -n +2 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["zones"]))' 2>/dev/null)
+  what="while stopped: add $late_add, delete $late_delete; after resuming: zones $after (kept $kept); retried add $retried_add, delete $retried_delete; $count zone(s) at the end"
+  if [ -n "$kept" ] && [ "$late_add" = 503 ] && [ "$late_delete" = 503 ] && [ "$after" = "[$kept]" ] \
+    && [ "$retried_add" = 201 ] && [ "$retried_delete" = 204 ] && [ "$count" = 1 ]; then
+    paused_held=$((paused_held + 1))
+  elif [ -z "$paused_first" ]; then
+    paused_first="trial $trial: $what"
+  fi
+done
+if [ "$paused_held" = "$trials" ]; then
+  verdict paused-coordinator held "$trials trials, each: add and delete 503 while stopped, neither carried out after resuming, the retries 201 and 204, one zone"
+else
+  verdict paused-coordinator broke "$paused_held of $trials trials held; first that broke: $paused_first"
+fi
+
+# Each runs one of GatewayTests' EdgeTests: a real coordinator and gateway (in one process), real
+# HTTP, real ZeroMQ, a real cache directory.
+if [ "${ATTACK_SMALL:-0}" = "1" ]; then
+  echo "attack gateway-edge: not in the small form (the test suite runs GatewayTests.EdgeTests on its own)"
+else
+  while read -r name test what; do
+    echo "attack $name: tried $what"
+    swift test --skip-build --scratch-path "$scratch" --filter "GatewayTests.EdgeTests/$test" >"$work/$name.log" 2>&1
+    status=$?
+    if [ $status -eq 0 ] && grep -qE "Test run with [1-9][0-9]* tests? in .* passed" "$work/$name.log"; then
+      verdict "$name" held "$what: answered as EdgeTests/$test asserts"
+    else
+      verdict "$name" broke "exit $status: $(grep -E 'Expectation failed|error:|failed' "$work/$name.log" | head -3 | tr '\n' ' ' | cut -c1-400)"
+    fi
+  done <<'EDGE'
+cache-link aLinkPlantedInTheCacheIsNotServed links and hard links planted under keys/ to /etc/passwd, the token secret and the index
+late-503 aRequestAnswered503IsNotCarriedOutWhenTheCoordinatorReturns a zone add and a zone delete answered 503 while the coordinator was down, then retried once it was back
+out-of-range-upload aFileWithValuesOutOfRangeIs400 GPX files with times in 1850 and 2250 and a 2 KB name
+claimed-body aZoneBodyClaimedTooLargeIs413AtOnce a zone POST claiming a 1 GiB body and sending one byte
+polar-zone zonesAtThePolesAreRefused zones at latitudes 89, -89.9 and ±85.06
+endpoint-in-503 unavailableDetailsDoNotNameTheCoordinatorsEndpoint a feed call while the coordinator is down, looking for its endpoint in the answer
+missing-headers everyAnswerCarriesNosniffAndFrameAncestors the page, health, a 401, a 404 picture and an unknown path, looking for nosniff and frame-ancestors
+empty-picture-name picturesWithoutANameIsNotFound GET /v1/pictures/
+slow-body aBodyTrickledSlowlyIsCutOff a zone body sent a byte every 0.5 s with a 2 s idle timeout
+slow-head aHeadTrickledSlowlyIsCutOffAtItsDeadline a request head sent a byte every 0.25 s with a 30 s idle timeout
+EDGE
 fi
 
 echo "attack: $tried tried, $held held, $broke broke${broken:+ (${broken[*]})}, $skipped skipped"

@@ -37,6 +37,12 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var maximumWaitSeconds = 10.0
     /// A connection that sends nothing for this long is closed (slow or idle clients).
     public var idleTimeoutSeconds = 30.0
+    /// A request head (request line and headers) must arrive whole within this many seconds of the
+    /// connection opening or the previous response, however slowly its bytes trickle in.
+    public var headTimeoutSeconds = 10.0
+    /// A request's body must arrive whole within this many seconds of its head (16 MiB at 56 KB/s
+    /// by default), however slowly its bytes trickle in.
+    public var bodyTimeoutSeconds = 300.0
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
 
@@ -46,7 +52,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
         "listen", "coordinator.control", "coordinator.events", "coordinator.clients", "coordinator.timeout_ms", "cache.directory",
         "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file",
         "uploads.max_bytes",
-        "uploads.request_kinds", "uploads.request_scales", "pictures.max_wait_seconds", "http.idle_timeout_seconds", "log.level",
+        "uploads.request_kinds", "uploads.request_scales", "pictures.max_wait_seconds", "http.idle_timeout_seconds", "http.head_timeout_seconds",
+        "http.body_timeout_seconds",
+        "log.level",
         "log.format",
     ]
 
@@ -110,6 +118,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         c.uploadScales = try settings.ints("uploads.request_scales", default: c.uploadScales, in: PictureSpec.scaleRange)
         c.maximumWaitSeconds = try settings.double("pictures.max_wait_seconds", default: c.maximumWaitSeconds, in: 0...60)
         c.idleTimeoutSeconds = try settings.double("http.idle_timeout_seconds", default: c.idleTimeoutSeconds, in: 1...3_600)
+        c.headTimeoutSeconds = try settings.double("http.head_timeout_seconds", default: c.headTimeoutSeconds, in: 1...300)
+        c.bodyTimeoutSeconds = try settings.double("http.body_timeout_seconds", default: c.bodyTimeoutSeconds, in: 1...86_400)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).level
         c.logFormat = try settings.choice("log.format", default: LogFormat.text)
         return c

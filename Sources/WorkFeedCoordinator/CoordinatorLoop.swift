@@ -277,7 +277,9 @@ struct CoordinatorLoop: ~Copyable {
             } catch {
                 throttle.log("malformed-control", "malformed control request", metadata: ["error": "\(error)"], logger: logger)
                 // The request id, when frame 1 holds one, so that the client can match the error.
-                let id = message.frames.count > 1 && message.frames[1].count == 8 ? message.frames[1].reduce(0) { $0 << 8 | UInt64($1) } : 0
+                let id =
+                    message.frames.count > 1 && [8, 16].contains(message.frames[1].count)
+                    ? message.frames[1].prefix(8).reduce(0) { $0 << 8 | UInt64($1) } : 0
                 send(.error(id: id, "malformed request: \(error)"), to: message.identity)
                 continue
             }
@@ -291,6 +293,13 @@ struct CoordinatorLoop: ~Copyable {
             }
             if request.command == .ping {
                 send(ControlReply(id: request.id, ok: true, body: Array(#"{"pong":true}"#.utf8)), to: message.identity)
+                continue
+            }
+            // Its client has stopped waiting (it sat in a queue while the coordinator was busy or
+            // paused): not carried out, as the client was told.
+            if request.isPastDeadline() {
+                throttle.log("control-expired", "control request past its deadline; not carried out", level: .notice, logger: logger)
+                send(Dispatcher.expired(request), to: message.identity)
                 continue
             }
             let bytes = message.frames.reduce(0) { $0 + $1.count }

@@ -28,6 +28,9 @@ struct Dispatcher {
     let metrics: CoordinatorMetrics
     let index: WorkoutIndex
     var lastDeadlineCheck = ContinuousClock.now
+    /// The wall clock control requests' deadlines are read against (milliseconds since the Unix
+    /// epoch); a test sets one of its own.
+    var wallClock: @Sendable () -> UInt64 = { ControlRequest.now() }
     var specs: PictureSpecs
     var workers: [[UInt8]: WorkerState] = [:]
     let retry: RetryPolicy
@@ -105,7 +108,42 @@ struct Dispatcher {
 
     /// Applies a batch in one transaction. Never throws: a batch whose transaction fails changes
     /// nothing (its reports are lost; their leases expire) and the error is logged.
+    ///
+    /// A write request whose deadline (``ControlRequest/deadline``) has passed is not carried out
+    /// but answered ``ControlErrorCode/expired``: checked before the transaction and again just
+    /// before it commits; one that passed meanwhile rolls the batch back, and the batch is applied
+    /// again without it. So nothing is committed after its client stopped waiting.
     mutating func process(_ batch: Batch) -> Outbox {
+        var batch = batch
+        var expired: [(identity: [UInt8], reply: ControlReply, bytes: Int)] = []
+        while true {
+            let now = wallClock()
+            for work in batch.controlMessages where work.request.isPastDeadline(at: now) {
+                expired.append((work.identity, Self.expired(work.request), work.bytes))
+            }
+            batch.controlMessages.removeAll { $0.request.isPastDeadline(at: now) }
+            guard var outbox = apply(batch) else { continue }
+            if !expired.isEmpty {
+                logger.notice("control requests past their deadline; not carried out", metadata: ["requests": "\(expired.count)"])
+            }
+            outbox.control = expired + outbox.control
+            return outbox
+        }
+    }
+
+    /// The answer to a request whose deadline passed before it was carried out.
+    static func expired(_ request: ControlRequest) -> ControlReply {
+        .error(
+            id: request.id, "\(request.command.rawValue): its deadline passed before the coordinator could carry it out; nothing was done",
+            code: .expired)
+    }
+
+    /// A write request's deadline passed while its batch ran: the batch is rolled back.
+    private struct DeadlinePassed: Error {}
+
+    /// ``process(_:)``'s one try: `nil` when a request's deadline passed before the commit (the
+    /// transaction rolled back and nothing was kept).
+    private mutating func apply(_ batch: Batch) -> Outbox? {
         let now = batch.received
         var outbox = Outbox()
         // Worker bookkeeping is applied to a copy and kept only if the transaction commits.
@@ -147,10 +185,15 @@ struct Dispatcher {
                 if progressAfter.isDue(now: now) {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }
+                let committing = wallClock()
+                if batch.controlMessages.contains(where: { $0.request.isPastDeadline(at: committing) }) { throw DeadlinePassed() }
             }
             // The by-content names of pictures nothing refers to any more go with the other files.
             outbox.removals += released.releasedKeys.map(Removal.key)
             if !released.releasedKeys.isEmpty { outbox.events.append(.released(keys: released.releasedKeys)) }
+        } catch let error where error.cause is DeadlinePassed {
+            // The index hands what the transaction threw back as its cause, after the rollback.
+            return nil
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)

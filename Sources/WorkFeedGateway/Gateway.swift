@@ -62,6 +62,7 @@ public final class Gateway: Sendable {
     /// The router: every endpoint, behind metrics and problem details; owner endpoints behind tokens.
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: MetricsMiddleware(metrics: api.metrics))
         router.add(middleware: ProblemMiddleware(routes: Self.methods))
         let api = self.api
@@ -102,9 +103,16 @@ public final class Gateway: Sendable {
         }
         let boundPort = self.boundPort
         let logger = self.logger
+        let headTimeout = configuration.headTimeoutSeconds
+        let bodyTimeout = configuration.bodyTimeoutSeconds
         return Application(
             router: router(),
-            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [
+                        RequestDeadlines(head: .milliseconds(Int64(headTimeout * 1000)), body: .milliseconds(Int64(bodyTimeout * 1000)))
+                    ],
+                    idleTimeout: .milliseconds(Int64(configuration.idleTimeoutSeconds * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: "workfeed-gateway"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -15,6 +15,9 @@ public enum CacheLayout {
         return "\(picture.kind.rawValue)/\(id.prefix(2))/\(id)\(metric)_\(picture.theme.rawValue)\(scale).png"
     }
 
+    /// The keyword of the PNG `tEXt` chunk in which a worker writes the picture's cache key.
+    public static let keyTextKeyword = "workfeed:cache-key"
+
     /// The folder of the by-content names, relative to the cache root.
     public static let keysFolder = "keys"
 

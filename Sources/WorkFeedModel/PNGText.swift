@@ -5,8 +5,10 @@
 /// off by the end of `bytes`, or anything that is not a PNG, gives `nil`. CRCs are not checked: the
 /// value is only compared with one that is expected.
 public enum PNGText {
+    /// The eight bytes every PNG file starts with.
+    public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
     public static func value(of keyword: String, in bytes: [UInt8]) -> String? {
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard bytes.count >= 8, Array(bytes[0..<8]) == signature else { return nil }
         let wanted = Array(keyword.utf8) + [0]
         var offset = 8

@@ -37,22 +37,35 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
         }
     }
 
+    /// The picture named `key`, read without following a symbolic link anywhere below the root,
+    /// and only when it is a regular file holding a PNG whose embedded key
+    /// (``CacheLayout/keyTextKeyword``) is `key`: every worker host can write this directory, so
+    /// a name there is not trusted to be what it says (docs/security.md, "Only pictures are served").
+    /// - Throws: ``PictureStoreError`` with a ``PictureStoreError/refusal`` when something other
+    ///   than that picture is there.
     public func picture(key: String) throws(PictureStoreError) -> [UInt8]? {
         guard let relative = CacheLayout.relativePath(forKey: key) else { return nil }
-        return try Self.read(root + "/" + relative)
+        guard let bytes = try Self.readInside(root: root, relative: relative) else { return nil }
+        try Self.check(bytes, key: key, path: root + "/" + relative)
+        return bytes
     }
 
+    /// The picture stored for `picture`, read as ``picture(key:)`` reads (no link followed, a
+    /// regular file, a PNG); its key is not known here, so it is not compared.
     public func picture(_ picture: PictureID) throws(PictureStoreError) -> [UInt8]? {
-        try Self.read(location(of: picture))
+        let relative = CacheLayout.relativePath(for: picture)
+        guard let bytes = try Self.readInside(root: root, relative: relative) else { return nil }
+        try Self.check(bytes, key: nil, path: root + "/" + relative)
+        return bytes
     }
 
     public func contains(key: String) -> Bool {
         guard let relative = CacheLayout.relativePath(forKey: key) else { return false }
-        return access(root + "/" + relative, F_OK) == 0
+        return Self.isRegularFileInside(root: root, relative: relative)
     }
 
     public func contains(_ picture: PictureID) -> Bool {
-        access(location(of: picture), F_OK) == 0
+        Self.isRegularFileInside(root: root, relative: CacheLayout.relativePath(for: picture))
     }
 
     public func delete(_ picture: PictureID) throws(PictureStoreError) {
@@ -202,14 +215,78 @@ extension DirectoryPictureStore {
         }
     }
 
-    /// The whole file, or `nil` when it does not exist (or is a directory).
-    static func read(_ path: String) throws(PictureStoreError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+    /// Opens `relative` below `root` one name at a time (`openat`), following no symbolic link:
+    /// each directory on the way with `O_NOFOLLOW | O_DIRECTORY`, the file with `O_NOFOLLOW` (and
+    /// `O_NONBLOCK`, so that a FIFO planted there cannot block the reader), then checks that it is a
+    /// regular file. The root itself is the operator's configuration and may be a link.
+    /// - Returns: the open descriptor (the caller closes it), or `nil` when nothing is there.
+    /// - Throws: ``PictureStoreError`` with a ``PictureStoreError/refusal`` for a link, a
+    ///   directory component that is not a directory, or a file that is not a regular file.
+    static func openInside(root: String, relative: String) throws(PictureStoreError) -> Int32? {
+        let path = root + "/" + relative
+        var directory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw PictureStoreError(step: "open", errno: errno, path: path)
+            throw PictureStoreError(step: "open", errno: errno, path: root)
         }
+        let names = relative.split(separator: "/").map(String.init)
+        for (number, name) in names.enumerated() {
+            let last = number == names.count - 1
+            let flags = last ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC : O_RDONLY | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC
+            let next = openat(directory, name, flags)
+            let failure = errno
+            close(directory)
+            guard next >= 0 else {
+                switch failure {
+                case ENOENT: return nil
+                // ELOOP: the name is a symbolic link; ENOTDIR: a directory on the way is a file or a link.
+                case ELOOP, ENOTDIR: throw PictureStoreError(refusal: .symbolicLink, path: path)
+                default: throw PictureStoreError(step: "open", errno: failure, path: path)
+                }
+            }
+            directory = next
+        }
+        var status = stat()
+        guard fstat(directory, &status) == 0 else {
+            let failure = PictureStoreError(step: "stat", errno: errno, path: path)
+            close(directory)
+            throw failure
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            close(directory)
+            throw PictureStoreError(refusal: .notRegularFile, path: path)
+        }
+        return directory
+    }
+
+    /// Whether a regular file is at `relative` below `root`, reached without following a link.
+    static func isRegularFileInside(root: String, relative: String) -> Bool {
+        guard let descriptor = try? openInside(root: root, relative: relative) else { return false }
+        close(descriptor)
+        return true
+    }
+
+    /// The whole regular file at `relative` below `root` (``openInside(root:relative:)``), or `nil`
+    /// when nothing is there.
+    static func readInside(root: String, relative: String) throws(PictureStoreError) -> [UInt8]? {
+        guard let descriptor = try openInside(root: root, relative: relative) else { return nil }
         defer { close(descriptor) }
+        return try read(descriptor, path: root + "/" + relative)
+    }
+
+    /// Checks that `bytes` are a PNG (its signature) and, when `key` is given, that its embedded
+    /// cache key (a `tEXt` chunk, read without decoding the picture) is `key`.
+    static func check(_ bytes: [UInt8], key: String?, path: String) throws(PictureStoreError) {
+        guard bytes.starts(with: PNGText.signature) else { throw PictureStoreError(refusal: .notPNG, path: path) }
+        guard let key else { return }
+        // Workers write the key right after the header.
+        guard PNGText.value(of: CacheLayout.keyTextKeyword, in: Array(bytes.prefix(4096))) == key else {
+            throw PictureStoreError(refusal: .otherKey, path: path)
+        }
+    }
+
+    /// The whole of an open file, from its start.
+    static func read(_ descriptor: Int32, path: String) throws(PictureStoreError) -> [UInt8]? {
         let end = lseek(descriptor, 0, SEEK_END)
         guard end >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
             if errno == EISDIR || errno == ESPIPE { return nil }

@@ -17,10 +17,17 @@ public protocol PictureStore: Sendable {
     /// new ones, never a part; once it returns the bytes survive a crash of this process or host.
     func put(_ bytes: [UInt8], for picture: PictureID, key: String) throws(PictureStoreError)
 
-    /// The picture whose cache key is `key`, or `nil` when there is none.
+    /// The picture whose cache key is `key`, or `nil` when there is none. Only a picture is
+    /// returned: bytes that start with the PNG signature and whose embedded cache key (the
+    /// `tEXt` chunk ``CacheLayout/keyTextKeyword``) is `key`, read from within the store (a
+    /// directory store follows no symbolic link and reads regular files only). Anything else
+    /// under that name is refused, never returned.
+    /// - Throws: ``PictureStoreError``: with a ``PictureStoreError/refusal`` when something other
+    ///   than that picture is stored under the name; without one when the store cannot be read.
     func picture(key: String) throws(PictureStoreError) -> [UInt8]?
 
-    /// The picture stored for `picture` (its latest bytes), or `nil` when there is none.
+    /// The picture stored for `picture` (its latest bytes), or `nil` when there is none; like
+    /// ``picture(key:)``, only a PNG read from within the store (its key is not compared).
     func picture(_ picture: PictureID) throws(PictureStoreError) -> [UInt8]?
 
     /// Whether a picture with this cache key is stored.

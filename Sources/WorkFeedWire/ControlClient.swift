@@ -5,21 +5,45 @@ import CZeroMQ
 /// It owns a DEALER socket, so it is `~Copyable` and used from one thread. Each request waits for
 /// its reply up to a timeout; a reply to an earlier, timed-out request is recognised by its id and
 /// dropped.
+///
+/// A request that timed out is never sent later: the socket is closed at once (linger 0) and a new
+/// one connected, so a request still queued for a coordinator that is down or restarting goes with
+/// it. With ``sendsDeadlines`` each request also carries a deadline the coordinator checks, so one
+/// already on its way is not carried out once this client has given up (docs/security.md,
+/// "A 503 is final").
 public struct ControlClient: ~Copyable {
-    private let socket: ZMQSocket
+    private var socket: ZMQSocket
+    private let context: ZMQContext
+    private let curve: CurveClientKeys?
     public let endpoint: String
     public let timeoutMilliseconds: Int
     /// Requests larger than this are not sent (see ``requestWithAttachments(_:_:attachments:)``).
     public let maximumMessageSize: Int64
+    /// Whether each request carries a deadline (``ControlRequest/deadline``).
+    public let sendsDeadlines: Bool
     private var nextID: UInt64 = 1
 
     /// - Parameters:
     ///   - curve: the keys to connect with when the coordinator requires CURVE.
     ///   - maximumMessageSize: the coordinator's limit; lower only to test what happens past it.
+    ///   - sendsDeadlines: give each request a deadline (``deadlineMargin(timeoutMilliseconds:)``
+    ///     before this client stops waiting), past which the coordinator refuses to carry it out.
     public init(
         context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil,
-        maximumMessageSize: Int64 = WorkerMessage.maximumMessageSize
+        maximumMessageSize: Int64 = WorkerMessage.maximumMessageSize, sendsDeadlines: Bool = false
     ) throws(ZMQError) {
+        socket = try Self.connect(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve)
+        self.context = context
+        self.curve = curve
+        self.endpoint = endpoint
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.maximumMessageSize = min(maximumMessageSize, WorkerMessage.maximumMessageSize)
+        self.sendsDeadlines = sendsDeadlines
+    }
+
+    private static func connect(
+        context: ZMQContext, endpoint: String, timeoutMilliseconds: Int, curve: CurveClientKeys?
+    ) throws(ZMQError) -> ZMQSocket {
         let socket = try ZMQSocket(context, type: .dealer)
         try socket.setOption(ZMQ_MAXMSGSIZE, int64: WorkerMessage.maximumMessageSize)
         if let curve { try socket.makeCurveClient(curve) }
@@ -27,10 +51,23 @@ public struct ControlClient: ~Copyable {
         // give up after the same timeout as for replies.
         try socket.setOption(ZMQ_SNDTIMEO, int32: Int32(clamping: timeoutMilliseconds))
         try socket.connect(endpoint)
-        self.socket = socket
-        self.endpoint = endpoint
-        self.timeoutMilliseconds = timeoutMilliseconds
-        self.maximumMessageSize = min(maximumMessageSize, WorkerMessage.maximumMessageSize)
+        return socket
+    }
+
+    /// How long before the client stops waiting a request's deadline falls: the time the
+    /// coordinator has to commit what it began before the deadline and for the reply to travel
+    /// (a quarter of the timeout, at most a second).
+    public static func deadlineMargin(timeoutMilliseconds: Int) -> Int {
+        min(timeoutMilliseconds / 4, 1_000)
+    }
+
+    /// Drops whatever the socket still holds (a request that timed out, queued for a coordinator
+    /// that is not there): the old socket closes with linger 0 and a new one connects. When no new
+    /// one can be made the old one stays; its request may then still be sent, but past its deadline.
+    private mutating func reset() {
+        guard let fresh = try? Self.connect(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve)
+        else { return }
+        socket = fresh
     }
 
     /// Sends a request and decodes its reply.
@@ -88,13 +125,17 @@ public struct ControlClient: ~Copyable {
         }
         let id = nextID
         nextID += 1
+        let sentBy =
+            sendsDeadlines
+            ? ControlRequest.now() + UInt64(max(1, timeoutMilliseconds - Self.deadlineMargin(timeoutMilliseconds: timeoutMilliseconds))) : nil
         do {
-            try socket.send(ControlRequest(id: id, command: command, body: encoded, attachments: attachments).frames)
+            try socket.send(ControlRequest(id: id, command: command, body: encoded, attachments: attachments, deadline: sentBy).frames)
             let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
             while true {
                 let left = deadline - ContinuousClock.now
                 let leftMilliseconds = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
                 guard leftMilliseconds > 0, try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: leftMilliseconds)[0] else {
+                    reset()
                     throw ControlClientError(
                         "no reply from the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is workfeed-coordinator running there?")
                 }
@@ -105,12 +146,15 @@ public struct ControlClient: ~Copyable {
                 }
                 guard reply.id == id else { continue }
                 guard reply.ok else {
-                    let message = (try? ControlCodec.decode(ControlErrorBody.self, from: reply.body))?.error ?? "unreadable error"
-                    throw ControlClientError(message, fromCoordinator: true)
+                    let body = try? ControlCodec.decode(ControlErrorBody.self, from: reply.body)
+                    var error = ControlClientError(body?.error ?? "unreadable error", fromCoordinator: true)
+                    error.code = body?.code
+                    throw error
                 }
                 return (reply.body, reply.attachments)
             }
         } catch let error as ZMQError where error.code == EAGAIN {
+            reset()
             throw ControlClientError(
                 "no connection to the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is it running, and is this client's key allowed?"
             )
@@ -137,6 +181,8 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
     public var fromCoordinator: Bool
     /// The request was not sent: it is larger than the coordinator accepts. The connection is fine.
     public var isTooLarge = false
+    /// The coordinator's code for its refusal, when it gave one (``ControlErrorCode``).
+    public var code: ControlErrorCode?
 
     public init(_ description: String, fromCoordinator: Bool = false) {
         self.description = description

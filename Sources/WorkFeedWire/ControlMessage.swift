@@ -19,7 +19,7 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case settings = "SETTINGS"
 }
 
-/// `[WFC1][request id: u64][COMMAND][body: JSON][attachment...]`
+/// `[WFC1][request id: u64, deadline: u64?][COMMAND][body: JSON][attachment...]`
 public struct ControlRequest: Sendable, Hashable {
     public static let protocolName = "WFC1"
 
@@ -28,16 +28,31 @@ public struct ControlRequest: Sendable, Hashable {
     public var body: [UInt8]
     /// Binary frames after the body (the series of an IMPORT).
     public var attachments: [[UInt8]]
+    /// When the client stops waiting for the reply, in milliseconds since the Unix epoch (UTC):
+    /// the coordinator carries out no request past it (docs/PROTOCOL.md, "Deadlines"), so a
+    /// client that gave up knows the request was not done and never will be.
+    public var deadline: UInt64?
 
-    public init(id: UInt64, command: ControlCommand, body: [UInt8], attachments: [[UInt8]] = []) {
+    public init(id: UInt64, command: ControlCommand, body: [UInt8], attachments: [[UInt8]] = [], deadline: UInt64? = nil) {
         self.id = id
         self.command = command
         self.body = body
         self.attachments = attachments
+        self.deadline = deadline
     }
 
     public var frames: [[UInt8]] {
-        [Array(Self.protocolName.utf8), id.bigEndianBytes, Array(command.rawValue.utf8), body] + attachments
+        [Array(Self.protocolName.utf8), id.bigEndianBytes + (deadline?.bigEndianBytes ?? []), Array(command.rawValue.utf8), body] + attachments
+    }
+
+    /// Whether the request's deadline has passed at `now` (milliseconds since the Unix epoch).
+    public func isPastDeadline(at now: UInt64 = ControlRequest.now()) -> Bool {
+        deadline.map { $0 <= now } ?? false
+    }
+
+    /// The wall clock in milliseconds since the Unix epoch, as deadlines are written.
+    public static func now() -> UInt64 {
+        UInt64(max(0, Date().timeIntervalSince1970 * 1000))
     }
 
     /// Parses a request (after the routing envelope).
@@ -47,7 +62,12 @@ public struct ControlRequest: Sendable, Hashable {
             throw WireError("frame 0 must be the protocol \(Self.protocolName)")
         }
         var reader = FrameReader(frames, command: "request", start: 1)
-        id = try reader.uint64("request id")
+        let head = try reader.bytes("request id")
+        guard head.count == 8 || head.count == 16 else {
+            throw WireError("request: frame 1 (request id, and optionally a deadline) must be 8 or 16 bytes, is \(head.count)")
+        }
+        id = head.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        deadline = head.count == 16 ? head.dropFirst(8).reduce(0) { $0 << 8 | UInt64($1) } : nil
         let name = try reader.text("command", maximumBytes: 32)
         guard let command = ControlCommand(rawValue: name) else {
             let known = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
@@ -81,8 +101,9 @@ public struct ControlReply: Sendable, Hashable {
         self.attachments = attachments
     }
 
-    public static func error(id: UInt64, _ message: String) -> ControlReply {
-        ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(error: message))) ?? [])
+    /// - Parameter code: what a client switches on, where it must tell this refusal from others.
+    public static func error(id: UInt64, _ message: String, code: ControlErrorCode? = nil) -> ControlReply {
+        ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(error: message, code: code))) ?? [])
     }
 
     public var frames: [[UInt8]] {
@@ -105,6 +126,28 @@ public struct ControlReply: Sendable, Hashable {
 
 public struct ControlErrorBody: Codable, Sendable {
     public var error: String
+    /// Absent for most errors, whose message is for people.
+    public var code: ControlErrorCode?
+
+    public init(error: String, code: ControlErrorCode? = nil) {
+        self.error = error
+        self.code = code
+    }
+
+    private enum CodingKeys: String, CodingKey { case error, code }
+
+    /// A code this client does not know is read as none: the message still says what happened.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        error = try container.decode(String.self, forKey: .error)
+        code = try? container.decodeIfPresent(ControlErrorCode.self, forKey: .code)
+    }
+}
+
+/// The refusals a client must tell apart, on the wire as the `code` of an ERROR's body.
+public enum ControlErrorCode: String, Codable, Sendable, Hashable {
+    /// The request's deadline passed before it was carried out: nothing was done, nothing will be.
+    case expired
 }
 
 /// JSON as the control protocol writes it: sorted keys, ISO-8601 dates in UTC with their fraction

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import WorkFeedConfig
 @testable import WorkFeedCoordinator
@@ -71,6 +72,36 @@ import WorkFeedWire
 
     static func ready(_ identity: [UInt8], capacity: Int) -> Batch.WorkerInput {
         (identity, .ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: "w\(identity[0])", basemap: ""))
+    }
+
+    /// A write whose deadline passes while its batch runs is not committed: the batch is rolled
+    /// back and applied again without it, and its client is told `expired` (issue 23, finding 5).
+    @Test func aRequestWhoseDeadlinePassesDuringItsBatchIsNotCommitted() throws {
+        var bench = try Bench()
+        // The clock reads 1,000 s at the batch's start and 1,010 s at every later look: the
+        // deadline (1,005 s) passes between the start and the commit.
+        let looks = Mutex(0)
+        bench.dispatcher.wallClock = {
+            looks.withLock { looks in
+                looks += 1
+                return looks == 1 ? 1_000_000 : 1_010_000
+            }
+        }
+        let add = try ControlCodec.encode(ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
+        let other = try ControlCodec.encode(ZonesRequest(owner: "bob", add: .init(latitude: 20, longitude: 20, radius: 300)))
+        let outbox = bench.turn(control: [
+            ControlRequest(id: 1, command: .zones, body: add, deadline: 1_005_000), ControlRequest(id: 2, command: .zones, body: other),
+        ])
+        let replies = Dictionary(uniqueKeysWithValues: outbox.control.map { ($0.reply.id, $0.reply) })
+        let late = try #require(replies[1])
+        #expect(!late.ok)
+        #expect(try ControlCodec.decode(ControlErrorBody.self, from: late.body).code == .expired)
+        #expect(replies[2]?.ok == true, "the rest of the batch is applied")
+        #expect(looks.withLock { $0 } >= 3, "checked before the batch, before its commit, and again before the second try")
+        let alice = try #require(bench.turn(control: [try bench.request(.zones, ZonesRequest(owner: "alice"))]).control.first?.reply)
+        #expect(try ControlCodec.decode(ZonesReply.self, from: alice.body).zones.isEmpty)
+        let bob = try #require(bench.turn(control: [try bench.request(.zones, ZonesRequest(owner: "bob"))]).control.first?.reply)
+        #expect(try ControlCodec.decode(ZonesReply.self, from: bob.body).zones.count == 1)
     }
 
     @Test func aWorkerGetsNoMoreJobsThanItHasCredits() throws {

@@ -358,6 +358,8 @@ import WorkFeedModel
         (PrivacyZone(id: 1, latitude: 52.5, longitude: 13.4, radius: 150), "radius", "150.0"),
         (PrivacyZone(id: 1, latitude: 52.5, longitude: 13.4, radius: 2000.5), "radius", "2000.5"),
         (PrivacyZone(id: 1, latitude: 91, longitude: 13.4, radius: 300), "latitude", "91.0"),
+        // Beyond what Web Mercator shows: such a zone would hide nothing (issue 23).
+        (PrivacyZone(id: 1, latitude: -85.06, longitude: 13.4, radius: 300), "latitude", "-85.06"),
         (PrivacyZone(id: 1, latitude: 52.5, longitude: .nan, radius: 300), "longitude", "nan"),
     ])
     func invalidZonesAreRefusedByName(zone: PrivacyZone, field: String, value: String) {

@@ -19,15 +19,29 @@ import Glibc
     let picture = PictureID(workoutID: WorkoutID(UUID()), kind: .route, theme: .dark, scale: 2)
     let key = String(repeating: "9c", count: 32)
 
+    /// The start of a PNG as workers write it (signature, `IHDR`, the key's `tEXt` chunk) and
+    /// `extra` bytes to tell pictures apart; CRCs are not checked by the reader, so they are zero.
+    static func png(key: String?, extra: [UInt8] = []) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let length = UInt32(data.count)
+            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + Array(type.utf8) + data
+                + [0, 0, 0, 0]
+        }
+        var bytes = PNGText.signature + chunk("IHDR", [UInt8](repeating: 0, count: 13))
+        if let key { bytes += chunk("tEXt", Array(CacheLayout.keyTextKeyword.utf8) + [0] + Array(key.utf8)) }
+        return bytes + chunk("IDAT", extra) + chunk("IEND", [])
+    }
+
     @Test func aPictureIsStoredUnderBothNamesReadRemovedAndListed() throws {
         let root = try Root()
         let store = DirectoryPictureStore(root: root.path)
         #expect(try store.picture(key: key) == nil)
         #expect(try store.picture(picture) == nil)
         #expect(!store.contains(key: key) && !store.contains(picture))
-        try store.put([1, 2, 3], for: picture, key: key)
-        #expect(try store.picture(key: key) == [1, 2, 3])
-        #expect(try store.picture(picture) == [1, 2, 3])
+        let first = Self.png(key: key, extra: [1, 2, 3])
+        try store.put(first, for: picture, key: key)
+        #expect(try store.picture(key: key) == first)
+        #expect(try store.picture(picture) == first)
         #expect(store.contains(key: key) && store.contains(picture))
         #expect(store.location(of: picture) == root.path + "/" + CacheLayout.relativePath(for: picture))
         // The by-content name is the same file (a hard link), not a copy.
@@ -37,10 +51,11 @@ import Glibc
         #expect(byPicture.st_ino == byKey.st_ino)
         // Drawn again under another key: both names hold the new bytes, the old key still its own.
         let newKey = String(repeating: "0a", count: 32)
-        try store.put([4, 5], for: picture, key: newKey)
-        #expect(try store.picture(picture) == [4, 5])
-        #expect(try store.picture(key: newKey) == [4, 5])
-        #expect(try store.picture(key: key) == [1, 2, 3])
+        let second = Self.png(key: newKey, extra: [4, 5])
+        try store.put(second, for: picture, key: newKey)
+        #expect(try store.picture(picture) == second)
+        #expect(try store.picture(key: newKey) == second)
+        #expect(try store.picture(key: key) == first)
         #expect(Set(try store.keys(withPrefix: "")) == [key, newKey])
         #expect(try store.keys(withPrefix: "9c") == [key])
         #expect(try store.keys(withPrefix: "0a0a").count == 1)
@@ -49,7 +64,7 @@ import Glibc
         try store.delete(picture)
         #expect(try store.picture(key: key) == nil)
         #expect(try store.picture(picture) == nil)
-        #expect(try store.picture(key: newKey) == [4, 5])
+        #expect(try store.picture(key: newKey) == second)
         // No temporary file is left behind by any of it.
         let left = FileManager.default.enumerator(atPath: root.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".tmp") }
         #expect(left.isEmpty)
@@ -58,10 +73,11 @@ import Glibc
     @Test func aPictureStoredBeforeItHadAByContentNameGetsOne() throws {
         let root = try Root()
         let store = DirectoryPictureStore(root: root.path)
-        try store.put([7], for: picture, key: "not a key")
+        let bytes = Self.png(key: key, extra: [7])
+        try store.put(bytes, for: picture, key: "not a key")
         #expect(try store.keys(withPrefix: "").isEmpty)
         try store.name(picture, key: key)
-        #expect(try store.picture(key: key) == [7])
+        #expect(try store.picture(key: key) == bytes)
     }
 
     @Test func notACacheKeyNeverBecomesAPath() throws {
@@ -72,6 +88,78 @@ import Glibc
             #expect(!store.contains(key: bad))
             try store.delete(key: bad)
         }
+    }
+
+    /// What `picture(key:)` refuses, and why: the store is written by every worker host, so a name
+    /// under `keys/` may be a link to the token secret, the index or `/etc/passwd` (issue 23,
+    /// finding 2), a FIFO, or another file.
+    func refusal(_ store: DirectoryPictureStore, key: String) -> PictureStoreError.Refusal? {
+        do {
+            let bytes = try store.picture(key: key)
+            Issue.record("served \(bytes?.count ?? -1) bytes for \(key.prefix(8))")
+            return nil
+        } catch {
+            return error.refusal
+        }
+    }
+
+    @Test func onlyRegularPNGFilesWithTheirOwnKeyAreServedNoLinkIsFollowed() throws {
+        let root = try Root()
+        let store = DirectoryPictureStore(root: root.path)
+        let secret = root.url.appendingPathComponent("token.secret")
+        try Data("the token secret".utf8).write(to: secret)
+        let keys = root.url.appendingPathComponent("keys")
+        func name(_ key: String) -> String { root.path + "/" + CacheLayout.relativePath(forKey: key)! }
+        func key(_ digit: Character) -> String { String(repeating: digit, count: 64) }
+        for folder in ["aa", "bb", "cc", "dd", "ee", "ff"] {
+            try FileManager.default.createDirectory(at: keys.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        // A link to a file outside the store, and one to a real picture of that key elsewhere.
+        #expect(symlink("/etc/passwd", name(key("a"))) == 0)
+        #expect(refusal(store, key: key("a")) == .symbolicLink)
+        let elsewhere = root.url.appendingPathComponent("elsewhere.png").path
+        try Data(Self.png(key: key("b"))).write(to: URL(fileURLWithPath: elsewhere))
+        #expect(symlink(elsewhere, name(key("b"))) == 0)
+        #expect(refusal(store, key: key("b")) == .symbolicLink)
+        #expect(!store.contains(key: key("b")))
+        // A link on the way: keys/0c is a link to a directory holding a real picture of that key.
+        let decoy = root.url.appendingPathComponent("decoy")
+        try FileManager.default.createDirectory(at: decoy, withIntermediateDirectories: true)
+        let viaLink = "0c" + String(repeating: "0", count: 62)
+        try Data(Self.png(key: viaLink)).write(to: decoy.appendingPathComponent(viaLink + ".png"))
+        #expect(symlink(decoy.path, keys.appendingPathComponent("0c").path) == 0)
+        #expect(refusal(store, key: viaLink) == .symbolicLink)
+        #expect(!store.contains(key: viaLink))
+        // A hard link to a file that is not a PNG (links cannot be seen, the bytes can).
+        #expect(link(secret.path, name(key("c"))) == 0)
+        #expect(refusal(store, key: key("c")) == .notPNG)
+        // A FIFO: refused at once, never waited on.
+        #expect(mkfifo(name(key("d")), 0o644) == 0)
+        #expect(refusal(store, key: key("d")) == .notRegularFile)
+        // A directory under a picture's name.
+        try FileManager.default.createDirectory(atPath: name(key("e")), withIntermediateDirectories: true)
+        #expect(refusal(store, key: key("e")) == .notRegularFile)
+        // Another picture's bytes under this name, and a PNG without a key.
+        try Data(Self.png(key: key("1"))).write(to: URL(fileURLWithPath: name(key("f"))))
+        #expect(refusal(store, key: key("f")) == .otherKey)
+        try Data(Self.png(key: nil)).write(to: URL(fileURLWithPath: name(key("f"))))
+        #expect(refusal(store, key: key("f")) == .otherKey)
+        // By picture too: a link planted under a picture's own name is not followed.
+        try FileManager.default.createDirectory(
+            atPath: (store.location(of: picture) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        #expect(symlink(elsewhere, store.location(of: picture)) == 0)
+        do {
+            _ = try store.picture(picture)
+            Issue.record("followed a link planted under a picture's name")
+        } catch {
+            #expect(error.refusal == .symbolicLink)
+        }
+        // And what a worker writes is served, through its hard link.
+        try FileManager.default.removeItem(atPath: store.location(of: picture))
+        let real = Self.png(key: key("9"), extra: [9])
+        try store.put(real, for: picture, key: key("9"))
+        #expect(try store.picture(key: key("9")) == real)
+        #expect(store.contains(key: key("9")))
     }
 
     @Test func storageFailuresNameTheStepAndTheirCode() throws {

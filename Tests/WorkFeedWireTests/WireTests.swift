@@ -139,6 +139,25 @@ enum WireFuzz {
 }
 
 @Suite struct ControlMessageTests {
+    /// A deadline rides in frame 1 after the id (16 bytes); an 8-byte frame 1 has none; any other
+    /// length is refused. An ERROR's code survives the trip, and a code this build does not know
+    /// leaves the message readable (issue 23, finding 5).
+    @Test func aDeadlineAndAnErrorCodeTravel() throws {
+        let request = ControlRequest(id: 9, command: .zones, body: Array("{}".utf8), deadline: 1_800_000_000_123)
+        #expect(request.frames[1].count == 16)
+        let parsed = try ControlRequest(frames: request.frames)
+        #expect(parsed == request && parsed.deadline == 1_800_000_000_123 && parsed.id == 9)
+        #expect(parsed.isPastDeadline(at: 1_800_000_000_123) && !parsed.isPastDeadline(at: 1_800_000_000_122))
+        #expect(try ControlRequest(frames: ControlRequest(id: 9, command: .ping, body: []).frames).deadline == nil)
+        var frames = request.frames
+        frames[1] = Array(frames[1].prefix(12))
+        #expect(throws: WireError.self) { try ControlRequest(frames: frames) }
+        let expired = try ControlReply(frames: ControlReply.error(id: 9, "too late", code: .expired).frames)
+        #expect(try ControlCodec.decode(ControlErrorBody.self, from: expired.body).code == .expired)
+        let unknown = try ControlCodec.decode(ControlErrorBody.self, from: Array(#"{"error": "new", "code": "from-a-newer-build"}"#.utf8))
+        #expect(unknown.error == "new" && unknown.code == nil)
+    }
+
     @Test func requestAndReplyRoundTrip() throws {
         let request = ControlRequest(id: 7, command: .importWorkout, body: Array("{}".utf8), attachments: [[1], [2, 3]])
         #expect(try ControlRequest(frames: request.frames) == request)

@@ -48,7 +48,9 @@ final class CoordinatorClients: Sendable {
                 defer { finished.leave() }
                 var client: ControlClient
                 do {
-                    client = try ControlClient(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve)
+                    // Deadlines: a request answered 503 is never carried out later (docs/security.md).
+                    client = try ControlClient(
+                        context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve, sendsDeadlines: true)
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     opened.signal()
@@ -103,8 +105,9 @@ final class CoordinatorClients: Sendable {
                     do throws(ControlClientError) {
                         continuation.resume(returning: .success(try client.requestRaw(command, body, attachments: attachments)))
                     } catch {
-                        continuation.resume(
-                            returning: .failure(error.fromCoordinator ? .refused(error.description) : .unavailable(error.description)))
+                        // Past its deadline is "not done", as a timeout is: 503 either way.
+                        let unavailable = !error.fromCoordinator || error.code == .expired
+                        continuation.resume(returning: .failure(unavailable ? .unavailable(error.description) : .refused(error.description)))
                     }
                 },
                 cancel: { continuation.resume(returning: .failure(.unavailable("the gateway is stopping"))) })
@@ -135,11 +138,13 @@ final class CoordinatorClients: Sendable {
     }
 }
 
-/// Why a request to the coordinator failed.
+/// Why a request to the coordinator failed. The messages are for the log: they name the
+/// coordinator's endpoint, which a client of the gateway is not told.
 enum CoordinatorError: Error, Sendable, CustomStringConvertible {
     /// The coordinator answered with an error (a bad request, an id it does not know).
     case refused(String)
-    /// No answer in time: it is down, restarting, or overloaded.
+    /// No answer in time: it is down, restarting, or overloaded. The request was not carried out
+    /// and will not be: it was dropped from the client's socket and its deadline has passed.
     case unavailable(String)
 
     var description: String {

@@ -1,6 +1,7 @@
 import Hummingbird
 import Prometheus
 import Synchronization
+import WorkFeedStore
 
 /// The gateway's Prometheus metrics, served at `GET /metrics`: requests by route, method and status
 /// code, latency by route, bytes of response bodies by route, and the picture memory cache.
@@ -12,9 +13,20 @@ final class GatewayMetrics: Sendable {
     let memoryHits: Counter
     let memoryMisses: Counter
     let coordinatorFailures: Counter
+    /// Names under `keys/` whose file was not served (a link, not a PNG, another key), by reason.
+    let picturesRefused: [PictureStoreError.Refusal: Counter]
 
     init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        picturesRefused = Dictionary(
+            uniqueKeysWithValues: PictureStoreError.Refusal.allCases.map { reason in
+                (
+                    reason,
+                    registry.makeCounter(
+                        name: "workfeed_gateway_pictures_refused_total", labels: [("reason", reason.rawValue)],
+                        help: "Picture requests answered 404 because what the cache holds under the key is not that picture.")
+                )
+            })
         memoryHits = registry.makeCounter(
             name: "workfeed_gateway_picture_memory_hits_total", help: "Pictures served from the gateway's memory.")
         memoryMisses = registry.makeCounter(

@@ -70,8 +70,12 @@ extension Problem {
         Problem(name, "The request is not valid", status: .badRequest, detail: detail)
     }
 
-    static func unavailable(_ detail: String) -> Problem {
-        var problem = Problem("coordinator-unavailable", "The coordinator does not answer; try again", status: .serviceUnavailable, detail: detail)
+    /// 503: nothing was done, and nothing will be (the request was dropped and its deadline has
+    /// passed), so the client may retry it. The detail never says where the coordinator is.
+    static func unavailable() -> Problem {
+        var problem = Problem(
+            "coordinator-unavailable", "The coordinator does not answer; try again", status: .serviceUnavailable,
+            detail: "the coordinator did not answer in time; nothing was done, so the request can be sent again")
         problem.headers[.retryAfter] = "2"
         return problem
     }
@@ -84,7 +88,7 @@ extension Problem {
     /// request the gateway made (the gateway checks what it sends, so that is a bug to log).
     static func from(_ error: CoordinatorError) -> Problem {
         switch error {
-        case .unavailable(let message): .unavailable(message)
+        case .unavailable: .unavailable()
         case .refused: .internalError()
         }
     }

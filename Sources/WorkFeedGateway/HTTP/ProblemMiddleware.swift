@@ -5,7 +5,7 @@ import Logging
 /// such route, a body over the limit) into the matching problem, and anything else into a 500
 /// whose cause goes to the log only.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// Every path template (`{name}` matches one segment) with the methods it answers: a request
+    /// Every path template (`{name}` matches one non-empty segment) with the methods it answers: a request
     /// for a known path with another method is 405 with `Allow`.
     let routes: [(path: String, allowed: [HTTPRequest.Method])]
 
@@ -42,7 +42,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         for route in routes {
             let template = route.path.split(separator: "/", omittingEmptySubsequences: false)
             guard template.count == segments.count else { continue }
-            if zip(template, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) { return route.allowed }
+            // A `{name}` segment names something: an empty one (`/v1/pictures/`) matches no route.
+            if zip(template, segments).allSatisfy({ $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }) { return route.allowed }
         }
         return nil
     }

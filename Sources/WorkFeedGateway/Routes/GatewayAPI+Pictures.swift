@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
+import Logging
 import Prometheus
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 
 extension GatewayAPI {
@@ -27,7 +29,19 @@ extension GatewayAPI {
             bytes = cached
         } else {
             metrics.memoryMisses.increment()
-            guard let read = try await pictures.picture(key: key) else { throw Problem.notFound("no picture \(key)") }
+            let found: [UInt8]?
+            do {
+                found = try await pictures.picture(key: key)
+            } catch let error as PictureStoreError where error.refusal != nil {
+                // Something other than the picture is under its name (a link planted by a host
+                // that writes the cache, another file): never served, counted and logged.
+                if let reason = error.refusal { metrics.picturesRefused[reason]?.increment() }
+                throttled.log(
+                    "picture-refused", "a picture name in the cache is not that picture; not served",
+                    metadata: ["reason": "\(error.refusal?.rawValue ?? "")", "path": "\(error.path)"], logger: logger)
+                throw Problem.notFound("no picture \(key)")
+            }
+            guard let read = found else { throw Problem.notFound("no picture \(key)") }
             memory.insert(read, for: key)
             bytes = read
         }

@@ -29,18 +29,7 @@ extension GatewayAPI {
     /// stores nothing.
     func upload(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
-        let limit = configuration.uploadMaximumBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw Problem.tooLarge(limit: limit)
-        }
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: limit)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw Problem.tooLarge(limit: limit)
-        }
-        let bytes = Array(buffer: body)
+        let bytes = Array(buffer: try await Self.body(of: request, upTo: configuration.uploadMaximumBytes))
         let name = Self.uploadName(request.uri.queryParameters["filename"].map(String.init))
         guard !bytes.isEmpty else { throw Problem.badRequest("empty-file", "the request body is empty: send the workout file as the body") }
         if let refusal = Self.refusal(bytes) {
@@ -60,6 +49,17 @@ extension GatewayAPI {
         }
         guard !workouts.isEmpty else {
             throw Problem.badRequest("no-workout", "\(name): the file holds no workout (no track, activity or course)")
+        }
+        // The coordinator refuses these too; checked here they are the file's fault (400), not a
+        // request the gateway should not have made (500).
+        for workout in workouts {
+            do throws(ValueRangeError) {
+                try workout.checkRanges()
+            } catch {
+                throw Problem(
+                    "unreadable-file", "The file cannot be read", status: .badRequest, detail: "\(name): \(error.field): \(error.message)",
+                    extra: ["file": .text(name), "field": .text(error.field)])
+            }
         }
 
         var results: [UploadResult.Workout] = []
@@ -88,6 +88,25 @@ extension GatewayAPI {
         return try Self.json(UploadResult(id: first.id, result: first.result, workouts: results), status: created ? .created : .ok, headers: headers)
     }
 
+    /// The request's body, at most `limit` bytes: a `Content-Length` over it is answered 413 at
+    /// once, before a byte of the body is read (a client that claims a gigabyte and sends nothing
+    /// does not hold a connection until the idle timeout), and so is a body that grows past it.
+    static func body(of request: Request, upTo limit: Int) async throws(Problem) -> ByteBuffer {
+        if let claimed = request.headers[.contentLength], Int(claimed).map({ $0 > limit }) ?? true {
+            throw Problem.tooLarge(limit: limit)
+        }
+        var request = request
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw Problem.tooLarge(limit: limit)
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem.badRequest("bad-request", "the request body could not be read")
+        }
+    }
+
     /// The file name used in messages: the client's `filename`, reduced to a plain name.
     static func uploadName(_ given: String?) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
@@ -110,9 +129,12 @@ extension GatewayAPI {
 
 extension Problem {
     static func tooLarge(limit: Int) -> Problem {
-        Problem(
-            "too-large", "The file is too large", status: .contentTooLarge, detail: "uploads are limited to \(limit) bytes",
+        var problem = Problem(
+            "too-large", "The request body is too large", status: .contentTooLarge, detail: "this body is limited to \(limit) bytes",
             extra: ["limit": .number(limit)])
+        // The body that was not read must not be taken for the next request.
+        problem.headers[.connection] = "close"
+        return problem
     }
 
     /// A file that cannot be read: what is wrong and where (line for XML formats, the field or the

@@ -18,9 +18,8 @@ extension GatewayAPI {
     /// there may be.
     func addZone(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
-        let body = try await Self.smallBody(
-            of: request, tooLarge: Problem.badRequest("bad-zone", "a zone is a small JSON object: latitude, longitude and radius"))
-        let zone = try Self.newZone(body)
+        let body = try await Self.body(of: request, upTo: 4096)
+        let zone = try Self.newZone(Data(body.readableBytesView))
         let reply = try await ask(.zones, ZonesRequest(owner: owner, add: zone), as: ZonesReply.self)
         if let refusal = reply.refusal {
             guard refusal.code == "too-many-zones" else { throw Problem.badZone(refusal.message, field: refusal.field) }
@@ -119,6 +118,8 @@ struct ZoneItem: Encodable, Sendable {
 
 extension Problem {
     static func badZone(_ detail: String, field: String?) -> Problem {
-        .badRequest("bad-zone", detail, field: field)
+        var problem = Problem.badRequest("bad-zone", detail)
+        if let field { problem.extra["field"] = .text(field) }
+        return problem
     }
 }

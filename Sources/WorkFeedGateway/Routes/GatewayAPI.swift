@@ -16,6 +16,8 @@ struct GatewayAPI: Sendable {
     let pictures: PictureReader
     let memory: PictureMemoryCache
     let metrics: GatewayMetrics
+    /// Lines a client can cause at will (``ThrottledLog``).
+    let throttled = ThrottledLog()
     let logger: Logger
 
     /// Asks the coordinator; its failures become problems (503 when it does not answer).
@@ -35,10 +37,17 @@ struct GatewayAPI: Sendable {
             if case .refused(let message) = error {
                 logger.error("the coordinator refused a request of the gateway", metadata: ["command": "\(command.rawValue)", "error": "\(message)"])
             } else {
-                metrics.coordinatorFailures.increment()
+                unavailable(error)
             }
             throw Problem.from(error)
         }
+    }
+
+    /// Counts and logs (throttled) a request the coordinator did not answer; the client is told
+    /// only that (``Problem/unavailable()``), the log says where and why.
+    func unavailable(_ error: CoordinatorError) {
+        metrics.coordinatorFailures.increment()
+        throttled.log("coordinator-unavailable", "the coordinator did not answer; answered 503", metadata: ["error": "\(error)"], logger: logger)
     }
 
     /// One workout of `owner` with its pictures, or 404 (another owner's id is not found either).
@@ -47,7 +56,7 @@ struct GatewayAPI: Sendable {
             return try await clients.request(.show, ShowRequest(id: id, owner: owner), as: ShowReply.self)
         } catch {
             if case .refused(let message) = error, message.hasPrefix("no workout with id") { throw Problem.notFound("no workout \(id)") }
-            if case .unavailable = error { metrics.coordinatorFailures.increment() }
+            if case .unavailable = error { unavailable(error) }
             throw Problem.from(error)
         }
     }

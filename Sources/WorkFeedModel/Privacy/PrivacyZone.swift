@@ -31,9 +31,15 @@ public struct PrivacyZone: Sendable, Hashable, Codable {
 
     /// Refuses a zone that is not on the globe or whose radius is outside ``radiusRange``.
     /// - Throws: ``ValueRangeError`` naming the field and its value.
+    /// The latitude beyond which Web Mercator shows nothing (arctan(sinh(π)), 85.0511…°): a zone
+    /// there would hide nothing on any picture, so none is accepted there.
+    public static let maximumLatitude = 85.051_128_779_806_59
+
     public func validate() throws(ValueRangeError) {
-        guard latitude.isFinite, (-90...90).contains(latitude) else {
-            throw ValueRangeError(field: "latitude", message: "\(latitude) is outside -90...90 degrees")
+        guard latitude.isFinite, (-Self.maximumLatitude...Self.maximumLatitude).contains(latitude) else {
+            throw ValueRangeError(
+                field: "latitude",
+                message: "\(latitude) is outside -85.05...85.05 degrees (pictures are Web Mercator, which cannot show the poles)")
         }
         guard longitude.isFinite, (-180...180).contains(longitude) else {
             throw ValueRangeError(field: "longitude", message: "\(longitude) is outside -180...180 degrees")
