@@ -83,6 +83,7 @@ struct PictureSpecs {
             hashers[key] = hasher
         }
         return PictureSpec.cacheKey(
-            kind: picture.kind, specHasher: hasher, routeHash: routeHash, heartRateHash: heartRateHash, privacy: privacy.fingerprint(for: owner))
+            kind: picture.kind, specHasher: hasher, routeHash: routeHash, heartRateHash: heartRateHash, privacy: privacy.fingerprint(for: owner),
+            owner: owner)
     }
 }

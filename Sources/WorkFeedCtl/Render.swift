@@ -124,8 +124,10 @@ extension WorkCtl {
                             kind: kind, theme: theme, width: width, height: height, scale: scale,
                             style: configuration.style(for: theme), heatmap: configuration.heatmap,
                             map: configuration.mapStyle(for: theme), basemap: basemap?.identity.hash)
+                        // As a worker would draw it for the default owner (an import without --owner).
                         let key = PictureSpec.cacheKey(
-                            kind: kind, encodedSpec: spec.encoded(), routeHash: SHA256.hex(route), heartRateHash: SHA256.hex(heartRate))
+                            kind: kind, specHasher: PictureSpec.specHasher(encodedSpec: spec.encoded()), routeHash: SHA256.hex(route),
+                            heartRateHash: SHA256.hex(heartRate), owner: configuration.defaultOwner)
                         let name = "\(base)_\(kind.rawValue)_\(theme.rawValue)\(scale == 1 ? "" : "@\(scale)x").png"
                         do {
                             let png = try renderer.render(spec: spec, route: storedRoute, heartRate: storedHeartRate, cacheKey: key)

@@ -29,11 +29,18 @@ extension PictureSpec {
     }
 
     /// ``cacheKey(kind:encodedSpec:routeHash:heartRateHash:)`` from a ``specHasher(encodedSpec:)``.
-    /// - Parameter privacy: the owner's ``PrivacyPolicy/fingerprint``; `""` (nothing hidden)
-    ///   leaves the key as it was before privacy zones, so such pictures keep their keys.
-    public static func cacheKey(kind: JobKind, specHasher: SHA256, routeHash: String, heartRateHash: String, privacy: String = "") -> String {
+    /// - Parameters:
+    ///   - privacy: the owner's ``PrivacyPolicy/fingerprint``; `""` (nothing hidden) leaves the key
+    ///     as it was before privacy zones.
+    ///   - owner: the workout's owner. Two owners with the same file get two pictures, so a zone
+    ///     one of them adds withdraws their picture's URL without touching the other's (a picture
+    ///     shared by key stayed served after a zone hid it from one owner, issue 23).
+    public static func cacheKey(
+        kind: JobKind, specHasher: SHA256, routeHash: String, heartRateHash: String, privacy: String = "", owner: String = ""
+    ) -> String {
         var hasher = specHasher
         hasher.update("\nroute=\(routeHash)")
+        if !owner.isEmpty { hasher.update("\nowner=\(owner)") }
         if !privacy.isEmpty { hasher.update("\nprivacy=\(privacy)") }
         // A route picture does not depend on heart rate: a new heart-rate series alone keeps its key.
         if kind.usesHeartRate { hasher.update("\nheartrate=\(heartRateHash)") }

@@ -195,7 +195,8 @@ final class ScratchFolder {
 
         let updated = try importJSON(system, [RealFiles.path("tcx/garmin-forerunner410_run_2012_hr_3laps.tcx")])
         #expect(updated.updated == 1)
-        _ = try workctl(system, ["enqueue", "--all", "--kind", "route", "--theme", "light", "--wait"])
+        // --wait follows the pictures it names: the heatmap the re-import queued is one of them.
+        _ = try workctl(system, ["enqueue", "--all", "--kind", "route,heatmap", "--theme", "light", "--wait"])
         status = try client.request(.status, [String: String]())
         #expect(status.total(.failedNoRetry) == 0)
         #expect(status.counts.first { $0.kind == .heatmap && $0.status == .generated }?.count == 2)

@@ -36,8 +36,9 @@ import WorkFeedWorker
         let bobBefore = Self.byPicture(try PrivacyZoneTests.settled(&client, bob))
         #expect(aliceBefore.count == 4 && aliceBefore.values.allSatisfy { $0.status == .generated })
         #expect(bobBefore.count == 4 && bobBefore.values.allSatisfy { $0.status == .generated })
-        // Same run, same zones: the two owners' pictures share their keys.
-        #expect(aliceBefore.mapValues(\.cacheKey) == bobBefore.mapValues(\.cacheKey))
+        // Same run, same zones, and still each owner's pictures are their own (the owner is in
+        // the key: a zone one adds must not leave their old URL served by the other's picture).
+        #expect(aliceBefore.keys.allSatisfy { aliceBefore[$0]?.cacheKey != bobBefore[$0]?.cacheKey })
         let heatmapsBefore = try ["heatmap light", "heatmap dark"].map { try Self.decoded(system, try #require(aliceBefore[$0])) }
         worker.stop()
 

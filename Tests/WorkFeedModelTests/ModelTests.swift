@@ -246,6 +246,32 @@ import WorkFeedModel
         return PictureSpec.cacheKey(kind: kind, encodedSpec: spec.encoded(), routeHash: routeHash, heartRateHash: heartRateHash)
     }
 
+    /// Two owners with the same file have pictures of their own: a key is one owner's, so a zone
+    /// one of them adds withdraws only their URLs.
+    @Test(arguments: JobKind.allCases)
+    func twoOwnersOfTheSameFileHaveTwoKeys(kind: JobKind) {
+        let hasher = PictureSpec.specHasher(
+            encodedSpec: PictureSpec(
+                kind: kind, theme: .light, width: 512, height: 512, scale: 1, style: .light, heatmap: .standard
+            ).encoded())
+        let alice = PictureSpec.cacheKey(kind: kind, specHasher: hasher, routeHash: Self.routeHash, heartRateHash: Self.heartRateHash, owner: "alice")
+        let bob = PictureSpec.cacheKey(kind: kind, specHasher: hasher, routeHash: Self.routeHash, heartRateHash: Self.heartRateHash, owner: "bob")
+        #expect(alice != bob)
+        #expect(
+            alice
+                == PictureSpec.cacheKey(kind: kind, specHasher: hasher, routeHash: Self.routeHash, heartRateHash: Self.heartRateHash, owner: "alice"))
+    }
+
+    /// Names on the map are part of the map style: changing the dark names stales only dark map
+    /// pictures.
+    @Test(arguments: JobKind.allCases)
+    func changingTheDarkNamesStalesOnlyDarkPictures(kind: JobKind) {
+        var dark = MapStyle.dark
+        dark.labels[.minorRoad].size = 13
+        #expect(Self.key(kind, .dark, dark: dark) != Self.key(kind, .dark))
+        #expect(Self.key(kind, .light, dark: dark) == Self.key(kind, .light))
+    }
+
     @Test(arguments: JobKind.allCases)
     func changingTheDarkMapStalesOnlyDarkPictures(kind: JobKind) {
         var dark = MapStyle.dark
