@@ -116,11 +116,13 @@ struct Dispatcher {
         let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
         do {
             let released = try index.writeReleasingKeys { transaction in
+                // Orphans the start sweep found: checked against the jobs and leases at the end.
+                for leftover in batch.leftovers { transaction.discard(leftover) }
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 for message in batch.workerMessages {
                     try handleWorker(
-                        message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, transaction: &transaction,
-                        outbox: &outbox, progress: &progressAfter)
+                        message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, specs: &specsAfter,
+                        transaction: &transaction, outbox: &outbox, progress: &progressAfter)
                 }
                 for work in batch.controlMessages {
                     outbox.control.append(
@@ -146,9 +148,13 @@ struct Dispatcher {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }
             }
-            // The by-content names of pictures nothing refers to any more go with the other files.
-            outbox.removals += released.releasedKeys.map(Removal.key)
-            if !released.releasedKeys.isEmpty { outbox.events.append(.released(keys: released.releasedKeys)) }
+            // The by-content names of pictures nothing refers to any more go with the other files,
+            // and so do the by-picture names that still hold a refused or late picture.
+            outbox.removals += released.released.keys.map(Removal.key)
+            outbox.removals += released.released.pictures.compactMap { leftover in
+                leftover.picture.map { Removal.pictureIfKey($0, leftover.key) }
+            }
+            if !released.released.keys.isEmpty { outbox.events.append(.released(keys: released.released.keys)) }
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)
@@ -185,7 +191,8 @@ struct Dispatcher {
 
     mutating func handleWorker(
         _ identity: [UInt8], _ message: WorkerMessage, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
-        health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
+        health: inout WorkerHealth, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox,
+        progress: inout ProgressReporter
     ) throws {
         // One lookup for the common messages (STATUS, HEARTBEAT); valid until a worker is added or removed.
         let known = workers.index(forKey: identity)
@@ -258,7 +265,10 @@ struct Dispatcher {
                 }
             let effect = try transaction.complete(
                 JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map, code: report.code), from: key,
-                retry: retry)
+                retry: retry
+            ) { picture, routeHash, heartRateHash, owner in
+                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+            }
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let known, case .updated(_, let status, _, _, let code) = effect {
                 try watchHealth(
@@ -268,8 +278,15 @@ struct Dispatcher {
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
             switch effect {
+            case .staleLease where report.outcome == .generated:
+                logger.info(
+                    "late report for a lease that is no longer current; not stored, what it wrote goes", metadata: ["lease": "\(report.lease)"])
             case .staleLease:
                 logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
+            case .outdated(let picture):
+                logger.info(
+                    "report on inputs that changed since the job was leased (privacy zones, settings); refused, drawn again",
+                    metadata: ["picture": "\(picture)", "lease": "\(report.lease)"])
             case .updated(let picture, let status, let reason, _, _):
                 if status == .failedNoRetry || reason != nil {
                     logger.info("picture failed", metadata: ["picture": "\(picture)", "status": "\(status.rawValue)", "reason": "\(reason ?? "")"])
@@ -412,7 +429,9 @@ struct Dispatcher {
             case .whollyHidden:
                 workers[identity]!.inFlight.remove(job.lease)
                 let report = JobReportRecord(lease: job.lease, outcome: .failedNoRetry, detail: "hidden by a privacy zone", code: .hiddenByPrivacy)
-                let effect = try transaction.complete(report, from: job.worker, retry: retry)
+                let effect = try transaction.complete(report, from: job.worker, retry: retry) { picture, routeHash, heartRateHash, owner in
+                    specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+                }
                 if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
                 outbox.tally.record(effect, renderMicroseconds: nil)
                 // A picture drawn before the zones shows what they hide now: it goes (its
@@ -458,6 +477,7 @@ struct Dispatcher {
             do {
                 switch removal {
                 case .picture(let picture): try store.delete(picture)
+                case .pictureIfKey(let picture, let key): try store.delete(picture, ifKey: key)
                 case .key(let key): try store.delete(key: key)
                 case .file(let path):
                     do {

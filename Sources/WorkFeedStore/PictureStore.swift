@@ -35,6 +35,22 @@ public protocol PictureStore: Sendable {
     /// Removes a by-content name; absent is not an error.
     func delete(key: String) throws(PictureStoreError)
 
+    /// Removes the picture's name by picture only if it holds the picture drawn under `key` (the
+    /// key embedded in its bytes): a picture a worker is writing there under another key, or wrote
+    /// since, stays, whatever the timing (a directory moves the file aside, looks, and puts it back
+    /// without replacing a newer one; an object store would delete conditionally on the ETag).
+    /// - Returns: whether it was removed.
+    @discardableResult
+    func delete(_ picture: PictureID, ifKey key: String) throws(PictureStoreError) -> Bool
+
+    /// The pictures stored by picture whose workout id starts with `prefix` (two hex digits are one
+    /// folder per kind), in no particular order: what the start sweep looks through.
+    func pictures(withPrefix prefix: String) throws(PictureStoreError) -> [PictureID]
+
+    /// The cache key embedded in the picture stored for `picture` (its `workfeed:cache-key` text),
+    /// or `nil` when there is no picture or it has none.
+    func embeddedKey(of picture: PictureID) -> String?
+
     /// Gives the stored `picture` its by-content name `key` too (a second name in a directory, a
     /// copy in an object store), for pictures stored before they had one.
     func name(_ picture: PictureID, key: String) throws(PictureStoreError)

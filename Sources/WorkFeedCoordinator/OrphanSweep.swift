@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import Synchronization
+import WorkFeedIndex
+import WorkFeedModel
+import WorkFeedStore
+
+/// Finds pictures nothing refers to, once per start, and hands them to the dispatcher to remove:
+/// by-content names (`keys/…`) that no job stores, and by-picture names holding a picture their
+/// own job does not store (a workout deleted, or a job drawn again, while a worker wrote; a worker
+/// that wrote and died before it reported; a late report lost in a restart).
+///
+/// It looks on a thread of its own with a read-only connection to the index, one folder (two hex
+/// digits) at a time, and decides nothing itself: what it found goes to the index thread
+/// (``Inbox/add(leftovers:)``), which checks each one again against the jobs and the leases
+/// (a worker may be drawing that very key) inside its transaction, and removes it after the commit
+/// only if nothing refers to it then (``IndexTransaction/releasedPictures()``). A by-picture name
+/// is removed only if it still holds that key when it is removed
+/// (``PictureStore/delete(_:ifKey:)``). A file it cannot read (no embedded key) is left alone.
+final class OrphanSweep: Sendable {
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    struct Counts: Sendable, CustomStringConvertible {
+        var keys = 0
+        var pictures = 0
+        var orphanKeys = 0
+        var orphanPictures = 0
+        var description: String {
+            "looked at \(keys) by-content and \(pictures) by-picture names; handed over \(orphanKeys) and \(orphanPictures) nothing refers to"
+        }
+    }
+
+    /// Starts the sweep of `store` against the index at `indexPath`; what it finds goes to `inbox`.
+    init(indexPath: String, store: any PictureStore, inbox: Inbox, logger: Logger) {
+        let thread = Thread { [self] in
+            defer { finished.signal() }
+            do {
+                let counts = try sweep(indexPath: indexPath, store: store) { inbox.add(leftovers: $0) }
+                if counts.orphanKeys + counts.orphanPictures > 0 {
+                    logger.notice("pictures nothing refers to handed over for removal", metadata: ["counts": "\(counts)"])
+                } else {
+                    logger.debug("no picture left over", metadata: ["counts": "\(counts)"])
+                }
+            } catch {
+                logger.warning("the sweep for pictures nothing refers to stopped", metadata: ["error": "\(error)"])
+            }
+        }
+        thread.name = "coordinator-orphans"
+        thread.start()
+    }
+
+    /// Looks through every folder of `store`, handing each folder's candidates to `found`.
+    func sweep(indexPath: String, store: any PictureStore, found: ([LeftoverPicture]) -> Void) throws -> Counts {
+        var counts = Counts()
+        var logger = Logger(label: "workfeed.coordinator.orphans")
+        logger.logLevel = .error
+        let index = try WorkoutIndex(readingFrom: indexPath, logger: logger)
+        let hex = Array("0123456789abcdef")
+        for high in hex {
+            for low in hex {
+                guard !stopping.load(ordering: .relaxed) else { return counts }
+                let prefix = String([high, low])
+                let keys = try store.keys(withPrefix: prefix)
+                // Read before the index is asked, so that a picture written meanwhile is seen as
+                // stored, not as an orphan (and the index thread checks again anyway).
+                let pictures = try store.pictures(withPrefix: prefix).compactMap { picture in
+                    store.embeddedKey(of: picture).flatMap { CacheLayout.isCacheKey($0) ? (picture, $0) : nil }
+                }
+                counts.keys += keys.count
+                counts.pictures += pictures.count
+                let leftovers = try index.read { reader in
+                    try keys.filter { try !reader.isStored(key: $0) }.map { LeftoverPicture(picture: nil, key: $0) }
+                        + pictures.filter { try !reader.isStored($0.0, key: $0.1) }.map { LeftoverPicture(picture: $0.0, key: $0.1) }
+                }
+                counts.orphanKeys += leftovers.count { $0.picture == nil }
+                counts.orphanPictures += leftovers.count { $0.picture != nil }
+                found(leftovers)
+            }
+        }
+        return counts
+    }
+
+    /// Ends the sweep early and waits for its thread.
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        finished.wait()
+    }
+}
