@@ -192,7 +192,8 @@ let package = Package(
             name: "workfeed-bench",
             dependencies: [
                 "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
-                "WorkFeedConfig", "WorkFeedTiles", .product(name: "Logging", package: "swift-log"),
+                // The attack group's races (issue 23) run a real worker in the process.
+                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", .product(name: "Logging", package: "swift-log"),
                 // The "hash" group measures our SHA-256 against swift-crypto's.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

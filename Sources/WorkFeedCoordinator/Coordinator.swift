@@ -153,6 +153,8 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
         case privacySecret
         /// The metrics endpoint could not be served.
         case metrics
+        /// `originals.directory` is inside the shared cache, or cannot be made private.
+        case originals
     }
 
     public var code: Code

@@ -19,9 +19,8 @@ import WorkFeedWire
 /// collects the next: the two threads work side by side.
 struct Dispatcher {
     let configuration: CoordinatorConfiguration
-    /// The cache directory as an absolute path, as operators are told it.
-    /// The kept originals' root (``OriginalFileStore``).
-    let cacheDirectory: String
+    /// The kept originals (``OriginalFileStore``): the coordinator's alone, outside the cache.
+    let originals: OriginalFileStore
     /// Where pictures live: the dispatcher removes replaced, hidden and deleted ones.
     let store: any PictureStore
     let logger: Logger
@@ -87,8 +86,17 @@ struct Dispatcher {
             path: configuration.indexPath, durability: configuration.durability == .normal ? .normal : .full,
             defaultOwner: configuration.defaultOwner, logger: logger)
         self.configuration = configuration
-        cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
+        let cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         store = PictureStores.open(cacheDirectory)
+        if let problem = configuration.originalsProblem() {
+            throw CoordinatorError(.originals, "originals.directory = '\(configuration.originalsPath)': \(problem)")
+        }
+        originals = OriginalFileStore(directory: URL(fileURLWithPath: configuration.originalsPath).standardizedFileURL.path)
+        do {
+            try originals.prepare(cacheDirectory: cacheDirectory, logger: logger)
+        } catch {
+            throw CoordinatorError(.originals, "originals.directory = '\(originals.directory)' cannot be made private", cause: error)
+        }
         self.logger = logger
         self.metrics = metrics
         specs = PictureSpecs(
