@@ -62,16 +62,20 @@ final class OrphanSweep: Sendable {
                 guard !stopping.load(ordering: .relaxed) else { return counts }
                 let prefix = String([high, low])
                 let keys = try store.keys(withPrefix: prefix)
-                // Read before the index is asked, so that a picture written meanwhile is seen as
-                // stored, not as an orphan (and the index thread checks again anyway).
-                let pictures = try store.pictures(withPrefix: prefix).compactMap { picture in
-                    store.embeddedKey(of: picture).flatMap { CacheLayout.isCacheKey($0) ? (picture, $0) : nil }
-                }
+                let pictures = try store.pictures(withPrefix: prefix)
                 counts.keys += keys.count
                 counts.pictures += pictures.count
                 let leftovers = try index.read { reader in
-                    try keys.filter { try !reader.isStored(key: $0) }.map { LeftoverPicture(picture: nil, key: $0) }
-                        + pictures.filter { try !reader.isStored($0.0, key: $0.1) }.map { LeftoverPicture(picture: $0.0, key: $0.1) }
+                    var found = try keys.filter { try !reader.isStored(key: $0) }.map { LeftoverPicture(picture: nil, key: $0) }
+                    for picture in pictures {
+                        let stored = try reader.storedKey(of: picture)
+                        // The current picture, named by its key too: nothing to read. Otherwise
+                        // the key in its bytes says whose it is.
+                        if let stored, store.isNamed(picture, key: stored) { continue }
+                        guard let key = store.embeddedKey(of: picture), CacheLayout.isCacheKey(key), key != stored else { continue }
+                        found.append(LeftoverPicture(picture: picture, key: key))
+                    }
+                    return found
                 }
                 counts.orphanKeys += leftovers.count { $0.picture == nil }
                 counts.orphanPictures += leftovers.count { $0.picture != nil }

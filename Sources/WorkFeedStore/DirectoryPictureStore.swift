@@ -118,6 +118,14 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
         Self.head(of: location(of: picture)).flatMap { PNGText.value(of: "workfeed:cache-key", in: $0) }
     }
 
+    public func isNamed(_ picture: PictureID, key: String) -> Bool {
+        guard let keyed = CacheLayout.relativePath(forKey: key) else { return false }
+        var byPicture = stat()
+        var byKey = stat()
+        guard lstat(location(of: picture), &byPicture) == 0, lstat(root + "/" + keyed, &byKey) == 0 else { return false }
+        return byPicture.st_dev == byKey.st_dev && byPicture.st_ino == byKey.st_ino
+    }
+
     /// The first 4 KiB of a file (a picture's text chunks come right after its header), or `nil`.
     static func head(of path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)

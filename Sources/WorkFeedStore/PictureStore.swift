@@ -51,6 +51,11 @@ public protocol PictureStore: Sendable {
     /// or `nil` when there is no picture or it has none.
     func embeddedKey(of picture: PictureID) -> String?
 
+    /// Whether the picture stored for `picture` is the one stored under `key`, found without
+    /// reading either (one file under two names in a directory; an object store would compare
+    /// ETags): the start sweep's cheap test before it reads a picture's embedded key.
+    func isNamed(_ picture: PictureID, key: String) -> Bool
+
     /// Gives the stored `picture` its by-content name `key` too (a second name in a directory, a
     /// copy in an object store), for pictures stored before they had one.
     func name(_ picture: PictureID, key: String) throws(PictureStoreError)
