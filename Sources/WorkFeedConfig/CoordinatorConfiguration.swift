@@ -15,6 +15,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// coordinator uses, never inside the shared cache that workers mount (the originals hold what
     /// privacy zones hide). Empty: `originals/` beside the index (``originalsPath``).
     public var originalsDirectory = ""
+    /// `originals.key_file`: a file of at least 32 bytes; when set, originals are sealed
+    /// (ChaCha20-Poly1305) with a key derived from it. Empty: kept as they came (docs/security.md).
+    public var originalsKeyFile = ""
     /// Where workers connect.
     public var workerEndpoint = "tcp://127.0.0.1:5555"
     /// Where workctl connects.
@@ -118,7 +121,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
             "basemap.tilesets", "basemap.font", "basemap.attribution", "owners.default",
-            "privacy.end_trim_metres", "privacy.secret_file", "originals.directory",
+            "privacy.end_trim_metres", "privacy.secret_file", "originals.directory", "originals.key_file",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
             + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
 
@@ -133,6 +136,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.durability = try settings.choice("index.durability", default: Durability.full)
         c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
         c.originalsDirectory = settings.string("originals.directory", default: c.originalsDirectory)
+        c.originalsKeyFile = settings.string("originals.key_file", default: c.originalsKeyFile)
         if let problem = c.originalsProblem() { throw settings.invalid("originals.directory", c.originalsPath, problem) }
         c.workerEndpoint = try settings.endpoint("listen.workers", default: c.workerEndpoint)
         c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)

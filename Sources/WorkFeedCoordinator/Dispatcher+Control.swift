@@ -190,7 +190,13 @@ extension Dispatcher {
         guard let found = try reader.file(of: body.id) else {
             throw ControlRequestError("ORIGINAL: workout \(body.id) is not in the index, or was imported before files were kept")
         }
-        guard let compressed = originals.read(found.file.sha256) else {
+        let kept: [UInt8]?
+        do {
+            kept = try originals.read(found.file.sha256)
+        } catch {
+            throw ControlRequestError("ORIGINAL: workout \(body.id): \(error)")
+        }
+        guard let compressed = kept else {
             throw ControlRequestError("ORIGINAL: the original of workout \(body.id) (\(found.file.name)) is not kept")
         }
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)

@@ -91,7 +91,8 @@ struct Dispatcher {
         if let problem = configuration.originalsProblem() {
             throw CoordinatorError(.originals, "originals.directory = '\(configuration.originalsPath)': \(problem)")
         }
-        originals = OriginalFileStore(directory: URL(fileURLWithPath: configuration.originalsPath).standardizedFileURL.path)
+        originals = OriginalFileStore(
+            directory: URL(fileURLWithPath: configuration.originalsPath).standardizedFileURL.path, key: try Self.loadOriginalsKey(configuration))
         do {
             try originals.prepare(cacheDirectory: cacheDirectory, logger: logger)
         } catch {

@@ -69,6 +69,41 @@ import WorkFeedWire
         #expect(reply.attachments.first?.isEmpty == false)
     }
 
+    /// With `originals.key_file`, originals are sealed on disk and opened for ORIGINAL; plain ones
+    /// kept before the key was set are sealed at start; without the key they are refused, saying why.
+    @Test func withAKeyOriginalsAreSealedAndStillServed() throws {
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-originals-\(UUID().uuidString).key")
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: keyFile)
+        let plain = try RunningSystem(workers: 0)
+        let workout = try Self.importFixture(plain)
+        var client = try plain.client()
+        let original = try client.requestWithAttachments(.original, OriginalRequest(id: workout.id)).attachments.first
+        plain.stop(keepingFiles: true)
+        let sha = try #require(workout.file?.sha256)
+        let kept = plain.directory.appendingPathComponent("originals/\(sha.prefix(2))/\(sha).gz").path
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)).starts(with: [0x1F, 0x8B]))
+
+        // Restarted with a key: sealed at start, still served as it came.
+        let sealed = try RunningSystem(workers: 0, directory: plain.directory, adjust: { $0.originalsKeyFile = keyFile.path })
+        let onDisk = [UInt8](try Data(contentsOf: URL(fileURLWithPath: kept)))
+        #expect(onDisk.starts(with: Array("WFO1".utf8)) && !onDisk.contains(subsequence: original ?? [1]))
+        #expect(try Self.mode(kept) == 0o600)
+        client = try sealed.client()
+        #expect(try client.requestWithAttachments(.original, OriginalRequest(id: workout.id)).attachments.first == original)
+        sealed.stop(keepingFiles: true)
+
+        // Without the key it cannot be read, and ORIGINAL says why.
+        let keyless = try RunningSystem(workers: 0, directory: plain.directory)
+        defer { keyless.stop() }
+        client = try keyless.client()
+        #expect {
+            _ = try client.requestWithAttachments(.original, OriginalRequest(id: workout.id))
+        } throws: { error in
+            "\(error)".contains("originals.key_file")
+        }
+    }
+
     @Test func anOriginalsDirectoryInsideTheCacheIsRefused() async throws {
         await #expect(throws: ConfigurationError.self) {
             try await CoordinatorConfiguration.load(
@@ -76,5 +111,13 @@ import WorkFeedWire
         }
         let fine = try await CoordinatorConfiguration.load(file: nil, environment: [:], overrides: ["index.path": "/srv/wf/index.sqlite"])
         #expect(fine.originalsPath == "/srv/wf/originals")
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Whether `other` occurs in these bytes.
+    func contains(subsequence other: [UInt8]) -> Bool {
+        guard !other.isEmpty, other.count <= count else { return false }
+        return (0...(count - other.count)).contains { self[$0..<($0 + other.count)].elementsEqual(other) }
     }
 }
