@@ -157,7 +157,7 @@ struct CoordinatorLoop: ~Copyable {
                 opened.put(nil)
                 // Pictures nothing refers to (written late, or by a worker that died) are looked for
                 // once per start; the dispatcher decides and removes.
-                let orphans = OrphanSweep(indexPath: configuration.indexPath, store: dispatcher.store, inbox: inbox, logger: logger)
+                let orphans = OrphanSweep.start(indexPath: configuration.indexPath, store: dispatcher.store, inbox: inbox, logger: logger)
                 while true {
                     let batch = inbox.take()
                     outboxes.put(dispatcher.process(batch))

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStore
@@ -17,10 +16,7 @@ import WorkFeedStore
 /// only if nothing refers to it then (``IndexTransaction/releasedPictures()``). A by-picture name
 /// is removed only if it still holds that key when it is removed
 /// (``PictureStore/delete(_:ifKey:)``). A file it cannot read (no embedded key) is left alone.
-final class OrphanSweep: Sendable {
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-
+enum OrphanSweep {
     struct Counts: Sendable, CustomStringConvertible {
         var keys = 0
         var pictures = 0
@@ -32,11 +28,10 @@ final class OrphanSweep: Sendable {
     }
 
     /// Starts the sweep of `store` against the index at `indexPath`; what it finds goes to `inbox`.
-    init(indexPath: String, store: any PictureStore, inbox: Inbox, logger: Logger) {
-        let thread = Thread { [self] in
-            defer { finished.signal() }
+    static func start(indexPath: String, store: any PictureStore, inbox: Inbox, logger: Logger) -> SweepThread {
+        SweepThread(name: "coordinator-orphans") { thread in
             do {
-                let counts = try sweep(indexPath: indexPath, store: store) { inbox.add(leftovers: $0) }
+                let counts = try sweep(indexPath: indexPath, store: store, thread: thread) { inbox.add(leftovers: $0) }
                 if counts.orphanKeys + counts.orphanPictures > 0 {
                     logger.notice("pictures nothing refers to handed over for removal", metadata: ["counts": "\(counts)"])
                 } else {
@@ -46,12 +41,10 @@ final class OrphanSweep: Sendable {
                 logger.warning("the sweep for pictures nothing refers to stopped", metadata: ["error": "\(error)"])
             }
         }
-        thread.name = "coordinator-orphans"
-        thread.start()
     }
 
     /// Looks through every folder of `store`, handing each folder's candidates to `found`.
-    func sweep(indexPath: String, store: any PictureStore, found: ([LeftoverPicture]) -> Void) throws -> Counts {
+    static func sweep(indexPath: String, store: any PictureStore, thread: SweepThread, found: ([LeftoverPicture]) -> Void) throws -> Counts {
         var counts = Counts()
         var logger = Logger(label: "workfeed.coordinator.orphans")
         logger.logLevel = .error
@@ -59,7 +52,7 @@ final class OrphanSweep: Sendable {
         let hex = Array("0123456789abcdef")
         for high in hex {
             for low in hex {
-                guard !stopping.load(ordering: .relaxed) else { return counts }
+                guard !thread.isStopping else { return counts }
                 let prefix = String([high, low])
                 let keys = try store.keys(withPrefix: prefix)
                 let pictures = try store.pictures(withPrefix: prefix)
@@ -83,11 +76,5 @@ final class OrphanSweep: Sendable {
             }
         }
         return counts
-    }
-
-    /// Ends the sweep early and waits for its thread.
-    func stop() {
-        stopping.store(true, ordering: .relaxed)
-        finished.wait()
     }
 }
