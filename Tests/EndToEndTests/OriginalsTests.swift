@@ -75,10 +75,10 @@ import WorkFeedWire
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-originals-\(UUID().uuidString).key")
         defer { try? FileManager.default.removeItem(at: keyFile) }
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: keyFile)
+        // Each client is closed before its system stops: a context ends only once its sockets are closed.
         let plain = try RunningSystem(workers: 0)
         let workout = try Self.importFixture(plain)
-        var client = try plain.client()
-        let original = try client.requestWithAttachments(.original, OriginalRequest(id: workout.id)).attachments.first
+        let original = try Self.original(workout.id, plain)
         plain.stop(keepingFiles: true)
         let sha = try #require(workout.file?.sha256)
         let kept = plain.directory.appendingPathComponent("originals/\(sha.prefix(2))/\(sha).gz").path
@@ -89,19 +89,23 @@ import WorkFeedWire
         let onDisk = [UInt8](try Data(contentsOf: URL(fileURLWithPath: kept)))
         #expect(onDisk.starts(with: Array("WFO1".utf8)) && !onDisk.contains(subsequence: original ?? [1]))
         #expect(try Self.mode(kept) == 0o600)
-        client = try sealed.client()
-        #expect(try client.requestWithAttachments(.original, OriginalRequest(id: workout.id)).attachments.first == original)
+        #expect(try Self.original(workout.id, sealed) == original)
         sealed.stop(keepingFiles: true)
 
         // Without the key it cannot be read, and ORIGINAL says why.
         let keyless = try RunningSystem(workers: 0, directory: plain.directory)
         defer { keyless.stop() }
-        client = try keyless.client()
         #expect {
-            _ = try client.requestWithAttachments(.original, OriginalRequest(id: workout.id))
+            _ = try Self.original(workout.id, keyless)
         } throws: { error in
             "\(error)".contains("originals.key_file")
         }
+    }
+
+    /// ORIGINAL's file, through a client closed before it returns.
+    static func original(_ id: WorkoutID, _ system: RunningSystem) throws -> [UInt8]? {
+        var client = try system.client()
+        return try client.requestWithAttachments(.original, OriginalRequest(id: id)).attachments.first
     }
 
     @Test func anOriginalsDirectoryInsideTheCacheIsRefused() async throws {
