@@ -46,8 +46,9 @@ enum Removal: Sendable, Hashable {
     /// A by-content name nothing in the index refers to any more.
     case key(String)
     /// A picture's name by picture, if it still holds the picture drawn under this key (a refused
-    /// or late report's, or an orphan's): one drawn since under another key stays.
-    case pictureIfKey(PictureID, String)
+    /// or late report's, or an orphan's): one drawn since under another key stays. When it is
+    /// removed and the job stores a picture under `restoring`, the name goes back to that one.
+    case pictureIfKey(PictureID, String, restoring: String?)
     /// A kept original file (``OriginalFileStore``).
     case file(String)
 }

@@ -161,7 +161,7 @@ struct Dispatcher {
             // and so do the by-picture names that still hold a refused or late picture.
             outbox.removals += released.released.keys.map(Removal.key)
             outbox.removals += released.released.pictures.compactMap { leftover in
-                leftover.picture.map { Removal.pictureIfKey($0, leftover.key) }
+                leftover.picture.map { Removal.pictureIfKey($0, leftover.key, restoring: released.released.current[$0]) }
             }
             if !released.released.keys.isEmpty { outbox.events.append(.released(keys: released.released.keys)) }
         } catch {
@@ -486,7 +486,8 @@ struct Dispatcher {
             do {
                 switch removal {
                 case .picture(let picture): try store.delete(picture)
-                case .pictureIfKey(let picture, let key): try store.delete(picture, ifKey: key)
+                case .pictureIfKey(let picture, let key, let restoring):
+                    if try store.delete(picture, ifKey: key), let restoring { try store.name(key: restoring, as: picture) }
                 case .key(let key): try store.delete(key: key)
                 case .file(let path):
                     do {

@@ -83,6 +83,7 @@ public struct IndexTransaction {
         for leftover in leftovers where pictures.insert(leftover).inserted {
             guard let picture = leftover.picture, try !isReferenced(picture, key: leftover.key) else { continue }
             released.pictures.append(leftover)
+            if let stored = try reader.storedKey(of: picture) { released.current[picture] = stored }
         }
         return released
     }

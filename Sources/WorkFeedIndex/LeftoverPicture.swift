@@ -26,10 +26,15 @@ public struct ReleasedPictures: Sendable, Hashable {
     /// By-picture names to remove if they still hold the picture drawn for the leftover's key (a
     /// picture drawn since, under another key, stays).
     public var pictures: [LeftoverPicture] = []
+    /// For a by-picture name in ``pictures`` whose job stores another key: that key. A late
+    /// picture may have been written over the current one; once removed, the name is given back to
+    /// the current picture (its by-content file).
+    public var current: [PictureID: String] = [:]
 
-    public init(keys: [String] = [], pictures: [LeftoverPicture] = []) {
+    public init(keys: [String] = [], pictures: [LeftoverPicture] = [], current: [PictureID: String] = [:]) {
         self.keys = keys
         self.pictures = pictures
+        self.current = current
     }
 
     public var isEmpty: Bool { keys.isEmpty && pictures.isEmpty }

@@ -114,6 +114,16 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
         return found
     }
 
+    public func name(key: String, as picture: PictureID) throws(PictureStoreError) {
+        guard let keyed = CacheLayout.relativePath(forKey: key) else { return }
+        let path = location(of: picture)
+        try Self.makeDirectory((path as NSString).deletingLastPathComponent, parentToo: true)
+        // A hard link never replaces: a picture written there meanwhile wins.
+        guard Glibc.link(root + "/" + keyed, path) == 0 || errno == EEXIST || errno == ENOENT else {
+            throw PictureStoreError(step: "link", errno: errno, path: path)
+        }
+    }
+
     public func embeddedKey(of picture: PictureID) -> String? {
         Self.head(of: location(of: picture)).flatMap { PNGText.value(of: "workfeed:cache-key", in: $0) }
     }

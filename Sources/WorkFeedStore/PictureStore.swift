@@ -43,6 +43,10 @@ public protocol PictureStore: Sendable {
     @discardableResult
     func delete(_ picture: PictureID, ifKey key: String) throws(PictureStoreError) -> Bool
 
+    /// Gives the picture stored under `key` the by-picture name `picture`, unless a picture is
+    /// there already (one written meanwhile is newer and stays); nothing when `key` has no picture.
+    func name(key: String, as picture: PictureID) throws(PictureStoreError)
+
     /// The pictures stored by picture whose workout id starts with `prefix` (two hex digits are one
     /// folder per kind), in no particular order: what the start sweep looks through.
     func pictures(withPrefix prefix: String) throws(PictureStoreError) -> [PictureID]

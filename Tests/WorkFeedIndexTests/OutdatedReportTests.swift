@@ -129,4 +129,44 @@ import WorkFeedModel
         let (_, swept) = try temporary.index.writeReleasingKeys { $0.discard(LeftoverPicture(picture: keptJob.picture, key: shared)) }
         #expect(swept.isEmpty)
     }
+
+    /// A lease past its deadline, its job drawn again under a new key meanwhile: the late report's
+    /// by-picture name is handed back with the key the job stores, to be given back to it.
+    @Test func aLatePictureOverTheCurrentOneNamesTheCurrentKey() throws {
+        let temporary = try TemporaryIndex()
+        let keys = Keys()
+        let id = try temporary.index.write { try $0.importWorkout(sampleWorkout(), owner: "ivan") }.id
+        _ = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]), scales: [1], cacheKey: keys.key)
+        }
+        var counter: UInt64 = 0
+        let first = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter))
+        let firstKey = keys.key(first.picture, first.routeHash, first.heartRateHash, first.owner)
+        let later = Date().addingTimeInterval(3600)
+        _ = try temporary.index.write { try $0.expireLeases(now: later, retry: RetryPolicy()) }
+        keys.fingerprint["ivan"] = "zone-1"
+        let second = try #require(
+            try temporary.index.write { transaction in
+                let jobs = try transaction.lease(limit: 1, to: "w", now: later.addingTimeInterval(3600)) {
+                    counter += 1
+                    return counter
+                }
+                for job in jobs { transaction.recordCacheKey(keys.key(job.picture, job.routeHash, job.heartRateHash, job.owner), for: job.lease) }
+                return jobs.first
+            })
+        let secondKey = keys.key(second.picture, second.routeHash, second.heartRateHash, second.owner)
+        #expect(secondKey != firstKey)
+        _ = try temporary.index.write {
+            try $0.complete(
+                JobReportRecord(lease: second.lease, outcome: .generated, detail: secondKey), from: "w", retry: RetryPolicy(), cacheKey: keys.key)
+        }
+        let (late, released) = try temporary.index.writeReleasingKeys {
+            try $0.complete(
+                JobReportRecord(lease: first.lease, outcome: .generated, detail: firstKey), from: "w", retry: RetryPolicy(), cacheKey: keys.key)
+        }
+        #expect(late == .staleLease)
+        #expect(released.keys == [firstKey])
+        #expect(released.pictures == [LeftoverPicture(picture: first.picture, key: firstKey)])
+        #expect(released.current == [first.picture: secondKey])
+    }
 }

@@ -138,6 +138,18 @@ import Glibc
         #expect(try store.delete(picture, ifKey: late) == false)
         #expect(try store.picture(picture) == Self.png(key: key, filler: 7))
         #expect(store.isNamed(picture, key: key) && !store.isNamed(picture, key: late))
+        // A late picture written over the current one: removed, the name goes back to the current one.
+        try store.put(Self.png(key: late, filler: 9), for: picture, key: late)
+        #expect(try store.delete(picture, ifKey: late))
+        try store.name(key: key, as: picture)
+        #expect(try store.picture(picture) == Self.png(key: key, filler: 7) && store.isNamed(picture, key: key))
+        // It never replaces a picture there, and a key without a picture gives nothing.
+        try store.put(Self.png(key: late, filler: 3), for: picture, key: late)
+        try store.name(key: key, as: picture)
+        #expect(store.embeddedKey(of: picture) == late)
+        let other = PictureID(workoutID: WorkoutID(UUID()), kind: .heatmap, theme: .light)
+        try store.name(key: String(repeating: "77", count: 32), as: other)
+        #expect(!store.contains(other))
         // Nothing left aside.
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
