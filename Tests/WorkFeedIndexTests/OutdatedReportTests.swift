@@ -18,9 +18,9 @@ import WorkFeedModel
         }
     }
 
-    static func leaseOne(_ index: WorkoutIndex, keys: Keys, counter: inout UInt64, worker: String = "w") throws -> LeasedJob? {
+    static func leaseOne(_ index: WorkoutIndex, keys: Keys, counter: inout UInt64, now: Date = Date()) throws -> LeasedJob? {
         try index.write { transaction in
-            let jobs = try transaction.lease(limit: 1, to: worker) {
+            let jobs = try transaction.lease(limit: 1, to: "w", now: now) {
                 counter += 1
                 return counter
             }
@@ -145,15 +145,7 @@ import WorkFeedModel
         let later = Date().addingTimeInterval(3600)
         _ = try temporary.index.write { try $0.expireLeases(now: later, retry: RetryPolicy()) }
         keys.fingerprint["ivan"] = "zone-1"
-        let second = try #require(
-            try temporary.index.write { transaction in
-                let jobs = try transaction.lease(limit: 1, to: "w", now: later.addingTimeInterval(3600)) {
-                    counter += 1
-                    return counter
-                }
-                for job in jobs { transaction.recordCacheKey(keys.key(job.picture, job.routeHash, job.heartRateHash, job.owner), for: job.lease) }
-                return jobs.first
-            })
+        let second = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter, now: later.addingTimeInterval(3600)))
         let secondKey = keys.key(second.picture, second.routeHash, second.heartRateHash, second.owner)
         #expect(secondKey != firstKey)
         _ = try temporary.index.write {
