@@ -115,6 +115,8 @@ let package = Package(
                 "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                // Kept originals sealed with ChaCha20-Poly1305 when originals.key_file is set.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -197,7 +199,8 @@ let package = Package(
             name: "workfeed-bench",
             dependencies: [
                 "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
-                "WorkFeedConfig", "WorkFeedTiles", .product(name: "Logging", package: "swift-log"),
+                // The attack group's races (issue 23) run a real worker in the process.
+                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", .product(name: "Logging", package: "swift-log"),
                 // The "hash" group measures our SHA-256 against swift-crypto's.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 public import WorkFeedModel
 
@@ -10,6 +11,13 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var durability = Durability.full
     /// The shared picture cache, as the coordinator sees it (reported to operators).
     public var cacheDirectory = "var/cache"
+    /// Where the kept original files of imports live (`originals.directory`): a directory only the
+    /// coordinator uses, never inside the shared cache that workers mount (the originals hold what
+    /// privacy zones hide). Empty: `originals/` beside the index (``originalsPath``).
+    public var originalsDirectory = ""
+    /// `originals.key_file`: a file of at least 32 bytes; when set, originals are sealed
+    /// (ChaCha20-Poly1305) with a key derived from it. Empty: kept as they came (docs/security.md).
+    public var originalsKeyFile = ""
     /// Where workers connect.
     public var workerEndpoint = "tcp://127.0.0.1:5555"
     /// Where workctl connects.
@@ -118,7 +126,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "heatmap.max_hr_percentages", "log.level",
             "log.format", "basemap.tilesets", "basemap.font", "basemap.fallback_fonts", "basemap.attribution", "owners.default",
-            "privacy.end_trim_metres", "privacy.secret_file",
+            "privacy.end_trim_metres", "privacy.secret_file", "originals.directory", "originals.key_file",
         ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
             + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
 
@@ -132,6 +140,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.indexPath = settings.string("index.path", default: c.indexPath)
         c.durability = try settings.choice("index.durability", default: Durability.full)
         c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
+        c.originalsDirectory = settings.string("originals.directory", default: c.originalsDirectory)
+        c.originalsKeyFile = settings.string("originals.key_file", default: c.originalsKeyFile)
+        if let problem = c.originalsProblem() { throw settings.invalid("originals.directory", c.originalsPath, problem) }
         c.workerEndpoint = try settings.endpoint("listen.workers", default: c.workerEndpoint)
         c.controlEndpoint = try settings.endpoint("listen.control", default: c.controlEndpoint)
         c.eventsEndpoint = try settings.endpoint("listen.events", default: c.eventsEndpoint)
@@ -384,5 +395,26 @@ extension Settings {
         }
         guard percentages.count == boundCount else { throw invalid(key, texts.joined(separator: ","), allowed) }
         return percentages
+    }
+}
+
+extension CoordinatorConfiguration {
+    /// The kept originals' directory: `originals.directory`, or `originals/` beside the index.
+    public var originalsPath: String {
+        guard originalsDirectory.isEmpty else { return originalsDirectory }
+        let index = URL(fileURLWithPath: indexPath).standardizedFileURL
+        return index.deletingLastPathComponent().appendingPathComponent("originals").path
+    }
+
+    /// Why the originals' directory may not be used, or `nil`: inside (or equal to) the shared
+    /// cache, every worker host could read them.
+    public func originalsProblem() -> String? {
+        let originals = URL(fileURLWithPath: originalsPath).standardizedFileURL.path
+        let cache = URL(fileURLWithPath: cacheDirectory).standardizedFileURL.path
+        if originals == cache || originals.hasPrefix(cache.hasSuffix("/") ? cache : cache + "/") {
+            return
+                "it is inside cache.directory (\(cache)), which every worker host mounts; the originals hold what privacy zones hide: choose a directory only the coordinator uses"
+        }
+        return nil
     }
 }

@@ -23,6 +23,9 @@ struct Batch: Sendable {
     var received = ContinuousClock.now
     /// The last batch: record what it carries, lease nothing new.
     var stopping = false
+    /// Pictures the start sweep found that nothing seemed to refer to (``OrphanSweep``): removed
+    /// after the batch commits if neither a job nor a lease refers to them at its end.
+    var leftovers: [LeftoverPicture] = []
 
     var count: Int { workerMessages.count + controlMessages.count }
 }
@@ -42,6 +45,10 @@ enum Removal: Sendable, Hashable {
     case picture(PictureID)
     /// A by-content name nothing in the index refers to any more.
     case key(String)
+    /// A picture's name by picture, if it still holds the picture drawn under this key (a refused
+    /// or late report's, or an orphan's): one drawn since under another key stays. When it is
+    /// removed and the job stores a picture under `restoring`, the name goes back to that one.
+    case pictureIfKey(PictureID, String, restoring: String?)
     /// A kept original file (``OriginalFileStore``).
     case file(String)
 }
@@ -114,6 +121,17 @@ final class Inbox: Sendable {
         signal.signal()
     }
 
+    /// Hands the dispatcher pictures the start sweep found unreferenced, for the exact check
+    /// inside its next transaction.
+    func add(leftovers: [LeftoverPicture]) {
+        guard !leftovers.isEmpty else { return }
+        state.withLock {
+            $0.batch.leftovers += leftovers
+            $0.ready = true
+        }
+        signal.signal()
+    }
+
     /// Asks for a batch even if nothing came in, so that expiries and back-offs are looked at.
     func tick() {
         state.withLock { $0.ready = true }
@@ -145,6 +163,7 @@ final class Inbox: Sendable {
             batch.workerMessages += more.workerMessages
             batch.controlMessages += more.controlMessages
             batch.unsent += more.unsent
+            batch.leftovers += more.leftovers
             batch.stopping = more.stopping
         }
         batch.received = .now

@@ -39,7 +39,7 @@ public final class Coordinator: Sendable {
     let logger: Logger
     public let metrics: CoordinatorMetrics
     private let metricsServer = Mutex<MetricsServer?>(nil)
-    private let keyLinks = Mutex<KeyLinkSweep?>(nil)
+    private let keyLinks = Mutex<SweepThread?>(nil)
     private let wakeEndpoint = "inproc://workfeed-coordinator-wake-\(UUID().uuidString)"
     private let stopRequest = StopRequest()
     private let state = Mutex<State>(.idle)
@@ -91,7 +91,7 @@ public final class Coordinator: Sendable {
             state.withLock { $0 = .running(done: done) }
             // The index is open and migrated: pictures drawn before by-content names get theirs.
             keyLinks.withLock {
-                $0 = KeyLinkSweep(
+                $0 = KeyLinkSweep.start(
                     indexPath: configuration.indexPath,
                     store: PictureStores.open(URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path), logger: logger)
             }
@@ -153,6 +153,8 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
         case privacySecret
         /// The metrics endpoint could not be served.
         case metrics
+        /// `originals.directory` is inside the shared cache, or cannot be made private.
+        case originals
     }
 
     public var code: Code

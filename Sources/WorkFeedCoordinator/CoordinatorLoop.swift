@@ -155,6 +155,9 @@ struct CoordinatorLoop: ~Copyable {
                 let doneSocket = try ZMQSocket(context, type: .pair)
                 try doneSocket.connect(doneEndpoint)
                 opened.put(nil)
+                // Pictures nothing refers to (written late, or by a worker that died) are looked for
+                // once per start; the dispatcher decides and removes.
+                let orphans = OrphanSweep.start(indexPath: configuration.indexPath, store: dispatcher.store, inbox: inbox, logger: logger)
                 while true {
                     let batch = inbox.take()
                     outboxes.put(dispatcher.process(batch))
@@ -162,6 +165,7 @@ struct CoordinatorLoop: ~Copyable {
                     try? doneSocket.send([[1]])
                     if batch.stopping { break }
                 }
+                orphans.stop()
                 // Fold the write-ahead log into the index file, so that a clean stop leaves the
                 // single file index.sqlite (docs/operations.md, "Moving the coordinator"), even if
                 // a reader's connection is still open.

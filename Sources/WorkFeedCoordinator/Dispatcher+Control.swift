@@ -73,8 +73,7 @@ extension Dispatcher {
                 maybeUnreferenced.insert(file.sha256)
             }
             // Originals nothing stored comes from any more go once the turn is committed.
-            let store = OriginalFileStore(cacheDirectory: cacheDirectory)
-            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(store.path(for:)).map(Removal.file)
+            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(originals.path(for:)).map(Removal.file)
             if [.imported, .updated, .replacedDuplicate].contains(reply.result) {
                 outbox.events.append(.workout(WorkoutEvent(workoutID: reply.id, change: reply.result.rawValue, owner: owner)))
             }
@@ -142,23 +141,22 @@ extension Dispatcher {
             }
             // The files go once the deletion is committed: the pictures, and the originals no
             // other workout came from.
-            let originalFiles = OriginalFileStore(cacheDirectory: cacheDirectory)
             let jobs = Array(deleted.values.joined())
             let pictures = jobs.filter(store.contains)
-            let originals = try transaction.reader.unreferencedFiles(files).compactMap(originalFiles.path(for:))
+            let originalFiles = try transaction.reader.unreferencedFiles(files).compactMap(originals.path(for:))
                 .filter { FileManager.default.fileExists(atPath: $0) }
-            outbox.removals += jobs.map(Removal.picture) + originals.map(Removal.file)
+            outbox.removals += jobs.map(Removal.picture) + originalFiles.map(Removal.file)
             for id in ids where deleted[id] != nil { outbox.events.append(.workout(WorkoutEvent(workoutID: id, change: "deleted", owner: owner))) }
             logger.info(
                 "workouts deleted",
                 metadata: [
-                    "workouts": "\(deleted.count)", "jobs": "\(jobs.count)", "pictures": "\(pictures.count)", "originals": "\(originals.count)",
+                    "workouts": "\(deleted.count)", "jobs": "\(jobs.count)", "pictures": "\(pictures.count)", "originals": "\(originalFiles.count)",
                     "owner": "\(owner ?? "(any)")",
                 ])
             let encoded = try ControlCodec.encode(
                 DeleteReply(
                     deleted: ids.filter { deleted[$0] != nil }, missing: ids.filter { deleted[$0] == nil }, pictures: pictures.count,
-                    series: deleted.count, jobs: jobs.count, originals: originals.count))
+                    series: deleted.count, jobs: jobs.count, originals: originalFiles.count))
             outbox.tally.deletedWorkouts += deleted.count
             return encoded
 
@@ -181,11 +179,10 @@ extension Dispatcher {
     ///   wrote it.
     private func keepOriginal(of body: ImportRequest, attachments: [[UInt8]]) -> (kept: Bool, written: Bool) {
         guard let file = body.file else { return (false, false) }
-        let store = OriginalFileStore(cacheDirectory: cacheDirectory)
-        if store.contains(file.sha256) { return (true, false) }
+        if originals.contains(file.sha256) { return (true, false) }
         guard attachments.count == 3, !attachments[2].isEmpty else { return (false, false) }
         do {
-            try store.store(attachments[2], sha256: file.sha256)
+            try originals.store(attachments[2], sha256: file.sha256)
             return (true, true)
         } catch {
             logger.warning("cannot keep the original file", metadata: ["file": "\(file.name)", "error": "\(error)"])
@@ -199,7 +196,13 @@ extension Dispatcher {
         guard let found = try reader.file(of: body.id) else {
             throw ControlRequestError("ORIGINAL: workout \(body.id) is not in the index, or was imported before files were kept")
         }
-        guard let compressed = OriginalFileStore(cacheDirectory: cacheDirectory).read(found.file.sha256) else {
+        let kept: [UInt8]?
+        do {
+            kept = try originals.read(found.file.sha256)
+        } catch {
+            throw ControlRequestError("ORIGINAL: workout \(body.id): \(error)")
+        }
+        guard let compressed = kept else {
             throw ControlRequestError("ORIGINAL: the original of workout \(body.id) (\(found.file.name)) is not kept")
         }
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import WorkFeedConfig
 import WorkFeedIndex
@@ -48,5 +49,22 @@ extension Dispatcher {
         let result = policy.cut(route, workoutID: job.routeHash)
         if result.isWhollyHidden { return .whollyHidden }
         return result.isCut ? .cut(SeriesCodec.encode(result.route)) : .unchanged
+    }
+}
+
+extension Dispatcher {
+    /// The key kept originals are sealed with (`originals.key_file`), or `nil` when none is set.
+    /// - Throws: ``CoordinatorError`` naming the file when it cannot be read or is too short.
+    static func loadOriginalsKey(_ configuration: CoordinatorConfiguration) throws(CoordinatorError) -> SymmetricKey? {
+        let file = configuration.originalsKeyFile
+        guard !file.isEmpty else { return nil }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw CoordinatorError(.originals, "originals.key_file: cannot read \(file)")
+        }
+        guard data.count >= OriginalFileStore.minimumKeyFileBytes else {
+            throw CoordinatorError(
+                .originals, "originals.key_file: \(file) holds \(data.count) bytes, at least \(OriginalFileStore.minimumKeyFileBytes) are needed")
+        }
+        return OriginalFileStore.key(fromFile: Array(data))
     }
 }

@@ -19,9 +19,8 @@ import WorkFeedWire
 /// collects the next: the two threads work side by side.
 struct Dispatcher {
     let configuration: CoordinatorConfiguration
-    /// The cache directory as an absolute path, as operators are told it.
-    /// The kept originals' root (``OriginalFileStore``).
-    let cacheDirectory: String
+    /// The kept originals (``OriginalFileStore``): the coordinator's alone, outside the cache.
+    let originals: OriginalFileStore
     /// Where pictures live: the dispatcher removes replaced, hidden and deleted ones.
     let store: any PictureStore
     let logger: Logger
@@ -91,8 +90,18 @@ struct Dispatcher {
             path: configuration.indexPath, durability: configuration.durability == .normal ? .normal : .full,
             defaultOwner: configuration.defaultOwner, logger: logger)
         self.configuration = configuration
-        cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
+        let cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
         store = PictureStores.open(cacheDirectory)
+        if let problem = configuration.originalsProblem() {
+            throw CoordinatorError(.originals, "originals.directory = '\(configuration.originalsPath)': \(problem)")
+        }
+        originals = OriginalFileStore(
+            directory: URL(fileURLWithPath: configuration.originalsPath).standardizedFileURL.path, key: try Self.loadOriginalsKey(configuration))
+        do {
+            try originals.prepare(cacheDirectory: cacheDirectory, logger: logger)
+        } catch {
+            throw CoordinatorError(.originals, "originals.directory = '\(originals.directory)' cannot be made private", cause: error)
+        }
         self.logger = logger
         self.metrics = metrics
         specs = PictureSpecs(
@@ -156,11 +165,13 @@ struct Dispatcher {
         let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
         do {
             let released = try index.writeReleasingKeys { transaction in
+                // Orphans the start sweep found: checked against the jobs and leases at the end.
+                for leftover in batch.leftovers { transaction.discard(leftover) }
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 for message in batch.workerMessages {
                     try handleWorker(
-                        message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, transaction: &transaction,
-                        outbox: &outbox, progress: &progressAfter)
+                        message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, specs: &specsAfter,
+                        transaction: &transaction, outbox: &outbox, progress: &progressAfter)
                 }
                 for work in batch.controlMessages {
                     outbox.control.append(
@@ -188,9 +199,13 @@ struct Dispatcher {
                 let committing = wallClock()
                 if batch.controlMessages.contains(where: { $0.request.isPastDeadline(at: committing) }) { throw DeadlinePassed() }
             }
-            // The by-content names of pictures nothing refers to any more go with the other files.
-            outbox.removals += released.releasedKeys.map(Removal.key)
-            if !released.releasedKeys.isEmpty { outbox.events.append(.released(keys: released.releasedKeys)) }
+            // The by-content names of pictures nothing refers to any more go with the other files,
+            // and so do the by-picture names that still hold a refused or late picture.
+            outbox.removals += released.released.keys.map(Removal.key)
+            outbox.removals += released.released.pictures.compactMap { leftover in
+                leftover.picture.map { Removal.pictureIfKey($0, leftover.key, restoring: released.released.current[$0]) }
+            }
+            if !released.released.keys.isEmpty { outbox.events.append(.released(keys: released.released.keys)) }
         } catch let error where error.cause is DeadlinePassed {
             // The index hands what the transaction threw back as its cause, after the rollback.
             return nil
@@ -230,7 +245,8 @@ struct Dispatcher {
 
     mutating func handleWorker(
         _ identity: [UInt8], _ message: WorkerMessage, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
-        health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox, progress: inout ProgressReporter
+        health: inout WorkerHealth, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox,
+        progress: inout ProgressReporter
     ) throws {
         // One lookup for the common messages (STATUS, HEARTBEAT); valid until a worker is added or removed.
         let known = workers.index(forKey: identity)
@@ -303,7 +319,10 @@ struct Dispatcher {
                 }
             let effect = try transaction.complete(
                 JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map, code: report.code), from: key,
-                retry: retry)
+                retry: retry
+            ) { picture, routeHash, heartRateHash, owner in
+                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+            }
             progress.record(effect, renderMicroseconds: report.renderMicroseconds)
             if let known, case .updated(_, let status, _, _, let code) = effect {
                 try watchHealth(
@@ -313,8 +332,15 @@ struct Dispatcher {
             if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
             outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
             switch effect {
+            case .staleLease where report.outcome == .generated:
+                logger.info(
+                    "late report for a lease that is no longer current; not stored, what it wrote goes", metadata: ["lease": "\(report.lease)"])
             case .staleLease:
                 logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
+            case .outdated(let picture):
+                logger.info(
+                    "report on inputs that changed since the job was leased (privacy zones, settings); refused, drawn again",
+                    metadata: ["picture": "\(picture)", "lease": "\(report.lease)"])
             case .updated(let picture, let status, let reason, _, _):
                 if status == .failedNoRetry || reason != nil {
                     logger.info("picture failed", metadata: ["picture": "\(picture)", "status": "\(status.rawValue)", "reason": "\(reason ?? "")"])
@@ -457,7 +483,9 @@ struct Dispatcher {
             case .whollyHidden:
                 workers[identity]!.inFlight.remove(job.lease)
                 let report = JobReportRecord(lease: job.lease, outcome: .failedNoRetry, detail: "hidden by a privacy zone", code: .hiddenByPrivacy)
-                let effect = try transaction.complete(report, from: job.worker, retry: retry)
+                let effect = try transaction.complete(report, from: job.worker, retry: retry) { picture, routeHash, heartRateHash, owner in
+                    specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+                }
                 if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
                 outbox.tally.record(effect, renderMicroseconds: nil)
                 // A picture drawn before the zones shows what they hide now: it goes (its
@@ -503,6 +531,8 @@ struct Dispatcher {
             do {
                 switch removal {
                 case .picture(let picture): try store.delete(picture)
+                case .pictureIfKey(let picture, let key, let restoring):
+                    if try store.delete(picture, ifKey: key), let restoring { try store.name(key: restoring, as: picture) }
                 case .key(let key): try store.delete(key: key)
                 case .file(let path):
                     do {

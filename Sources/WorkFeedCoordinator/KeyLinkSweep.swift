@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStore
@@ -11,10 +10,7 @@ import WorkFeedStore
 /// (never on the index thread), and only links a file whose own embedded cache key (the PNG's
 /// `workfeed:cache-key` text, which workers write) is the job's: a picture redrawn meanwhile under
 /// another key is never named by the old one.
-final class KeyLinkSweep: Sendable {
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-
+enum KeyLinkSweep {
     struct Counts: Sendable, CustomStringConvertible {
         var linked = 0
         var alreadyNamed = 0
@@ -24,11 +20,10 @@ final class KeyLinkSweep: Sendable {
     }
 
     /// Starts the sweep of the index at `indexPath` over the pictures in `store`.
-    init(indexPath: String, store: any PictureStore, logger: Logger) {
-        let thread = Thread { [self] in
-            defer { finished.signal() }
+    static func start(indexPath: String, store: any PictureStore, logger: Logger) -> SweepThread {
+        SweepThread(name: "coordinator-key-links") { thread in
             do {
-                let counts = try sweep(indexPath: indexPath, store: store)
+                let counts = try sweep(indexPath: indexPath, store: store, thread: thread)
                 if counts.linked > 0 || counts.otherKey > 0 {
                     logger.notice("by-content picture names made for pictures drawn before them", metadata: ["counts": "\(counts)"])
                 } else {
@@ -38,18 +33,16 @@ final class KeyLinkSweep: Sendable {
                 logger.warning("by-content picture names could not be made", metadata: ["error": "\(error)"])
             }
         }
-        thread.name = "coordinator-key-links"
-        thread.start()
     }
 
-    func sweep(indexPath: String, store: any PictureStore) throws -> Counts {
+    static func sweep(indexPath: String, store: any PictureStore, thread: SweepThread) throws -> Counts {
         var counts = Counts()
         var logger = Logger(label: "workfeed.coordinator.key-links")
         logger.logLevel = .error
         let index = try WorkoutIndex(readingFrom: indexPath, logger: logger)
         try index.read { reader in
             try reader.generatedPictures { picture, key in
-                guard !stopping.load(ordering: .relaxed) else { return false }
+                guard !thread.isStopping else { return false }
                 guard CacheLayout.isCacheKey(key) else { return true }
                 if store.contains(key: key) {
                     counts.alreadyNamed += 1
@@ -69,11 +62,5 @@ final class KeyLinkSweep: Sendable {
             }
         }
         return counts
-    }
-
-    /// Ends the sweep early and waits for its thread.
-    func stop() {
-        stopping.store(true, ordering: .relaxed)
-        finished.wait()
     }
 }

@@ -10,7 +10,7 @@ extension WorkCtl {
         static let configuration = CommandConfiguration(
             abstract: "Read workouts again from their kept original files, after the importers improved.",
             discussion: """
-                Each workout's original file (kept compressed in the coordinator's cache at import) is \
+                Each workout's original file (kept compressed by the coordinator at import, in its originals.directory) is \
                 fetched, checked against its SHA-256, read with this workctl's readers and imported \
                 again under the same identity. A workout whose series come out the same keeps its route \
                 version (its figures and file details are refreshed if they changed); one whose series \

@@ -38,6 +38,25 @@ extension IndexReader {
         }
     }
 
+    /// Whether some job stores `key` as its picture's (a by-content name in use).
+    public func isStored(key: String) throws -> Bool {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM job WHERE cache_key = ? LIMIT 1"), arguments: [key]) != nil
+    }
+
+    /// Whether `picture`'s job stores `key` as its picture's: its by-picture name may hold it.
+    public func isStored(_ picture: PictureID, key: String) throws -> Bool {
+        try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM job WHERE workout_id = ? AND kind = ? AND theme = ? AND scale = ? AND cache_key = ?"),
+            arguments: [picture.workoutID.description, picture.kind.rawValue, picture.theme.rawValue, picture.scale, key]) != nil
+    }
+
+    /// The key `picture`'s job stores, or `nil` when it has none (or there is no such job).
+    public func storedKey(of picture: PictureID) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT cache_key FROM job WHERE workout_id = ? AND kind = ? AND theme = ? AND scale = ?"),
+            arguments: [picture.workoutID.description, picture.kind.rawValue, picture.theme.rawValue, picture.scale])
+    }
+
     /// The columns ``pictureRecord(_:)`` reads, in its order; the last, the job's id, names the
     /// row in errors.
     static let pictureColumns = "workout_id, kind, theme, scale, status, reason, cache_key, attempts, updated_at, map, reason_code, job.id"

@@ -8,6 +8,11 @@ public import WorkFeedModel
 // conformances below are the check that the contract and the SQLite index agree.
 // docs/architecture.md, "Replacing the index", says which files a second implementation touches.
 
+/// The current cache key of a picture, given its workout's route and heart-rate hashes and its
+/// owner. The coordinator supplies it: it knows what else the key is made of (the styles, the
+/// owners' privacy policies and settings), the index does not.
+public typealias CacheKeyFunction = (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
+
 /// An index the coordinator owns: one writer (its index thread), transactions it batches a turn's
 /// work into, and read transactions beside them.
 ///
@@ -37,9 +42,10 @@ public protocol WorkoutIndexStore: AnyObject {
     /// Runs `body` in one transaction: committed whole when it returns, rolled back whole when it
     /// throws. What `body` throws comes back as an ``IndexError`` (itself, or with it as the cause).
     func write<T>(_ body: (inout Transaction) throws -> T) throws(IndexError) -> T
-    /// ``write(_:)``, also returning the cache keys the committed transaction left unreferenced
-    /// (their by-content files can go).
-    func writeReleasingKeys<T>(_ body: (inout Transaction) throws -> T) throws(IndexError) -> (result: T, releasedKeys: [String])
+    /// ``write(_:)``, also returning the pictures the committed transaction left for nobody (their
+    /// files can go): keys neither a job nor a lease refers to at its end, and the leftovers of
+    /// refused and late reports.
+    func writeReleasingKeys<T>(_ body: (inout Transaction) throws -> T) throws(IndexError) -> (result: T, released: ReleasedPictures)
     /// Runs `body` in one read transaction: it sees one committed state throughout.
     func read<T>(_ body: (Reader) throws -> T) throws(IndexError) -> T
     /// Makes what has been committed durable in the index's main storage (SQLite: a WAL
@@ -61,6 +67,10 @@ public protocol IndexWriting {
     var leases: LeaseTable { get }
     /// Cache keys no job refers to any more after this transaction.
     var releasedKeys: [String] { get }
+    /// Pictures workers wrote that no job stores: refused and late reports' (``LeftoverPicture``).
+    var leftovers: [LeftoverPicture] { get }
+    /// Notes a picture no job stores (a late report's, an orphan the start sweep found).
+    mutating func discard(_ leftover: LeftoverPicture)
 
     // MARK: Workouts
 
@@ -83,7 +93,7 @@ public protocol IndexWriting {
     /// priority. Jobs it creates or changes take an anchor of this transaction.
     mutating func enqueue(
         _ request: EnqueueRequest, scales: [Int], now: Date,
-        cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
+        cacheKey: CacheKeyFunction
     ) throws -> EnqueueReply
 
     // MARK: Leasing
@@ -109,7 +119,12 @@ public protocol IndexWriting {
     /// Records a worker's report on a current lease of that worker (anything else is
     /// ``CompletionEffect/staleLease`` and changes nothing): generated, failed for good, retried
     /// after a back-off, or put off without an attempt for a failure of the worker's surroundings.
-    mutating func complete(_ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date) throws -> CompletionEffect
+    /// A report on a lease whose key is no longer `cacheKey`'s for the job (its inputs changed
+    /// since) is ``CompletionEffect/outdated(_:)``: nothing stored, the job ready again. What a
+    /// refused or late `generated` report wrote is noted in ``leftovers``.
+    mutating func complete(
+        _ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date, cacheKey: CacheKeyFunction
+    ) throws -> CompletionEffect
 
     // MARK: Privacy
 

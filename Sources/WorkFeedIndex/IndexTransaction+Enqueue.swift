@@ -21,7 +21,7 @@ extension IndexTransaction {
     ///   hashes and its workout's owner (whose privacy zones it hides).
     public mutating func enqueue(
         _ request: EnqueueRequest, scales: [Int], now: Date = Date(),
-        cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
+        cacheKey: CacheKeyFunction
     ) throws -> EnqueueReply {
         var reply = EnqueueReply()
         let selection = WorkoutSelection(request)
@@ -119,7 +119,7 @@ extension IndexTransaction {
     /// The scope's generated jobs, by whether their cache key is still the current one.
     /// - Returns: how many are current, and the ids of the stale ones.
     private func sortGenerated(
-        _ scope: EnqueueScope, cacheKey: (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
+        _ scope: EnqueueScope, cacheKey: CacheKeyFunction
     ) throws -> (current: Int, stale: [Int64]) {
         var current = 0
         var stale: [Int64] = []

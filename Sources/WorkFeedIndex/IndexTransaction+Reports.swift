@@ -1,22 +1,52 @@
 public import Foundation
 import GRDB
-import WorkFeedModel
+public import WorkFeedModel
 
 extension IndexTransaction {
     /// Records `worker`'s report on a lease. A report for a lease that is not current (never
     /// given, already reported, taken back, given to another worker, or on inputs that have changed
     /// since) changes nothing.
-    public mutating func complete(_ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date = Date()) throws -> CompletionEffect {
-        guard let lease = leases[report.lease], lease.worker == worker else { return .staleLease }
+    ///
+    /// A picture is stored as current only if it was drawn from the inputs current now: the key
+    /// its lease was sent with must be the key `cacheKey` gives for the job's workout as it stands
+    /// (its route and heart-rate hashes, its owner's privacy policy and settings). A report on
+    /// older inputs (an owner added a zone while the worker drew) is ``CompletionEffect/outdated(_:)``:
+    /// the job is ready again at once, without an attempt counted. Whatever a refused or late
+    /// report's worker wrote is noted in ``leftovers``, to be removed after the commit.
+    /// - Parameter cacheKey: the current cache key of a picture given its route and heart-rate
+    ///   hashes and its workout's owner, as for ``enqueue(_:scales:now:cacheKey:)``.
+    public mutating func complete(
+        _ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date = Date(), cacheKey: CacheKeyFunction
+    ) throws -> CompletionEffect {
+        guard let lease = leases[report.lease], lease.worker == worker else {
+            // A late report: the lease ended (its workout deleted, the job taken back), or was never
+            // this worker's. The picture it wrote is nobody's (a job that does store its key keeps
+            // it: see releasedPictures()).
+            if report.outcome == .generated {
+                let picture = leases[report.lease] == nil ? leases.ended(report.lease)?.picture : nil
+                discard(LeftoverPicture(picture: picture, key: report.detail))
+            }
+            return .staleLease
+        }
         leases.remove(report.lease)
+        // The job as it stands, if it still has the inputs it was leased with.
+        guard let inputs = try currentInputs(of: lease) else {
+            if report.outcome == .generated { discard(LeftoverPicture(picture: lease.picture, key: report.detail)) }
+            return .staleLease
+        }
+        if let leased = lease.cacheKey, cacheKey(lease.picture, inputs.routeHash, inputs.heartRateHash, inputs.owner) != leased {
+            if report.outcome == .generated { discard(LeftoverPicture(picture: lease.picture, key: report.detail)) }
+            return .outdated(lease.picture)
+        }
         switch report.outcome {
         case .generated where lease.cacheKey != nil && lease.cacheKey != report.detail:
             // Stored as generated, the key would claim a picture of other inputs.
+            discard(LeftoverPicture(picture: lease.picture, key: report.detail))
             return try retryOrFail(
                 lease, reason: "the worker reported cache key \(report.detail.prefix(64)), the job's is \(lease.cacheKey ?? "")",
                 code: .keyMismatch, retry: retry, now: now)
         case .generated:
-            let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT cache_key FROM job WHERE id = ?"), arguments: [lease.jobID])
+            let previous = inputs.cacheKey
             let update = try RawStatement(
                 db,
                 sql: """
@@ -52,6 +82,25 @@ extension IndexTransaction {
             if code.isEnvironmental { return try putOff(lease, reason: report.detail, code: code, retry: retry, now: now) }
             return try retryOrFail(lease, reason: report.detail, code: code, retry: retry, now: now)
         }
+    }
+
+    /// What the job of a lease is drawn from now, when it is still pending with the inputs it was
+    /// leased with (the same anchor): its stored key and its workout's hashes and owner.
+    private func currentInputs(of lease: LeaseTable.Lease) throws -> (cacheKey: String?, routeHash: String, heartRateHash: String, owner: String)? {
+        let select = try RawStatement(
+            db,
+            sql: """
+                SELECT j.id, j.cache_key, w.route_hash, w.hr_hash, w.owner FROM job j JOIN workout w ON w.id = j.workout_id
+                WHERE j.id = ?1 AND j.anchor = ?2 AND j.status = 'pending'
+                """)
+        select.bind(1, lease.jobID)
+        select.bind(2, lease.anchor)
+        defer { select.reset() }
+        guard try select.step() else { return nil }
+        let job = RowDecoder(select, table: "job")
+        return (
+            try job.optionalValue(1, "cache_key"), try job.rawText(2, "route_hash"), try job.rawText(3, "hr_hash"), try job.rawText(4, "owner")
+        )
     }
 
     // MARK: Retries and failures

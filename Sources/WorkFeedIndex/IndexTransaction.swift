@@ -1,4 +1,5 @@
 import GRDB
+public import WorkFeedModel
 
 /// The index operations of one transaction (see ``WorkoutIndex/write(_:)``).
 ///
@@ -20,6 +21,9 @@ public struct IndexTransaction {
     /// new key, a workout deleted): their by-content files (``CacheLayout/relativePath(forKey:)``)
     /// can go once it has committed.
     public internal(set) var releasedKeys: [String] = []
+    /// Pictures workers wrote that no job stores (``LeftoverPicture``): their files can go once
+    /// this transaction has committed, unless something refers to their keys by then.
+    public internal(set) var leftovers: [LeftoverPicture] = []
 
     init(db: Database, anchor: Int64, leases: LeaseTable) {
         self.db = db
@@ -40,7 +44,47 @@ public struct IndexTransaction {
 
     /// Notes `key` in ``releasedKeys`` when no job refers to it any more.
     mutating func release(_ key: String) throws {
-        let used = try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM job WHERE cache_key = ? LIMIT 1"), arguments: [key])
-        if used == nil { releasedKeys.append(key) }
+        if try !isReferenced(key) { releasedKeys.append(key) }
+    }
+
+    /// Notes a picture no job stores as current, whose files go after the commit (see
+    /// ``releasedPictures()``). A key that is not a cache key names no file and is not noted.
+    public mutating func discard(_ leftover: LeftoverPicture) {
+        guard CacheLayout.isCacheKey(leftover.key) else { return }
+        leftovers.append(leftover)
+    }
+
+    /// Whether a job stores `key` as its picture's, or a worker is drawing a picture under it now.
+    func isReferenced(_ key: String) throws -> Bool {
+        if leases.isDrawing(key: key) { return true }
+        return try reader.isStored(key: key)
+    }
+
+    /// Whether `picture`'s by-picture name is spoken for by `key`: its job stores that key, or a
+    /// worker is drawing it under that key now.
+    func isReferenced(_ picture: PictureID, key: String) throws -> Bool {
+        if leases.isDrawing(picture, key: key) { return true }
+        return try reader.isStored(picture, key: key)
+    }
+
+    /// The files this transaction leaves for nobody, as it stands at its end: the released keys
+    /// and the leftovers' keys that neither a job nor a lease refers to now, and the leftovers'
+    /// by-picture names whose own job neither stores nor is drawing their key (two workouts with
+    /// the same inputs share a key, not a by-picture name). Checked here, at the end, because a
+    /// key released early in a transaction may be stored again later in it (a job with the same
+    /// inputs generated in the same batch), and a lease taken in it may be drawing it.
+    public func releasedPictures() throws -> ReleasedPictures {
+        var released = ReleasedPictures()
+        var seen = Set<String>()
+        for key in releasedKeys + leftovers.map(\.key) where seen.insert(key).inserted {
+            if try !isReferenced(key) { released.keys.append(key) }
+        }
+        var pictures = Set<LeftoverPicture>()
+        for leftover in leftovers where pictures.insert(leftover).inserted {
+            guard let picture = leftover.picture, try !isReferenced(picture, key: leftover.key) else { continue }
+            released.pictures.append(leftover)
+            if let stored = try reader.storedKey(of: picture) { released.current[picture] = stored }
+        }
+        return released
     }
 }

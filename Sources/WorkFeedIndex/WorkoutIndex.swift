@@ -175,9 +175,10 @@ public final class WorkoutIndex {
         try writeReleasingKeys(body).result
     }
 
-    /// ``write(_:)``, also returning the cache keys the transaction left unreferenced
-    /// (``IndexTransaction/releasedKeys``), once it has committed.
-    public func writeReleasingKeys<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> (result: T, releasedKeys: [String]) {
+    /// ``write(_:)``, also returning the pictures the transaction left for nobody
+    /// (``IndexTransaction/releasedPictures()``: released keys and leftovers that neither a job nor
+    /// a lease refers to at its end), once it has committed.
+    public func writeReleasingKeys<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> (result: T, released: ReleasedPictures) {
         do {
             let (result, anchor, leasesAfter, released) = try queue.write { db in
                 var transaction = IndexTransaction(db: db, anchor: lastAnchor, leases: self.leases)
@@ -187,7 +188,7 @@ public final class WorkoutIndex {
                         sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
                     ).execute(arguments: [transaction.anchor])
                 }
-                return (result, transaction.anchor, transaction.leases, transaction.releasedKeys)
+                return (result, transaction.anchor, transaction.leases, try transaction.releasedPictures())
             }
             // Committed: only now does memory follow.
             lastAnchor = anchor

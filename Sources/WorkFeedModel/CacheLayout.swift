@@ -18,6 +18,27 @@ public enum CacheLayout {
     /// The keyword of the PNG `tEXt` chunk in which a worker writes the picture's cache key.
     public static let keyTextKeyword = "workfeed:cache-key"
 
+    /// The picture stored at `relative` (a path ``relativePath(for:)`` gives), or `nil` for any
+    /// other path: the inverse, checked by giving the path back.
+    public static func picture(atRelativePath relative: String) -> PictureID? {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, let kind = JobKind(rawValue: String(parts[0])), parts[2].hasSuffix(".png") else { return nil }
+        var name = parts[2].dropLast(4)
+        var scale = 1
+        if let at = name.lastIndex(of: "@") {
+            guard name.hasSuffix("x"), let value = Int(name[name.index(after: at)..<name.index(before: name.endIndex)]) else { return nil }
+            scale = value
+            name = name[..<at]
+        }
+        guard let underscore = name.lastIndex(of: "_"), let theme = Theme(rawValue: String(name[name.index(after: underscore)...])) else {
+            return nil
+        }
+        let idText = name[..<underscore].prefix(36)
+        guard let id = WorkoutID(String(idText)) else { return nil }
+        let picture = PictureID(workoutID: id, kind: kind, theme: theme, scale: scale)
+        return relativePath(for: picture) == relative ? picture : nil
+    }
+
     /// The folder of the by-content names, relative to the cache root.
     public static let keysFolder = "keys"
 

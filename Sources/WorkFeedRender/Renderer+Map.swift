@@ -297,7 +297,7 @@ struct MapScene {
     /// and the longest piece of each line inside it.
     private mutating func addLabels(_ tile: MapTile, origin: SIMD2<Float>, size: Float, clip: TileClip, picture: (Float, Float)) {
         let own = TileClip(minX: clip.minX, minY: clip.minY, maxX: clip.maxX, maxY: clip.maxY)
-        for label in tile.labels {
+        for label in tile.labels where labels.count < Self.maximumLabels {
             var placedLabel = label
             if !label.isLine {
                 let point = origin + label.points[0] * size
@@ -343,6 +343,12 @@ struct MapScene {
         }
     }
 
+    /// Pieces of one name joined at most; more stay apart.
+    static let maximumPiecesJoined = 64
+    /// Names a picture considers at most: many times what a city's tiles offer, and a bound on the
+    /// work whatever a tile holds.
+    static let maximumLabels = 8192
+
     /// Joins the pieces of each named line that meet end to end: a street comes split at every
     /// junction and tile edge, and its name needs its whole length to find room.
     mutating func joinLabelLines() {
@@ -359,7 +365,9 @@ struct MapScene {
         }
         for key in lines.keys.sorted() {
             guard let members = lines[key], members.count > 1 else { continue }
-            var pending = members
+            // Joining is quadratic in a name's pieces: a real street has tens in a picture, and a
+            // tile with thousands of pieces of one name keeps the rest apart rather than stall.
+            var pending = Array(members.prefix(Self.maximumPiecesJoined))
             while let first = pending.first {
                 pending.removeFirst()
                 var chain = labels[first].points

@@ -77,6 +77,94 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
         try Self.remove(root + "/" + relative)
     }
 
+    @discardableResult
+    public func delete(_ picture: PictureID, ifKey key: String) throws(PictureStoreError) -> Bool {
+        let path = location(of: picture)
+        // Moved aside first (rename is atomic): a writer renaming a new picture over the name
+        // meanwhile is not undone, and the one moved aside is looked at where nobody writes.
+        let aside = Self.temporaryName(for: path)
+        guard rename(path, aside) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return false }
+            throw PictureStoreError(step: "rename", errno: errno, path: path)
+        }
+        let head = Self.head(of: aside)
+        if head.map({ PNGText.value(of: "workfeed:cache-key", in: $0) }) == key {
+            try Self.remove(aside)
+            return true
+        }
+        // Another key's picture: back under its name, unless a newer one is there already (a
+        // hard link never replaces; the newer one wins).
+        if Glibc.link(aside, path) != 0 && errno != EEXIST {
+            let failure = PictureStoreError(step: "link", errno: errno, path: path)
+            unlink(aside)
+            throw failure
+        }
+        try Self.remove(aside)
+        return false
+    }
+
+    public func pictures(withPrefix prefix: String) throws(PictureStoreError) -> [PictureID] {
+        var found: [PictureID] = []
+        for kind in JobKind.allCases {
+            let kindRoot = root + "/" + kind.rawValue
+            let folders: [String]
+            if prefix.count >= 2 {
+                folders = [String(prefix.prefix(2))]
+            } else {
+                guard let all = try? FileManager.default.contentsOfDirectory(atPath: kindRoot) else { continue }
+                folders = all.filter { $0.count == 2 && $0.hasPrefix(prefix) }
+            }
+            for folder in folders {
+                guard let names = try? FileManager.default.contentsOfDirectory(atPath: kindRoot + "/" + folder) else { continue }
+                for name in names where name.hasSuffix(".png") {
+                    let relative = "\(kind.rawValue)/\(folder)/\(name)"
+                    if let picture = CacheLayout.picture(atRelativePath: relative), picture.workoutID.description.hasPrefix(prefix) {
+                        found.append(picture)
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    public func name(key: String, as picture: PictureID) throws(PictureStoreError) {
+        guard let keyed = CacheLayout.relativePath(forKey: key) else { return }
+        let path = location(of: picture)
+        try Self.makeDirectory((path as NSString).deletingLastPathComponent, parentToo: true)
+        // A hard link never replaces: a picture written there meanwhile wins.
+        guard Glibc.link(root + "/" + keyed, path) == 0 || errno == EEXIST || errno == ENOENT else {
+            throw PictureStoreError(step: "link", errno: errno, path: path)
+        }
+    }
+
+    public func embeddedKey(of picture: PictureID) -> String? {
+        Self.head(of: location(of: picture)).flatMap { PNGText.value(of: "workfeed:cache-key", in: $0) }
+    }
+
+    public func isNamed(_ picture: PictureID, key: String) -> Bool {
+        guard let keyed = CacheLayout.relativePath(forKey: key) else { return false }
+        var byPicture = stat()
+        var byKey = stat()
+        guard lstat(location(of: picture), &byPicture) == 0, lstat(root + "/" + keyed, &byKey) == 0 else { return false }
+        return byPicture.st_dev == byKey.st_dev && byPicture.st_ino == byKey.st_ino
+    }
+
+    /// The first 4 KiB of a file (a picture's text chunks come right after its header), or `nil`.
+    static func head(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes { buffer in Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count) }
+            if read < 0 && errno == EINTR { continue }
+            if read <= 0 { break }
+            count += read
+        }
+        return Array(bytes.prefix(count))
+    }
+
     public func name(_ picture: PictureID, key: String) throws(PictureStoreError) {
         guard let keyed = CacheLayout.relativePath(forKey: key) else { return }
         try link(location(of: picture), to: root + "/" + keyed)

@@ -42,6 +42,31 @@ public protocol PictureStore: Sendable {
     /// Removes a by-content name; absent is not an error.
     func delete(key: String) throws(PictureStoreError)
 
+    /// Removes the picture's name by picture only if it holds the picture drawn under `key` (the
+    /// key embedded in its bytes): a picture a worker is writing there under another key, or wrote
+    /// since, stays, whatever the timing (a directory moves the file aside, looks, and puts it back
+    /// without replacing a newer one; an object store would delete conditionally on the ETag).
+    /// - Returns: whether it was removed.
+    @discardableResult
+    func delete(_ picture: PictureID, ifKey key: String) throws(PictureStoreError) -> Bool
+
+    /// Gives the picture stored under `key` the by-picture name `picture`, unless a picture is
+    /// there already (one written meanwhile is newer and stays); nothing when `key` has no picture.
+    func name(key: String, as picture: PictureID) throws(PictureStoreError)
+
+    /// The pictures stored by picture whose workout id starts with `prefix` (two hex digits are one
+    /// folder per kind), in no particular order: what the start sweep looks through.
+    func pictures(withPrefix prefix: String) throws(PictureStoreError) -> [PictureID]
+
+    /// The cache key embedded in the picture stored for `picture` (its `workfeed:cache-key` text),
+    /// or `nil` when there is no picture or it has none.
+    func embeddedKey(of picture: PictureID) -> String?
+
+    /// Whether the picture stored for `picture` is the one stored under `key`, found without
+    /// reading either (one file under two names in a directory; an object store would compare
+    /// ETags): the start sweep's cheap test before it reads a picture's embedded key.
+    func isNamed(_ picture: PictureID, key: String) -> Bool
+
     /// Gives the stored `picture` its by-content name `key` too (a second name in a directory, a
     /// copy in an object store), for pictures stored before they had one.
     func name(_ picture: PictureID, key: String) throws(PictureStoreError)

@@ -33,6 +33,8 @@ enum AttackBench {
         /// How long a fake worker takes for a job: long enough that the bulk render outlasts the
         /// measurements.
         var renderMicroseconds: Int32 { small ? 5_000 : 500 }
+        /// Trials of each race of issue 23 (a zone added, a workout deleted, while drawn).
+        var raceTrials: Int { small ? 5 : 50 }
     }
 
     static func run(options: BenchOptions) throws {
@@ -60,6 +62,16 @@ enum AttackBench {
             ("refused-connections", "\(settings.refusedConnections) connections with a key that is not allowed", refusedConnections),
             ("terminal-escapes", "a worker named with a line break and escape sequences; a workout named with them", terminalEscapes),
             ("slow-metrics", "8 clients that send half a request to /metrics and wait, then a scrape", slowMetrics),
+            (
+                "zone-race",
+                "\(settings.raceTrials) trials: a run imported, its 4 pictures queued and a privacy zone around its start added at once, while a real worker draws",
+                zoneRace
+            ),
+            (
+                "delete-race",
+                "\(settings.raceTrials) trials: a run imported, its 4 pictures queued and the workout deleted at once, while a real worker draws",
+                deleteRace
+            ),
         ]
         let only = ProcessInfo.processInfo.environment["WORKFEED_ATTACK_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
         for (name, tried, attack) in attacks where only?.contains(name) ?? true {

@@ -224,7 +224,10 @@ enum DispatchBench {
                         let a = clock.now
                         for job in inFlight {
                             _ = try transaction.complete(
-                                JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), from: "bench", retry: RetryPolicy())
+                                JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), from: "bench", retry: RetryPolicy()
+                            ) { _, route, heartRate, _ in
+                                PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: route, heartRateHash: heartRate)
+                            }
                         }
                         let b = clock.now
                         let jobs = try transaction.lease(limit: batch, to: "bench") {

@@ -117,7 +117,7 @@ final class ScratchFolder {
         let updated = try #require(try feed(other).first)
         #expect(updated.heartRateSamples == 383)
         // The copy it replaced came from another file, whose original is not kept any more.
-        let originals = try FileManager.default.subpathsOfDirectory(atPath: other.configuration.cacheDirectory + "/files").filter {
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: other.configuration.originalsPath).filter {
             $0.hasSuffix(".gz")
         }
         #expect(originals.map { ($0 as NSString).lastPathComponent } == [(updated.file?.sha256 ?? "") + ".gz"])
@@ -139,7 +139,7 @@ final class ScratchFolder {
         #expect(summary.duplicates.map(\.file) == Array(files.dropFirst()))
         #expect(summary.duplicates.allSatisfy { $0.duplicateOf == ride.id && $0.duplicateFile == files[0] })
         // Only the kept workout's original is in the cache: a duplicate's is not kept.
-        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.cacheDirectory + "/files").filter {
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.originalsPath).filter {
             $0.hasSuffix(".gz")
         }
         #expect(originals.map { ($0 as NSString).lastPathComponent } == [(ride.file?.sha256 ?? "") + ".gz"])
@@ -219,7 +219,7 @@ final class ScratchFolder {
         #expect(shown.status == 0)
         #expect(shown.output.contains("file:      \(RealFiles.path(relative))"))
         #expect(shown.output.contains("11449 bytes, gpx, sha256 \(hash), read by reader version \(WorkoutFile.currentReaderVersion); original kept"))
-        let kept = system.configuration.cacheDirectory + "/files/\(hash.prefix(2))/\(hash).gz"
+        let kept = system.configuration.originalsPath + "/\(hash.prefix(2))/\(hash).gz"
         let compressed = try [UInt8](Data(contentsOf: URL(fileURLWithPath: kept)))
         #expect(try Gzip.decompress(compressed, limit: bytes.count, name: kept) == bytes)
 

@@ -52,7 +52,7 @@ import WorkFeedWire
         #expect(alicePictures.count == 4 && alicePictures.allSatisfy { FileManager.default.fileExists(atPath: $0) })
         func original(_ workout: WorkoutRecord) throws -> String {
             let sha = try #require(workout.file?.sha256)
-            return "\(cache)/files/\(sha.prefix(2))/\(sha).gz"
+            return "\(system.configuration.originalsPath)/\(sha.prefix(2))/\(sha).gz"
         }
         let ownOriginal = try original(try #require(alice.first { $0.workout.file?.name.contains("garmin") == true }).workout)
         let sharedOriginal = try original(bob[0].workout)

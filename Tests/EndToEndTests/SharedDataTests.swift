@@ -326,7 +326,7 @@ import WorkFeedWire
 
         // One original is kept per file a stored workout came from, and no other.
         let hashes = Set(feed.items.compactMap { $0.workout.file?.sha256 })
-        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.cacheDirectory + "/files")
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: system.configuration.originalsPath)
             .filter { $0.hasSuffix(".gz") }.map { String(($0 as NSString).lastPathComponent.dropLast(3)) }
         #expect(Set(originals) == hashes && originals.count == hashes.count)
         #expect(feed.items.allSatisfy { $0.workout.originalKept == true })

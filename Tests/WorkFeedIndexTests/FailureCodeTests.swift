@@ -26,7 +26,7 @@ import WorkFeedModel
                 }
             }
             guard let job = jobs.first else { break }
-            effects.append(try temporary.index.write { try $0.complete(report(job.lease), from: "w", retry: policy, now: clock) })
+            effects.append(try temporary.index.write { try $0.complete(report(job.lease), from: "w", retry: policy, now: clock, cacheKey: anyKey) })
         }
         return effects
     }
@@ -65,7 +65,8 @@ import WorkFeedModel
                 }
             }.first)
         _ = try temporary.index.write {
-            try $0.complete(JobReportRecord(lease: job.lease, outcome: .generated, detail: "k"), from: "w", retry: policy, now: clock)
+            try $0.complete(
+                JobReportRecord(lease: job.lease, outcome: .generated, detail: "k"), from: "w", retry: policy, now: clock, cacheKey: anyKey)
         }
         let after = try temporary.index.read { reader in try reader.pictures(of: job.picture.workoutID) }
         #expect(after.first?.status == .generated && after.first?.reasonCode == nil)
@@ -83,12 +84,14 @@ import WorkFeedModel
         }
         try temporary.index.write { tx in
             _ = try tx.complete(
-                JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route", code: .noRoute), from: "w", retry: policy)
+                JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route", code: .noRoute), from: "w", retry: policy,
+                cacheKey: anyKey)
             // No code sent (an older worker): worked out from the reason.
-            _ = try tx.complete(JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: policy)
+            _ = try tx.complete(
+                JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: policy, cacheKey: anyKey)
             _ = try tx.complete(
                 JobReportRecord(lease: jobs[2].lease, outcome: .failedNoRetry, detail: "png: out of memory", code: .renderFailed), from: "w",
-                retry: policy)
+                retry: policy, cacheKey: anyKey)
         }
         _ = try temporary.index.write { try $0.releaseLeases(of: "w", reason: "worker w went silent", retry: RetryPolicy(maximumAttempts: 1)) }
         let groups = try temporary.index.read { try $0.failureGroups(limit: 10) }

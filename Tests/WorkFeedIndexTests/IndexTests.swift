@@ -155,9 +155,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         }
         #expect(jobs.count == 2)
         _ = try temporary.index.write { transaction in
-            _ = try transaction.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "w", retry: RetryPolicy())
             _ = try transaction.complete(
-                JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy())
+                JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
+            _ = try transaction.complete(
+                JobReportRecord(lease: jobs[1].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
         }
         let reply = try temporary.index.write { try $0.importWorkout(sampleWorkout(shift: 0.01)) }
         #expect(reply.result == .updated)
@@ -189,17 +190,20 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
 
         let key = anyKey(leased[0].picture, leased[0].routeHash, leased[0].heartRateHash, leased[0].owner)
         let effect = try temporary.index.write {
-            try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), from: "w", retry: RetryPolicy())
+            try $0.complete(
+                JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
         }
         #expect(effect == .updated(leased[0].picture, .generated, reason: nil, retryAt: nil))
         // The same report again, or one for a lease never given, changes nothing.
         #expect(
             try temporary.index.write {
-                try $0.complete(JobReportRecord(lease: leased[0].lease, outcome: .failedNoRetry, detail: "late"), from: "w", retry: RetryPolicy())
+                try $0.complete(
+                    JobReportRecord(lease: leased[0].lease, outcome: .failedNoRetry, detail: "late"), from: "w", retry: RetryPolicy(),
+                    cacheKey: anyKey)
             } == .staleLease)
         #expect(
             try temporary.index.write {
-                try $0.complete(JobReportRecord(lease: 999, outcome: .generated, detail: "x"), from: "w", retry: RetryPolicy())
+                try $0.complete(JobReportRecord(lease: 999, outcome: .generated, detail: "x"), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
             } == .staleLease)
 
         // Enqueueing again: the generated one is current, the other already pending.
@@ -227,7 +231,9 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
             }
         }
         let effect = try temporary.index.write {
-            try $0.complete(JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), from: "w", retry: policy, now: now)
+            try $0.complete(
+                JobReportRecord(lease: first[0].lease, outcome: .failedRetry, detail: "disk full"), from: "w", retry: policy, now: now,
+                cacheKey: anyKey)
         }
         #expect(effect == .updated(first[0].picture, .pending, reason: "disk full", retryAt: now.addingTimeInterval(10), code: .transient))
         // Not ready during the back-off, ready after it.
@@ -278,7 +284,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         #expect(restarted.leases.count == 0)
         #expect(try restarted.write { try $0.readyCount() } == 2)
         let late = try restarted.write {
-            try $0.complete(JobReportRecord(lease: next[0].lease, outcome: .generated, detail: "k"), from: "next", retry: RetryPolicy())
+            try $0.complete(
+                JobReportRecord(lease: next[0].lease, outcome: .generated, detail: "k"), from: "next", retry: RetryPolicy(), cacheKey: anyKey)
         }
         #expect(late == .staleLease)
     }
@@ -324,7 +331,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         }
         // Another worker quoting the lease changes nothing, and the lease stays with its holder.
         let forged = try temporary.index.write {
-            try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "intruder", retry: RetryPolicy())
+            try $0.complete(
+                JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "k"), from: "intruder", retry: RetryPolicy(), cacheKey: anyKey)
         }
         #expect(forged == .staleLease)
         #expect(temporary.index.leases[jobs[0].lease]?.worker == "w")
@@ -334,7 +342,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         _ = try temporary.index.write { try $0.importWorkout(sampleWorkout(shift: 0.01)) }
         #expect(try temporary.ready() == 0)
         let late = try temporary.index.write {
-            try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "old"), from: "w", retry: RetryPolicy())
+            try $0.complete(
+                JobReportRecord(lease: jobs[0].lease, outcome: .generated, detail: "old"), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
         }
         #expect(late == .staleLease)
         #expect(try temporary.index.read { try $0.pictures(of: id) }.map(\.status) == [.pending])
@@ -349,7 +358,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         _ = try temporary.index.write { try $0.delete([id]) }
         #expect(temporary.index.leases.count == 0)
         let gone = try temporary.index.write {
-            try $0.complete(JobReportRecord(lease: fresh[0].lease, outcome: .generated, detail: "k"), from: "w", retry: RetryPolicy())
+            try $0.complete(
+                JobReportRecord(lease: fresh[0].lease, outcome: .generated, detail: "k"), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
         }
         #expect(gone == .staleLease)
     }
@@ -447,7 +457,8 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
             }
         }
         _ = try temporary.index.write {
-            try $0.complete(JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy())
+            try $0.complete(
+                JobReportRecord(lease: jobs[0].lease, outcome: .failedNoRetry, detail: "no route"), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
         }
         let plain = try temporary.index.write {
             try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], cacheKey: anyKey)

@@ -198,4 +198,66 @@ import Glibc
         #expect(DirectoryPictureStore.sweep(root: root.path, now: Date().addingTimeInterval(7_200)) == 2)
         #expect(FileManager.default.fileExists(atPath: picture.path))
     }
+
+    /// The start of a PNG carrying `key` as its `workfeed:cache-key` text (what the store reads;
+    /// CRCs are not checked there).
+    static func png(key: String, filler: UInt8 = 0) -> [UInt8] {
+        let text = Array("workfeed:cache-key".utf8) + [0] + Array(key.utf8)
+        let length = UInt32(text.count)
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+            + Array("tEXt".utf8) + text + [0, 0, 0, 0] + [0, 0, 0, 0] + Array("IEND".utf8) + [0, 0, 0, 0, filler]
+    }
+
+    /// Issue 23: a refused or late picture's by-picture name goes only while it holds that
+    /// picture; one drawn since under another key stays, and so does its by-content name.
+    @Test func aPictureNameIsRemovedOnlyWhileItHoldsTheKeyAsked() throws {
+        let root = try Root()
+        let store = DirectoryPictureStore(root: root.path)
+        let late = String(repeating: "1b", count: 32)
+        #expect(try store.delete(picture, ifKey: late) == false)  // nothing there
+        try store.put(Self.png(key: late), for: picture, key: late)
+        #expect(store.embeddedKey(of: picture) == late)
+        #expect(store.isNamed(picture, key: late))
+        #expect(try store.delete(picture, ifKey: late))
+        #expect(!store.contains(picture) && store.contains(key: late))
+        // A newer picture under another key is put back, whole, under its name.
+        try store.put(Self.png(key: key, filler: 7), for: picture, key: key)
+        #expect(try store.delete(picture, ifKey: late) == false)
+        #expect(try store.picture(picture) == Self.png(key: key, filler: 7))
+        #expect(store.isNamed(picture, key: key) && !store.isNamed(picture, key: late))
+        // A late picture written over the current one: removed, the name goes back to the current one.
+        try store.put(Self.png(key: late, filler: 9), for: picture, key: late)
+        #expect(try store.delete(picture, ifKey: late))
+        try store.name(key: key, as: picture)
+        #expect(try store.picture(picture) == Self.png(key: key, filler: 7) && store.isNamed(picture, key: key))
+        // It never replaces a picture there, and a key without a picture gives nothing.
+        try store.put(Self.png(key: late, filler: 3), for: picture, key: late)
+        try store.name(key: key, as: picture)
+        #expect(store.embeddedKey(of: picture) == late)
+        let other = PictureID(workoutID: WorkoutID(UUID()), kind: .heatmap, theme: .light)
+        try store.name(key: String(repeating: "77", count: 32), as: other)
+        #expect(!store.contains(other))
+        // Nothing left aside.
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func picturesAreListedByPrefixAndTheLayoutReadsBack() throws {
+        let root = try Root()
+        let store = DirectoryPictureStore(root: root.path)
+        let heatmap = PictureID(workoutID: picture.workoutID, kind: .heatmap, theme: .light, scale: 1)
+        try store.put([1], for: picture, key: key)
+        try store.put([2], for: heatmap, key: String(repeating: "0a", count: 32))
+        try FileManager.default.createDirectory(atPath: root.path + "/route/zz", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: root.path + "/route/zz/not-a-picture.png", contents: Data([1]))
+        let prefix = String(picture.workoutID.description.prefix(2))
+        #expect(Set(try store.pictures(withPrefix: prefix)) == [picture, heatmap])
+        #expect(Set(try store.pictures(withPrefix: "")) == [picture, heatmap])
+        for id in [picture, heatmap] { #expect(CacheLayout.picture(atRelativePath: CacheLayout.relativePath(for: id)) == id) }
+        for path in ["route/3f/x_light.png", "route/3f/\(picture.workoutID)_purple.png", "keys/9c/\(key).png", "route/\(picture.workoutID)_dark.png"]
+        {
+            #expect(CacheLayout.picture(atRelativePath: path) == nil, "\(path)")
+        }
+    }
 }

@@ -1,0 +1,41 @@
+public import WorkFeedModel
+
+/// A picture a worker wrote (or may have written) that no job stores as current: the report was
+/// refused because the job's inputs changed after it was leased (an owner's privacy zones, a
+/// route, a setting), or it came late, for a lease that had ended (the workout deleted, the job
+/// taken back); or the start sweep found it with nothing referring to it. Its files go once the
+/// transaction that found it has committed, unless a job or a lease refers to its key by then
+/// (two jobs with the same inputs share one picture).
+public struct LeftoverPicture: Sendable, Hashable {
+    /// Whose by-picture name may hold it; `nil` when that is not known (a report for a lease no
+    /// longer remembered): only its by-content name goes then.
+    public var picture: PictureID?
+    /// The cache key it was drawn under: its by-content name, and the key embedded in its bytes.
+    public var key: String
+
+    public init(picture: PictureID?, key: String) {
+        self.picture = picture
+        self.key = key
+    }
+}
+
+/// What a committed transaction left for nobody: files to remove from the picture store.
+public struct ReleasedPictures: Sendable, Hashable {
+    /// By-content names (cache keys) that neither a job nor a lease refers to any more.
+    public var keys: [String] = []
+    /// By-picture names to remove if they still hold the picture drawn for the leftover's key (a
+    /// picture drawn since, under another key, stays).
+    public var pictures: [LeftoverPicture] = []
+    /// For a by-picture name in ``pictures`` whose job stores another key: that key. A late
+    /// picture may have been written over the current one; once removed, the name is given back to
+    /// the current picture (its by-content file).
+    public var current: [PictureID: String] = [:]
+
+    public init(keys: [String] = [], pictures: [LeftoverPicture] = [], current: [PictureID: String] = [:]) {
+        self.keys = keys
+        self.pictures = pictures
+        self.current = current
+    }
+
+    public var isEmpty: Bool { keys.isEmpty && pictures.isEmpty }
+}
