@@ -131,26 +131,40 @@ import WorkFeedWire
         #expect(!FileManager.default.fileExists(atPath: Self.picturePath(cache, picture)), "a deleted workout's picture stays under its name")
     }
 
-    /// Two owners' copies of one recording, without zones, have one key and share its
-    /// by-content file. Deleting one while its picture is drawn removes that one's by-picture
-    /// name, never the file the other's current picture is served from.
+    /// Two copies of one recording an owner keeps on purpose (imported with duplicates allowed),
+    /// without zones, have one key and share its by-content file (owners never share one: the
+    /// owner is part of the key). Deleting one while its picture is drawn removes that one's
+    /// by-picture name, never the file the other's current picture is served from.
     @Test func aLatePictureWhoseKeyAnotherJobStoresKeepsThatFile() throws {
         let system = try RunningSystem(workers: 0)
         defer { system.stop() }
         let cache = system.configuration.cacheDirectory
         var client = try system.client()
         let kept = try PrivacyZoneTests.importRun(into: &client, owner: "erin")
-        let gone = try PrivacyZoneTests.importRun(into: &client, owner: "fred")
-        try Self.enqueueRoute(&client, owner: "erin")
-        try Self.enqueueRoute(&client, owner: "fred")
+        var copy = try PrivacyZoneTests.workout(PrivacyZoneTests.run)
+        copy.sourceID = "another-app-copy"
+        let imported: ImportReply = try client.request(
+            .importWorkout, ImportRequest(copy, owner: "erin", allowDuplicates: true),
+            attachments: [SeriesCodec.encode(copy.route), SeriesCodec.encode(copy.heartRate)])
+        let gone = imported.id
+        #expect(gone != kept)
+        // The kept copy's picture first, then the other's, leased while it is deleted.
+        func enqueue(_ id: WorkoutID) throws {
+            var request = EnqueueRequest(ids: [id], kinds: [.route], themes: [.light])
+            request.owner = "erin"
+            let _: EnqueueReply = try client.request(.enqueue, request)
+        }
         let worker = try FakeWorker(system, capacity: 2, name: "both")
-        var jobs: [WorkoutID: JobAssignment] = [:]
-        while jobs.count < 2, let job = try Self.nextJob(worker) { jobs[job.workoutID] = job }
-        let keptJob = try #require(jobs[kept]), goneJob = try #require(jobs[gone])
-        try #require(keptJob.cacheKey == goneJob.cacheKey, "the same recording without zones has one key")
+        try enqueue(kept)
+        let keptJob = try #require(try Self.nextJob(worker))
+        #expect(keptJob.workoutID == kept)
         let keptPicture = try Self.drawAndWrite(keptJob, cache: cache)
         try Self.report(keptJob, by: worker)
-        let _: DeleteReply = try client.request(.delete, DeleteRequest(ids: [gone], owner: "fred"))
+        try enqueue(gone)
+        let goneJob = try #require(try Self.nextJob(worker))
+        #expect(goneJob.workoutID == gone)
+        try #require(keptJob.cacheKey == goneJob.cacheKey, "the same recording without zones has one key")
+        let _: DeleteReply = try client.request(.delete, DeleteRequest(ids: [gone], owner: "erin"))
         let gonePicture = try Self.drawAndWrite(goneJob, cache: cache)
         try Self.report(goneJob, by: worker)
         Self.waitGone([Self.picturePath(cache, gonePicture)])
