@@ -43,9 +43,9 @@ extension IndexTransaction {
         let heartRate = SeriesCodec.encode(workout.heartRate)
         let routeHash = SHA256.hex(route)
         let heartRateHash = SHA256.hex(heartRate)
-        let summary = WorkoutSummary(
-            route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end, device: workout.device)
-        let device = workout.device?.sanitized()
+        let track = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end)
+        let device = workout.device?.shown(trackElevationGain: track.elevationGain)
+        let summary = track.applying(device)
         var columns = WorkoutColumns(workout: workout, summary: summary, device: device, originalKept: originalKept)
 
         var stored = try storedWorkout(identity)
