@@ -149,6 +149,29 @@ import WorkFeedModel
         #expect(none.heartRateAverage == nil && none.heartRateMax == nil)
     }
 
+    /// An Apple Watch workout's climb is its `HKElevationAscended` metadata entry (written in cm);
+    /// a value in another unit than a length is ignored.
+    @Test func appleHealthWorkoutsCarryTheirClimb() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <Workout workoutActivityType="HKWorkoutActivityTypeHiking" duration="60" durationUnit="min" sourceName="Apple Watch" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 11:00:00 +0200">
+              <MetadataEntry key="HKTimeZone" value="Europe/Paris"/>
+              <MetadataEntry key="HKElevationAscended" value="4521 cm"/>
+             </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityTypeHiking" duration="60" durationUnit="min" sourceName="Apple Watch" startDate="2024-06-02 10:00:00 +0200" endDate="2024-06-02 11:00:00 +0200">
+              <MetadataEntry key="HKElevationAscended" value="12 kcal"/>
+             </Workout>
+            </HealthData>
+
+            """
+        let batch = WorkoutFileReader.readAll(bytes: Array(xml.utf8), file: "export.xml")
+        #expect(batch.errors.isEmpty, "\(batch.errors)")
+        #expect(batch.workouts.map { $0.device?.elevationGain } == [45.21, nil])
+        #expect(batch.workouts.first?.timeZoneOffset == 7200)
+        #expect(batch.workouts.first.map(shown)?.elevationGain == 45.21)
+    }
+
     @Test func appleHealthClimbQuantities() {
         #expect(AppleHealthParser.metres(inQuantity: "4521 cm") == 45.21)
         #expect(AppleHealthParser.metres(inQuantity: "12 m") == 12)
