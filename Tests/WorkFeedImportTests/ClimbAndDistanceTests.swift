@@ -128,6 +128,41 @@ import WorkFeedModel
         #expect(TrackFigures.elevationGain(of: route([-500, 56, 56])) == 0)
     }
 
+    /// Bad input never crashes and never gives a figure that is not a finite, non-negative number:
+    /// 300 made-up tracks with altitudes that are NaN, infinite, huge or wild, times missing,
+    /// repeated or going backwards, and jumps everywhere.
+    @Test func wildTracksGiveSaneFigures() {
+        var random = SplitMix64(seed: 24)
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let wild: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, -500, 9_001, 0]
+        for _ in 0..<300 {
+            let segments = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                (0..<Int.random(in: 0...700, using: &random)).map { index -> RoutePoint in
+                    let elevation: Double? =
+                        switch Int.random(in: 0..<10, using: &random) {
+                        case 0: nil
+                        case 1: wild.randomElement(using: &random)
+                        default: Double.random(in: -20...3_000, using: &random).rounded(toPlaces: Int.random(in: 0...1, using: &random))
+                        }
+                    let time: Date? =
+                        switch Int.random(in: 0..<8, using: &random) {
+                        case 0: nil
+                        case 1: start
+                        default: start.addingTimeInterval(Double(index) + Double.random(in: -3...3, using: &random))
+                        }
+                    return RoutePoint(
+                        latitude: Double.random(in: 40...40.01, using: &random) + (Int.random(in: 0..<20, using: &random) == 0 ? 5 : 0),
+                        longitude: Double.random(in: 8...8.01, using: &random), elevation: elevation, time: time)
+                }
+            }
+            let route = Route(segments: segments)
+            let gain = TrackFigures.elevationGain(of: route)
+            #expect(gain == nil || (gain!.isFinite && gain! >= 0))
+            let distance = TrackFigures.distance(of: route)
+            #expect(distance.isFinite && distance >= 0)
+        }
+    }
+
     /// Part 3: the Zeeland OpenTracks files write `<gpxtpx:hr>0</gpxtpx:hr>` at every point.
     @Test(arguments: TracksInMap.gpxFiles)
     func aHeartRateOfZeroIsNoReading(name: String) throws {
@@ -178,5 +213,12 @@ import WorkFeedModel
         #expect(AppleHealthParser.metres(inQuantity: "12") == nil)
         #expect(AppleHealthParser.metres(inQuantity: "-3 m") == nil)
         #expect(AppleHealthParser.metres(inQuantity: "3 furlongs") == nil)
+    }
+}
+
+extension Double {
+    fileprivate func rounded(toPlaces places: Int) -> Double {
+        let scale = places == 0 ? 1.0 : 10.0
+        return (self * scale).rounded() / scale
     }
 }
