@@ -4,13 +4,15 @@ public import Foundation
 public struct WorkoutSummary: Sendable, Hashable, Codable {
     public var start: Date?
     public var end: Date?
-    /// Metres along the route, pauses (gaps between segments) excluded.
+    /// Metres: the device's where it wrote them, else along the route with pauses (gaps between
+    /// segments) and GPS jumps left out (``TrackFigures/distance(of:)``).
     public var distance: Double
     /// Seconds from start to end.
     public var duration: Double?
     /// Metres climbed: the device's total where it wrote one, else the track's
     /// (``TrackFigures/elevationGain(of:rule:)``).
     public var elevationGain: Double?
+    /// Beats a minute, readings of 0 (no reading) left out.
     public var heartRateAverage: Double?
     public var heartRateMax: Double?
     /// Kilocalories, when the device wrote them.
