@@ -59,7 +59,7 @@ extension WorkCtl {
             say("  start:     \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown")")
             say("  distance:  \(WorkoutFormat.distance(w.distance))" + from("distance"))
             say("  duration:  \(w.duration.map(WorkoutFormat.duration) ?? "unknown")" + (w.duration == nil ? "" : from("duration")))
-            if let gain = w.elevationGain { say("  climb:     \(Int(gain.rounded())) m (from the track)") }
+            if let gain = w.elevationGain { say("  climb:     \(Int(gain.rounded())) m" + from("climb")) }
             if let calories = w.calories { say("  energy:    \(Int(calories.rounded())) kcal" + from("calories")) }
             if w.heartRateAverage != nil || w.heartRateMax != nil {
                 let average = w.heartRateAverage.map { "\(Int($0.rounded())) bpm average" }

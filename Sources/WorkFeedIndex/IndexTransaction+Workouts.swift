@@ -39,13 +39,17 @@ extension IndexTransaction {
         guard let identity = WorkoutIdentity(of: workout, owner: owner) else {
             throw IndexError("\(workout.origin): the workout has neither a source id nor a file hash to identify it")
         }
+        // A heart-rate reading of 0 is no reading (a strap not worn, an app without a sensor): it
+        // is never stored, so a workout whose readings are all 0 has no heart rate and no heatmap.
+        var workout = workout
+        if workout.heartRate.contains(where: { !($0.bpm > 0) }) { workout.heartRate.removeAll { !($0.bpm > 0) } }
         let route = SeriesCodec.encode(workout.route)
         let heartRate = SeriesCodec.encode(workout.heartRate)
         let routeHash = SHA256.hex(route)
         let heartRateHash = SHA256.hex(heartRate)
-        let summary = WorkoutSummary(
-            route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end, device: workout.device)
-        let device = workout.device?.sanitized()
+        let track = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end)
+        let device = workout.device?.shown(trackElevationGain: track.elevationGain)
+        let summary = track.applying(device)
         var columns = WorkoutColumns(workout: workout, summary: summary, device: device, originalKept: originalKept)
 
         var stored = try storedWorkout(identity)

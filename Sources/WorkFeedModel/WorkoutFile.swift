@@ -21,7 +21,9 @@ public struct WorkoutFile: Sendable, Hashable, Codable {
     /// - 1: the readers before files were remembered.
     /// - 2: device summary figures, lenient `<extensions>`, Strava numeric types, Apple Health
     ///   `WorkoutStatistics` and totals.
-    public static let currentReaderVersion = 2
+    /// - 3: devices' climb (FIT `total_ascent`, `TrackStatsExtension` `Ascent`, Apple Health
+    ///   `HKElevationAscended`); a FIT altitude of raw 0 (-500 m) is no altitude.
+    public static let currentReaderVersion = 3
 
     public init(name: String, size: Int64, sha256: String, format: String, readerVersion: Int = WorkoutFile.currentReaderVersion) {
         self.name = name
@@ -47,6 +49,10 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
     public var source: String
     /// Metres.
     public var distance: Double?
+    /// Metres climbed (FIT `total_ascent`, `TrackStatsExtension` `Ascent`, Apple Health
+    /// `HKElevationAscended`). A 0 is only taken when the track does not climb either
+    /// (``shown(trackElevationGain:)``).
+    public var elevationGain: Double?
     /// Seconds of recording: the timer time, pauses excluded, as a watch shows it.
     public var duration: Double?
     /// Kilocalories.
@@ -56,10 +62,11 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
 
     public init(
         source: String, distance: Double? = nil, duration: Double? = nil, calories: Double? = nil, heartRateAverage: Double? = nil,
-        heartRateMax: Double? = nil
+        heartRateMax: Double? = nil, elevationGain: Double? = nil
     ) {
         self.source = source
         self.distance = distance
+        self.elevationGain = elevationGain
         self.duration = duration
         self.calories = calories
         self.heartRateAverage = heartRateAverage
@@ -75,6 +82,7 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
         }
         var result = self
         result.distance = keep(distance, 0...100_000_000)
+        result.elevationGain = keep(elevationGain, 0...1_000_000)
         result.duration = keep(duration, 0...100_000_000)
         result.calories = keep(calories, 0...1_000_000)
         result.heartRateAverage = keep(heartRateAverage, 1...400)
@@ -82,10 +90,22 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
         return result.figures.isEmpty ? nil : result
     }
 
+    /// The figures the feed shows from the device: ``sanitized()``, and a climb of 0 dropped when
+    /// the track clearly climbs (``TrackFigures/clearClimb`` metres or more): devices without an
+    /// altimeter (the TomTom Runner 3) write 0 for "not recorded".
+    public func shown(trackElevationGain: Double?) -> DeviceSummary? {
+        guard var result = sanitized() else { return nil }
+        if result.elevationGain == 0, let trackElevationGain, trackElevationGain >= TrackFigures.clearClimb {
+            result.elevationGain = nil
+        }
+        return result.figures.isEmpty ? nil : result
+    }
+
     /// The names of the figures present, as `workctl show` lists them.
     public var figures: [String] {
         var names: [String] = []
         if distance != nil { names.append("distance") }
+        if elevationGain != nil { names.append("climb") }
         if duration != nil { names.append("duration") }
         if calories != nil { names.append("calories") }
         if heartRateAverage != nil || heartRateMax != nil { names.append("heart rate") }

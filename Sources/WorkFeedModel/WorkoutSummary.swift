@@ -4,68 +4,52 @@ public import Foundation
 public struct WorkoutSummary: Sendable, Hashable, Codable {
     public var start: Date?
     public var end: Date?
-    /// Metres along the route, pauses (gaps between segments) excluded.
+    /// Metres: the device's where it wrote them, else along the route with pauses (gaps between
+    /// segments) and GPS jumps left out (``TrackFigures/distance(of:)``).
     public var distance: Double
     /// Seconds from start to end.
     public var duration: Double?
-    /// Metres climbed, counting rises of at least ``elevationNoise`` so that GPS jitter does not add up.
+    /// Metres climbed: the device's total where it wrote one, else the track's
+    /// (``TrackFigures/elevationGain(of:rule:)``).
     public var elevationGain: Double?
+    /// Beats a minute, readings of 0 (no reading) left out.
     public var heartRateAverage: Double?
     public var heartRateMax: Double?
     /// Kilocalories, when the device wrote them.
     public var calories: Double?
     public var pointCount: Int
 
-    /// Rises smaller than this (metres) are treated as noise.
-    public static let elevationNoise = 2.0
-
     /// Computes the summary of a route and its heart-rate samples.
     /// - Parameters:
     ///   - start: the workout's start when the source states it, else the route's first time.
     ///   - end: likewise for the end.
     public init(route: Route, heartRate: [HeartRateSample], start: Date? = nil, end: Date? = nil) {
-        var distance = 0.0
-        var gain = 0.0
-        var sawElevation = false
         var firstTime: Date?
         var lastTime: Date?
         for segment in route.segments {
-            var previous: RoutePoint?
-            var base: Double?
             for point in segment where point.isValidCoordinate {
-                if let time = point.time {
-                    if firstTime == nil || time < firstTime! { firstTime = time }
-                    if lastTime == nil || time > lastTime! { lastTime = time }
-                }
-                if let previous { distance += Self.haversine(previous, point) }
-                previous = point
-                if let elevation = point.elevation {
-                    sawElevation = true
-                    if let reference = base {
-                        if elevation - reference >= Self.elevationNoise {
-                            gain += elevation - reference
-                            base = elevation
-                        } else if elevation < reference {
-                            base = elevation
-                        }
-                    } else {
-                        base = elevation
-                    }
-                }
+                guard let time = point.time else { continue }
+                if firstTime == nil || time < firstTime! { firstTime = time }
+                if lastTime == nil || time > lastTime! { lastTime = time }
             }
         }
+        // A reading of 0 (or less) is no reading: chest straps and apps write 0 when no sensor is paired.
+        let readings = heartRate.lazy.map(\.bpm).filter { $0 > 0 && $0.isFinite }
         self.start = start ?? firstTime ?? heartRate.first?.time
         self.end = end ?? lastTime ?? heartRate.last?.time
-        self.distance = distance
+        distance = TrackFigures.distance(of: route)
         if let s = self.start, let e = self.end { duration = e.timeIntervalSince(s) } else { duration = nil }
-        elevationGain = sawElevation ? gain : nil
-        if heartRate.isEmpty {
-            heartRateAverage = nil
-            heartRateMax = nil
-        } else {
-            heartRateAverage = heartRate.reduce(0) { $0 + $1.bpm } / Double(heartRate.count)
-            heartRateMax = heartRate.map(\.bpm).max()
+        elevationGain = TrackFigures.elevationGain(of: route)
+        var count = 0
+        var sum = 0.0
+        var maximum: Double?
+        for bpm in readings {
+            count += 1
+            sum += bpm
+            maximum = max(maximum ?? bpm, bpm)
         }
+        heartRateAverage = count == 0 ? nil : sum / Double(count)
+        heartRateMax = maximum
         pointCount = route.pointCount
     }
 
@@ -73,8 +57,21 @@ public struct WorkoutSummary: Sendable, Hashable, Codable {
     /// (``init(route:heartRate:start:end:)``) for the rest.
     public init(route: Route, heartRate: [HeartRateSample], start: Date? = nil, end: Date? = nil, device: DeviceSummary?) {
         self.init(route: route, heartRate: heartRate, start: start, end: end)
-        guard let device = device?.sanitized() else { return }
+        self = applying(device?.shown(trackElevationGain: elevationGain))
+    }
+
+    /// This (track) summary with the device's figures in place of the track's where the device
+    /// has them. `device` should come from ``DeviceSummary/shown(trackElevationGain:)``.
+    public func applying(_ device: DeviceSummary?) -> WorkoutSummary {
+        var summary = self
+        guard let device else { return summary }
+        summary.apply(device)
+        return summary
+    }
+
+    private mutating func apply(_ device: DeviceSummary) {
         if let distance = device.distance { self.distance = distance }
+        if let elevationGain = device.elevationGain { self.elevationGain = elevationGain }
         if let duration = device.duration { self.duration = duration }
         calories = device.calories
         if device.heartRateAverage != nil || device.heartRateMax != nil {

@@ -151,17 +151,18 @@ final class ScratchFolder {
     }
 
     /// Finding 4: the FIT copy's distance is the device's session total, 668 m, not the 653 m of
-    /// its track; `workctl show` says where each figure came from.
+    /// its track, and so is its climb (issue 24); `workctl show` says where each figure came from.
     @Test func theDistanceIsTheDevicesAndShowSaysSo() throws {
         let system = try RunningSystem(workers: 0)
         defer { system.stop() }
         _ = try importJSON(system, [RealFiles.path("fit/garmin-edge_ride_2020_short.fit")])
         let ride = try #require(try feed(system).first)
         #expect(ride.distance == 668.19)
-        #expect(ride.deviceSource == "FIT session" && ride.deviceFigures == ["distance", "duration", "calories", "heart rate"])
+        #expect(ride.deviceSource == "FIT session" && ride.deviceFigures == ["distance", "climb", "duration", "calories", "heart rate"])
         let shown = try workctl(system, ["show", String(ride.id.description.prefix(8))])
         #expect(shown.output.contains("distance:  668 m (from the device: FIT session)"))
-        #expect(shown.output.contains("climb:     2 m (from the track)"))
+        // Issue 24: the session's total_ascent (1 m), not the track's 2 m.
+        #expect(shown.output.contains("climb:     1 m (from the device: FIT session)"))
     }
 
     /// Finding 8: MapMyRide's 15:58:25.8498 reached the index as 15:58:25.000 (the control

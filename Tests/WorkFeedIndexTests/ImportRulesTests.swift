@@ -82,6 +82,29 @@ import WorkFeedModel
         #expect(apart.result == .imported && apart.id != poor.id)
     }
 
+    /// Issue 24, part 3: a heart-rate reading of 0 is no reading. A workout sent with only 0s
+    /// (as OpenTracks writes without a sensor) has no heart rate and gets no heatmap; 0s among
+    /// readings are neither stored nor averaged.
+    @Test func zeroHeartRateReadingsAreNoReadings() throws {
+        let temporary = try TemporaryIndex()
+        var zeros = sampleWorkout(sourceID: "zeros")
+        zeros.heartRate = (0..<5).map { HeartRateSample(time: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)), bpm: 0) }
+        var mixed = sampleWorkout(sourceID: "mixed")
+        mixed.heartRate = [0, 120, 0, 140].enumerated().map {
+            HeartRateSample(time: Date(timeIntervalSince1970: 1_700_000_000 + Double($0.offset)), bpm: Double($0.element))
+        }
+        let none = try temporary.index.write { try $0.importWorkout(zeros) }
+        let some = try temporary.index.write { try $0.importWorkout(mixed) }
+        let reply = try temporary.index.write {
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.heatmap], themes: [.light]), scales: [1], cacheKey: anyKey)
+        }
+        #expect(reply.created == 1 && reply.skippedNoHeartRate == 1)
+        let stored = try #require(try temporary.index.read { try $0.workout(none.id) })
+        #expect(stored.heartRateSamples == 0 && stored.heartRateAverage == nil && stored.heartRateMax == nil)
+        let other = try #require(try temporary.index.read { try $0.workout(some.id) })
+        #expect(other.heartRateSamples == 2 && other.heartRateAverage == 130 && other.heartRateMax == 140)
+    }
+
     /// Finding 9 (index side): heatmaps are queued only for workouts with heart rate; the others
     /// are counted and remembered, and a re-import that brings heart rate queues them.
     @Test func heatmapsOnlyForWorkoutsWithHeartRate() throws {

@@ -154,7 +154,12 @@ struct AppleHealthParser {
         while try reader.nextChild(of: depth) {
             switch reader.name.local {
             case "MetadataEntry" where reader.depth == depth + 1:
-                if reader.attribute("key") == "HKTimeZone", let zone = reader.attribute("value") { draft?.timeZoneName = zone }
+                switch reader.attribute("key") {
+                case "HKTimeZone": if let zone = reader.attribute("value") { draft?.timeZoneName = zone }
+                // The watch's climb, written as a quantity with its unit: `value="4521 cm"`.
+                case "HKElevationAscended": draft?.device.elevationGain = reader.attribute("value").flatMap(Self.metres(inQuantity:))
+                default: break
+                }
             case "WorkoutStatistics":
                 readStatistics(into: &draft)
             case "WorkoutRoute":
@@ -246,6 +251,13 @@ struct AppleHealthParser {
     private func quantity(_ local: String, unit: String, _ units: [String: Double]) -> Double? {
         guard reader.attributeRange(local) != nil, let value = try? reader.numberAttribute(local), value >= 0 else { return nil }
         guard let factor = units[reader.attribute(unit) ?? ""] else { return nil }
+        return value * factor
+    }
+
+    /// Metres in a metadata quantity such as `4521 cm` or `45.2 m`; `nil` for anything else.
+    static func metres(inQuantity text: String) -> Double? {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2, let value = Double(parts[0]), value.isFinite, value >= 0, let factor = metres[String(parts[1])] else { return nil }
         return value * factor
     }
 

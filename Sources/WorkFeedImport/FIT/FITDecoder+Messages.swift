@@ -13,15 +13,18 @@ extension FITDecoder {
         switch definition.globalNumber {
         case Message.record:
             // Altitude and enhanced altitude are both metres × 5 + 500; the enhanced one has more range.
-            let altitude = (integer(78) ?? integer(2)).map { Double($0) / 5 - 500 }
+            // Raw 0 (-500 m, below any land) is what devices write before they have an altitude.
+            let altitude = (integer(78) ?? integer(2)).flatMap { $0 == 0 ? nil : Double($0) / 5 - 500 }
             builder.addRecord(
                 timestamp: timestamp, latitude: integer(0), longitude: integer(1), altitude: altitude, heartRate: integer(3))
         case Message.session:
             if builder.sessionSport == nil { builder.sessionSport = integer(5) }
             // total_elapsed_time (7) and total_timer_time (8) in ms, total_distance (9) in cm,
-            // total_calories (11) in kcal, avg_heart_rate (16), max_heart_rate (17) in bpm.
+            // total_calories (11) in kcal, avg_heart_rate (16), max_heart_rate (17) in bpm,
+            // total_ascent (22) in m.
             builder.addSession(
-                timer: integer(8), distance: integer(9), calories: integer(11), averageHeartRate: integer(16), maximumHeartRate: integer(17))
+                timer: integer(8), distance: integer(9), calories: integer(11), averageHeartRate: integer(16), maximumHeartRate: integer(17),
+                ascent: integer(22))
         case Message.sport:
             if builder.sportMessageSport == nil { builder.sportMessageSport = integer(0) }
         case Message.fileID:

@@ -24,6 +24,7 @@ struct FITWorkoutBuilder {
     private var timerMilliseconds: Int64?
     private var distanceCentimetres: Int64?
     private var calories: Int64?
+    private var ascentMetres: Int64?
     /// Heart-rate average weighted by each session's timer time, and the highest maximum.
     private var heartRateWeighted: (sum: Double, weight: Double)?
     private var heartRateMax: Int64?
@@ -58,8 +59,12 @@ struct FITWorkoutBuilder {
     /// A `session` message: the device's own summary of (part of) the workout. Values come from
     /// the decoder already checked against FIT's invalid markers; they are summed in `Int64`,
     /// which the fields' widths (32 bits at most) cannot overflow.
-    mutating func addSession(timer: Int64?, distance: Int64?, calories sessionCalories: Int64?, averageHeartRate: Int64?, maximumHeartRate: Int64?) {
+    mutating func addSession(
+        timer: Int64?, distance: Int64?, calories sessionCalories: Int64?, averageHeartRate: Int64?, maximumHeartRate: Int64?,
+        ascent: Int64?
+    ) {
         sessions += 1
+        if let ascent { ascentMetres = (ascentMetres ?? 0) + ascent }
         if let timer { timerMilliseconds = (timerMilliseconds ?? 0) + timer }
         if let distance { distanceCentimetres = (distanceCentimetres ?? 0) + distance }
         if let sessionCalories { calories = (calories ?? 0) + sessionCalories }
@@ -77,7 +82,8 @@ struct FITWorkoutBuilder {
         return DeviceSummary(
             source: "FIT session", distance: distanceCentimetres.map { Double($0) / 100 },
             duration: timerMilliseconds.map { Double($0) / 1000 }, calories: calories.map(Double.init),
-            heartRateAverage: heartRateWeighted.map { $0.sum / $0.weight }, heartRateMax: heartRateMax.map(Double.init)
+            heartRateAverage: heartRateWeighted.map { $0.sum / $0.weight }, heartRateMax: heartRateMax.map(Double.init),
+            elevationGain: ascentMetres.map(Double.init)
         ).sanitized()
     }
 

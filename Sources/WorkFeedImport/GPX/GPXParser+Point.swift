@@ -66,8 +66,8 @@ extension GPXParser {
         return heartRate
     }
 
-    /// Reads a track's `<extensions>` for Garmin's `TrackStatsExtension` (distance, timer time,
-    /// calories, average heart rate: the device's own figures), leniently like every
+    /// Reads a track's `<extensions>` for Garmin's `TrackStatsExtension` (distance, ascent, timer
+    /// time, calories, average heart rate: the device's own figures), leniently like every
     /// `<extensions>` block. Several tracks add up.
     mutating func readTrackExtensions() throws(ImportError) {
         let depth = reader.depth
@@ -78,6 +78,7 @@ extension GPXParser {
             let field: WritableKeyPath<DeviceSummary, Double?>
             switch reader.name.local {
             case "Distance": field = \.distance
+            case "Ascent": field = \.elevationGain
             case "TimerTime": field = \.duration
             case "Calories": field = \.calories
             case "AvgHeartRate": field = \.heartRateAverage
