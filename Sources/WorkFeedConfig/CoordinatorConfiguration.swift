@@ -22,6 +22,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var metricsAllowRemote = false
     /// A leased job not reported within this many seconds is leased again.
     public var jobDeadlineSeconds = 120.0
+    /// How many of one owner's pending pictures may wait above priority 0 (interactive); what an
+    /// owner asks for beyond it waits as bulk work, which owners share in turn.
+    public var interactivePerOwner = EnqueueRequest.defaultInteractivePerOwner
     /// The coordinator's CURVE key file (`workctl keygen`); empty: no encryption, loopback only.
     public var keyFile = ""
     /// The public keys (Z85) of the workers, let in on the worker socket only.
@@ -105,7 +108,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = Set(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
-            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "security.worker_keys", "security.operator_keys",
+            "jobs.deadline_seconds", "jobs.interactive_per_owner", "security.key_file", "security.allowed_keys", "security.worker_keys",
+            "security.operator_keys",
             "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
@@ -133,6 +137,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.metricsListen = settings.string("metrics.listen", default: c.metricsListen)
         c.metricsAllowRemote = try settings.bool("metrics.allow_remote", default: c.metricsAllowRemote)
         c.jobDeadlineSeconds = try settings.double("jobs.deadline_seconds", default: c.jobDeadlineSeconds, in: 1...86_400)
+        c.interactivePerOwner = try settings.int("jobs.interactive_per_owner", default: c.interactivePerOwner, in: 1...1_000_000)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         let legacy = settings.strings("security.allowed_keys", default: [])
         guard legacy.isEmpty else {

@@ -71,7 +71,7 @@ extension IndexReader {
     public func pendingReadyCount(now: Date = Date()) throws -> Int {
         try Int.fetchOne(
             db,
-            sql: "SELECT count(*) FROM job INDEXED BY job_queue WHERE status = 'pending' AND (not_before IS NULL OR not_before <= ?)",
+            sql: "SELECT count(*) FROM job INDEXED BY job_fair WHERE status = 'pending' AND (not_before IS NULL OR not_before <= ?)",
             arguments: [now.timeIntervalSince1970]) ?? 0
     }
 

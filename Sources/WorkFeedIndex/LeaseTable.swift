@@ -27,6 +27,10 @@ public struct LeaseTable: Sendable {
     private(set) var byLease: [UInt64: Lease] = [:]
     /// The leased jobs' ids, which the search for ready jobs skips.
     private(set) var jobs: Set<Int64> = []
+    /// The owner whose job was leased last at each priority: the next lease at that priority
+    /// starts with the owner after it (owners take turns; ``IndexTransaction/lease(_:now:deadline:nextLease:)``).
+    /// Kept with the leases, so a rolled-back turn does not move it either.
+    var lastOwnerServed: [Int64: String] = [:]
 
     public var count: Int { byLease.count }
 

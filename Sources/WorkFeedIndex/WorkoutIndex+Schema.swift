@@ -268,6 +268,24 @@ extension WorkoutIndex {
                     CREATE INDEX privacy_zone_by_owner ON privacy_zone (owner, id);
                     """)
         }
+        migrator.registerMigration("v9: fair share and the queue at scale") { db in
+            // Issue 23, findings 6 and 10.
+            // - Every job carries its workout's owner (which never changes: it is part of the
+            //   workout's identity), so that leasing can take owners in turn from an index
+            //   instead of joining the workouts of every queued job (IndexTransaction+Leasing).
+            // - job_fair replaces job_queue: the ready jobs by priority, then owner, then age,
+            //   covering what the search reads (status too, as job_queue did).
+            // - job_pending_age: the oldest pending job (the gauge every scrape reads) is the
+            //   first entry of an index instead of a scan of every pending job.
+            try db.execute(
+                sql: """
+                    ALTER TABLE job ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+                    UPDATE job SET owner = (SELECT w.owner FROM workout w WHERE w.id = job.workout_id);
+                    DROP INDEX job_queue;
+                    CREATE INDEX job_fair ON job (priority DESC, owner, id, not_before, status) WHERE status = 'pending';
+                    CREATE INDEX job_pending_age ON job (updated_at) WHERE status = 'pending';
+                    """)
+        }
         return migrator
     }
 

@@ -57,9 +57,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
             try temporary.index.appliedMigrations() == [
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
+                "v9: fair share and the queue at scale",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 8)
+        #expect(try reopened.appliedMigrations().count == 9)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
