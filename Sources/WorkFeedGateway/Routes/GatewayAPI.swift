@@ -16,6 +16,8 @@ struct GatewayAPI: Sendable {
     let pictures: PictureReader
     let memory: PictureMemoryCache
     let metrics: GatewayMetrics
+    /// Uploads per owner and minute.
+    let uploads: UploadLimiter
     let logger: Logger
 
     /// Asks the coordinator; its failures become problems (503 when it does not answer).
