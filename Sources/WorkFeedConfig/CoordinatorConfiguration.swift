@@ -37,6 +37,12 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var controlMaximumInFlight = 32
     /// Bytes of requests one client may have unanswered (one request is always let in).
     public var controlMaximumInFlightBytes = 320 << 20
+    /// Control clients (connections) with requests in flight or replies waiting at once; a new
+    /// client's request past it is refused "busy".
+    public var controlMaximumClients = 256
+    /// Bytes of replies waiting for clients that do not read them, over all clients; a reply past
+    /// it is dropped and counted.
+    public var controlMaximumQueuedReplyBytes = 256 << 20
     /// A worker or coordinator that sent nothing for this long sends a HEARTBEAT.
     public var heartbeatIntervalMilliseconds = 1000
     /// A worker silent for `heartbeatLiveness` intervals is gone; its jobs are leased again.
@@ -113,7 +119,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
-            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width",
+            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb",
+            "control.max_clients", "control.max_queued_replies_mb", "pictures.width",
             "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "log.level", "log.format",
             "basemap.tilesets", "basemap.font", "basemap.attribution", "owners.default",
@@ -180,6 +187,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.controlMaximumInFlight = try settings.int("control.max_in_flight", default: c.controlMaximumInFlight, in: 1...10_000)
         c.controlMaximumInFlightBytes =
             try settings.int("control.max_in_flight_mb", default: c.controlMaximumInFlightBytes >> 20, in: 1...65_536) << 20
+        c.controlMaximumClients = try settings.int("control.max_clients", default: c.controlMaximumClients, in: 1...100_000)
+        c.controlMaximumQueuedReplyBytes =
+            try settings.int("control.max_queued_replies_mb", default: c.controlMaximumQueuedReplyBytes >> 20, in: 1...65_536) << 20
         c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: PictureSpec.pointSizeRange)
         c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: PictureSpec.pointSizeRange)
         c.scales = try settings.ints("pictures.scales", default: c.scales, in: PictureSpec.scaleRange)

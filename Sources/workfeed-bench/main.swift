@@ -26,6 +26,7 @@ do {
             "png": RenderBench.compression,
             "dispatch": DispatchBench.run,
             "flood": FloodBench.run,
+            "fairshare": FairShareBench.run,
             "attack": AttackBench.run,
             "import": ImportBench.run,
             "index": IndexBench.run,
