@@ -30,6 +30,7 @@ do {
             "attack": AttackBench.run,
             "import": ImportBench.run,
             "index": IndexBench.run,
+            "scale": IndexBench.queueAtScale,
             "map": MapBench.run,
             "hash": HashBench.run,
             "xml": XMLBench.run,
