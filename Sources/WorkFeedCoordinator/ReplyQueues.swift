@@ -48,6 +48,10 @@ struct ReplyQueues {
     let maximumPerClient: Int
     /// Clients with replies waiting, or blocked, or with replies lately handed to the socket.
     private var clients: [[UInt8]: Client] = [:]
+    /// Of these, those with replies waiting, and those with replies waiting or blocked: a turn
+    /// looks at them alone, not at every client remembered.
+    private var withWaiting: Set<[UInt8]> = []
+    private var stalled: Set<[UInt8]> = []
     /// Bytes waiting here plus those held in the socket for blocked clients.
     private(set) var bytes = 0
     /// Replies dropped since ``takeDropped()`` was last asked, by why.
@@ -65,20 +69,17 @@ struct ReplyQueues {
     }
 
     /// Whether any reply waits to be sent (the loop then turns again soon to send it).
-    var hasWaiting: Bool { clients.values.contains { !$0.waiting.isEmpty } }
+    var hasWaiting: Bool { !withWaiting.isEmpty }
 
     /// Clients with replies waiting here or held in a socket they do not read, besides those
     /// `counted` already (the clients with requests in flight).
     func stalledClients(besides counted: (([UInt8]) -> Bool)) -> Int {
-        clients.reduce(0) { sum, entry in sum + ((entry.value.blocked || !entry.value.waiting.isEmpty) && !counted(entry.key) ? 1 : 0) }
+        stalled.reduce(0) { $0 + (counted($1) ? 0 : 1) }
     }
 
     /// Whether `identity` has replies waiting or is not reading: such a client counts against
     /// `control.max_clients` even with no request in flight.
-    func isStalled(_ identity: [UInt8]) -> Bool {
-        guard let client = clients[identity] else { return false }
-        return client.blocked || !client.waiting.isEmpty
-    }
+    func isStalled(_ identity: [UInt8]) -> Bool { stalled.contains(identity) }
 
     /// Sends `frames` to `identity` now if the socket takes it and nothing of the client's waits
     /// before it; otherwise keeps it waiting, within the bounds, or drops it.
@@ -105,7 +106,7 @@ struct ReplyQueues {
     @discardableResult
     mutating func flush(_ socket: borrowing ZMQSocket) -> Int {
         var sent = 0
-        for identity in Array(clients.keys) {
+        for identity in withWaiting {
             guard var client = clients.removeValue(forKey: identity) else { continue }
             while let next = client.waiting.first {
                 let outcome = hand(next.frames, size: next.bytes, to: identity, client: &client, via: socket)
@@ -165,11 +166,17 @@ struct ReplyQueues {
     /// sizes count if it turns out not to read them). Forgets the rest, so that the table does
     /// not grow with every client there ever was.
     private mutating func keep(_ client: Client, for identity: [UInt8]) {
-        if client.blocked || !client.waiting.isEmpty {
-            clients[identity] = client
-        } else if clients.count < Self.rememberedClients {
-            clients[identity] = client
+        if !client.blocked, client.waiting.isEmpty, clients.count >= Self.rememberedClients,
+            let reading = clients.first(where: { !$0.value.blocked && $0.value.waiting.isEmpty })?.key
+        {
+            // Full: a client that reads makes room (its replies are on their way).
+            clients[reading] = nil
+            stalled.remove(reading)
+            withWaiting.remove(reading)
         }
+        clients[identity] = client
+        if client.waiting.isEmpty { withWaiting.remove(identity) } else { withWaiting.insert(identity) }
+        if client.blocked || !client.waiting.isEmpty { stalled.insert(identity) } else { stalled.remove(identity) }
     }
 
     /// How many clients' last replies are remembered (beyond the stalled ones, which always are).
