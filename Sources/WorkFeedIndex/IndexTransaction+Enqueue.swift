@@ -69,19 +69,21 @@ extension IndexTransaction {
                 try request.owner.map { [$0] }
                 ?? String.fetchAll(db, sql: "SELECT DISTINCT owner FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority > 0")
             var bulk = 0
-            for owner in owners { bulk += try boundInteractive(owner: owner, bound: interactivePerOwner) }
+            for owner in owners { bulk += try boundInteractive(owner: owner, bound: interactivePerOwner, preferring: request.ids) }
             if bulk > 0 { reply.queuedAsBulk = bulk }
         }
         return reply
     }
 
-    /// Keeps at most `bound` of `owner`'s pending jobs above priority 0 (the highest first, then
-    /// the oldest: the first pictures of an upload) and makes the rest bulk work (priority 0), so
-    /// that one owner's thousands of pictures asked at once cannot hold up everyone's interactive
-    /// ones (issue 23, finding 6). Each priority is a range of `job_fair`: only this owner's
-    /// interactive jobs are read.
+    /// Keeps at most `bound` of `owner`'s pending jobs above priority 0 and makes the rest bulk
+    /// work (priority 0), so that one owner's thousands of pictures asked at once cannot hold up
+    /// everyone's interactive ones (issue 23, finding 6). Kept: the highest priority first; within
+    /// one, the pictures of the workouts this request names (a feed row the owner looks at now),
+    /// then the oldest (the first pictures of an upload). Each priority is a range of `job_fair`:
+    /// only this owner's interactive jobs are read.
+    /// - Parameter preferring: the workouts the request names, whose pictures are kept first.
     /// - Returns: how many jobs became bulk work.
-    func boundInteractive(owner: String, bound: Int) throws -> Int {
+    func boundInteractive(owner: String, bound: Int, preferring ids: [WorkoutID]? = nil) throws -> Int {
         var kept = 0
         var demoted = 0
         var priority = Int64.max
@@ -93,14 +95,16 @@ extension IndexTransaction {
         let demote = try db.cachedStatement(
             sql: """
                 UPDATE job SET priority = 0 WHERE id IN (
-                    SELECT id FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority = ? AND owner = ? ORDER BY id LIMIT -1 OFFSET ?)
+                    SELECT id FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority = ? AND owner = ?
+                    ORDER BY workout_id IN (SELECT value FROM json_each(?)) DESC, id LIMIT -1 OFFSET ?)
                 """)
+        let preferred = WorkoutSelection.jsonArray((ids ?? []).map(\.description))
         let count = try db.cachedStatement(
             sql: "SELECT count(*) FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority = ? AND owner = ?")
         while let level = try Int64.fetchOne(nextLevel, arguments: [priority, owner]) {
             priority = level
             let keep = max(0, bound - kept)
-            try demote.execute(arguments: [level, owner, keep])
+            try demote.execute(arguments: [level, owner, preferred, keep])
             demoted += db.changesCount
             kept += try Int.fetchOne(count, arguments: [level, owner]) ?? 0
         }

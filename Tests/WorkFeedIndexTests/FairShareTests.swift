@@ -125,6 +125,21 @@ import WorkFeedModel
         zones.owner = "alice"
         _ = try temporary.index.write { try $0.enqueue(zones, scales: [1], interactivePerOwner: 10, cacheKey: anyKey) }
         #expect(try interactive("alice") == 10)
+        // A feed row the owner asks for now goes ahead of what was asked before: its pictures are
+        // kept interactive, and as many of the older ones wait as bulk work.
+        let waiting = try temporary.index.read { reader in
+            try String.fetchOne(reader.db, sql: "SELECT workout_id FROM job WHERE owner = 'alice' AND priority = 0 ORDER BY id DESC LIMIT 1")
+        }
+        let row = try #require(waiting.flatMap(WorkoutID.init))
+        var rowRequest = EnqueueRequest(ids: [row], kinds: [.route], themes: [.light, .dark], priority: EnqueueRequest.interactivePriority)
+        rowRequest.owner = "alice"
+        let rowReply = try temporary.index.write { try $0.enqueue(rowRequest, scales: [1], interactivePerOwner: 10, cacheKey: anyKey) }
+        #expect(rowReply.queuedAsBulk == 2)
+        #expect(try interactive("alice") == 10)
+        let rowKept = try temporary.index.read { reader in
+            try Int.fetchOne(reader.db, sql: "SELECT count(*) FROM job WHERE workout_id = ? AND priority > 0", arguments: [row.description])
+        }
+        #expect(rowKept == 2)
         let bob = try Self.upload(2, owner: "bob", on: temporary.index)
         var bobs = EnqueueRequest(ids: bob, kinds: [.route], themes: [.light, .dark], priority: EnqueueRequest.interactivePriority)
         bobs.owner = "bob"
