@@ -335,7 +335,7 @@ struct CoordinatorLoop: ~Copyable {
     mutating func flushReplies() {
         replies.flush(controlSocket)
         for (reason, count) in replies.takeDropped() {
-            for _ in 0..<count { metrics.replyDropped(reason) }
+            metrics.repliesDropped(count, reason: reason)
             throttle.log(
                 "reply-dropped \(reason.rawValue)", "control replies dropped (a client gone, or not reading its replies)",
                 metadata: ["reason": "\(reason.rawValue)", "replies": "\(count)", "queued_bytes": "\(replies.bytes)"], logger: logger)
@@ -373,7 +373,6 @@ struct CoordinatorLoop: ~Copyable {
         }
     }
 
-    /// Until the next tick at the latest.
     /// Until the next tick at the latest; soon while replies wait for their clients to read.
     func pollTimeout() -> Int {
         let untilTick = heartbeatInterval - (ContinuousClock.now - lastTick)

@@ -114,9 +114,9 @@ public final class CoordinatorMetrics: Sendable {
             "workfeed_control_clients_refused_total", help: "Requests of new control clients refused because control.max_clients were in flight.")
     }
 
-    /// A control reply was dropped unsent.
-    public func replyDropped(_ reason: ReplyDrop) {
-        repliesDropped[reason]?.increment()
+    /// Control replies were dropped unsent.
+    public func repliesDropped(_ count: Int, reason: ReplyDrop) {
+        repliesDropped[reason]?.increment(by: Int64(count))
     }
 
     /// The bytes of control replies waiting now, and the control clients counted against the bound.
