@@ -11,7 +11,8 @@ import WorkFeedWire
 ///
 /// What waits here, and what the socket holds for clients that have stopped reading (the last
 /// ``socketReplies`` replies it took for them), count against one budget over all clients
-/// (`control.max_queued_replies_mb`). A reply that would go past it is dropped and counted, as is
+/// (`control.max_queued_replies_mb`); a client's first waiting reply is kept past it, so that a
+/// client that reads never loses a reply to others' flood. A reply that would go past it is dropped and counted, as is
 /// one beyond a client's own bound (twice `control.max_in_flight`) or to a client that is gone; its
 /// client learns of it by its own timeout, as before. The client that floods loses its replies;
 /// the coordinator's memory and everyone else's replies are not touched.
@@ -95,7 +96,11 @@ struct ReplyQueues {
             }
         }
         guard client.waiting.count < maximumPerClient else { return drop(.client) }
-        guard bytes + size <= maximumBytes else { return drop(.budget) }
+        // A client's first waiting reply is kept even past the budget: a client that reads may
+        // find the socket full for a moment (the one before still on its way out), and must not
+        // lose its reply because others have filled the budget. One a client, at most
+        // `control.max_clients` of them.
+        guard client.waiting.isEmpty || bytes + size <= maximumBytes else { return drop(.budget) }
         client.waiting.append((frames, size))
         bytes += size
         return .waiting

@@ -79,8 +79,9 @@ import WorkFeedWire
             "reply budget: \(flooders.count) clients sent \(id) FEEDs of \(replyBytes) bytes and read none; replies queued at most "
                 + "\(Int(peakQueued)) bytes (budget \(budget)); \(Int(dropped)) dropped past the budget")
         // Waiting replies stay within the budget; beyond it only what the socket already held for
-        // each client when it stopped reading (two replies at most).
-        #expect(peakQueued <= Double(budget + flooders.count * 2 * (replyBytes + 1_024)))
+        // each client when it stopped reading (two replies at most) and each client's first
+        // waiting reply (one).
+        #expect(peakQueued <= Double(budget + flooders.count * 3 * (replyBytes + 1_024)))
         #expect(dropped > 0, "nothing was dropped: the flood did not reach the budget")
         // Still answered after the flood.
         let after: StatusReply = try client.request(.status, [String: String]())
