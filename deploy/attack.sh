@@ -5,7 +5,8 @@
 #
 #   1. On the sockets (workfeed-bench --only attack, a coordinator on loopback): crafted IMPORT
 #      times, requests out of range, a FEED/STATUS flood during a bulk render, garbage, forged
-#      roles, refused connections, terminal escapes, a slow /metrics client.
+#      roles, refused connections, terminal escapes, a slow /metrics client, clients that never
+#      read their replies (unread-replies), one owner's flood of pictures (owner-flood).
 #   2. Here: the loopback bypass address and a public metrics address (in a network namespace of
 #      their own, `unshare -n`, so that nothing is ever bound on this machine's interfaces), a
 #      second coordinator on the same index, an empty index file, a damaged index.

@@ -30,6 +30,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var metricsAllowRemote = false
     /// A leased job not reported within this many seconds is leased again.
     public var jobDeadlineSeconds = 120.0
+    /// How many of one owner's pending pictures may wait above priority 0 (interactive); what an
+    /// owner asks for beyond it waits as bulk work, which owners share in turn.
+    public var interactivePerOwner = EnqueueRequest.defaultInteractivePerOwner
     /// The coordinator's CURVE key file (`workctl keygen`); empty: no encryption, loopback only.
     public var keyFile = ""
     /// The public keys (Z85) of the workers, let in on the worker socket only.
@@ -42,6 +45,12 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var controlMaximumInFlight = 32
     /// Bytes of requests one client may have unanswered (one request is always let in).
     public var controlMaximumInFlightBytes = 320 << 20
+    /// Control clients (connections) with requests in flight or replies waiting at once; a new
+    /// client's request past it is refused "busy".
+    public var controlMaximumClients = 256
+    /// Bytes of replies waiting for clients that do not read them, over all clients; a reply past
+    /// it is dropped and counted.
+    public var controlMaximumQueuedReplyBytes = 256 << 20
     /// A worker or coordinator that sent nothing for this long sends a HEARTBEAT.
     public var heartbeatIntervalMilliseconds = 1000
     /// A worker silent for `heartbeatLiveness` intervals is gone; its jobs are leased again.
@@ -118,11 +127,13 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public static let keys: Set<String> = Set(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
-            "jobs.deadline_seconds", "security.key_file", "security.allowed_keys", "security.worker_keys", "security.operator_keys",
+            "jobs.deadline_seconds", "jobs.interactive_per_owner", "security.key_file", "security.allowed_keys", "security.worker_keys",
+            "security.operator_keys",
             "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
             "heartbeat.interval_ms", "heartbeat.liveness", "retry.max_attempts", "retry.initial_backoff_seconds",
             "retry.max_backoff_seconds", "retry.environment_initial_backoff_seconds", "retry.environment_max_backoff_seconds",
-            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb", "pictures.width",
+            "workers.set_aside_after_failures", "workers.set_aside_seconds", "control.max_in_flight", "control.max_in_flight_mb",
+            "control.max_clients", "control.max_queued_replies_mb", "pictures.width",
             "pictures.height", "pictures.scales",
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "heatmap.max_hr_percentages", "log.level",
             "log.format", "basemap.tilesets", "basemap.font", "basemap.fallback_fonts", "basemap.attribution", "owners.default",
@@ -149,6 +160,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.metricsListen = settings.string("metrics.listen", default: c.metricsListen)
         c.metricsAllowRemote = try settings.bool("metrics.allow_remote", default: c.metricsAllowRemote)
         c.jobDeadlineSeconds = try settings.double("jobs.deadline_seconds", default: c.jobDeadlineSeconds, in: 1...86_400)
+        c.interactivePerOwner = try settings.int("jobs.interactive_per_owner", default: c.interactivePerOwner, in: 1...1_000_000)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         let legacy = settings.strings("security.allowed_keys", default: [])
         guard legacy.isEmpty else {
@@ -191,6 +203,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.controlMaximumInFlight = try settings.int("control.max_in_flight", default: c.controlMaximumInFlight, in: 1...10_000)
         c.controlMaximumInFlightBytes =
             try settings.int("control.max_in_flight_mb", default: c.controlMaximumInFlightBytes >> 20, in: 1...65_536) << 20
+        c.controlMaximumClients = try settings.int("control.max_clients", default: c.controlMaximumClients, in: 1...100_000)
+        c.controlMaximumQueuedReplyBytes =
+            try settings.int("control.max_queued_replies_mb", default: c.controlMaximumQueuedReplyBytes >> 20, in: 1...65_536) << 20
         c.pictureWidth = try settings.int("pictures.width", default: c.pictureWidth, in: PictureSpec.pointSizeRange)
         c.pictureHeight = try settings.int("pictures.height", default: c.pictureHeight, in: PictureSpec.pointSizeRange)
         c.scales = try settings.ints("pictures.scales", default: c.scales, in: PictureSpec.scaleRange)

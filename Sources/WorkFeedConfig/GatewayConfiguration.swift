@@ -33,6 +33,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// Pictures requested ahead of bulk work when a workout is uploaded.
     public var uploadKinds: [JobKind] = [.route]
     public var uploadScales = [1, 2]
+    /// Uploads one owner may make in a minute (a bucket that fills up again at that rate); past
+    /// it, `429` with `Retry-After`.
+    public var uploadsPerOwnerPerMinute = 30
     /// The longest `wait` a picture request may ask for, in seconds.
     public var maximumWaitSeconds = 10.0
     /// A connection that sends nothing for this long is closed (slow or idle clients).
@@ -52,8 +55,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         "listen", "coordinator.control", "coordinator.events", "coordinator.clients", "coordinator.timeout_ms", "cache.directory",
         "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file",
         "uploads.max_bytes",
-        "uploads.request_kinds", "uploads.request_scales", "pictures.max_wait_seconds", "http.idle_timeout_seconds", "http.head_timeout_seconds",
-        "http.body_timeout_seconds",
+        "uploads.request_kinds", "uploads.request_scales", "uploads.per_owner_per_minute", "pictures.max_wait_seconds",
+        "http.idle_timeout_seconds", "http.head_timeout_seconds", "http.body_timeout_seconds",
         "log.level",
         "log.format",
     ]
@@ -116,6 +119,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
             c.uploadKinds.append(parsed)
         }
         c.uploadScales = try settings.ints("uploads.request_scales", default: c.uploadScales, in: PictureSpec.scaleRange)
+        c.uploadsPerOwnerPerMinute = try settings.int("uploads.per_owner_per_minute", default: c.uploadsPerOwnerPerMinute, in: 1...100_000)
         c.maximumWaitSeconds = try settings.double("pictures.max_wait_seconds", default: c.maximumWaitSeconds, in: 0...60)
         c.idleTimeoutSeconds = try settings.double("http.idle_timeout_seconds", default: c.idleTimeoutSeconds, in: 1...3_600)
         c.headTimeoutSeconds = try settings.double("http.head_timeout_seconds", default: c.headTimeoutSeconds, in: 1...300)

@@ -39,6 +39,12 @@ struct ClientLoads {
         loads[identity] = load.requests <= 0 ? nil : load
     }
 
+    /// Whether `identity` has requests in flight.
+    func hasInFlight(_ identity: [UInt8]) -> Bool { loads[identity] != nil }
+
+    /// Clients with requests in flight.
+    var clientCount: Int { loads.count }
+
     /// Requests in flight over every client.
     var total: Int { loads.values.reduce(0) { $0 + $1.requests } }
 }

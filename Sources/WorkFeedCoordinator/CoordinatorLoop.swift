@@ -30,6 +30,11 @@ struct CoordinatorLoop: ~Copyable {
     let reads: ReadService
     /// What each control client has in flight.
     var clients: ClientLoads
+    /// Replies on their way to control clients, bounded over all of them.
+    var replies: ReplyQueues
+    /// Clients with requests in flight or replies waiting, at most; a new one past it is refused.
+    let maximumClients: Int
+    let metrics: CoordinatorMetrics
     /// Refusals and malformed messages, logged at most once a second each kind.
     var throttle = LogThrottle()
     /// Answers libzmq's authentication requests; bound only when keys are configured.
@@ -77,10 +82,9 @@ struct CoordinatorLoop: ~Copyable {
         let controlSocket = try ZMQSocket(context, type: .router)
         try controlSocket.set(.routerMandatory(true))
         try controlSocket.set(.maximumMessageSize(WorkerMessage.maximumMessageSize))
-        // Replies are sent without blocking the loop. A client has at most max_in_flight requests
-        // unanswered; room for twice as many replies it has not read yet bounds what waits for a
-        // slow reader (a reply past that is dropped, and logged).
-        try controlSocket.set(.sendHighWaterMark(Int32(2 * configuration.controlMaximumInFlight)))
+        // Replies are sent without blocking the loop. The socket holds one reply for a client that
+        // is not reading; the rest wait in ReplyQueues, bounded per client and over all clients.
+        try controlSocket.set(.sendHighWaterMark(ReplyQueues.socketHighWaterMark))
         if let keyPair { try controlSocket.makeCurveServer(secretKey: keyPair.secretKey, domain: .control) }
         let control = try controlSocket.bind(configuration.controlEndpoint)
         let eventSocket = try ZMQSocket(context, type: .pub)
@@ -118,6 +122,9 @@ struct CoordinatorLoop: ~Copyable {
         }
         self.readsDoneSocket = readsDoneSocket
         clients = ClientLoads(maximumRequests: configuration.controlMaximumInFlight, maximumBytes: configuration.controlMaximumInFlightBytes)
+        replies = ReplyQueues(maximumBytes: configuration.controlMaximumQueuedReplyBytes, maximumPerClient: 2 * configuration.controlMaximumInFlight)
+        maximumClients = configuration.controlMaximumClients
+        self.metrics = metrics
 
         endpoints = Coordinator.Endpoints(workers: workers, control: control, events: events)
         self.workerSocket = workerSocket
@@ -239,6 +246,7 @@ struct CoordinatorLoop: ~Copyable {
                 if outbox.isLast { return true }
             }
         }
+        flushReplies()
         let now = ContinuousClock.now
         if now - lastTick >= heartbeatInterval {
             inbox.tick()
@@ -306,6 +314,12 @@ struct CoordinatorLoop: ~Copyable {
                 send(Dispatcher.expired(request), to: message.identity)
                 continue
             }
+            if let refusal = refusalOfANewClient(message.identity) {
+                throttle.log("control-clients", "control request refused: too many clients", level: .notice, metadata: [:], logger: logger)
+                metrics.clientRefused()
+                send(.error(id: request.id, refusal), to: message.identity)
+                continue
+            }
             let bytes = message.frames.reduce(0) { $0 + $1.count }
             if let busy = clients.admit(message.identity, bytes: bytes) {
                 throttle.log("control-busy", "control request refused: client busy", level: .notice, metadata: ["reason": "\(busy)"], logger: logger)
@@ -324,15 +338,36 @@ struct CoordinatorLoop: ~Copyable {
         send(reply, to: identity)
     }
 
-    /// Sends a control reply without waiting; a client that does not read its replies loses them.
+    /// Sends a control reply without waiting, or leaves it waiting for a client that has not read
+    /// the ones before (``ReplyQueues``); past the bounds, it is dropped and counted.
     mutating func send(_ reply: ControlReply, to identity: [UInt8]) {
-        do {
-            try controlSocket.send(reply.frames, to: identity, dontWait: true)
-        } catch {
+        _ = replies.send(reply.frames, to: identity, via: controlSocket)
+    }
+
+    /// Sends the replies that wait, as far as their clients read, and records what was dropped.
+    mutating func flushReplies() {
+        replies.flush(controlSocket)
+        for (reason, count) in replies.takeDropped() {
+            metrics.repliesDropped(count, reason: reason)
             throttle.log(
-                "reply-dropped", "could not reply to a control client (gone, or not reading its replies)", metadata: ["error": "\(error)"],
-                logger: logger)
+                "reply-dropped \(reason.rawValue)", "control replies dropped (a client gone, or not reading its replies)",
+                metadata: ["reason": "\(reason.rawValue)", "replies": "\(count)", "queued_bytes": "\(replies.bytes)"], logger: logger)
         }
+        metrics.controlQueue(replyBytes: replies.bytes, clients: clientCount)
+    }
+
+    /// Clients that hold the coordinator's memory: requests in flight, or replies waiting.
+    var clientCount: Int { clients.clientCount + replies.stalledClients(besides: clients.hasInFlight) }
+
+    /// Why a request from `identity` is refused because too many clients are already served, or
+    /// `nil`: a client with requests in flight or replies waiting is always let in (within its
+    /// own bounds); a new one only while fewer than `control.max_clients` are.
+    func refusalOfANewClient(_ identity: [UInt8]) -> String? {
+        guard !clients.hasInFlight(identity), !replies.isStalled(identity) else { return nil }
+        let count = clientCount
+        guard count >= maximumClients else { return nil }
+        return
+            "busy: \(count) control clients have requests in flight or replies waiting, at most \(maximumClients) (control.max_clients): try again later"
     }
 
     /// Takes up to `limit` messages waiting on a ROUTER socket, without blocking: each split into
@@ -351,11 +386,15 @@ struct CoordinatorLoop: ~Copyable {
         }
     }
 
-    /// Until the next tick at the latest.
+    /// Until the next tick at the latest; soon while replies wait for their clients to read.
     func pollTimeout() -> Int {
         let untilTick = heartbeatInterval - (ContinuousClock.now - lastTick)
-        return max(0, Int(untilTick.components.seconds * 1000 + untilTick.components.attoseconds / 1_000_000_000_000_000))
+        let timeout = max(0, Int(untilTick.components.seconds * 1000 + untilTick.components.attoseconds / 1_000_000_000_000_000))
+        return replies.hasWaiting ? min(timeout, Self.replyRetryMilliseconds) : timeout
     }
+
+    /// How soon a reply that waits for its client is tried again.
+    static let replyRetryMilliseconds = 2
 
     mutating func send(_ outbox: Outbox) {
         let now = ContinuousClock.now

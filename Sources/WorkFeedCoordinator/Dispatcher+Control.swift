@@ -12,19 +12,36 @@ extension Dispatcher {
     /// has parsed it, checked its role and admitted it, and read requests never come here (the
     /// ``ReadService``'s threads answer them from read-only connections). Never throws: whatever
     /// goes wrong becomes an ERROR reply that says what.
+    ///
+    /// Each request is all or nothing (issue 23, finding 9): it runs inside a savepoint of the
+    /// batch's transaction, and when it fails its changes to the index, to the picture specs (a
+    /// privacy zone's) and to the outbox (events, files to remove, metrics) are undone; the
+    /// batch's other requests commit.
     func handleControl(
         _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
     ) -> ControlReply {
+        let (specsBefore, outboxBefore) = (specs, outbox)
         do {
-            if request.command == .original {
-                let (body, file) = try original(request, reader: transaction.reader)
-                return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
+            return try transaction.savepoint { transaction in
+                if request.command == .original {
+                    let (body, file) = try original(request, reader: transaction.reader)
+                    return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
+                }
+                let body = try answer(request, specs: &specs, transaction: &transaction, outbox: &outbox)
+                return ControlReply(id: request.id, ok: true, body: body)
             }
-            let body = try answer(request, specs: &specs, transaction: &transaction, outbox: &outbox)
-            return ControlReply(id: request.id, ok: true, body: body)
-        } catch let error as ControlRequestError {
-            return .error(id: request.id, error.description)
         } catch {
+            (specs, outbox) = (specsBefore, outboxBefore)
+            return refusal(request, error)
+        }
+    }
+
+    /// The ERROR reply to a request that failed.
+    private func refusal(_ request: ControlRequest, _ error: any Error) -> ControlReply {
+        switch error {
+        case let error as ControlRequestError:
+            return .error(id: request.id, error.description)
+        default:
             logger.error("control request failed", metadata: ["command": "\(request.command.rawValue)", "error": "\(error)"])
             return .error(id: request.id, "\(request.command.rawValue) failed: \(error)")
         }
@@ -105,7 +122,8 @@ extension Dispatcher {
             let body = try decode(EnqueueRequest.self, request)
             try Self.check(body)
             _ = try checkOwner(body.owner, "ENQUEUE")
-            let reply = try transaction.enqueue(body, scales: configuration.scales) { picture, routeHash, heartRateHash, owner in
+            let reply = try transaction.enqueue(body, scales: configuration.scales, interactivePerOwner: configuration.interactivePerOwner) {
+                picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
             if reply.created + reply.stale + reply.revived > 0 { outbox.events.append(.queued(QueuedEvent(body, reply))) }
@@ -330,7 +348,8 @@ extension Dispatcher {
             request.includeFailed = true
             request.reasonCodes = [FailureCode.hiddenByPrivacy.rawValue]
             request.priority = EnqueueRequest.privacyPriority
-            let reply = try transaction.enqueue(request, scales: configuration.scales) { picture, routeHash, heartRateHash, owner in
+            let reply = try transaction.enqueue(request, scales: configuration.scales, interactivePerOwner: configuration.interactivePerOwner) {
+                picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
             stale = reply.stale + reply.revived

@@ -52,7 +52,7 @@ public final class Gateway: Sendable {
         api = GatewayAPI(
             configuration: configuration, clients: clients, events: events,
             pictures: PictureReader(store: PictureStores.open(configuration.cacheDirectory), threadPool: .singleton),
-            memory: memory, metrics: metrics, logger: logger)
+            memory: memory, metrics: metrics, uploads: UploadLimiter(perMinute: configuration.uploadsPerOwnerPerMinute), logger: logger)
         self.verifier = verifier
     }
 

@@ -71,6 +71,10 @@ public protocol IndexWriting {
     var leftovers: [LeftoverPicture] { get }
     /// Notes a picture no job stores (a late report's, an orphan the start sweep found).
     mutating func discard(_ leftover: LeftoverPicture)
+    /// Runs `body` so that it is all or nothing inside this transaction: when it throws, its
+    /// changes (rows, anchors, leases, released keys) are undone and the error thrown again, and
+    /// the transaction goes on without them (SQLite: a SAVEPOINT).
+    mutating func savepoint<T>(_ body: (inout Self) throws -> T) throws -> T
 
     // MARK: Workouts
 
@@ -90,9 +94,10 @@ public protocol IndexWriting {
     /// Creates missing jobs `pending`, makes generated jobs whose cache key is no longer current
     /// `pending` again, leaves failures alone unless asked to revive them, remembers heatmaps of
     /// workouts without heart rate instead of queueing them, and raises waiting jobs to a positive
-    /// priority. Jobs it creates or changes take an anchor of this transaction.
+    /// priority, at most `interactivePerOwner` of one owner's pending jobs above priority 0 (the rest
+    /// become bulk work, priority 0). Jobs it creates or changes take an anchor of this transaction.
     mutating func enqueue(
-        _ request: EnqueueRequest, scales: [Int], now: Date,
+        _ request: EnqueueRequest, scales: [Int], now: Date, interactivePerOwner: Int,
         cacheKey: CacheKeyFunction
     ) throws -> EnqueueReply
 
@@ -102,8 +107,10 @@ public protocol IndexWriting {
     var leasedCount: Int { get }
     /// Pending jobs past any back-off and not leased.
     func readyCount(now: Date) throws -> Int
-    /// Leases ready jobs, highest priority first, then oldest, dealt one at a time over the workers'
-    /// free slots in the order given; each lease records the job's anchor and a deadline.
+    /// Leases ready jobs, highest priority first; within a priority, owners in turn (so that one
+    /// owner's flood shares the workers with the others), each owner's oldest first; dealt one at a
+    /// time over the workers' free slots in the order given; each lease records the job's anchor
+    /// and a deadline.
     mutating func lease(_ slots: [(worker: String, count: Int)], now: Date, deadline: Double, nextLease: () -> UInt64) throws -> [LeasedJob]
     /// The cache key sent with a lease's JOB, which a `generated` report must quote.
     mutating func recordCacheKey(_ key: String, for lease: UInt64)

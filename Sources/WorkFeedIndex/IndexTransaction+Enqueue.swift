@@ -16,11 +16,16 @@ extension IndexTransaction {
     /// 3. ``sortGenerated(_:cacheKey:)``: generated jobs whose key is current, and the stale ones;
     /// 4. with `includeFailed`, ``failedToRevive(_:)``, the failures to try again (of the codes asked for);
     /// 5. ``makePending(stale:_:)`` and ``revive(_:_:)``;
-    /// 6. with a priority above 0 (an interactive request), ``raisePriority(_:)`` of what is waiting.
+    /// 6. with a priority above 0 (an interactive request), ``raisePriority(_:)`` of what is waiting;
+    /// 7. then, once for the whole request, ``boundInteractive(owner:bound:)`` of each owner it
+    ///    concerns: an owner's first `interactivePerOwner` pending pictures above priority 0 keep
+    ///    their priority, the rest wait as bulk work (priority 0).
     /// - Parameter cacheKey: the current cache key of a picture given its route and heart-rate
     ///   hashes and its workout's owner (whose privacy zones it hides).
+    /// - Parameter interactivePerOwner: how many pending pictures of one owner may wait above
+    ///   priority 0 (configuration's `jobs.interactive_per_owner`).
     public mutating func enqueue(
-        _ request: EnqueueRequest, scales: [Int], now: Date = Date(),
+        _ request: EnqueueRequest, scales: [Int], now: Date = Date(), interactivePerOwner: Int = EnqueueRequest.defaultInteractivePerOwner,
         cacheKey: CacheKeyFunction
     ) throws -> EnqueueReply {
         var reply = EnqueueReply()
@@ -57,7 +62,53 @@ extension IndexTransaction {
                 }
             }
         }
+        if let priority = request.priority, priority > 0 {
+            // The gateway always names the owner; an operator's request without one may concern
+            // any owner with interactive pictures waiting.
+            let owners =
+                try request.owner.map { [$0] }
+                ?? String.fetchAll(db, sql: "SELECT DISTINCT owner FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority > 0")
+            var bulk = 0
+            for owner in owners { bulk += try boundInteractive(owner: owner, bound: interactivePerOwner, preferring: request.ids) }
+            if bulk > 0 { reply.queuedAsBulk = bulk }
+        }
         return reply
+    }
+
+    /// Keeps at most `bound` of `owner`'s pending jobs above priority 0 and makes the rest bulk
+    /// work (priority 0), so that one owner's thousands of pictures asked at once cannot hold up
+    /// everyone's interactive ones (issue 23, finding 6). Kept: the highest priority first; within
+    /// one, the pictures of the workouts this request names (a feed row the owner looks at now),
+    /// then the oldest (the first pictures of an upload). Each priority is a range of `job_fair`:
+    /// only this owner's interactive jobs are read.
+    /// - Parameter preferring: the workouts the request names, whose pictures are kept first.
+    /// - Returns: how many jobs became bulk work.
+    func boundInteractive(owner: String, bound: Int, preferring ids: [WorkoutID]? = nil) throws -> Int {
+        var kept = 0
+        var demoted = 0
+        var priority = Int64.max
+        let nextLevel = try db.cachedStatement(
+            sql: """
+                SELECT priority FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority < ? AND priority > 0 AND owner = ?
+                ORDER BY priority DESC LIMIT 1
+                """)
+        let demote = try db.cachedStatement(
+            sql: """
+                UPDATE job SET priority = 0 WHERE id IN (
+                    SELECT id FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority = ? AND owner = ?
+                    ORDER BY workout_id IN (SELECT value FROM json_each(?)) DESC, id LIMIT -1 OFFSET ?)
+                """)
+        let preferred = WorkoutSelection.jsonArray((ids ?? []).map(\.description))
+        let count = try db.cachedStatement(
+            sql: "SELECT count(*) FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority = ? AND owner = ?")
+        while let level = try Int64.fetchOne(nextLevel, arguments: [priority, owner]) {
+            priority = level
+            let keep = max(0, bound - kept)
+            try demote.execute(arguments: [level, owner, preferred, keep])
+            demoted += db.changesCount
+            kept += try Int.fetchOne(count, arguments: [level, owner]) ?? 0
+        }
+        return demoted
     }
 
     /// Creates the missing jobs of the scope's picture, `pending`, for the selected workouts. A
@@ -68,8 +119,8 @@ extension IndexTransaction {
         let heartRateFilter = scope.kind == .heatmap ? " AND w.hr_samples > 0" : ""
         try db.execute(
             sql: """
-                INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor)
-                SELECT w.id, :kind, :theme, :scale, 'pending', :priority, :now, :anchor FROM workout w
+                INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor, owner)
+                SELECT w.id, :kind, :theme, :scale, 'pending', :priority, :now, :anchor, w.owner FROM workout w
                 WHERE \(scope.workoutFilter)\(heartRateFilter)
                 ORDER BY w.id -- in the unique index's order: appends instead of random B-tree inserts
                 ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING

@@ -21,9 +21,14 @@ extension IndexTransaction {
         try lease([(worker, limit)], now: now, deadline: deadline, nextLease: nextLease)
     }
 
-    /// Leases ready jobs (pending, not leased, past any back-off), highest priority first, then
-    /// oldest, to workers with free slots: up to `count` each, dealt one at a time in the order
-    /// given, so that a few ready jobs spread over idle workers instead of queueing on the first.
+    /// Leases ready jobs (pending, not leased, past any back-off) to workers with free slots: up to
+    /// `count` each, dealt one at a time in the order given, so that a few ready jobs spread over
+    /// idle workers instead of queueing on the first.
+    ///
+    /// Which jobs (``fairReadyJobs(wanted:now:)``): the highest priority first; within a priority,
+    /// owners take turns, each owner's oldest job first. One owner's flood of pictures therefore
+    /// shares the workers with every other owner that has work at the same priority instead of
+    /// holding them until it is done (issue 23, finding 6).
     /// - Parameter nextLease: hands out a new lease id each call.
     /// - Parameter deadline: how long a worker has; past it the job is leased again
     ///   (see ``expireLeases(now:retry:)``).
@@ -32,23 +37,7 @@ extension IndexTransaction {
     ) throws -> [LeasedJob] {
         let wanted = slots.reduce(0) { $0 + max(0, $1.count) }
         guard wanted > 0 else { return [] }
-        // The queue's covering index gives ids in order without touching the table; jobs out with
-        // a worker are still `pending` there and are skipped.
-        let ready = try RawStatement(
-            db,
-            sql: """
-                SELECT id FROM job INDEXED BY job_queue
-                WHERE status = 'pending' AND (not_before IS NULL OR not_before <= ?1)
-                ORDER BY priority DESC, id
-                """)
-        ready.bind(1, now.timeIntervalSince1970)
-        var ids: [Int64] = []
-        ids.reserveCapacity(wanted)
-        while ids.count < wanted, try ready.step() {
-            let id = ready.int64(0)
-            if !leases.isLeased(job: id) { ids.append(id) }
-        }
-        ready.reset()
+        let ids = try fairReadyJobs(wanted: wanted, now: now)
         guard !ids.isEmpty else { return [] }
 
         // One statement for all of them, in the order found: the ids as a JSON array.
@@ -95,6 +84,99 @@ extension IndexTransaction {
                     route: route, heartRate: heartRate))
         }
         return jobs
+    }
+
+    /// Up to `wanted` ready jobs, fairly over owners, in the order they are to be leased.
+    ///
+    /// Priorities are served highest first. Within one priority the owners that have jobs there
+    /// take turns, starting with the one after the owner served last at that priority
+    /// (``LeaseTable/lastOwnerServed``, so turns go on across batches); each turn gives an owner
+    /// an equal share of what is left to lease, its oldest ready jobs first, and owners that have
+    /// fewer leave their share to the others. Everything is a seek in `job_fair` (priority,
+    /// owner, id), never a scan of the queue: the next priority, the next owner at a priority, and
+    /// an owner's next jobs; leased jobs and jobs in back-off are skipped as they come.
+    private mutating func fairReadyJobs(wanted: Int, now: Date) throws -> [Int64] {
+        let nextPriority = try RawStatement(
+            db,
+            sql: """
+                SELECT priority FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority < ?1 ORDER BY priority DESC LIMIT 1
+                """)
+        let nextOwner = try RawStatement(
+            db,
+            sql: """
+                SELECT owner FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority = ?1 AND owner > ?2 ORDER BY owner LIMIT 1
+                """)
+        let firstOwner = try RawStatement(
+            db, sql: "SELECT owner FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority = ?1 ORDER BY owner LIMIT 1")
+        let ownersJobs = try RawStatement(
+            db,
+            sql: """
+                SELECT id FROM job INDEXED BY job_fair
+                WHERE status = 'pending' AND priority = ?1 AND owner = ?2 AND id > ?3 AND (not_before IS NULL OR not_before <= ?4)
+                ORDER BY id
+                """)
+        let seconds = now.timeIntervalSince1970
+        var ids: [Int64] = []
+        ids.reserveCapacity(wanted)
+        var priority = Int64.max
+        while ids.count < wanted {
+            nextPriority.bind(1, priority)
+            defer { nextPriority.reset() }
+            guard try nextPriority.step() else { break }
+            priority = nextPriority.int64(0)
+            // The owners at this priority in turn, from the one after the last served; listed as
+            // they are needed, at most one for each slot left to fill.
+            var owners: [String] = []
+            var listed = Set<String>()
+            var allListed = false
+            var after = leases.lastOwnerServed[priority]
+            var wrapped = false
+            var lastID: [String: Int64] = [:]
+            while ids.count < wanted {
+                while !allListed, owners.count < wanted - ids.count {
+                    let statement = after == nil ? firstOwner : nextOwner
+                    statement.bind(1, priority)
+                    if let after { statement.bind(2, after) }
+                    let found = try statement.step() ? statement.text(0) : nil
+                    statement.reset()
+                    if let owner = found, listed.insert(owner).inserted {
+                        owners.append(owner)
+                        after = owner
+                    } else if found == nil, !wrapped, after != nil {
+                        // Past the last owner: on from the first.
+                        wrapped = true
+                        after = nil
+                    } else {
+                        allListed = true
+                    }
+                }
+                if owners.isEmpty { break }
+                // An equal share of what is left for each; an owner with fewer ready jobs than
+                // its share is done at this priority and leaves the rest to the others.
+                let share = max(1, (wanted - ids.count) / owners.count)
+                var stillReady: [String] = []
+                for owner in owners where ids.count < wanted {
+                    ownersJobs.bind(1, priority)
+                    ownersJobs.bind(2, owner)
+                    ownersJobs.bind(3, lastID[owner] ?? -1)
+                    ownersJobs.bind(4, seconds)
+                    var taken = 0
+                    let limit = min(share, wanted - ids.count)
+                    while taken < limit, try ownersJobs.step() {
+                        let id = ownersJobs.int64(0)
+                        lastID[owner] = id
+                        if leases.isLeased(job: id) { continue }
+                        ids.append(id)
+                        taken += 1
+                    }
+                    ownersJobs.reset()
+                    if taken > 0 { leases.lastOwnerServed[priority] = owner }
+                    if taken == limit { stillReady.append(owner) }
+                }
+                owners = stillReady
+            }
+        }
+        return ids
     }
 
     /// Remembers the cache key sent with a lease's JOB: a `generated` report quoting another one

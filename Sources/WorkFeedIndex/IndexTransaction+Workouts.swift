@@ -189,8 +189,9 @@ extension IndexTransaction {
         if hasHeartRate {
             try db.execute(
                 sql: """
-                    INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor)
-                    SELECT workout_id, 'heatmap', theme, scale, 'pending', priority, ?, ? FROM heatmap_wanted WHERE workout_id = ?
+                    INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor, owner)
+                    SELECT h.workout_id, 'heatmap', h.theme, h.scale, 'pending', h.priority, ?, ?, w.owner
+                    FROM heatmap_wanted h JOIN workout w ON w.id = h.workout_id WHERE h.workout_id = ?
                     ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING;
                     DELETE FROM heatmap_wanted WHERE workout_id = ?;
                     """,

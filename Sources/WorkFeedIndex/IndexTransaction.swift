@@ -42,6 +42,27 @@ public struct IndexTransaction {
     /// Read queries inside this transaction.
     public var reader: IndexReader { IndexReader(db: db) }
 
+    /// Runs `body` inside a savepoint of this transaction: when it throws, everything it changed
+    /// is undone (its rows, and this transaction's anchors, leases and released keys as they were
+    /// before it) and the error is thrown again; the rest of the transaction goes on and commits
+    /// without it. The coordinator runs each control request of a batch this way (issue 23,
+    /// finding 9): a request that fails half way leaves no trace, and its neighbours commit.
+    public mutating func savepoint<T>(_ body: (inout IndexTransaction) throws -> T) throws -> T {
+        let before = self
+        var result: T?
+        do {
+            try db.inSavepoint {
+                result = try body(&self)
+                return .commit
+            }
+        } catch {
+            self = before
+            throw error
+        }
+        guard let result else { throw IndexError("a savepoint ended without a result") }
+        return result
+    }
+
     /// Notes `key` in ``releasedKeys`` when no job refers to it any more.
     mutating func release(_ key: String) throws {
         if try !isReferenced(key) { releasedKeys.append(key) }

@@ -33,6 +33,10 @@ public struct LeaseTable: Sendable {
     private(set) var drawing: [String: Int] = [:]
     /// Leases that ended, remembered for a while (shared by every copy: see ``EndedLeases``).
     private let ended = EndedLeases()
+    /// The owner whose job was leased last at each priority: the next lease at that priority
+    /// starts with the owner after it (owners take turns; ``IndexTransaction/lease(_:now:deadline:nextLease:)``).
+    /// Kept with the leases, so a rolled-back turn does not move it either.
+    var lastOwnerServed: [Int64: String] = [:]
 
     public var count: Int { byLease.count }
 

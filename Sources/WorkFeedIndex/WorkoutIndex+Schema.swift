@@ -285,6 +285,66 @@ extension WorkoutIndex {
                     ) STRICT;
                     """)
         }
+        migrator.registerMigration("v10: fair share and the queue at scale") { db in
+            // Issue 23, findings 6 and 10.
+            // - Every job carries its workout's owner (which never changes: it is part of the
+            //   workout's identity), so that leasing can take owners in turn from an index
+            //   instead of joining the workouts of every queued job (IndexTransaction+Leasing).
+            // - job_fair replaces job_queue: the ready jobs by priority, then owner, then age,
+            //   covering what the search reads (status too, as job_queue did).
+            // - job_pending_age: the oldest pending job (the gauge every scrape reads) is the
+            //   first entry of an index instead of a scan of every pending job; job_backing_off:
+            //   the pending jobs waiting out a back-off, which the ready count leaves out.
+            // - job_count and job_count_by_owner: the jobs per kind, theme, scale and status (and
+            //   owner), kept by triggers in the transaction that changes the jobs, so that STATUS,
+            //   the job gauges and `enqueue --wait` read a few rows instead of counting every job.
+            try db.execute(
+                sql: """
+                    ALTER TABLE job ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+                    UPDATE job SET owner = (SELECT w.owner FROM workout w WHERE w.id = job.workout_id);
+                    DROP INDEX job_queue;
+                    CREATE INDEX job_fair ON job (priority DESC, owner, id, not_before, status) WHERE status = 'pending';
+                    CREATE INDEX job_pending_age ON job (updated_at) WHERE status = 'pending';
+                    CREATE INDEX job_backing_off ON job (not_before) WHERE status = 'pending' AND not_before IS NOT NULL;
+
+                    CREATE TABLE job_count (
+                        kind TEXT NOT NULL, theme TEXT NOT NULL, scale INTEGER NOT NULL, status TEXT NOT NULL, jobs INTEGER NOT NULL,
+                        PRIMARY KEY (kind, theme, scale, status)
+                    ) STRICT, WITHOUT ROWID;
+                    CREATE TABLE job_count_by_owner (
+                        owner TEXT NOT NULL, kind TEXT NOT NULL, theme TEXT NOT NULL, scale INTEGER NOT NULL, status TEXT NOT NULL,
+                        jobs INTEGER NOT NULL,
+                        PRIMARY KEY (owner, kind, theme, scale, status)
+                    ) STRICT, WITHOUT ROWID;
+                    INSERT INTO job_count SELECT kind, theme, scale, status, count(*) FROM job GROUP BY 1, 2, 3, 4;
+                    INSERT INTO job_count_by_owner SELECT owner, kind, theme, scale, status, count(*) FROM job GROUP BY 1, 2, 3, 4, 5;
+                    CREATE TRIGGER job_counted AFTER INSERT ON job BEGIN
+                        INSERT INTO job_count VALUES (new.kind, new.theme, new.scale, new.status, 1)
+                            ON CONFLICT (kind, theme, scale, status) DO UPDATE SET jobs = jobs + 1;
+                        INSERT INTO job_count_by_owner VALUES (new.owner, new.kind, new.theme, new.scale, new.status, 1)
+                            ON CONFLICT (owner, kind, theme, scale, status) DO UPDATE SET jobs = jobs + 1;
+                    END;
+                    CREATE TRIGGER job_uncounted AFTER DELETE ON job BEGIN
+                        UPDATE job_count SET jobs = jobs - 1
+                            WHERE kind = old.kind AND theme = old.theme AND scale = old.scale AND status = old.status;
+                        UPDATE job_count_by_owner SET jobs = jobs - 1
+                            WHERE owner = old.owner AND kind = old.kind AND theme = old.theme AND scale = old.scale AND status = old.status;
+                    END;
+                    CREATE TRIGGER job_recounted AFTER UPDATE OF status, kind, theme, scale, owner ON job
+                    WHEN old.status IS NOT new.status OR old.kind IS NOT new.kind OR old.theme IS NOT new.theme OR old.scale IS NOT new.scale
+                        OR old.owner IS NOT new.owner
+                    BEGIN
+                        UPDATE job_count SET jobs = jobs - 1
+                            WHERE kind = old.kind AND theme = old.theme AND scale = old.scale AND status = old.status;
+                        UPDATE job_count_by_owner SET jobs = jobs - 1
+                            WHERE owner = old.owner AND kind = old.kind AND theme = old.theme AND scale = old.scale AND status = old.status;
+                        INSERT INTO job_count VALUES (new.kind, new.theme, new.scale, new.status, 1)
+                            ON CONFLICT (kind, theme, scale, status) DO UPDATE SET jobs = jobs + 1;
+                        INSERT INTO job_count_by_owner VALUES (new.owner, new.kind, new.theme, new.scale, new.status, 1)
+                            ON CONFLICT (owner, kind, theme, scale, status) DO UPDATE SET jobs = jobs + 1;
+                    END;
+                    """)
+        }
         return migrator
     }
 

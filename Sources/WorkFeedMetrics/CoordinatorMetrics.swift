@@ -22,6 +22,10 @@ public final class CoordinatorMetrics: Sendable {
     private let imports: [ImportResult: Counter]
     private let deletes: Counter
     private let leaseLosses: [LeaseLoss: Counter]
+    private let repliesDropped: [ReplyDrop: Counter]
+    private let replyBytesQueued: Gauge
+    private let controlClients: Gauge
+    private let clientsRefused: Counter
     /// Jobs leased now, as the dispatcher last set it (leases live in its memory, not in the index).
     private let leasedNow = Atomic<Int>(0)
 
@@ -39,6 +43,16 @@ public final class CoordinatorMetrics: Sendable {
         case unreachable
         /// The worker was set aside for failing where others succeeded.
         case setAside = "set-aside"
+    }
+
+    /// Why a control reply was dropped (`workfeed_control_replies_dropped_total{reason}`).
+    public enum ReplyDrop: String, Sendable, Hashable, CaseIterable {
+        /// The replies waiting over all clients would pass `control.max_queued_replies_mb`.
+        case budget
+        /// The client has as many replies waiting as one client may (twice `control.max_in_flight`).
+        case client
+        /// The client is gone.
+        case gone
     }
 
     /// The label of failures whose code this version does not know (``FailureCode/known``).
@@ -84,6 +98,36 @@ public final class CoordinatorMetrics: Sendable {
         leaseLosses = eachOf(LeaseLoss.allCases) { cause in
             registry.counter("workfeed_leases_expired_total", labels: [("cause", cause.rawValue)], help: "Leases taken back from workers.")
         }
+        repliesDropped = eachOf(ReplyDrop.allCases) { reason in
+            registry.counter(
+                "workfeed_control_replies_dropped_total", labels: [("reason", reason.rawValue)],
+                help:
+                    "Control replies dropped unsent: past the bytes all clients may have waiting, past one client's bound, or to a client that is gone."
+            )
+        }
+        replyBytesQueued = registry.gauge(
+            "workfeed_control_reply_bytes_queued",
+            help: "Bytes of control replies waiting for clients that do not read them fast enough, held by the coordinator or its socket.")
+        controlClients = registry.gauge(
+            "workfeed_control_clients", help: "Control clients with requests in flight or replies waiting (counted against control.max_clients).")
+        clientsRefused = registry.counter(
+            "workfeed_control_clients_refused_total", help: "Requests of new control clients refused because control.max_clients were in flight.")
+    }
+
+    /// Control replies were dropped unsent.
+    public func repliesDropped(_ count: Int, reason: ReplyDrop) {
+        repliesDropped[reason]?.increment(by: Int64(count))
+    }
+
+    /// The bytes of control replies waiting now, and the control clients counted against the bound.
+    public func controlQueue(replyBytes: Int, clients: Int) {
+        replyBytesQueued.set(Double(replyBytes))
+        controlClients.set(Double(clients))
+    }
+
+    /// A new control client's request was refused: too many clients.
+    public func clientRefused() {
+        clientsRefused.increment()
     }
 
     /// `count` jobs reached `status` (after a worker's report, a retry or an expiry).

@@ -82,6 +82,10 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     /// the owner now wants hidden, so they go ahead of bulk work, though behind a feed row that
     /// just scrolled into view.
     public static let privacyPriority = 50
+    /// How many of an owner's pending pictures may wait at a priority above 0 by default
+    /// (`jobs.interactive_per_owner`): the rest of what the owner asks for waits as bulk work
+    /// (issue 23, finding 6).
+    public static let defaultInteractivePerOwner = 100
 
     public init(
         ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil, priority: Int? = nil, includeFailed: Bool? = nil
@@ -112,6 +116,9 @@ public struct EnqueueReply: Codable, Sendable, Hashable {
     /// samples (a heatmap of them cannot exist; this is not a failure). A re-import that brings
     /// heart rate queues them.
     public var skippedNoHeartRate: Int?
+    /// Pictures asked for above priority 0 that wait as bulk work instead, because their owner
+    /// already had as many interactive pictures waiting as one owner may (`nil`: none).
+    public var queuedAsBulk: Int?
 
     public init(
         created: Int = 0, stale: Int = 0, alreadyPending: Int = 0, current: Int = 0, failed: Int = 0, revived: Int = 0,

@@ -16,6 +16,8 @@ public struct ZMQError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isInterrupted: Bool { code == EINTR }
     /// The context was terminated: the process is shutting down.
     public var isTerminated: Bool { code == ETERM }
+    /// A send without waiting found the peer's queue full (EAGAIN): it is not reading.
+    public var isWouldBlock: Bool { code == EAGAIN }
 
     public var description: String {
         "\(operation): \(String(cString: zmq_strerror(code))) (errno \(code))"

@@ -339,6 +339,17 @@ final class FakeWorker: Sendable {
         self.context = context
     }
 
+    /// `count` fake workers named fake-0, fake-1, …, started; stop each when done.
+    static func started(
+        _ count: Int, capacity: Int, endpoint: String, context: ZMQContext, renderMicroseconds: Int = 0
+    ) -> [FakeWorker] {
+        let fakes = (0..<count).map {
+            FakeWorker(name: "fake-\($0)", capacity: capacity, endpoint: endpoint, context: context, renderMicroseconds: renderMicroseconds)
+        }
+        for fake in fakes { fake.start() }
+        return fakes
+    }
+
     func start() {
         started.store(true, ordering: .relaxed)
         let thread = Thread { [self] in

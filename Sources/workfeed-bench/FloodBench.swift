@@ -74,12 +74,9 @@ enum FloodBench {
         )
 
         let fakeContext = ZMQContext()
-        let fakes = (0..<settings.workers).map {
-            FakeWorker(
-                name: "fake-\($0)", capacity: settings.capacity, endpoint: endpoints.workers, context: fakeContext,
-                renderMicroseconds: settings.renderMicroseconds)
-        }
-        for fake in fakes { fake.start() }
+        let fakes = FakeWorker.started(
+            settings.workers, capacity: settings.capacity, endpoint: endpoints.workers, context: fakeContext,
+            renderMicroseconds: settings.renderMicroseconds)
         defer { for fake in fakes { fake.stop() } }
         func answered() -> Int { fakes.reduce(0) { $0 + $1.answered.load(ordering: .relaxed) } }
         let memory = MemorySampler()

@@ -126,6 +126,71 @@ enum IndexBench {
         _ = pictures
     }
 
+    /// Issue 23, finding 10: what a Prometheus scrape and `workctl enqueue --wait` (a STATUS four
+    /// times a second) read, on an index of WORKFEED_BENCH_SCALE_JOBS (1,000,000) pending jobs
+    /// (a quarter as many two-point workouts x route, heatmap x light, dark, of 100 owners), from a
+    /// read-only connection as the read service and the gauges use: the oldest pending job, the
+    /// ready count, the counts of all jobs, of one owner's, and of an `enqueue --all` selection,
+    /// each as read now (indexes, kept counts) and by scanning every job as before schema v9.
+    static func queueAtScale(_ options: BenchOptions) throws {
+        let jobs = ProcessInfo.processInfo.environment["WORKFEED_BENCH_SCALE_JOBS"].flatMap { Int($0) } ?? 1_000_000
+        let workouts = jobs / 4
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-scale-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("scale.sqlite").path
+        print(
+            "## scale (\(workouts) two-point workouts of 100 owners x route, heatmap x light, dark: \(workouts * 4) jobs pending; a read-only connection)"
+        )
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let index = try WorkoutIndex(path: path, durability: .normal, logger: logger)
+        let setup = ContinuousClock.now
+        for first in stride(from: 0, to: workouts, by: 5_000) {
+            _ = try index.write { transaction in
+                for number in first..<min(workouts, first + 5_000) {
+                    _ = try transaction.importWorkout(workout(number, points: 2), owner: "owner-\(number % 100)")
+                }
+            }
+        }
+        let enqueued = try index.write { transaction in
+            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, route, _, _ in
+                route
+            }
+        }
+        print(String(format: "  setup: %d workouts imported and %d jobs queued in %.1f s", workouts, enqueued.created, seconds(since: setup)))
+        let reader = try WorkoutIndex(readingFrom: path, logger: logger)
+        let all = EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark])
+        func time(_ name: String, runs: Int = 9, _ body: (IndexReader) throws -> Void) throws -> Double {
+            var times: [Double] = []
+            for _ in 0..<runs {
+                let started = ContinuousClock.now
+                try reader.read(body)
+                times.append(seconds(since: started) * 1_000)
+            }
+            times.sort()
+            return times[runs / 2]
+        }
+        let measured: [(String, (IndexReader) throws -> Void, (IndexReader) throws -> Void)] = [
+            ("oldest pending job (the gauge)", { _ = try $0.oldestPending() }, { _ = try $0.oldestPendingScanningEveryJob() }),
+            ("ready count (STATUS, the gauge)", { _ = try $0.pendingReadyCount() }, { _ = try $0.pendingReadyCountScanningEveryJob() }),
+            ("counts of every job (STATUS, the gauges)", { _ = try $0.statusCounts() }, { _ = try $0.statusCountsCountingEveryJob() }),
+            (
+                "counts of one owner's jobs (STATUS --owner)", { _ = try $0.statusCounts(owner: "owner-7") },
+                { _ = try $0.statusCountsCountingEveryJob(owner: "owner-7") }
+            ),
+            (
+                "counts of an enqueue --all selection (enqueue --wait, 4 a second)", { _ = try $0.statusCounts(of: all, scales: [1]) },
+                { _ = try $0.statusCountsCountingEveryJob() }
+            ),
+        ]
+        for (name, now, before) in measured {
+            let after = try time(name, now)
+            let scanning = try time(name, runs: 3, before)
+            print(String(format: "  %@: %.3f ms (by scanning every job, as before: %.1f ms)", name, after, scanning))
+        }
+    }
+
     static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

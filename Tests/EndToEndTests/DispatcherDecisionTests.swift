@@ -132,6 +132,30 @@ import WorkFeedWire
         #expect(leased.map(\.workoutID) == [ids[2]])
     }
 
+    /// Issue 23, finding 6: owners take turns. One owner's 60 pictures asked at once do not hold
+    /// the worker: another owner's, asked after them, are in the first JOBs.
+    @Test func anotherOwnersPicturesGoOutBeforeAFloodingOwnersBacklog() throws {
+        var bench = try Bench()
+        func upload(_ numbers: Range<Int>, owner: String) throws -> [WorkoutID] {
+            let requests = try numbers.map { number in
+                let workout = ImportedWorkout.twoPoint(number)
+                return try bench.request(
+                    .importWorkout, ImportRequest(workout, owner: owner),
+                    attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+            }
+            let ids = try bench.turn(control: requests).control.map { try ControlCodec.decode(ImportReply.self, from: $0.reply.body).id }
+            var enqueue = EnqueueRequest(ids: ids, kinds: [.route], themes: [.light, .dark], priority: EnqueueRequest.interactivePriority)
+            enqueue.owner = owner
+            _ = bench.turn(control: [try bench.request(.enqueue, enqueue)])
+            return ids
+        }
+        _ = try upload(0..<30, owner: "alice")
+        let bob = try upload(100..<101, owner: "bob")
+        let first = Self.jobs(bench.turn(workers: [Self.ready([1], capacity: 2)]))
+        #expect(first.count == 2)
+        #expect(first.contains { $0.workoutID == bob[0] }, "bob's pictures wait behind alice's 60")
+    }
+
     @Test func aTransientFailureWaitsOutItsBackOffBeforeItIsLeasedAgain() throws {
         var bench = try Bench {
             $0.initialBackoffSeconds = 60

@@ -127,6 +127,27 @@ import WorkFeedModel
         await system.stop()
     }
 
+    /// Issue 23, finding 6: uploads are bounded per owner and minute; past it, 429 with
+    /// Retry-After, and another owner's uploads go on.
+    @Test func uploadsPastTheOwnersBoundAreAnswered429WithRetryAfter() async throws {
+        let system = try await GatewaySystem(workers: 0) { $0.uploadsPerOwnerPerMinute = 2 }
+        do {
+            #expect(try await system.upload(run, as: "alice").status == 201)
+            #expect(try await system.upload(ride, as: "alice").status == 201)
+            let third = try await system.upload(run, as: "alice", name: "again.gpx")
+            #expect(third.status == 429 && third.json["type"] as? String == "urn:workfeed:problem:too-many-uploads")
+            let retry = try #require(third.header("Retry-After").flatMap(Int.init))
+            // Two a minute: the next one is let in about 30 s later.
+            #expect((1...30).contains(retry))
+            #expect(third.json["retryAfter"] as? Int == retry)
+            #expect(try await system.upload(run, as: "bob").status == 201)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
     @Test func healthReadinessMetricsAndProblems() async throws {
         let system = try await GatewaySystem(workers: 0)
         do {

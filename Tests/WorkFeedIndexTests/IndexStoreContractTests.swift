@@ -51,7 +51,8 @@ import WorkFeedModel
     /// leased jobs are still pending in the index.
     func leasesAreNotStored(_ store: some WorkoutIndexStore) throws {
         _ = try store.write { transaction in
-            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(), cacheKey: anyKey)
+            try transaction.enqueue(
+                EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100, cacheKey: anyKey)
         }
         var lease: UInt64 = 0
         let jobs = try store.write { transaction in

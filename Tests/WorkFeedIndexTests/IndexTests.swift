@@ -58,6 +58,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
                 "v9: owner settings",
+                "v10: fair share and the queue at scale",
             ])
         let reopened = try temporary.restart()
         #expect(try reopened.appliedMigrations().count == 9)
@@ -67,7 +68,11 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
             try String.fetchAll(
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
         }
-        #expect(tables == ["deleted_workout", "heatmap_wanted", "job", "meta", "owner_settings", "privacy_zone", "series", "workout"])
+        #expect(
+            tables == [
+                "deleted_workout", "heatmap_wanted", "job", "job_count", "job_count_by_owner", "meta", "owner_settings", "privacy_zone",
+                "series", "workout",
+            ])
     }
 
     /// The privacy secret is made once and kept: a new one would move every cut.

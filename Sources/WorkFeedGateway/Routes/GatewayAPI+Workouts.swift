@@ -26,9 +26,14 @@ extension GatewayAPI {
     /// `POST /v1/workouts`: one GPX, TCX or FIT file as the body. 201 for a new workout (its
     /// pictures requested ahead of bulk work), 200 for one already there (the same file again, or
     /// the same activity from another file), 400 naming the line and field of a broken file, which
-    /// stores nothing.
+    /// stores nothing. 429 with `Retry-After` past `uploads.per_owner_per_minute`, before the body
+    /// is read.
     func upload(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
+        if let seconds = uploads.take(owner) {
+            context.logger.notice("upload refused: too many", metadata: ["owner": "\(owner)", "retry_after_s": "\(seconds)"])
+            throw Problem.tooManyUploads(perMinute: uploads.perMinute, retryAfter: seconds)
+        }
         let bytes = Array(buffer: try await Self.body(of: request, upTo: configuration.uploadMaximumBytes))
         let name = Self.uploadName(request.uri.queryParameters["filename"].map(String.init))
         guard !bytes.isEmpty else { throw Problem.badRequest("empty-file", "the request body is empty: send the workout file as the body") }
@@ -128,6 +133,14 @@ extension GatewayAPI {
 }
 
 extension Problem {
+    static func tooManyUploads(perMinute: Int, retryAfter seconds: Int) -> Problem {
+        var problem = Problem(
+            "too-many-uploads", "Too many uploads", status: .tooManyRequests,
+            detail: "an owner may upload \(perMinute) files a minute: try again in \(seconds) s", extra: ["retryAfter": .number(seconds)])
+        problem.headers[.retryAfter] = "\(seconds)"
+        return problem
+    }
+
     static func tooLarge(limit: Int) -> Problem {
         var problem = Problem(
             "too-large", "The request body is too large", status: .contentTooLarge, detail: "this body is limited to \(limit) bytes",

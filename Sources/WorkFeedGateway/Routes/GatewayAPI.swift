@@ -18,6 +18,8 @@ struct GatewayAPI: Sendable {
     let metrics: GatewayMetrics
     /// Lines a client can cause at will (``ThrottledLog``).
     let throttled = ThrottledLog()
+    /// Uploads per owner and minute.
+    let uploads: UploadLimiter
     let logger: Logger
 
     /// Asks the coordinator; its failures become problems (503 when it does not answer).
