@@ -351,7 +351,12 @@ extension WorkoutIndex {
     /// The schema version names applied to this file, oldest first.
     public func appliedMigrations() throws(IndexError) -> [String] {
         do {
-            return try queue.read { db in try Self.migrator.appliedIdentifiers(db).sorted() }
+            // In the order they were registered (and applied): sorted as text, v10 would come
+            // before v2.
+            return try queue.read { db in
+                let applied = try Self.migrator.appliedIdentifiers(db)
+                return Self.migrator.migrations.filter { applied.contains($0) }
+            }
         } catch {
             throw IndexError("cannot read the schema version", cause: error)
         }

@@ -61,7 +61,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 "v10: fair share and the queue at scale",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 9)
+        #expect(try reopened.appliedMigrations().count == 10)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
