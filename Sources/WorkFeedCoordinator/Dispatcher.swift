@@ -246,7 +246,8 @@ struct Dispatcher {
                         identity,
                         .disconnect(
                             reason:
-                                "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker"
+                                "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker",
+                            code: .rendererDiffers
                         )
                     ))
                 return
@@ -262,7 +263,8 @@ struct Dispatcher {
                         identity,
                         .disconnect(
                             reason:
-                                "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution"
+                                "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution",
+                            code: .basemapDiffers
                         )
                     ))
                 return
@@ -275,7 +277,8 @@ struct Dispatcher {
                         identity,
                         .disconnect(
                             reason:
-                                "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name"
+                                "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name",
+                            code: .setAside
                         )
                     ))
                 return
@@ -329,7 +332,7 @@ struct Dispatcher {
             if known == nil {
                 outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
             }
-        case .disconnect(let reason):
+        case .disconnect(let reason, _):
             if let worker = workers.removeValue(forKey: identity) {
                 logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
                 outbox.events.append(.worker(name: worker.name, change: "disconnected"))
@@ -379,7 +382,8 @@ struct Dispatcher {
                 identity,
                 .disconnect(
                     reason:
-                        "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded"
+                        "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded",
+                    code: .setAside
                 )
             ))
         try release(

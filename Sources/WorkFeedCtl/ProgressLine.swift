@@ -65,8 +65,13 @@ struct ProgressMeter {
 
     /// Whether no worker has been connected for ``noWorkerWarningAfter`` seconds at `seconds`.
     func waitingForWorkers(at seconds: Double) -> Bool {
-        guard let since = noWorkerSince else { return false }
-        return seconds - since >= noWorkerWarningAfter
+        noWorkerSince != nil && secondsWithoutWorkers(at: seconds) >= noWorkerWarningAfter
+    }
+
+    /// How long no worker has been connected at `seconds`; 0 while one is (or when the operation
+    /// does not depend on workers).
+    func secondsWithoutWorkers(at seconds: Double) -> Double {
+        noWorkerSince.map { seconds - $0 } ?? 0
     }
 
     /// "1,204/2,000 pictures done (60%), 12 failed, 310/s, ETA 3s, 2 workers".

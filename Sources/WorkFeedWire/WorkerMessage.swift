@@ -62,6 +62,26 @@ public struct JobReport: Sendable, Hashable {
     }
 }
 
+/// Why the coordinator refused a worker's READY (frame 3 of its DISCONNECT): a worker tells a
+/// refusal that no reconnection can change from one that passes.
+public enum DisconnectCode: String, Sendable, Hashable, CaseIterable {
+    /// The worker draws on another basemap than the coordinator's (`basemap.*` differ).
+    case basemapDiffers = "basemap-differs"
+    /// The worker's renderer version is not the coordinator's (another build).
+    case rendererDiffers = "renderer-differs"
+    /// The worker is set aside for a while (`workers.set_aside_seconds`).
+    case setAside = "set-aside"
+
+    /// Whether only a change of the worker's configuration or build can end the refusal: the
+    /// worker stops (exit 78) after a few such refusals in a row instead of retrying for ever.
+    public var needsAnotherConfiguration: Bool {
+        switch self {
+        case .basemapDiffers, .rendererDiffers: true
+        case .setAside: false
+        }
+    }
+}
+
 /// The messages between coordinator and workers (docs/PROTOCOL.md, "Worker protocol").
 /// Every message starts with the protocol frame `WFW1` and a command frame.
 public enum WorkerMessage: Sendable, Hashable {
@@ -75,7 +95,8 @@ public enum WorkerMessage: Sendable, Hashable {
     /// Both ways, when nothing else was sent for a heartbeat interval.
     case heartbeat
     /// Both ways: the sender is going away (or, from the coordinator, does not know the worker).
-    case disconnect(reason: String)
+    /// From the coordinator, `code` says why when the worker was refused (``DisconnectCode``).
+    case disconnect(reason: String, code: DisconnectCode? = nil)
     /// Coordinator → worker: the worker's last message was malformed.
     case error(String)
 
@@ -136,7 +157,10 @@ public enum WorkerMessage: Sendable, Hashable {
             if let code = report.code { frames.append(Array(code.rawValue.utf8)) }
         case .heartbeat:
             break
-        case .disconnect(let reason), .error(let reason):
+        case .disconnect(let reason, let code):
+            frames.append(Array(reason.utf8))
+            if let code { frames.append(Array(code.rawValue.utf8)) }
+        case .error(let reason):
             frames.append(Array(reason.utf8))
         }
         return frames
@@ -208,7 +232,10 @@ public enum WorkerMessage: Sendable, Hashable {
         case "HEARTBEAT":
             self = .heartbeat
         case "DISCONNECT":
-            self = .disconnect(reason: reader.remaining > 0 ? try reader.text("reason", maximumBytes: Self.maximumTextBytes) : "")
+            let reason = reader.remaining > 0 ? try reader.text("reason", maximumBytes: Self.maximumTextBytes) : ""
+            // Frame 3, the refusal's code, is optional; a code this version does not know is no code.
+            let code = reader.remaining > 0 ? DisconnectCode(rawValue: try reader.text("code", maximumBytes: 64)) : nil
+            self = .disconnect(reason: reason, code: code)
         case "ERROR":
             self = .error(try reader.text("message", maximumBytes: Self.maximumTextBytes))
         default:

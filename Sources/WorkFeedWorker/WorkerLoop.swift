@@ -38,6 +38,13 @@ struct WorkerLoop: ~Copyable {
     /// Set by ``Worker/stop()``, checked every turn (the wake socket is the fast way).
     let stopRequest: StopRequest
     var renderers: [Thread] = []
+    /// Refusals in a row that only another configuration can end (another basemap, the control
+    /// endpoint instead of the workers'); reset by any JOB or HEARTBEAT.
+    var refusals = 0
+    /// Why the loop ended by itself (``refusalsBeforeStopping`` such refusals): the worker exits 78.
+    var ended: WorkerError?
+    /// After this many refusals in a row the worker stops instead of retrying for ever.
+    static let refusalsBeforeStopping = 3
     /// The tilesets this worker draws maps from; `nil` without any.
     let basemap: Basemap?
     let renderThreadsDone = DispatchGroup()
@@ -102,7 +109,7 @@ struct WorkerLoop: ~Copyable {
                 "cache": "\(configuration.cacheDirectory)",
             ])
         connect()
-        while !stopping || !inHand.isEmpty {
+        while (!stopping || !inHand.isEmpty) && ended == nil {
             do {
                 try turn()
             } catch let error as ZMQError where error.isTerminated {
@@ -242,25 +249,52 @@ struct WorkerLoop: ~Copyable {
         do {
             message = try WorkerMessage(frames: frames)
         } catch {
+            if let first = frames.first, let reached = WireProtocol(frame: first), reached != .worker {
+                let reason =
+                    WireProtocol.worker.wrongEndpoint(configuration.coordinatorEndpoint, reached: reached)
+                    + ": point the worker at the worker endpoint (coordinator, --connect, WORKFEED_COORDINATOR)"
+                try refused(reason: reason)
+                return
+            }
             logger.error("malformed message from the coordinator", metadata: ["error": "\(error)"])
             return
         }
         switch message {
         case .job(let job):
+            refusals = 0
             backoff.reset()
             if stopping { return }  // its lease returns to the queue when we say DISCONNECT
             inHand.insert(job.lease)
             metrics.inHand(inHand.count)
             queue.push(job)
         case .heartbeat:
+            refusals = 0
             backoff.reset()
-        case .disconnect(let reason):
+        case .disconnect(let reason, let code?) where code.needsAnotherConfiguration:
+            try refused(reason: "the coordinator refused this worker (\(code.rawValue)): \(reason)")
+        case .disconnect(let reason, _):
             try reconnect(reason: "the coordinator said: \(reason)")
         case .error(let text):
             logger.error("the coordinator refused a message", metadata: ["error": "\(text)"])
         case .ready, .status:
             logger.warning("unexpected \(message.command) from the coordinator")
         }
+    }
+
+    /// A refusal that no reconnection can end: logged, and after ``refusalsBeforeStopping`` in a
+    /// row the worker stops (exit 78, as for a bad configuration) instead of retrying for ever.
+    mutating func refused(reason: String) throws {
+        refusals += 1
+        logger.error("worker refused", metadata: ["reason": "\(reason)", "refusals": "\(refusals)"])
+        guard refusals >= Self.refusalsBeforeStopping else {
+            try reconnect(reason: reason)
+            return
+        }
+        ended = WorkerError(
+            .refused, "worker stopped after \(refusals) refusals in a row: \(reason)",
+            hint: "fix the worker's configuration and start it again")
+        connected = false
+        stopping = true
     }
 
     /// Sends every finished job's STATUS to the coordinator.
