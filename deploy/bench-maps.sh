@@ -82,7 +82,7 @@ workers=("${pids[1]}" "${pids[2]}")
 "$bin/workctl" import "$run/gpx" >/dev/null
 jobs=$(( workouts * 4 ))
 started=$(date +%s.%N)
-"$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait >/dev/null || [ $? -eq 2 ]
+"$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait --wait-timeout 60 >/dev/null || [ $? -eq 2 ]
 finished=$(date +%s.%N)
 generated=$(find "$run/cache" -name '*.png' | wc -l)
 seconds=$(python3 -c "print(f'{$finished - $started:.1f}')")

@@ -40,7 +40,9 @@ extension WorkCtl {
                     "enqueued: \(reply.created) new, \(reply.stale) stale, \(reply.revived) failed retried; "
                         + "\(reply.alreadyPending) already pending, \(reply.current) current, \(reply.failed) failed-no-retry (workctl retry)")
                 if let skipped = reply.skippedNoHeartRate, skipped > 0 {
-                    say("skipped heatmaps of \(skipped) workouts without heart rate (not failures: they are queued if a re-import brings heart rate)")
+                    say(
+                        "skipped heatmaps of \(counted(skipped, "workout")) without heart rate (not failures: they are queued if a re-import brings heart rate)"
+                    )
                 }
             }
             try waiting.finish(request, reply, client: &client, json: json)

@@ -74,10 +74,16 @@ struct ProgressMeter {
         noWorkerSince.map { seconds - $0 } ?? 0
     }
 
-    /// "1,204/2,000 pictures done (60%), 12 failed, 310/s, ETA 3s, 2 workers".
+    /// "1,204/2,000 pictures done (60%), 12 failed, 310/s, ETA 3s, 2 workers": the percentage is
+    /// of those done, like the count.
     func line(seconds: Double) -> String {
         var text = "\(Self.grouped(done))/\(Self.grouped(total)) \(unit) done"
-        if total > 0 { text += " (\(Int((100 * Double(done + failed) / Double(total)).rounded(.down)))%)" }
+        // The share of the total done, as the count before it says (30/32 done is 94%, whatever
+        // failed); 100% only when all are done.
+        if total > 0 {
+            let percent = done >= total ? 100 : min(99, Int((100 * Double(done) / Double(total)).rounded()))
+            text += " (\(percent)%)"
+        }
         if failed > 0 { text += ", \(Self.grouped(failed)) failed" }
         if let rate { text += rate >= 10 ? ", \(Int(rate.rounded()))/s" : String(format: ", %.1f/s", rate) }
         if done + failed < total {

@@ -191,3 +191,9 @@ func parseThemes(_ text: String, option: String = "--theme") throws -> [Theme] {
         return theme
     }
 }
+
+/// "1 workout", "2 workouts", "1,204 picture files": a count with its noun, grouped, in the
+/// singular for one.
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(ProgressMeter.grouped(count)) \(noun)\(count == 1 ? "" : "s")"
+}

@@ -161,6 +161,28 @@ import WorkFeedWire
         #expect(started.waitForExit(seconds: 60) == 78, "\(started.log)")
         #expect(started.log.contains("listen.metrics: unknown key; did you mean 'metrics.listen'?"), "\(started.log)")
     }
+
+    /// Words and numbers: one workout deleted is "1 workout", and `show` points at the line that
+    /// holds the file's sha256, which comes below the identity.
+    @Test func wordsAndNumbersSayWhatTheyMean() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        let at = ["--coordinator", system.endpoints.control]
+        #expect(try WorkCtlProcess.run(["import", try fixture("runkeeper_hr-on-waypoint.gpx")] + at).status == 0)
+        let feed = try decodeJSON([WorkoutWithPictures].self, try WorkCtlProcess.run(["feed", "--json"] + at).output)
+        let id = try #require(feed.first?.workout.id)
+        let shown = try WorkCtlProcess.run(["show", id.description] + at)
+        let lines = shown.output.split(separator: "\n").map(String.init)
+        if let identity = lines.firstIndex(where: { $0.contains("identity:") && $0.contains("sha256") }) {
+            #expect(lines[identity].contains("its sha256 on the file line below"), "\(shown.output)")
+            #expect(lines[(identity + 1)...].contains { $0.contains("sha256 ") }, "\(shown.output)")
+        }
+        #expect(!shown.output.contains("sha256 above"), "\(shown.output)")
+        let deleted = try WorkCtlProcess.run(["delete", id.description] + at)
+        #expect(deleted.status == 0)
+        #expect(deleted.output.hasPrefix("deleted 1 workout: 1 series, "), "\(deleted.output)")
+        #expect(deleted.output.contains(", 1 original file\n"), "\(deleted.output)")
+    }
 }
 
 /// A loopback TCP port held open (listening) until this value goes.
