@@ -47,6 +47,8 @@ struct Dispatcher {
     /// What the dispatcher knows of a connected worker. Credits are `capacity - inFlight.count`.
     struct WorkerState {
         var name: String
+        /// The worker process's instance from READY (empty from older workers).
+        var instance: String = ""
         var key: String
         var capacity: Int
         var inFlight: Set<UInt64> = []
@@ -236,7 +238,7 @@ struct Dispatcher {
         let known = workers.index(forKey: identity)
         if let known { workers.values[known].lastHeard = now }
         switch message {
-        case .ready(let capacity, let rendererVersion, let name, let workerBasemap):
+        case .ready(let capacity, let rendererVersion, let name, let workerBasemap, let instance):
             guard rendererVersion == PictureSpec.rendererVersion else {
                 logger.error(
                     "worker refused: its renderer version differs from the coordinator's",
@@ -288,7 +290,21 @@ struct Dispatcher {
                 // A worker that says READY again has reset: whatever it held is not coming back.
                 try release(previous, reason: "worker \(previous.name) restarted", cause: .restarted, transaction: &transaction, outbox: &outbox)
             }
-            workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now)
+            // The same worker reconnected under a new socket identity (every reconnection has one):
+            // its old entry goes now, not when it falls silent, so that it is never listed twice
+            // nor reported gone while it works. The jobs it had not started were dropped when it
+            // reconnected; they go back without an attempt counted.
+            for (oldIdentity, old) in workers where oldIdentity != identity && old.name == name && old.instance == instance {
+                workers.removeValue(forKey: oldIdentity)
+                logger.info(
+                    "worker reconnected; its previous connection is replaced", metadata: ["worker": "\(name)", "jobs": "\(old.inFlight.count)"])
+                try release(
+                    old, reason: "worker \(name) reconnected", cause: .restarted, countAttempt: false, transaction: &transaction, outbox: &outbox)
+            }
+            if workers.values.contains(where: { $0.name == name && $0.instance != instance }) {
+                logger.warning("two worker processes share a name: give each its own (name, --name)", metadata: ["worker": "\(name)"])
+            }
+            workers[identity] = WorkerState(name: name, instance: instance, key: leaseKey(identity), capacity: capacity, lastHeard: now)
             logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
             outbox.events.append(.worker(name: name, change: "connected"))
         case .status(let report):

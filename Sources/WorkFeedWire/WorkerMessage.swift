@@ -86,8 +86,11 @@ public enum DisconnectCode: String, Sendable, Hashable, CaseIterable {
 /// Every message starts with the protocol frame `WFW1` and a command frame.
 public enum WorkerMessage: Sendable, Hashable {
     /// Worker → coordinator: ready for up to `capacity` jobs at once, drawing maps on the basemap
-    /// `basemap` (its ``BasemapIdentity`` hash; empty without tilesets).
-    case ready(capacity: Int, rendererVersion: Int, name: String, basemap: String)
+    /// `basemap` (its ``BasemapIdentity`` hash; empty without tilesets). `instance` (16 lower-case
+    /// hex digits, drawn once per worker process; empty from older workers) is the same on every
+    /// reconnection, whose socket identity is new: the coordinator replaces the entry of the same
+    /// name and instance instead of keeping both.
+    case ready(capacity: Int, rendererVersion: Int, name: String, basemap: String, instance: String = "")
     /// Coordinator → worker.
     case job(JobAssignment)
     /// Worker → coordinator.
@@ -139,11 +142,12 @@ public enum WorkerMessage: Sendable, Hashable {
     public var frames: [[UInt8]] {
         var frames: [[UInt8]] = [Self.protocolFrame, commandFrame]
         switch self {
-        case .ready(let capacity, let version, let name, let basemap):
+        case .ready(let capacity, let version, let name, let basemap, let instance):
             frames += [
                 UInt32(clamping: capacity).bigEndianBytes, UInt32(clamping: version).bigEndianBytes, Array(name.utf8),
                 Array(basemap.utf8),
             ]
+            if !instance.isEmpty { frames.append(Array(instance.utf8)) }
         case .job(let job):
             frames += [
                 job.lease.bigEndianBytes, job.workoutID.utf8, Array(job.cacheKey.utf8),
@@ -195,7 +199,12 @@ public enum WorkerMessage: Sendable, Hashable {
             guard basemap.isEmpty || basemap.isLowerHex(count: 64) else {
                 throw WireError("READY: frame 5 (basemap) must be empty or 64 lower-case hex digits")
             }
-            self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name, basemap: basemap)
+            // Frame 6, the worker process's instance, is optional: workers before it send none.
+            let instance = reader.remaining > 0 ? try reader.text("instance", maximumBytes: 16) : ""
+            guard instance.isEmpty || instance.isLowerHex(count: 16) else {
+                throw WireError("READY: frame 6 (instance) must be empty or 16 lower-case hex digits")
+            }
+            self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name, basemap: basemap, instance: instance)
         case "JOB":
             let lease = try reader.uint64("lease")
             let idText = try reader.text("workout id")

@@ -17,6 +17,9 @@ struct WorkerLoop: ~Copyable {
     let logger: Logger
     let metrics: WorkerMetrics
     let name: String
+    /// Drawn once per process and sent in every READY: each reconnection has a new socket
+    /// identity, and the coordinator tells by this that it is the same worker coming back.
+    let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
     let capacity: Int
     let curve: CurveClientKeys?
     let queue = JobQueue()
@@ -178,7 +181,8 @@ struct WorkerLoop: ~Copyable {
             try dealer.connect(configuration.coordinatorEndpoint)
             try dealer.send(
                 WorkerMessage.ready(
-                    capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? ""
+                    capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? "",
+                    instance: instance
                 ).frames)
             connected = true
             lastHeard = .now
@@ -378,5 +382,12 @@ struct WorkerLoop: ~Copyable {
             logger.warning("grace period over; unfinished jobs return to the queue", metadata: ["jobs": "\(inHand.count)"])
             inHand.removeAll()
         }
+    }
+}
+
+extension String {
+    /// This text with `0`s before it up to `length` characters.
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
     }
 }

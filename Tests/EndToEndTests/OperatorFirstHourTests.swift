@@ -183,6 +183,59 @@ import WorkFeedWire
         #expect(deleted.output.hasPrefix("deleted 1 workout: 1 series, "), "\(deleted.output)")
         #expect(deleted.output.contains(", 1 original file\n"), "\(deleted.output)")
     }
+
+    /// A worker's socket identity changes with every reconnection (it is the name and a random
+    /// number). The same worker reconnecting under its name and instance replaces its old entry
+    /// at once, whatever the timing: listed once, never reported gone while it works. Another
+    /// process under the same name is another worker.
+    @Test func aReconnectingWorkerReplacesItsOldEntry() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        var client = try system.client()
+        func workers() throws -> [String] {
+            let status: StatusReply = try client.request(.status, StatusRequest())
+            return status.workers.map(\.name).sorted()
+        }
+        func connect(_ instance: String) throws -> ZMQSocket {
+            let socket = try ZMQSocket(system.context, type: .dealer)
+            try socket.set(.sendTimeout(milliseconds: 500))
+            try socket.connect(system.endpoints.workers)
+            try socket.send(
+                WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "twin", basemap: "", instance: instance).frames)
+            return socket
+        }
+        let first = try connect("00000000000000aa")
+        try first.send(WorkerMessage.heartbeat.frames)
+        var names: [String] = []
+        for _ in 0..<50 where names.isEmpty {
+            names = try workers()
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(names == ["twin"])
+        // The first connection is still open and has said nothing more (its READY was on its way
+        // when the worker gave up on it): the second one, same instance, replaces it.
+        let second = try connect("00000000000000aa")
+        for _ in 0..<20 {
+            try second.send(WorkerMessage.heartbeat.frames)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(try workers() == ["twin"])
+        // Past the silence limit of the first connection (5 × 200 ms): still there, once.
+        for _ in 0..<15 {
+            try second.send(WorkerMessage.heartbeat.frames)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(try workers() == ["twin"])
+        // Another process that happens to use the same name is another worker.
+        let other = try connect("00000000000000bb")
+        for _ in 0..<5 {
+            try second.send(WorkerMessage.heartbeat.frames)
+            try other.send(WorkerMessage.heartbeat.frames)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(try workers() == ["twin", "twin"])
+        _ = first.pollItem()  // the first connection stays open, silent, to the end
+    }
 }
 
 /// A loopback TCP port held open (listening) until this value goes.
