@@ -188,7 +188,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-gateway",
             dependencies: [
-                "WorkFeedGateway", "WorkFeedConfig",
+                "WorkFeedGateway", "WorkFeedConfig", "WorkFeedModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -83,7 +83,7 @@ with open(os.path.join(directory, "feed-paths.txt"), "w") as out:
     out.write("/v1/feed?limit=20\n")
     for c in cursors: out.write("/v1/feed?limit=20&cursor=" + urllib.parse.quote(c, safe="") + "\n")
 # 300 route pictures drawn, light, @1x: the picture list for wrk and nginx.
-subprocess.run([os.environ["WORKCTL"], "enqueue", "--ids", *ids[:300], "--kind", "route", "--theme", "light", "--wait",
+subprocess.run([os.environ["WORKCTL"], "enqueue", "--ids", *ids[:300], "--kind", "route", "--theme", "light", "--wait", "--wait-timeout", "60",
                 "--coordinator", os.environ["CONTROL"]], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 urls = []
 for id in ids[:300]:

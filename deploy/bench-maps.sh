@@ -82,7 +82,7 @@ workers=("${pids[1]}" "${pids[2]}")
 "$bin/workctl" import "$run/gpx" >/dev/null
 jobs=$(( workouts * 4 ))
 started=$(date +%s.%N)
-"$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait >/dev/null || [ $? -eq 2 ]
+"$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait --wait-timeout 60 >/dev/null || [ $? -eq 2 ]
 finished=$(date +%s.%N)
 # Pictures by their picture names: the store's keys/ names are the same files again.
 generated=$(find "$run/cache" -path "$run/cache/keys" -prune -o -name '*.png' -print | wc -l)

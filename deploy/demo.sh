@@ -65,7 +65,7 @@ echo "demo: importing deploy/samples"
 echo "demo: rendering route pictures and heart-rate heatmaps, light and dark"
 # Exit code 2 means done, but some pictures failed: the samples include a recording without a
 # route on purpose (README, "What the demo shows"), so that is expected here.
-render() { "$bin/workctl" enqueue --all "$@" --wait || [ $? -eq 2 ]; }
+render() { "$bin/workctl" enqueue --all "$@" --wait --wait-timeout 60 || [ $? -eq 2 ]; }
 render --kind route --theme light,dark
 render --kind heatmap --theme light,dark
 echo

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import SystemPackage
 import Yams
+import WorkFeedModel
 
 /// Configuration values from, in order of precedence: command-line flags, environment variables
 /// (`WORKFEED_` + the key in upper case with `_` for `.`, e.g. `WORKFEED_CACHE_DIRECTORY`), the
@@ -62,17 +63,33 @@ public struct Settings: Sendable {
             for (keyNode, value) in mapping {
                 let key = prefix.isEmpty ? (keyNode.string ?? "?") : prefix + "." + (keyNode.string ?? "?")
                 if known.contains(key) { continue }
-                if value.mapping != nil, known.contains(where: { $0.hasPrefix(key + ".") }) {
+                // An unknown top-level section is walked too, so that the key named is the whole
+                // one (`listen.metrics`, for which `metrics.listen` is suggested); deeper, the
+                // section is named (`maps.light.labels.castle`: no such label kind).
+                if let mapping = value.mapping, !mapping.isEmpty,
+                    prefix.isEmpty || known.contains(where: { $0.hasPrefix(key + ".") })
+                {
                     try walk(value, prefix: key)
                     continue
                 }
                 let line = keyNode.mark.map { ":\($0.line)" } ?? ""
-                throw ConfigurationError(
-                    key: key, value: nil, allowed: "unknown key (known keys: \(known.sorted().joined(separator: ", ")))",
-                    file: file + line)
+                throw ConfigurationError(key: key, value: nil, allowed: unknownKeyMessage(key, known: known), file: file + line)
             }
         }
         try walk(root, prefix: "")
+    }
+
+    /// "unknown key; did you mean 'listen.workers'?": the nearest known keys, never the whole list
+    /// (a daemon knows hundreds).
+    static func unknownKeyMessage(_ key: String, known: Set<String>) -> String {
+        let near = Spelling.nearest(key, among: known.sorted())
+        let guess: String =
+            switch near.count {
+            case 0: "no known key is close to it"
+            case 1: "did you mean '\(near[0])'?"
+            default: "did you mean " + near.dropLast().map { "'\($0)'" }.joined(separator: ", ") + " or '\(near.last!)'?"
+            }
+        return "unknown key; \(guess) (the configuration files in Config/ show each of the \(known.count) keys, commented)"
     }
 
     func raw(_ key: String) -> String? {

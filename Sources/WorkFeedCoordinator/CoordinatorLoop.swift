@@ -268,9 +268,15 @@ struct CoordinatorLoop: ~Copyable {
                 if let role = message.role, role != .worker { throw WireError("a \(role.rawValue) key may not use the worker protocol") }
                 parsed.append((message.identity, try WorkerMessage(frames: message.frames)))
             } catch {
-                throttle.log(
-                    "malformed-worker", "malformed worker message", metadata: ["peer": "\(message.identity.hexString)", "error": "\(error)"],
-                    logger: logger)
+                if let first = message.frames.first, let spoken = WireProtocol(frame: first), spoken != .worker {
+                    throttle.log(
+                        "wrong-endpoint-worker", "a control client (\(spoken.clients)) is connected to the worker endpoint",
+                        metadata: ["peer": "\(message.identity.hexString)", "hint": "it should use \(spoken.listenKey)"], logger: logger)
+                } else {
+                    throttle.log(
+                        "malformed-worker", "malformed worker message", metadata: ["peer": "\(message.identity.hexString)", "error": "\(error)"],
+                        logger: logger)
+                }
                 try? workerSocket.send(WorkerMessage.error("\(error)").frames, to: message.identity, dontWait: true)
             }
         }
@@ -287,7 +293,13 @@ struct CoordinatorLoop: ~Copyable {
             do {
                 request = try ControlRequest(frames: message.frames)
             } catch {
-                throttle.log("malformed-control", "malformed control request", metadata: ["error": "\(error)"], logger: logger)
+                if let first = message.frames.first, let spoken = WireProtocol(frame: first), spoken != .control {
+                    throttle.log(
+                        "wrong-endpoint-control", "a worker is connected to the control endpoint",
+                        metadata: ["hint": "it should use \(spoken.listenKey)"], logger: logger)
+                } else {
+                    throttle.log("malformed-control", "malformed control request", metadata: ["error": "\(error)"], logger: logger)
+                }
                 // The request id, when frame 1 holds one, so that the client can match the error.
                 let id =
                     message.frames.count > 1 && [8, 16].contains(message.frames[1].count)

@@ -83,9 +83,10 @@ extension Dispatcher {
             let owner = try checkOwner(body.owner, "IMPORT") ?? configuration.defaultOwner
             let kept = keepOriginal(of: body, attachments: request.attachments)
             var maybeUnreferenced = Set<String>()
-            let reply = try transaction.importWorkout(
+            var reply = try transaction.importWorkout(
                 workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept,
                 replacedFile: { maybeUnreferenced.insert($0) })
+            reply.owner = owner
             if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
                 maybeUnreferenced.insert(file.sha256)
             }

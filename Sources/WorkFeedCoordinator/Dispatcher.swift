@@ -46,6 +46,8 @@ struct Dispatcher {
     /// What the dispatcher knows of a connected worker. Credits are `capacity - inFlight.count`.
     struct WorkerState {
         var name: String
+        /// The worker process's instance from READY (empty from older workers).
+        var instance: String = ""
         var key: String
         var capacity: Int
         var inFlight: Set<UInt64> = []
@@ -252,7 +254,7 @@ struct Dispatcher {
         let known = workers.index(forKey: identity)
         if let known { workers.values[known].lastHeard = now }
         switch message {
-        case .ready(let capacity, let rendererVersion, let name, let workerBasemap):
+        case .ready(let capacity, let rendererVersion, let name, let workerBasemap, let instance):
             guard rendererVersion == PictureSpec.rendererVersion else {
                 logger.error(
                     "worker refused: its renderer version differs from the coordinator's",
@@ -262,7 +264,8 @@ struct Dispatcher {
                         identity,
                         .disconnect(
                             reason:
-                                "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker"
+                                "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker",
+                            code: .rendererDiffers
                         )
                     ))
                 return
@@ -278,7 +281,8 @@ struct Dispatcher {
                         identity,
                         .disconnect(
                             reason:
-                                "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution"
+                                "this worker has \(has), the coordinator draws on basemap \(basemap.prefix(12)): configure the same basemap.tilesets, basemap.font and basemap.attribution",
+                            code: .basemapDiffers
                         )
                     ))
                 return
@@ -291,7 +295,8 @@ struct Dispatcher {
                         identity,
                         .disconnect(
                             reason:
-                                "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name"
+                                "set aside for \(seconds) s more: its jobs kept failing where other workers' succeeded; fix it, or start it under another name",
+                            code: .setAside
                         )
                     ))
                 return
@@ -301,7 +306,21 @@ struct Dispatcher {
                 // A worker that says READY again has reset: whatever it held is not coming back.
                 try release(previous, reason: "worker \(previous.name) restarted", cause: .restarted, transaction: &transaction, outbox: &outbox)
             }
-            workers[identity] = WorkerState(name: name, key: leaseKey(identity), capacity: capacity, lastHeard: now)
+            // The same worker reconnected under a new socket identity (every reconnection has one):
+            // its old entry goes now, not when it falls silent, so that it is never listed twice
+            // nor reported gone while it works. The jobs it had not started were dropped when it
+            // reconnected; they go back without an attempt counted.
+            for (oldIdentity, old) in workers where oldIdentity != identity && old.name == name && old.instance == instance {
+                workers.removeValue(forKey: oldIdentity)
+                logger.info(
+                    "worker reconnected; its previous connection is replaced", metadata: ["worker": "\(name)", "jobs": "\(old.inFlight.count)"])
+                try release(
+                    old, reason: "worker \(name) reconnected", cause: .restarted, countAttempt: false, transaction: &transaction, outbox: &outbox)
+            }
+            if workers.values.contains(where: { $0.name == name && $0.instance != instance }) {
+                logger.warning("two worker processes share a name: give each its own (name, --name)", metadata: ["worker": "\(name)"])
+            }
+            workers[identity] = WorkerState(name: name, instance: instance, key: leaseKey(identity), capacity: capacity, lastHeard: now)
             logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
             outbox.events.append(.worker(name: name, change: "connected"))
         case .status(let report):
@@ -355,7 +374,7 @@ struct Dispatcher {
             if known == nil {
                 outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
             }
-        case .disconnect(let reason):
+        case .disconnect(let reason, _):
             if let worker = workers.removeValue(forKey: identity) {
                 logger.info("worker disconnected", metadata: ["worker": "\(worker.name)", "reason": "\(reason)"])
                 outbox.events.append(.worker(name: worker.name, change: "disconnected"))
@@ -405,7 +424,8 @@ struct Dispatcher {
                 identity,
                 .disconnect(
                     reason:
-                        "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded"
+                        "set aside for \(Int(configuration.setAsideSeconds)) s: your last \(worker.failureStreak) jobs failed (\(code?.rawValue ?? "transient")) while other workers' succeeded",
+                    code: .setAside
                 )
             ))
         try release(

@@ -42,8 +42,9 @@ extension WorkCtl {
             } else {
                 let whose = owner.map { " of owner \($0)" } ?? ""
                 say(
-                    "deleted \(reply.deleted.count) workouts\(whose): \(reply.series ?? reply.deleted.count) series, "
-                        + "\(reply.jobs ?? 0) picture jobs, \(reply.pictures) picture files, \(reply.originals ?? 0) original files")
+                    "deleted \(counted(reply.deleted.count, "workout"))\(whose): \(reply.series ?? reply.deleted.count) series, "
+                        + "\(counted(reply.jobs ?? 0, "picture job")), \(counted(reply.pictures, "picture file")), "
+                        + counted(reply.originals ?? 0, "original file"))
                 for id in reply.missing { say("  not in the index\(owner == nil ? "" : " (or not this owner's)"): \(id)") }
             }
             if !reply.missing.isEmpty { throw WorkCtlExit.partial }

@@ -40,7 +40,9 @@ extension WorkCtl {
                     "enqueued: \(reply.created) new, \(reply.stale) stale, \(reply.revived) failed retried; "
                         + "\(reply.alreadyPending) already pending, \(reply.current) current, \(reply.failed) failed-no-retry (workctl retry)")
                 if let skipped = reply.skippedNoHeartRate, skipped > 0 {
-                    say("skipped heatmaps of \(skipped) workouts without heart rate (not failures: they are queued if a re-import brings heart rate)")
+                    say(
+                        "skipped heatmaps of \(counted(skipped, "workout")) without heart rate (not failures: they are queued if a re-import brings heart rate)"
+                    )
                 }
             }
             try waiting.finish(request, reply, client: &client, json: json)
@@ -55,6 +57,18 @@ extension WorkCtl {
         @Flag(name: .long, help: "With --wait: progress as JSON lines on standard error, one a second.")
         var progressJSON = false
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --wait: give up (exit 75) once no worker has been connected for this many seconds; the pictures stay queued.",
+                valueName: "seconds"))
+        var waitTimeout: Int?
+
+        func validate() throws {
+            if let waitTimeout, waitTimeout < 1 { throw ValidationError("--wait-timeout must be at least 1 second") }
+            if waitTimeout != nil && !wait { throw ValidationError("--wait-timeout goes with --wait") }
+        }
+
         /// Prints the reply (JSON) or waits for its pictures and prints the outcome; exit 2 when
         /// any of them failed.
         func finish(_ request: EnqueueRequest, _ reply: EnqueueReply, client: inout ControlClient, json: Bool) throws {
@@ -63,7 +77,14 @@ extension WorkCtl {
                 return
             }
             let follow = PictureWait(selection: request, reply: reply)
-            let outcome = try talking { () throws(ControlClientError) in try follow.run(client: &client, progressJSON: progressJSON) }
+            let waited = try talking { () throws(ControlClientError) in
+                try follow.run(client: &client, progressJSON: progressJSON, giveUpWithoutWorkers: waitTimeout)
+            }
+            let outcome: PictureWait.Outcome
+            switch waited {
+            case .success(let finished): outcome = finished
+            case .failure(let gaveUp): outcome = gaveUp.outcome
+            }
             if json {
                 struct Result: Encodable {
                     var enqueued: EnqueueReply
@@ -71,7 +92,14 @@ extension WorkCtl {
                 }
                 try printJSON(Result(enqueued: reply, pictures: outcome))
             } else {
-                for line in PictureWait.summary(outcome) { say(line) }
+                for line in PictureWait.summary(outcome, finished: waited.isSuccess) { say(line) }
+            }
+            if case .failure(let gaveUp) = waited {
+                printError(
+                    "gave up waiting: no worker has been connected for \(gaveUp.allowed) s (--wait-timeout); "
+                        + "\(ProgressMeter.grouped(outcome.pending)) pictures stay queued and are drawn once a workfeed-worker connects (exit code 75)"
+                )
+                throw WorkCtlExit.gaveUp
             }
             if outcome.failed > 0 { throw WorkCtlExit.partial }
         }

@@ -16,7 +16,9 @@ extension WorkCtl {
                 the rest of the batch goes on, and nothing already in the index changes. A copy with less \
                 than the stored one (no heart rate, fewer points) leaves the stored one ("kept the richer \
                 stored copy"); the same activity from another file is a duplicate, not imported unless \
-                --allow-duplicates. Exits 2 when some files were skipped.
+                --allow-duplicates. Files in folders that are not workout files are named as ignored. \
+                The summary names the owner the workouts were filed under. Exits 2 when some files were \
+                skipped, or when no workout file was found.
                 """)
 
         @OptionGroup var connection: ConnectionOptions
@@ -40,15 +42,25 @@ extension WorkCtl {
         }
 
         func run() throws {
-            let files: [URL]
+            let collected: WorkoutFileReader.Collected
             do {
-                files = try WorkoutFileReader.collectFiles(paths)
+                collected = try WorkoutFileReader.collect(paths)
             } catch {
                 printError("\(error)")
                 throw WorkCtlExit.failed
             }
-            var client = try connection.client()
+            let files = collected.files
             var session = ImportSession(allowDuplicates: allowDuplicates)
+            session.summary.ignored = collected.ignored.map(\.path)
+            session.summary.owner = owner
+            session.summary.ownerIsDefault = owner == nil
+            session.summary.files = files.count
+            guard !files.isEmpty else {
+                // Nothing to send: an empty import is not a success.
+                try session.finish(json: json)
+                return
+            }
+            var client = try connection.client()
             var progress = ProgressLine(total: files.count, unit: "files")
             for (number, file) in files.enumerated() {
                 defer { progress.update(done: number + 1) }

@@ -14,6 +14,18 @@ struct ImportSummary: Encodable {
     var replacedDuplicates: [Replaced] = []
     var skipped: [Skipped] = []
     var warnings: [String] = []
+    /// Files found in folders and not read: not workout files.
+    var ignored: [String] = []
+    /// Whose workouts these are, as the coordinator filed them (its `owners.default` when no
+    /// `--owner` was given); `nil` when nothing was sent.
+    var owner: String?
+    /// Whether `owner` is the coordinator's default, not one given with `--owner`.
+    var ownerIsDefault = false
+    /// Workout files found to read (`import`); `nil` where files are not looked for (`reimport`).
+    var files: Int?
+
+    /// How many of the ignored files are named in the summary; the rest are counted.
+    static let ignoredNamed = 5
 
     struct Kept: Encodable {
         var file: String
@@ -48,7 +60,20 @@ struct ImportSummary: Encodable {
         if !duplicates.isEmpty { counts += ", duplicates \(duplicates.count)" }
         if !replacedDuplicates.isEmpty { counts += ", richer copies replacing a duplicate \(replacedDuplicates.count)" }
         counts += ", skipped \(skipped.count)"
+        if let owner {
+            counts += "; owner \(owner)" + (ownerIsDefault ? " (the coordinator's owners.default: --owner names another)" : "")
+        }
         var lines = [counts]
+        if files == 0 {
+            lines.append(
+                "no workout files found: import reads .gpx, .tcx, .fit and .zip files and Apple Health exports"
+                    + (ignored.isEmpty ? "" : "; \(ignored.count) other \(ignored.count == 1 ? "file" : "files") ignored"))
+        }
+        if !ignored.isEmpty {
+            let named = ignored.prefix(Self.ignoredNamed).joined(separator: ", ")
+            let more = ignored.count > Self.ignoredNamed ? " and \(ignored.count - Self.ignoredNamed) more" : ""
+            lines.append("  ignored (not workout files): \(named)\(more)")
+        }
         for kept in keptRicher {
             lines.append("  kept the richer stored copy of \(kept.id) instead of \(kept.file): \(kept.reason)")
         }
@@ -120,6 +145,7 @@ struct ImportSession {
         if withOriginal, reply.result != .duplicate, reply.result != .keptRicher, let file = workout.file {
             sentOriginals.insert(file.sha256)
         }
+        if let filed = reply.owner { summary.owner = filed }
         switch reply.result {
         case .imported: summary.imported += 1
         case .unchanged: summary.unchanged += 1
@@ -138,14 +164,15 @@ struct ImportSession {
         return nil
     }
 
-    /// Prints the summary (as JSON with `json`); exits 2 when something was skipped.
+    /// Prints the summary (as JSON with `json`); exits 2 when something was skipped or no
+    /// workout file was found.
     func finish(json: Bool) throws {
         if json {
             try printJSON(summary)
         } else {
             summary.lines.forEach(say)
         }
-        if !summary.skipped.isEmpty { throw WorkCtlExit.partial }
+        if !summary.skipped.isEmpty || summary.files == 0 { throw WorkCtlExit.partial }
     }
 
     /// Records a file or part that could not be read.

@@ -36,9 +36,24 @@ struct PictureWait {
         return Outcome(total: max(total, generated + failed + pending), generated: generated, failed: failed, pending: pending)
     }
 
+    /// Waiting ended because no worker was connected for the time allowed (`--wait-timeout`).
+    struct NoWorkers: Error {
+        /// The seconds allowed without a worker.
+        var allowed: Int
+        /// What had become of the pictures when waiting stopped.
+        var outcome: Outcome
+    }
+
     /// Polls STATUS for the selection, drawing progress on standard error, until nothing of it is
     /// pending.
-    func run(client: inout ControlClient, progressJSON: Bool) throws(ControlClientError) -> Outcome {
+    /// - Parameter giveUpWithoutWorkers: stop waiting once no worker has been connected for this
+    ///   many seconds (``NoWorkers``); `nil` waits for as long as it takes.
+    /// - Returns: the outcome, or ``NoWorkers`` (in the `Result`) when waiting was given up.
+    func run(
+        client: inout ControlClient, progressJSON: Bool, giveUpWithoutWorkers: Int? = nil
+    ) throws(ControlClientError) -> Result<
+        Outcome, NoWorkers
+    > {
         let started = ContinuousClock.now
         var progress = ProgressLine(total: total, unit: "pictures", json: progressJSON)
         var outcome = Outcome(total: total, generated: 0, failed: 0, pending: total)
@@ -49,23 +64,39 @@ struct PictureWait {
             outcome = self.outcome(status)
             progress.update(done: outcome.generated, failed: outcome.failed, workers: status.workers.count, total: outcome.total)
             if outcome.pending == 0 { break }
+            if let giveUpWithoutWorkers, progress.meter.secondsWithoutWorkers(at: progress.elapsed) >= Double(giveUpWithoutWorkers) {
+                progress.finish()
+                outcome.seconds = progress.elapsed
+                return .failure(NoWorkers(allowed: giveUpWithoutWorkers, outcome: outcome))
+            }
             Thread.sleep(forTimeInterval: interval)
         }
         progress.finish()
         let elapsed = ContinuousClock.now - started
         outcome.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return outcome
+        return .success(outcome)
     }
 
     /// "1,204 generated, 12 failed in 42s", and where to look when some failed.
-    static func summary(_ outcome: Outcome) -> [String] {
+    /// - Parameter finished: false when waiting was given up: the pictures still pending are counted.
+    static func summary(_ outcome: Outcome, finished: Bool = true) -> [String] {
         var lines = [
-            "done: \(ProgressMeter.grouped(outcome.generated)) generated, \(ProgressMeter.grouped(outcome.failed)) failed"
+            (finished ? "done: " : "not done: ")
+                + "\(ProgressMeter.grouped(outcome.generated)) generated, \(ProgressMeter.grouped(outcome.failed)) failed"
+                + (finished ? "" : ", \(ProgressMeter.grouped(outcome.pending)) pending")
                 + (outcome.seconds.map { " in " + ProgressMeter.format(seconds: $0) } ?? "")
         ]
         if outcome.failed > 0 {
             lines.append("\(ProgressMeter.grouped(outcome.failed)) pictures failed: workctl failed --group says why (exit code 2)")
         }
         return lines
+    }
+}
+
+extension Result {
+    /// Whether this is a success.
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }

@@ -65,14 +65,25 @@ struct ProgressMeter {
 
     /// Whether no worker has been connected for ``noWorkerWarningAfter`` seconds at `seconds`.
     func waitingForWorkers(at seconds: Double) -> Bool {
-        guard let since = noWorkerSince else { return false }
-        return seconds - since >= noWorkerWarningAfter
+        noWorkerSince != nil && secondsWithoutWorkers(at: seconds) >= noWorkerWarningAfter
     }
 
-    /// "1,204/2,000 pictures done (60%), 12 failed, 310/s, ETA 3s, 2 workers".
+    /// How long no worker has been connected at `seconds`; 0 while one is (or when the operation
+    /// does not depend on workers).
+    func secondsWithoutWorkers(at seconds: Double) -> Double {
+        noWorkerSince.map { seconds - $0 } ?? 0
+    }
+
+    /// "1,204/2,000 pictures done (60%), 12 failed, 310/s, ETA 3s, 2 workers": the percentage is
+    /// of those done, like the count.
     func line(seconds: Double) -> String {
         var text = "\(Self.grouped(done))/\(Self.grouped(total)) \(unit) done"
-        if total > 0 { text += " (\(Int((100 * Double(done + failed) / Double(total)).rounded(.down)))%)" }
+        // The share of the total done, as the count before it says (30/32 done is 94%, whatever
+        // failed); 100% only when all are done.
+        if total > 0 {
+            let percent = done >= total ? 100 : min(99, Int((100 * Double(done) / Double(total)).rounded()))
+            text += " (\(percent)%)"
+        }
         if failed > 0 { text += ", \(Self.grouped(failed)) failed" }
         if let rate { text += rate >= 10 ? ", \(Int(rate.rounded()))/s" : String(format: ", %.1f/s", rate) }
         if done + failed < total {

@@ -96,7 +96,7 @@ extension WorkCtl.Show {
             let hash = w.sourceID.dropFirst("sha256:".count)
             if let file = w.file, hash.hasPrefix(file.sha256) {
                 let place = hash.count > file.sha256.count ? ", workout \(hash.dropFirst(file.sha256.count + 1)) in it" : ""
-                return "\(w.source.rawValue), the content of its file (sha256 above\(place))"
+                return "\(w.source.rawValue), the content of its file (its sha256 on the file line below\(place))"
             }
             return "\(w.source.rawValue), content hash \(hash) (from before files were remembered)"
         }

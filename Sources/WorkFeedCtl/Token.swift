@@ -26,7 +26,7 @@ extension WorkCtl.Token {
         @Option(name: .long, help: "The owner (the app's user id); it becomes the token's sub.")
         var owner: String
 
-        @Option(name: .long, help: "How long it is valid: a number with s, m, h or d (30d, 12h, 900s).")
+        @Option(name: .long, help: "How long it is valid: a number with its unit, d, h, m or s (30d, 12h, 900s); a bare number is refused.")
         var expires: String = "30d"
 
         @Option(name: .long, help: "The file holding the secret (the gateway's tokens.secret_file; env WORKFEED_TOKENS_SECRET_FILE).")
@@ -34,8 +34,13 @@ extension WorkCtl.Token {
 
         func validate() throws {
             try validateOwner(owner)
+            if let number = Int(expires) {
+                // A bare number was read as seconds once: `--expires 30` made a 30-second token.
+                throw ValidationError(
+                    "--expires: '\(expires)' has no unit: write \(number)d (days), \(number)h (hours), \(number)m (minutes) or \(number)s (seconds)")
+            }
             guard Self.seconds(expires) != nil else {
-                throw ValidationError("--expires: '\(expires)' is not a duration such as 30d, 12h, 15m or 900s (at most 3650d)")
+                throw ValidationError("--expires: '\(expires)' is not a duration such as 30d, 12h, 15m or 900s (units d, h, m, s; at most 3650d)")
             }
             guard secretFile != nil else { throw ValidationError("--secret-file is needed (or WORKFEED_TOKENS_SECRET_FILE)") }
         }
@@ -56,16 +61,12 @@ extension WorkCtl.Token {
             say(OwnerToken(owner: owner, expires: Date().addingTimeInterval(seconds)).signed(secret: secret))
         }
 
-        /// `30d`, `12h`, `15m`, `900s` or `900`, in seconds; `nil` for anything else or over ten years.
+        /// `30d`, `12h`, `15m` or `900s`, in seconds; `nil` for anything else (a number without
+        /// its unit too) or over ten years.
         static func seconds(_ text: String) -> Double? {
             let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-            var number = Substring(text)
-            var unit = 1.0
-            if let last = text.last, let factor = units[last] {
-                number = text.dropLast()
-                unit = factor
-            }
-            guard let value = Int(number), value > 0 else { return nil }
+            guard let last = text.last, let unit = units[last] else { return nil }
+            guard let value = Int(text.dropLast()), value > 0 else { return nil }
             let seconds = Double(value) * unit
             return seconds <= 3650 * 86_400 ? seconds : nil
         }

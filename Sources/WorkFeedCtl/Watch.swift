@@ -115,8 +115,10 @@ extension WorkCtl {
             }
         }
 
+        /// Whole seconds, always: events carry microseconds, and lines that mix
+        /// `…35.863833Z` and `…35Z` do not line up (`--json` keeps the fractions).
         static func stamp(_ date: Date) -> String {
-            ISO8601Time.string(from: date)
+            ISO8601Time.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
         }
 
         static func quoted(_ text: String) -> String {

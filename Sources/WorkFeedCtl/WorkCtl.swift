@@ -6,7 +6,8 @@ import WorkFeedWire
 /// `workctl`: the operator's tool. Talks only to the coordinator's control socket.
 ///
 /// Exit codes: 0 success; 1 the coordinator refused or the operation failed; 2 done, but some
-/// inputs were skipped (see the summary); 64 bad usage; 69 the coordinator did not answer.
+/// inputs were skipped (see the summary); 64 bad usage; 69 the coordinator did not answer; 75
+/// `--wait --wait-timeout` gave up with no worker connected.
 public struct WorkCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "workctl",
@@ -58,28 +59,9 @@ public struct WorkCtl: AsyncParsableCommand {
         return "'\(word.escapedForDisplay)' is not a workctl command; did you mean '\(best.name)'?"
     }
 
-    /// Levenshtein distance, with a swap of two neighbouring letters counted as one edit.
+    /// Levenshtein distance, with a swap of two neighbouring letters counted as one edit (``Spelling``).
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                let deletion = table[i - 1][j] + 1
-                let insertion = table[i][j - 1] + 1
-                let substitution = table[i - 1][j - 1] + cost
-                table[i][j] = min(deletion, insertion, substitution)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
-                }
-            }
-        }
-        return table[a.count][b.count]
+        Spelling.distance(a, b)
     }
 }
 
@@ -141,6 +123,8 @@ enum WorkCtlExit {
     static let failed = ExitCode(1)
     static let partial = ExitCode(2)
     static let unavailable = ExitCode(69)
+    /// `--wait --wait-timeout`: no worker was connected for that long; the pictures stay queued.
+    static let gaveUp = ExitCode(75)
 }
 
 /// Runs coordinator requests; a failure is printed and becomes workctl's exit code.
@@ -206,4 +190,10 @@ func parseThemes(_ text: String, option: String = "--theme") throws -> [Theme] {
         guard let theme = Theme(rawValue: String(part)) else { throw ValidationError("\(option): '\(part)' is not light or dark") }
         return theme
     }
+}
+
+/// "1 workout", "2 workouts", "1,204 picture files": a count with its noun, grouped, in the
+/// singular for one.
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(ProgressMeter.grouped(count)) \(noun)\(count == 1 ? "" : "s")"
 }

@@ -138,7 +138,7 @@ public final class Gateway: Sendable {
             try await group.run()
         } catch {
             await shutdown()
-            throw error
+            throw GatewayError.listening(configuration.listen, failedWith: error) ?? error
         }
         await shutdown()
     }
@@ -174,17 +174,31 @@ public struct GatewayError: Error, Sendable, CustomStringConvertible {
         case badListenAddress
         /// The token key (`tokens.public_key_file`) is not one the gateway verifies with.
         case badTokenKey
+        /// The HTTP server could not take its address (`listen`): taken, not this host's, or forbidden.
+        case cannotListen
     }
 
     public var code: Code
     public var message: String
+    /// The error underneath (the socket's), kept whole.
+    public var cause: (any Error)?
 
-    init(_ code: Code, _ message: String) {
+    init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { message }
+
+    /// The daemon's exit status: 78 (EX_CONFIG) for a configuration it cannot use, 69
+    /// (EX_UNAVAILABLE) when the address cannot be taken now.
+    public var exitCode: Int32 {
+        switch code {
+        case .badListenAddress, .badTokenKey: 78
+        case .cannotListen: 69
+        }
+    }
 }
 
 /// Set once by the server's start, read by whoever needs the port.

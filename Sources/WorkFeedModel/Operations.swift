@@ -36,6 +36,9 @@ public struct ImportReply: Codable, Sendable, Hashable {
     /// For ``ImportResult/keptRicher``: what the stored copy has that this one lacks; for
     /// ``ImportResult/replacedDuplicate``: what this copy has more.
     public var reason: String?
+    /// The owner the workout was filed under: the request's, or the coordinator's
+    /// `owners.default` when the request named none (`nil` from coordinators before it was sent).
+    public var owner: String?
 
     public init(
         id: WorkoutID, result: ImportResult, routeVersion: Int, duplicateOf: WorkoutID? = nil, duplicateFile: String? = nil,

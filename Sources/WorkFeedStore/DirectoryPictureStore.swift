@@ -205,6 +205,19 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
         guard unlink(base) == 0 else { throw PictureStoreError(step: "unlink", errno: errno, path: base) }
     }
 
+    /// Makes the root directory when it does not exist and its parent does (`/var/cache/workfeed`
+    /// on a fresh host, `./var/cache` in a new checkout). A missing parent is a mount or a volume
+    /// that is not there: that is not papered over with a new directory.
+    public func createIfMissing() throws(PictureStoreError) -> Bool {
+        var status = stat()
+        guard stat(root, &status) != 0, errno == ENOENT else { return false }
+        let parent = (root as NSString).deletingLastPathComponent
+        guard stat(parent.isEmpty ? "." : parent, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { return false }
+        if mkdir(root, 0o755) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw PictureStoreError(step: "mkdir", errno: errno, path: root)
+    }
+
     /// Removes temporary files that a killed writer left behind: `.<picture>.<host>.<pid>.<n>.tmp`
     /// files of this host whose process is gone, and any older than an hour (a write takes
     /// milliseconds; an hour-old one belongs to a dead process on some host).

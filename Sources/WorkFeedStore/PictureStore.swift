@@ -79,6 +79,14 @@ public protocol PictureStore: Sendable {
     /// jobs, and after a write failed.
     func probe() throws(PictureStoreError)
 
+    /// Makes the store itself when it is missing but its place is there (a directory whose parent
+    /// exists), as a worker does at start before ``probe()``; a store whose place is missing too
+    /// (a mount that is not there) is left for ``probe()`` to report.
+    /// - Returns: whether the store was made now.
+    /// - Throws: ``PictureStoreError`` when it is missing and cannot be made (the parent is not
+    ///   writable, say).
+    func createIfMissing() throws(PictureStoreError) -> Bool
+
     /// Removes what interrupted writes left behind (temporary files, unfinished uploads).
     /// - Returns: how many items were removed.
     func removeAbandonedWrites() -> Int

@@ -142,6 +142,11 @@ public struct ControlClient: ~Copyable {
                 guard let frames = try socket.receive(dontWait: true) else { continue }
                 let reply: ControlReply
                 do { reply = try ControlReply(frames: frames) } catch {
+                    if let first = frames.first, let reached = WireProtocol(frame: first), reached != .control {
+                        throw ControlClientError(
+                            WireProtocol.control.wrongEndpoint(endpoint, reached: reached)
+                                + ": give the control endpoint (--coordinator, WORKFEED_CONTROL)")
+                    }
                     throw ControlClientError("malformed reply from \(endpoint): \(error)")
                 }
                 guard reply.id == id else { continue }

@@ -62,12 +62,35 @@ public struct JobReport: Sendable, Hashable {
     }
 }
 
+/// Why the coordinator refused a worker's READY (frame 3 of its DISCONNECT): a worker tells a
+/// refusal that no reconnection can change from one that passes.
+public enum DisconnectCode: String, Sendable, Hashable, CaseIterable {
+    /// The worker draws on another basemap than the coordinator's (`basemap.*` differ).
+    case basemapDiffers = "basemap-differs"
+    /// The worker's renderer version is not the coordinator's (another build).
+    case rendererDiffers = "renderer-differs"
+    /// The worker is set aside for a while (`workers.set_aside_seconds`).
+    case setAside = "set-aside"
+
+    /// Whether only a change of the worker's configuration or build can end the refusal: the
+    /// worker stops (exit 78) after a few such refusals in a row instead of retrying for ever.
+    public var needsAnotherConfiguration: Bool {
+        switch self {
+        case .basemapDiffers, .rendererDiffers: true
+        case .setAside: false
+        }
+    }
+}
+
 /// The messages between coordinator and workers (docs/PROTOCOL.md, "Worker protocol").
 /// Every message starts with the protocol frame `WFW1` and a command frame.
 public enum WorkerMessage: Sendable, Hashable {
     /// Worker → coordinator: ready for up to `capacity` jobs at once, drawing maps on the basemap
-    /// `basemap` (its ``BasemapIdentity`` hash; empty without tilesets).
-    case ready(capacity: Int, rendererVersion: Int, name: String, basemap: String)
+    /// `basemap` (its ``BasemapIdentity`` hash; empty without tilesets). `instance` (16 lower-case
+    /// hex digits, drawn once per worker process; empty from older workers) is the same on every
+    /// reconnection, whose socket identity is new: the coordinator replaces the entry of the same
+    /// name and instance instead of keeping both.
+    case ready(capacity: Int, rendererVersion: Int, name: String, basemap: String, instance: String = "")
     /// Coordinator → worker.
     case job(JobAssignment)
     /// Worker → coordinator.
@@ -75,7 +98,8 @@ public enum WorkerMessage: Sendable, Hashable {
     /// Both ways, when nothing else was sent for a heartbeat interval.
     case heartbeat
     /// Both ways: the sender is going away (or, from the coordinator, does not know the worker).
-    case disconnect(reason: String)
+    /// From the coordinator, `code` says why when the worker was refused (``DisconnectCode``).
+    case disconnect(reason: String, code: DisconnectCode? = nil)
     /// Coordinator → worker: the worker's last message was malformed.
     case error(String)
 
@@ -118,11 +142,12 @@ public enum WorkerMessage: Sendable, Hashable {
     public var frames: [[UInt8]] {
         var frames: [[UInt8]] = [Self.protocolFrame, commandFrame]
         switch self {
-        case .ready(let capacity, let version, let name, let basemap):
+        case .ready(let capacity, let version, let name, let basemap, let instance):
             frames += [
                 UInt32(clamping: capacity).bigEndianBytes, UInt32(clamping: version).bigEndianBytes, Array(name.utf8),
                 Array(basemap.utf8),
             ]
+            if !instance.isEmpty { frames.append(Array(instance.utf8)) }
         case .job(let job):
             frames += [
                 job.lease.bigEndianBytes, job.workoutID.utf8, Array(job.cacheKey.utf8),
@@ -136,7 +161,10 @@ public enum WorkerMessage: Sendable, Hashable {
             if let code = report.code { frames.append(Array(code.rawValue.utf8)) }
         case .heartbeat:
             break
-        case .disconnect(let reason), .error(let reason):
+        case .disconnect(let reason, let code):
+            frames.append(Array(reason.utf8))
+            if let code { frames.append(Array(code.rawValue.utf8)) }
+        case .error(let reason):
             frames.append(Array(reason.utf8))
         }
         return frames
@@ -171,7 +199,12 @@ public enum WorkerMessage: Sendable, Hashable {
             guard basemap.isEmpty || basemap.isLowerHex(count: 64) else {
                 throw WireError("READY: frame 5 (basemap) must be empty or 64 lower-case hex digits")
             }
-            self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name, basemap: basemap)
+            // Frame 6, the worker process's instance, is optional: workers before it send none.
+            let instance = reader.remaining > 0 ? try reader.text("instance", maximumBytes: 16) : ""
+            guard instance.isEmpty || instance.isLowerHex(count: 16) else {
+                throw WireError("READY: frame 6 (instance) must be empty or 16 lower-case hex digits")
+            }
+            self = .ready(capacity: Int(capacity), rendererVersion: Int(version), name: name, basemap: basemap, instance: instance)
         case "JOB":
             let lease = try reader.uint64("lease")
             let idText = try reader.text("workout id")
@@ -208,7 +241,10 @@ public enum WorkerMessage: Sendable, Hashable {
         case "HEARTBEAT":
             self = .heartbeat
         case "DISCONNECT":
-            self = .disconnect(reason: reader.remaining > 0 ? try reader.text("reason", maximumBytes: Self.maximumTextBytes) : "")
+            let reason = reader.remaining > 0 ? try reader.text("reason", maximumBytes: Self.maximumTextBytes) : ""
+            // Frame 3, the refusal's code, is optional; a code this version does not know is no code.
+            let code = reader.remaining > 0 ? DisconnectCode(rawValue: try reader.text("code", maximumBytes: 64)) : nil
+            self = .disconnect(reason: reason, code: code)
         case "ERROR":
             self = .error(try reader.text("message", maximumBytes: Self.maximumTextBytes))
         default:

@@ -10,8 +10,17 @@ import WorkFeedConfig
 /// with its code. ``run()`` waits for the shutdown, then stops them off the cooperative pool: the
 /// jobs in hand are finished within the grace period and reported, and the worker says DISCONNECT.
 extension Worker: Service {
+    /// - Throws: ``WorkerError`` when the worker stopped by itself (``endedBy``): the daemon exits
+    ///   with its code.
     public func run() async throws {
-        try? await gracefulShutdown()
+        // SIGTERM, or the socket thread ending by itself (refused for its configuration).
+        while !Task.isShuttingDownGracefully && !Task.isCancelled && endedBy == nil {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        if let ended = endedBy {
+            await onOwnThread { self.stop() }
+            throw ended
+        }
         logger.info("stopping: finishing the jobs in hand")
         await onOwnThread { self.stop() }
     }

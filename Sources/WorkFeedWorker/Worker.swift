@@ -26,6 +26,8 @@ public final class Worker: Sendable {
     private let stopRequest = StopRequest()
     private let done = DispatchSemaphore(value: 0)
     private let started = Mutex(false)
+    /// Why the socket thread ended by itself, when it did (``WorkerError/Code/refused``).
+    private let ended = Mutex<WorkerError?>(nil)
 
     public init(configuration: WorkerConfiguration, context: ZMQContext, logger: Logger, metrics: WorkerMetrics = WorkerMetrics()) {
         self.metrics = metrics
@@ -47,13 +49,18 @@ public final class Worker: Sendable {
             throw WorkerError(.listenAddress, "worker cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
         }
         // A cache this worker cannot write would fail every job it took: refuse to start instead.
+        // A missing one whose parent is there is made (a fresh host, a new checkout).
         do {
-            try PictureStores.open(configuration.cacheDirectory).probe()
+            let store = PictureStores.open(configuration.cacheDirectory)
+            if try store.createIfMissing() {
+                logger.notice("created the cache directory, which did not exist", metadata: ["cache": "\(configuration.cacheDirectory)"])
+            }
+            try store.probe()
         } catch {
             throw WorkerError(
                 .store, "worker cannot start: the cache directory '\(configuration.cacheDirectory)' cannot take pictures", cause: error,
-                hint: "a worker writes, flushes, renames and deletes files there: mount it, create it, free space or give this user write access "
-                    + "(cache.directory, --cache)")
+                hint: "a worker writes, flushes, renames and deletes files there, and makes the directory itself only when its parent exists: "
+                    + "mount it, create it, free space or give this user write access (cache.directory, --cache)")
         }
         guard
             started.withLock({ started in
@@ -63,7 +70,7 @@ public final class Worker: Sendable {
         else { return }
         let bound = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error & Sendable)?>(nil)
-        let thread = Thread { [configuration, context, logger, wakeEndpoint, renderThreads, done, metrics, stopRequest] in
+        let thread = Thread { [self, configuration, context, logger, wakeEndpoint, renderThreads, done, metrics, stopRequest] in
             do {
                 var loop = try WorkerLoop(
                     configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint,
@@ -71,6 +78,7 @@ public final class Worker: Sendable {
                     metrics: metrics, logger: logger)
                 bound.signal()
                 loop.run()
+                if let reason = loop.ended { self.ended.withLock { $0 = reason } }
             } catch {
                 failure.withLock { $0 = error }
                 bound.signal()
@@ -107,6 +115,11 @@ public final class Worker: Sendable {
     public func stop() {
         guard started.withLock({ $0 }) else { return }
         metricsServer.withLock { $0?.stop() }
+        // The socket thread has ended by itself: nobody reads the wake socket any more.
+        if endedBy != nil {
+            waitUntilStopped()
+            return
+        }
         stopRequest.request()
         do {
             let wake = try ZMQSocket(context, type: .pair)
@@ -123,6 +136,10 @@ public final class Worker: Sendable {
             waitUntilStopped()
         }
     }
+
+    /// Why the worker stopped by itself (the coordinator kept refusing it), once it has; `nil`
+    /// while it runs or after ``stop()``.
+    public var endedBy: WorkerError? { ended.withLock { $0 } }
 
     /// Blocks until the worker has stopped.
     public func waitUntilStopped() {
@@ -143,6 +160,9 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
         case loop
         /// The metrics endpoint could not be served.
         case metrics
+        /// The coordinator kept refusing the worker for its configuration (another basemap or
+        /// renderer), or the endpoint was the coordinator's control endpoint: the worker stopped.
+        case refused
     }
 
     public var code: Code
@@ -158,9 +178,16 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
         self.hint = hint
     }
 
-    /// The exit status that says why: 73 (EX_CANTCREAT) when the store cannot be written, 69
+    /// The exit status that says why: 73 (EX_CANTCREAT) when the store cannot be written, 78
+    /// (EX_CONFIG) when the coordinator kept refusing the worker's configuration, 69
     /// (EX_UNAVAILABLE) otherwise.
-    public var exitCode: Int32 { code == .store ? 73 : 69 }
+    public var exitCode: Int32 {
+        switch code {
+        case .store: 73
+        case .refused: 78
+        case .listenAddress, .loop, .metrics: 69
+        }
+    }
 
     public var description: String {
         (cause.map { "\(message): \($0)" } ?? message) + (hint.map { ". \($0)" } ?? "")

@@ -17,6 +17,9 @@ struct WorkerLoop: ~Copyable {
     let logger: Logger
     let metrics: WorkerMetrics
     let name: String
+    /// Drawn once per process and sent in every READY: each reconnection has a new socket
+    /// identity, and the coordinator tells by this that it is the same worker coming back.
+    let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
     let capacity: Int
     let curve: CurveClientKeys?
     let queue = JobQueue()
@@ -38,6 +41,13 @@ struct WorkerLoop: ~Copyable {
     /// Set by ``Worker/stop()``, checked every turn (the wake socket is the fast way).
     let stopRequest: StopRequest
     var renderers: [Thread] = []
+    /// Refusals in a row that only another configuration can end (another basemap, the control
+    /// endpoint instead of the workers'); reset by any JOB or HEARTBEAT.
+    var refusals = 0
+    /// Why the loop ended by itself (``refusalsBeforeStopping`` such refusals): the worker exits 78.
+    var ended: WorkerError?
+    /// After this many refusals in a row the worker stops instead of retrying for ever.
+    static let refusalsBeforeStopping = 3
     /// The tilesets this worker draws maps from; `nil` without any.
     let basemap: Basemap?
     let renderThreadsDone = DispatchGroup()
@@ -102,7 +112,7 @@ struct WorkerLoop: ~Copyable {
                 "cache": "\(configuration.cacheDirectory)",
             ])
         connect()
-        while !stopping || !inHand.isEmpty {
+        while (!stopping || !inHand.isEmpty) && ended == nil {
             do {
                 try turn()
             } catch let error as ZMQError where error.isTerminated {
@@ -171,7 +181,8 @@ struct WorkerLoop: ~Copyable {
             try dealer.connect(configuration.coordinatorEndpoint)
             try dealer.send(
                 WorkerMessage.ready(
-                    capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? ""
+                    capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? "",
+                    instance: instance
                 ).frames)
             connected = true
             lastHeard = .now
@@ -242,25 +253,52 @@ struct WorkerLoop: ~Copyable {
         do {
             message = try WorkerMessage(frames: frames)
         } catch {
+            if let first = frames.first, let reached = WireProtocol(frame: first), reached != .worker {
+                let reason =
+                    WireProtocol.worker.wrongEndpoint(configuration.coordinatorEndpoint, reached: reached)
+                    + ": point the worker at the worker endpoint (coordinator, --connect, WORKFEED_COORDINATOR)"
+                try refused(reason: reason)
+                return
+            }
             logger.error("malformed message from the coordinator", metadata: ["error": "\(error)"])
             return
         }
         switch message {
         case .job(let job):
+            refusals = 0
             backoff.reset()
             if stopping { return }  // its lease returns to the queue when we say DISCONNECT
             inHand.insert(job.lease)
             metrics.inHand(inHand.count)
             queue.push(job)
         case .heartbeat:
+            refusals = 0
             backoff.reset()
-        case .disconnect(let reason):
+        case .disconnect(let reason, let code?) where code.needsAnotherConfiguration:
+            try refused(reason: "the coordinator refused this worker (\(code.rawValue)): \(reason)")
+        case .disconnect(let reason, _):
             try reconnect(reason: "the coordinator said: \(reason)")
         case .error(let text):
             logger.error("the coordinator refused a message", metadata: ["error": "\(text)"])
         case .ready, .status:
             logger.warning("unexpected \(message.command) from the coordinator")
         }
+    }
+
+    /// A refusal that no reconnection can end: logged, and after ``refusalsBeforeStopping`` in a
+    /// row the worker stops (exit 78, as for a bad configuration) instead of retrying for ever.
+    mutating func refused(reason: String) throws {
+        refusals += 1
+        logger.error("worker refused", metadata: ["reason": "\(reason)", "refusals": "\(refusals)"])
+        guard refusals >= Self.refusalsBeforeStopping else {
+            try reconnect(reason: reason)
+            return
+        }
+        ended = WorkerError(
+            .refused, "worker stopped after \(refusals) refusals in a row: \(reason)",
+            hint: "fix the worker's configuration and start it again")
+        connected = false
+        stopping = true
     }
 
     /// Sends every finished job's STATUS to the coordinator.
@@ -344,5 +382,12 @@ struct WorkerLoop: ~Copyable {
             logger.warning("grace period over; unfinished jobs return to the queue", metadata: ["jobs": "\(inHand.count)"])
             inHand.removeAll()
         }
+    }
+}
+
+extension String {
+    /// This text with `0`s before it up to `length` characters.
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
     }
 }

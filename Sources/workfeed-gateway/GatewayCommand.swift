@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import WorkFeedConfig
 import WorkFeedGateway
+import WorkFeedModel
 import WorkFeedWire
 
 /// `workfeed-gateway`: the phone app's HTTP door (docs/gateway.md). Run as many as you like
@@ -16,8 +17,11 @@ struct GatewayCommand: AsyncParsableCommand {
             Settings come from flags, then WORKFEED_* environment variables, then --config, then the \
             embedded defaults (Config/gateway.yaml documents every key). It talks to the coordinator's \
             control socket and event stream, reads pictures from the cache read-only, and never opens \
-            the index. SIGTERM stops it after the requests in hand.
-            """)
+            the index. SIGTERM stops it after the requests in hand. Exit codes: 0 after SIGTERM or \
+            SIGINT; 78 bad configuration; 69 cannot start (the listen address taken, say); 1 stopped \
+            by another failure.
+            """,
+        version: BuildInfo.description)
 
     @OptionGroup var daemon: DaemonOptions
 
@@ -50,6 +54,10 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         do {
             try await gateway.run()
+        } catch let error as GatewayError {
+            logger.critical("gateway cannot start", metadata: ["error": "\(error)"])
+            await gateway.shutdown()
+            throw ExitCode(error.exitCode)
         } catch {
             logger.critical("gateway stopped", metadata: ["error": "\(error)"])
             await gateway.shutdown()

@@ -59,6 +59,11 @@ struct WorkerCommand: AsyncParsableCommand {
         // (docs/operations.md, "Stopping") and the process exits 0.
         let group = ServiceGroup(
             configuration: .init(services: [.init(service: worker)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as WorkerError {
+            logger.critical("worker stopped", metadata: ["error": "\(error)"])
+            throw ExitCode(error.exitCode)
+        }
     }
 }

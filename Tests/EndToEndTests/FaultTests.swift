@@ -45,7 +45,8 @@ import Logging
                             renderMicroseconds: 1,
                             code: .cacheReadOnly)
                     ).frames)
-            case .disconnect(let reason)?:
+            case .disconnect(let reason, let code)?:
+                #expect(code == .setAside)
                 setAside = reason
             default:
                 continue
@@ -58,7 +59,7 @@ import Logging
             WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "read-only-cache", basemap: "").frames)
         var refusal: String?
         for _ in 0..<5 {
-            guard case .disconnect(let reason)? = try broken.next(within: 2, heartbeat: false) else { continue }
+            guard case .disconnect(let reason, _)? = try broken.next(within: 2, heartbeat: false) else { continue }
             if reason.contains("set aside") { refusal = reason; break }
         }
         #expect(refusal?.contains("set aside for") == true, "\(String(describing: refusal))")
@@ -76,10 +77,12 @@ import Logging
         #expect(status.workers.map(\.name) == ["worker-0"])
     }
 
-    /// A worker refuses to start on a cache it cannot use, saying which and why.
+    /// A worker refuses to start on a cache it cannot use, saying which and why: one whose parent
+    /// is missing too (a mount that is not there) is not made.
     @Test func aWorkerRefusesACacheThatIsMissing() throws {
         var configuration = WorkerConfiguration()
-        configuration.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-missing-\(UUID().uuidString)").path
+        configuration.cacheDirectory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-missing-\(UUID().uuidString)/cache").path
         configuration.coordinatorEndpoint = "tcp://127.0.0.1:1"
         let worker = Worker(configuration: configuration, context: ZMQContext(), logger: Logger(label: "test"))
         do {

@@ -189,7 +189,7 @@ final class ScratchFolder {
             system, [RealFiles.path("tcx/garmin-forerunner410_run_2012_no-hr.tcx"), RealFiles.path("gpx-hr/strava_run_2015_short_gpxtpx-hr.gpx")])
         let enqueued = try workctl(system, ["enqueue", "--all", "--kind", "heatmap", "--theme", "light", "--wait"])
         #expect(enqueued.output.contains("enqueued: 1 new"))
-        #expect(enqueued.output.contains("skipped heatmaps of 1 workouts without heart rate"))
+        #expect(enqueued.output.contains("skipped heatmaps of 1 workout without heart rate"))
         var client = try system.client()
         var status: StatusReply = try client.request(.status, [String: String]())
         #expect(status.total(.failedNoRetry) == 0 && status.total(.generated) == 1)

@@ -144,5 +144,11 @@ import WorkFeedWorker
         #expect(output.contains("route light: generated"), "\(output)")
         #expect(output.contains("route light: failed-no-retry (no-route: no route)"), "\(output)")
         #expect(output.contains("workout \(gone) deleted"), "\(output)")
+        // Every line starts with a time in whole seconds, never some with fractions and some without.
+        let stamps = output.split(separator: "\n").map { String($0.prefix(while: { $0 != " " })) }
+        #expect(!stamps.isEmpty)
+        for stamp in stamps {
+            #expect(stamp.count == 20 && stamp.hasSuffix("Z") && ISO8601Time.date(from: stamp) != nil, "\(stamp) in \(output)")
+        }
     }
 }

@@ -60,7 +60,7 @@ import WorkFeedWire
 
         let erased = try workctl(["delete", "--owner", "alice"])
         #expect(erased.status == 0)
-        #expect(erased.output.contains("deleted 2 workouts of owner alice: 2 series, 4 picture jobs, 4 picture files, 1 original files"))
+        #expect(erased.output.contains("deleted 2 workouts of owner alice: 2 series, 4 picture jobs, 4 picture files, 1 original file"))
         let json = try decodeJSON(DeleteReply.self, try workctl(["delete", "--owner", "alice", "--json"]).output)
         #expect(json.deleted.isEmpty && json.pictures == 0)
         #expect(alicePictures.allSatisfy { !FileManager.default.fileExists(atPath: $0) })

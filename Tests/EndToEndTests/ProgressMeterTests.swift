@@ -34,6 +34,19 @@ import Testing
         #expect(!meter.line(seconds: 6).contains("ETA"), "nothing left: no ETA")
     }
 
+    /// The percentage is of those done, as the count before it (30/32 done is 94%, two failed);
+    /// 100% only when every one is done.
+    @Test func thePercentageIsOfThoseDone() {
+        var meter = ProgressMeter(total: 32, unit: "pictures")
+        meter.record(done: 30, failed: 2, seconds: 1)
+        #expect(meter.line(seconds: 1).hasPrefix("30/32 pictures done (94%), 2 failed"), "\(meter.line(seconds: 1))")
+        meter.total = 2_000
+        meter.record(done: 1_999, seconds: 2)
+        #expect(meter.line(seconds: 2).hasPrefix("1,999/2,000 pictures done (99%)"), "\(meter.line(seconds: 2))")
+        meter.record(done: 2_000, seconds: 3)
+        #expect(meter.line(seconds: 3).hasPrefix("2,000/2,000 pictures done (100%)"), "\(meter.line(seconds: 3))")
+    }
+
     /// With no worker connected for a few seconds the line says so; a worker connecting clears it.
     @Test func aWarningWhenNoWorkerIsConnected() {
         var meter = ProgressMeter(total: 10, unit: "pictures", noWorkerWarningAfter: 5)

@@ -14,7 +14,7 @@ import WorkFeedWorker
 @Suite struct StartErrorTests {
     @Test func aWorkerWithoutItsStoreSaysSoWithTheStoresError() throws {
         var configuration = WorkerConfiguration()
-        configuration.cacheDirectory = "/nonexistent-\(UUID().uuidString)"
+        configuration.cacheDirectory = "/nonexistent-\(UUID().uuidString)/cache"
         let worker = Worker(configuration: configuration, context: ZMQContext(), logger: Logger(label: "test"))
         do {
             try worker.start()

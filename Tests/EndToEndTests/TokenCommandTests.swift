@@ -26,5 +26,9 @@ import WorkFeedModel
         #expect(try OwnerToken.verify(env.output.trimmingCharacters(in: .whitespacesAndNewlines), secret: secret).owner == "bob")
         #expect(try WorkCtlProcess.run(["token", "create", "--owner", "alice", "--expires", "soon", "--secret-file", file]).status == 64)
         #expect(try WorkCtlProcess.run(["token", "create", "--owner", "", "--secret-file", file]).status == 64)
+        // A number without its unit is refused with the units allowed (it once made a 30-second token).
+        let bare = try WorkCtlProcess.run(["token", "create", "--owner", "alice", "--expires", "30", "--secret-file", file])
+        #expect(bare.status == 64 && bare.output.isEmpty, "\(bare.output)")
+        #expect(bare.errors.contains("'30' has no unit: write 30d (days), 30h (hours), 30m (minutes) or 30s (seconds)"), "\(bare.errors)")
     }
 }

@@ -11,6 +11,8 @@ import WorkFeedWire
         .job(JobAssignment(lease: 0xDEAD_BEEF_0000_0001, workoutID: id, cacheKey: "abc", spec: Array("{}".utf8), route: [1, 2, 3], heartRate: [])),
         .status(JobReport(lease: 42, outcome: .failedNoRetry, detail: "no route", renderMicroseconds: 1234)),
         .heartbeat,
+        .disconnect(reason: "bye", code: .basemapDiffers),
+        .ready(capacity: 2, rendererVersion: 3, name: "w", basemap: "", instance: "0123456789abcdef"),
         .disconnect(reason: "bye"),
         .error("bad"),
     ])

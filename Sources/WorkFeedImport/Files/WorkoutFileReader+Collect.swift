@@ -13,6 +13,21 @@ extension WorkoutFileReader {
     /// as workouts of their own. Paths named explicitly come in the order given, each once.
     /// - Throws: ``ImportError`` naming a path that does not exist or a folder that cannot be listed.
     public static func collectFiles(_ paths: [String]) throws(ImportError) -> [URL] {
+        try collect(paths).files
+    }
+
+    /// What ``collect(_:)`` found: the files to read, and the files inside folders that were
+    /// passed over because they are not workout files (a `.txt`, a `.png`), so that a caller can
+    /// say so instead of reporting an empty import as a success.
+    public struct Collected: Sendable {
+        public var files: [URL] = []
+        /// Files found in folders and not read, in the order found (hidden files are not counted).
+        public var ignored: [URL] = []
+    }
+
+    /// ``collectFiles(_:)``, with the files passed over.
+    public static func collect(_ paths: [String]) throws(ImportError) -> Collected {
+        var collected = Collected()
         var files: [URL] = []
         var seen = Set<String>()
         var visitedFolders = Set<String>()
@@ -23,16 +38,17 @@ extension WorkoutFileReader {
                 throw ImportError(file: path, message: "no such file or folder")
             }
             if isFolder.boolValue {
-                try collect(folder: url, into: &files, seen: &seen, visited: &visitedFolders)
+                try collect(folder: url, into: &files, ignored: &collected.ignored, seen: &seen, visited: &visitedFolders)
             } else if seen.insert(url.path).inserted {
                 files.append(url)
             }
         }
-        return files
+        collected.files = files
+        return collected
     }
 
     private static func collect(
-        folder: URL, into files: inout [URL], seen: inout Set<String>, visited: inout Set<String>
+        folder: URL, into files: inout [URL], ignored: inout [URL], seen: inout Set<String>, visited: inout Set<String>
     ) throws(ImportError) {
         // Symbolic links are followed, so a loop of them is cut by remembering real paths.
         guard visited.insert(folder.resolvingSymlinksInPath().path).inserted else { return }
@@ -55,11 +71,11 @@ extension WorkoutFileReader {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
             if isFolder.boolValue {
-                try collect(folder: url, into: &files, seen: &seen, visited: &visited)
-            } else if collectedExtensions.contains(url.pathExtension.lowercased()) || isAppleHealthExport(url),
-                seen.insert(url.path).inserted
-            {
-                files.append(url)
+                try collect(folder: url, into: &files, ignored: &ignored, seen: &seen, visited: &visited)
+            } else if collectedExtensions.contains(url.pathExtension.lowercased()) || isAppleHealthExport(url) {
+                if seen.insert(url.path).inserted { files.append(url) }
+            } else {
+                ignored.append(url)
             }
         }
     }
