@@ -107,7 +107,7 @@ extension TileSchema {
                     rank = Self.integer(value)
                 } else if key == populationRankKey {
                     populationRank = Self.integer(value)
-                } else if tunnelKeys.contains(key), Self.isTunnel(value) {
+                } else if tunnelKeys.contains(key), TileSchema.isTunnel(value) {
                     // The map leaves tunnels out: their names would name nothing drawn.
                     return []
                 }
@@ -134,16 +134,6 @@ extension TileSchema {
                 return [label([anchor * unit])]
             case .unknown:
                 return []
-            }
-        }
-
-        private static func isTunnel(_ value: VectorTileValue) -> Bool {
-            switch value {
-            case .string(let text): text == "tunnel" || text == "true" || text == "yes"
-            case .bool(let flag): flag
-            case .int(let n), .sint(let n): n != 0
-            case .uint(let n): n != 0
-            default: false
             }
         }
 

@@ -36,15 +36,7 @@ enum TileSchema {
                     return nil
                 }
             }
-            tunnelValues = layer.values.map { value in
-                switch value {
-                case .string(let text): return text == "tunnel" || text == "true" || text == "yes"
-                case .bool(let flag): return flag
-                case .int(let n), .sint(let n): return n != 0
-                case .uint(let n): return n != 0
-                default: return false
-                }
-            }
+            tunnelValues = layer.values.map(TileSchema.isTunnel)
             var lineFallback: MapFeatureKind? = nil
             switch layer.name {
             // OpenMapTiles
@@ -153,6 +145,17 @@ enum TileSchema {
             }
             if isLine, decided?.isArea ?? true { return lineFallback }
             return nil
+        }
+    }
+
+    /// Whether a `brunnel` (OpenMapTiles) or `is_tunnel` (Protomaps) value says "in a tunnel".
+    static func isTunnel(_ value: VectorTileValue) -> Bool {
+        switch value {
+        case .string(let text): text == "tunnel" || text == "true" || text == "yes"
+        case .bool(let flag): flag
+        case .int(let n), .sint(let n): n != 0
+        case .uint(let n): n != 0
+        default: false
         }
     }
 
