@@ -17,6 +17,13 @@ extension Renderer {
         spec: PictureSpec, style: MapStyle, basemap: Basemap, fit: PictureFit, statistics: inout RenderStatistics
     ) -> Set<Int> {
         let zoom = Self.mapZoom(fit: fit, scale: spec.scale)
+        // Only names the style shows at this zoom are gathered: at a city's zoom most of a tile's
+        // names are paths and tracks, which are shown only closer in.
+        scene.shownLabels = Set(
+            MapLabelKind.allCases.filter { kind in
+                let kindStyle = style.labels[kind]
+                return kindStyle.show && (kindStyle.minZoom...kindStyle.maxZoom).contains(zoom)
+            })
         let scene = gatherScene(basemap: basemap, fit: fit, zoom: zoom, statistics: &statistics)
         guard !scene.drawnSources.isEmpty else { return [] }
         let scale = Float(spec.scale)
@@ -229,6 +236,8 @@ struct MapScene {
     /// The names the tiles offer, in pixels: each point inside its own tile's square (a tile's
     /// buffer repeats its neighbours' names), each line cut to it.
     var labels: [TileLabel] = []
+    /// The kinds of names the picture's style shows at its zoom; the others are not gathered.
+    var shownLabels: Set<MapLabelKind> = []
     private var clipper = TileClip(minX: 0, minY: 0, maxX: 0, maxY: 0)
     private var placed: [SIMD2<Float>] = []
 
@@ -297,7 +306,7 @@ struct MapScene {
     /// and the longest piece of each line inside it.
     private mutating func addLabels(_ tile: MapTile, origin: SIMD2<Float>, size: Float, clip: TileClip, picture: (Float, Float)) {
         let own = TileClip(minX: clip.minX, minY: clip.minY, maxX: clip.maxX, maxY: clip.maxY)
-        for label in tile.labels where labels.count < Self.maximumLabels {
+        for label in tile.labels where labels.count < Self.maximumLabels && shownLabels.contains(label.kind) {
             var placedLabel = label
             if !label.isLine {
                 let point = origin + label.points[0] * size
