@@ -9,11 +9,8 @@ extension Renderer {
     /// - Parameters:
     ///   - routeReach: pixels from the route's centre line that its line and outline cover.
     func drawLabels(spec: PictureSpec, style: MapStyle, zoom: Double, routeReach: Float, reserved: [LabelBox]) {
-        guard let fonts = mapFonts(), !scene.labels.isEmpty else {
-            labelPlacer.reset(width: canvas.width, height: canvas.height, scale: spec.scale)
-            return
-        }
-        labelPlacer.reset(width: canvas.width, height: canvas.height, scale: spec.scale)
+        // The placer was reset for this picture by prepareBackground.
+        guard let fonts = mapFonts(), !scene.labels.isEmpty else { return }
         let scale = Float(spec.scale)
         // The route, a little wider than drawn, so that a name never touches it.
         for run in path.runs {

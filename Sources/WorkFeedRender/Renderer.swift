@@ -31,6 +31,9 @@ public final class Renderer {
     var legendGrid = LabelGrid()
     /// Where the last heatmap's legend went; `nil` after a route picture or without a legend.
     var legendBox: LabelBox?
+    /// The current picture's attribution, laid out once: its box is reserved before the names are
+    /// placed and it is drawn last.
+    var attribution: AttributionLayout?
 
     /// What the last successful render did.
     public private(set) var lastStatistics = RenderStatistics()
@@ -79,15 +82,12 @@ public final class Renderer {
         var statistics = RenderStatistics()
         drawnSources = []
         legendBox = nil
+        attribution = nil
         switch spec.kind {
         case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
         }
-        if let style = spec.map, let basemap, !drawnSources.isEmpty,
-            let attribution = attributionLayout(basemap.attribution(for: drawnSources), style: style, scale: spec.scale)
-        {
-            drawAttribution(attribution, style: style)
-        }
+        if let style = spec.map, let attribution { drawAttribution(attribution, style: style) }
         let drawn = clock.now
 
         let png: [UInt8]
@@ -130,9 +130,8 @@ public final class Renderer {
         statistics.mapDrawing = drawn - started - statistics.tileLoading - statistics.tileClassifying
         guard !drawnSources.isEmpty else { return }
         var taken = reserved + markBoxes(style: spec.style, scale: spec.scale, margin: Float(2 * spec.scale))
-        if let attribution = attributionLayout(basemap.attribution(for: drawnSources), style: style, scale: spec.scale) {
-            taken.append(attribution.box)
-        }
+        attribution = attributionLayout(basemap.attribution(for: drawnSources), style: style, scale: spec.scale)
+        if let attribution { taken.append(attribution.box) }
         drawLabels(spec: spec, style: style, zoom: Self.mapZoom(fit: fit, scale: spec.scale), routeReach: routeReach, reserved: taken)
         statistics.labelDrawing = clock.now - drawn
         statistics.labels = labelPlacer.placed.count

@@ -260,7 +260,6 @@ import WorkFeedTiles
 
     /// Along a line: read left to right whichever way the line runs, and never across a bend.
     @Test func streetNamesFollowTheirRoadUprightAndNeverAcrossASharpBend() throws {
-        let font = try FontFace()
         let fonts = FontSet(paths: [FontFace.defaultPath])
         var placer = LabelPlacer()
         let style = MapStyle.light.labels
@@ -279,7 +278,6 @@ import WorkFeedTiles
         #expect(glyphs.count == "Hauptstraße".count)
         #expect(zip(glyphs, glyphs.dropFirst()).allSatisfy { $0.origin.x < $1.origin.x })
         #expect(glyphs.allSatisfy { abs($0.angle) <= 90 })
-        _ = font
         // A hairpin shorter than the name: no place without crossing the bend.
         let hairpin = place([SIMD2(100, 100), SIMD2(150, 100), SIMD2(100, 104)])
         #expect(hairpin == nil)
