@@ -43,7 +43,7 @@ public struct TimeZoneMap: Sendable {
     /// - Throws: ``TimeZoneMapError`` naming what is wrong and at which byte offset.
     public init(bytes: [UInt8]) throws(TimeZoneMapError) {
         var reader = ByteReader(bytes: bytes)
-        guard try reader.bytes(4, "magic") == Self.magic else {
+        guard Array(try reader.bytes(4, "magic")) == Self.magic else {
             throw TimeZoneMapError(.notATimeZoneFile, offset: 0, "the file does not start with WFTZ")
         }
         let version = Int(try reader.uint16("version"))

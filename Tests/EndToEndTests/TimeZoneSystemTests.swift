@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkFeedCoordinator
 import WorkFeedImport
 import WorkFeedModel
 import WorkFeedWire
@@ -28,7 +29,7 @@ import WorkFeedWire
         #expect(ride.timeZone == "Europe/Berlin" && ride.timeZoneOffset == 7200 && ride.timeZoneSource == .position)
         let prefix = String(ride.id.description.prefix(8))
         let shown = try workctl(system, ["show", prefix])
-        #expect(shown.output.contains(" 16:51:02 +02:00 (Europe/Berlin) (time zone looked up from where it started)"), "\(shown.output)")
+        #expect(shown.output.contains(" 16:51:11 +02:00 (Europe/Berlin) (time zone looked up from where it started)"), "\(shown.output)")
 
         // The row as a coordinator before index schema v11 stored it: no zone, no offset.
         let workout = try #require(try WorkoutFileReader.read(contentsOf: URL(fileURLWithPath: Self.heidelbergRide)).first)
@@ -42,12 +43,12 @@ import WorkFeedWire
             .importWorkout, ImportRequest(older), attachments: [SeriesCodec.encode(older.route), SeriesCodec.encode(older.heartRate)])
         #expect(reply.result == .refreshed)
         let before = try workctl(system, ["show", prefix])
-        #expect(before.output.contains(" 14:51:02 +00:00 (in UTC: no time zone known; workctl reimport looks it up)"), "\(before.output)")
+        #expect(before.output.contains(" 14:51:11 +00:00 (in UTC: no time zone known; workctl reimport looks it up)"), "\(before.output)")
 
         let reimport = try decodeJSON(ImportSummaryJSON.self, try workctl(system, ["reimport", "--all", "--json"]).output)
         #expect(reimport.refreshed == 1 && reimport.updated == 0)
         let after = try #require(try feed(system).first)
         #expect(after.timeZone == "Europe/Berlin" && after.timeZoneOffset == 7200 && after.routeVersion == ride.routeVersion)
-        #expect(try workctl(system, ["show", prefix]).output.contains(" 16:51:02 +02:00 (Europe/Berlin)"))
+        #expect(try workctl(system, ["show", prefix]).output.contains(" 16:51:11 +02:00 (Europe/Berlin)"))
     }
 }

@@ -112,7 +112,8 @@ struct ReferencePosition: CustomTestStringConvertible, Sendable {
         let map = try TestData.map()
         #expect(map.zone(latitude: 49.4094, longitude: 8.6936) == "Europe/Berlin")  // Heidelberg
         #expect(map.zone(latitude: 47.5596, longitude: 7.5886) == "Europe/Zurich")  // Basel
-        #expect(map.zone(latitude: 47.5900, longitude: 7.6500) == "Europe/Berlin")  // Weil am Rhein, 4 km away
+        #expect(map.zone(latitude: 47.6156, longitude: 7.6614) == "Europe/Berlin")  // Lörrach, 7 km away
+        #expect(map.zone(latitude: 47.5828, longitude: 7.6500) == "Europe/Zurich")  // Riehen, Basel's suburb on the German side of the Rhine
         #expect(map.zone(latitude: 40.7128, longitude: -74.0060) == "America/New_York")
         #expect(map.zone(latitude: -33.8688, longitude: 151.2093) == "Australia/Sydney")
         #expect(map.zone(latitude: .nan, longitude: 0) == nil)

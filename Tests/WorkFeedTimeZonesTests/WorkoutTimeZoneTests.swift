@@ -23,7 +23,7 @@ import WorkFeedTimeZones
         #expect(workout.timeZoneOffset == 7200)
         #expect(workout.timeZoneSource == .position)
         let local = try #require(Self.localStart(workout))
-        #expect(local.hasSuffix(" 16:51:02 +02:00"), "\(local)")
+        #expect(local.hasSuffix(" 16:51:11 +02:00"), "\(local)")
         #expect(workout.warnings.isEmpty, "\(workout.warnings)")
     }
 
