@@ -136,7 +136,12 @@ enum WorkoutFormat {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss xxx"
         formatter.timeZone = TimeZone(secondsFromGMT: workout.timeZoneOffset ?? 0) ?? TimeZone(identifier: "UTC")
-        return formatter.string(from: date) + (workout.timeZone.map { " (\($0))" } ?? "")
+        return formatter.string(from: date) + zone(of: workout)
+    }
+
+    /// ` (Europe/Berlin)`, or nothing when the workout's zone is not known.
+    static func zone(of workout: WorkoutRecord) -> String {
+        workout.timeZone.map { " (\($0))" } ?? ""
     }
 
     /// The time as it was where the workout happened, with its offset.

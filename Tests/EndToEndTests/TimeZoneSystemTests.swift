@@ -30,6 +30,8 @@ import WorkFeedWire
         let prefix = String(ride.id.description.prefix(8))
         let shown = try workctl(system, ["show", prefix])
         #expect(shown.output.contains(" 16:51:11 +02:00 (Europe/Berlin) (time zone looked up from where it started)"), "\(shown.output)")
+        let listed = try workctl(system, ["feed"])
+        #expect(listed.output.contains("\(ride.id)  2021-07-11 16:51 +02:00 (Europe/Berlin)  cycling"), "\(listed.output)")
 
         // The row as a coordinator before index schema v11 stored it: no zone, no offset.
         let workout = try #require(try WorkoutFileReader.read(contentsOf: URL(fileURLWithPath: Self.heidelbergRide)).first)
