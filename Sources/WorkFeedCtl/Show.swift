@@ -130,7 +130,7 @@ enum WorkoutFormat {
     }
 
     /// The time as it was where the workout happened, with its offset and, when known, its zone:
-    /// `2021-06-06 16:51:02 +02:00 (Europe/Berlin)`.
+    /// `2021-07-11 16:51:11 +02:00 (Europe/Berlin)`.
     static func localTime(_ date: Date, of workout: WorkoutRecord) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -8,8 +8,8 @@ PyPI by `timezonefinder-data`. Run through deploy/make-timezones.sh, which pins 
    bands of 4 degrees of latitude. The nautical zones (Etc/*) are not drawn: they are "sea" (0),
    and the reader works the nautical zone out from the longitude.
 2. Each 4 x 4 degree cell becomes a quadtree of depth 9 whose leaves hold one zone. Sea pixels in
-   a node of 1/4 degree or less that holds one land zone count as that zone: land zones reach up to
-   about 28 km into the sea, so that a coast needs no more nodes than a border.
+   a node of 1 degree or less that holds one land zone count as that zone: land zones reach up to
+   a degree into the sea, so that a coast costs no nodes.
 3. The file: header, zone names, the 90 x 45 top cells (the cell's first node, its root entry),
    the nodes (4 entries of u16 each: a leaf's zone, or a child node counted from the cell's first).
 """
