@@ -50,9 +50,12 @@ let package = Package(
 
         // Domain types shared by every part: workouts, routes, jobs, styles, the series codec.
         // swift-crypto: SHA-256 (content hashes, cache keys), faster than our own (docs/architecture.md).
-        .target(name: "WorkFeedModel", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictSettings),
+        .target(
+            name: "WorkFeedModel", dependencies: ["WorkFeedTimeZones", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictSettings),
+        // The IANA time zone of a position: the shipped boundary file (deploy/make-timezones.sh) and its reader.
+        .target(name: "WorkFeedTimeZones", resources: [.copy("Data")], swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
-        .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "CZlib"], swiftSettings: strictSettings),
+        .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "WorkFeedTimeZones", "CZlib"], swiftSettings: strictSettings),
         // The SQLite index: workouts, series, jobs, anchors.
         .target(
             name: "WorkFeedIndex",
@@ -200,7 +203,7 @@ let package = Package(
             dependencies: [
                 "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
                 // The attack group's races (issue 23) run a real worker in the process.
-                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", .product(name: "Logging", package: "swift-log"),
+                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", "WorkFeedTimeZones", .product(name: "Logging", package: "swift-log"),
                 // The "hash" group measures our SHA-256 against swift-crypto's.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -208,6 +211,8 @@ let package = Package(
         ),
 
         .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        // Reads Tests/Data/tzdata (zone1970.tab, with its origin beside it).
+        .testTarget(name: "WorkFeedTimeZonesTests", dependencies: ["WorkFeedTimeZones", "WorkFeedImport", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
             name: "WorkFeedConfigTests",

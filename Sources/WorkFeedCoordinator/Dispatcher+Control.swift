@@ -73,7 +73,8 @@ extension Dispatcher {
             }
             let workout = ImportedWorkout(
                 source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
-                heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset, origin: body.origin,
+                heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset,
+                timeZone: body.timeZone, timeZoneSource: body.timeZoneSource, origin: body.origin,
                 file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
             do {
                 try workout.checkRanges()

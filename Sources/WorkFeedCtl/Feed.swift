@@ -65,7 +65,7 @@ extension WorkCtl {
                     let w = item.workout
                     let states = item.pictures.map { "\($0.picture.kind.rawValue)/\($0.picture.theme.rawValue) \($0.status.rawValue)" }
                     say(
-                        "\(w.id)  \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown date")  "
+                        "\(w.id)  \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) + WorkoutFormat.zone(of: w) } ?? "unknown date")  "
                             + "\(w.activity.rawValue)  \(WorkoutFormat.distance(w.distance))  \(states.joined(separator: ", "))")
                 }
             }

@@ -56,7 +56,7 @@ extension WorkCtl {
                 say("  file:      unknown (imported before files were remembered: import the file again to record it)")
             }
             say("  activity:  \(w.activity.rawValue)" + (w.name.map { " \"\($0)\"" } ?? ""))
-            say("  start:     \(w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown")")
+            say("  start:     \(w.start.map { WorkoutFormat.localTime($0, of: w) } ?? "unknown")" + timeZoneNote(w))
             say("  distance:  \(WorkoutFormat.distance(w.distance))" + from("distance"))
             say("  duration:  \(w.duration.map(WorkoutFormat.duration) ?? "unknown")" + (w.duration == nil ? "" : from("duration")))
             if let gain = w.elevationGain { say("  climb:     \(Int(gain.rounded())) m" + from("climb")) }
@@ -90,6 +90,13 @@ extension WorkCtl {
 }
 
 extension WorkCtl.Show {
+    /// Where the start's offset and zone came from, or that the start is shown in UTC.
+    static func timeZoneNote(_ w: WorkoutRecord) -> String {
+        if let source = w.timeZoneSource { return " (time zone \(source.phrase))" }
+        if w.start != nil, w.timeZoneOffset == nil { return " (in UTC: no time zone known; workctl reimport looks it up)" }
+        return ""
+    }
+
     /// What identifies the workout, in words: the source's own id, or the file's content.
     static func identity(_ w: WorkoutRecord) -> String {
         if w.sourceID.hasPrefix("sha256:") {
@@ -120,6 +127,21 @@ enum WorkoutFormat {
     static func duration(_ seconds: Double) -> String {
         let total = Int(seconds.rounded())
         return String(format: "%d:%02d:%02d", total / 3600, total % 3600 / 60, total % 60)
+    }
+
+    /// The time as it was where the workout happened, with its offset and, when known, its zone:
+    /// `2021-07-11 16:51:11 +02:00 (Europe/Berlin)`.
+    static func localTime(_ date: Date, of workout: WorkoutRecord) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss xxx"
+        formatter.timeZone = TimeZone(secondsFromGMT: workout.timeZoneOffset ?? 0) ?? TimeZone(identifier: "UTC")
+        return formatter.string(from: date) + zone(of: workout)
+    }
+
+    /// ` (Europe/Berlin)`, or nothing when the workout's zone is not known.
+    static func zone(of workout: WorkoutRecord) -> String {
+        workout.timeZone.map { " (\($0))" } ?? ""
     }
 
     /// The time as it was where the workout happened, with its offset.

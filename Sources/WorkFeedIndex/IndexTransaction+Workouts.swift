@@ -350,7 +350,7 @@ private struct WorkoutColumns {
     static let names = [
         "activity", "name", "start_at", "end_at", "tz_offset", "distance", "duration", "elevation_gain", "hr_avg", "hr_max",
         "calories", "device_source", "device_figures", "file_name", "file_size", "file_sha256", "file_format", "reader_version",
-        "position_in_file", "original_kept",
+        "position_in_file", "tz_name", "tz_source", "original_kept",
     ]
     var values: [(any DatabaseValueConvertible)?]
 
@@ -360,7 +360,8 @@ private struct WorkoutColumns {
             workout.activity.rawValue, workout.name, summary.start?.timeIntervalSince1970, summary.end?.timeIntervalSince1970,
             workout.timeZoneOffset, summary.distance, summary.duration, summary.elevationGain, summary.heartRateAverage,
             summary.heartRateMax, summary.calories, device?.source, device.map { $0.figures.joined(separator: ",") }, file?.name,
-            file?.size, file?.sha256, file?.format, file?.readerVersion, workout.positionInFile, originalKept && file != nil,
+            file?.size, file?.sha256, file?.format, file?.readerVersion, workout.positionInFile, workout.timeZone,
+            workout.timeZoneSource?.rawValue, originalKept && file != nil,
         ]
     }
 

@@ -345,6 +345,16 @@ extension WorkoutIndex {
                     END;
                     """)
         }
+        migrator.registerMigration("v11: workout time zones") { db in
+            // Issue 24, part 2: the IANA zone a workout took place in (tz_name, e.g. Europe/Berlin),
+            // and where it and tz_offset came from (tz_source: file, apple-health, position).
+            // Rows stored before stay NULL until `workctl reimport` reads their files again.
+            try db.execute(
+                sql: """
+                    ALTER TABLE workout ADD COLUMN tz_name TEXT;
+                    ALTER TABLE workout ADD COLUMN tz_source TEXT;
+                    """)
+        }
         return migrator
     }
 

@@ -22,8 +22,15 @@ public struct ImportedWorkout: Sendable, Hashable {
     /// otherwise the index takes them from the route's first and last times.
     public var start: Date?
     public var end: Date?
-    /// The original time zone's offset from UTC in seconds, when the timestamps carry one.
+    /// The offset from UTC in seconds at the workout's start, in the zone it took place in: the
+    /// file's own when it gives one, else from ``timeZone``'s rules at the start.
     public var timeZoneOffset: Int?
+    /// The IANA id of the zone it took place in (`Europe/Berlin`, `Etc/GMT-2` at sea), when known:
+    /// from Apple Health's `HKTimeZone`, else looked up from the first valid position
+    /// (`WorkoutFileReader` fills it in; docs/import.md, "Time zones").
+    public var timeZone: String?
+    /// Where ``timeZoneOffset`` and ``timeZone`` came from.
+    public var timeZoneSource: TimeZoneSource?
     /// The file (and entry inside it) the workout was read from, for messages.
     public var origin: String
     /// The file the workout was read from: name, size, SHA-256, format, reader version. `nil`
@@ -51,6 +58,8 @@ public struct ImportedWorkout: Sendable, Hashable {
         start: Date? = nil,
         end: Date? = nil,
         timeZoneOffset: Int? = nil,
+        timeZone: String? = nil,
+        timeZoneSource: TimeZoneSource? = nil,
         origin: String,
         file: WorkoutFile? = nil,
         positionInFile: Int = 0,
@@ -67,6 +76,8 @@ public struct ImportedWorkout: Sendable, Hashable {
         self.start = start
         self.end = end
         self.timeZoneOffset = timeZoneOffset
+        self.timeZone = timeZone
+        self.timeZoneSource = timeZoneSource
         self.origin = origin
         self.file = file
         self.positionInFile = positionInFile

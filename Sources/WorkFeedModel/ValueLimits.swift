@@ -1,4 +1,5 @@
 public import Foundation
+import WorkFeedTimeZones
 
 /// The ranges a value must be in to be accepted from outside: a workout sent over the wire, a
 /// request's body. A value outside them is refused with a ``ValueRangeError`` naming the field,
@@ -68,6 +69,9 @@ extension ImportedWorkout {
         if let end { try ValueLimits.checkTime(end, field: "end") }
         if let timeZoneOffset, !ValueLimits.timeZoneOffsetSeconds.contains(timeZoneOffset) {
             throw ValueRangeError(field: "timeZoneOffset", message: "\(timeZoneOffset) s is outside ±64800 s (18 hours)")
+        }
+        if let timeZone, !TimeZoneMap.isZoneIdentifier(timeZone) {
+            throw ValueRangeError(field: "timeZone", message: "not a time-zone id (1 to 64 of A-Z a-z 0-9 / _ - +)")
         }
         try ValueLimits.checkLength(name, maximum: ValueLimits.maximumNameBytes, field: "name")
         try ValueLimits.checkLength(sourceID, maximum: ValueLimits.maximumSourceIDBytes, field: "sourceID")

@@ -23,7 +23,9 @@ public struct WorkoutFile: Sendable, Hashable, Codable {
     ///   `WorkoutStatistics` and totals.
     /// - 3: devices' climb (FIT `total_ascent`, `TrackStatsExtension` `Ascent`, Apple Health
     ///   `HKElevationAscended`); a FIT altitude of raw 0 (-500 m) is no altitude.
-    public static let currentReaderVersion = 3
+    /// - 4: the time zone of the start (`timeZone`, `timeZoneSource`; docs/import.md, "Time
+    ///   zones"); a FIT `local_timestamp` equal to its UTC timestamp gives no offset.
+    public static let currentReaderVersion = 4
 
     public init(name: String, size: Int64, sha256: String, format: String, readerVersion: Int = WorkoutFile.currentReaderVersion) {
         self.name = name

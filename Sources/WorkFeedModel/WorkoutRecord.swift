@@ -15,6 +15,11 @@ public struct WorkoutRecord: Sendable, Hashable, Codable {
     public var end: Date?
     /// The original time zone's offset from UTC in seconds, kept so the feed can show local time.
     public var timeZoneOffset: Int?
+    /// The IANA id of the zone it took place in (``ImportedWorkout/timeZone``), when known.
+    public var timeZone: String?
+    /// Where the offset and zone came from; `nil` for workouts stored before index schema v11
+    /// (`workctl reimport` fills both in).
+    public var timeZoneSource: TimeZoneSource?
     /// Metres.
     public var distance: Double
     /// Seconds.

@@ -179,6 +179,9 @@ public struct ImportRequest: Codable, Sendable, Hashable {
     public var start: Date?
     public var end: Date?
     public var timeZoneOffset: Int?
+    /// The IANA zone it took place in, and where it and the offset came from (docs/import.md, "Time zones").
+    public var timeZone: String?
+    public var timeZoneSource: TimeZoneSource?
     public var origin: String
     /// The file it was read from; its SHA-256 is the identity of a workout without `sourceID`.
     public var file: WorkoutFile?
@@ -200,6 +203,8 @@ public struct ImportRequest: Codable, Sendable, Hashable {
         start = workout.start
         end = workout.end
         timeZoneOffset = workout.timeZoneOffset
+        timeZone = workout.timeZone
+        timeZoneSource = workout.timeZoneSource
         origin = workout.origin
         file = workout.file
         positionInFile = workout.positionInFile == 0 ? nil : workout.positionInFile

@@ -26,6 +26,8 @@ public struct WorkoutSummaryItem: Codable, Sendable, Hashable {
     public var start: Date?
     public var end: Date?
     public var timeZoneOffset: Int?
+    /// The IANA zone it took place in (``WorkoutRecord/timeZone``).
+    public var timeZone: String?
     public var distance: Double
     public var duration: Double?
     public var elevationGain: Double?
@@ -42,6 +44,7 @@ public struct WorkoutSummaryItem: Codable, Sendable, Hashable {
         start = workout.start
         end = workout.end
         timeZoneOffset = workout.timeZoneOffset
+        timeZone = workout.timeZone
         distance = workout.distance
         duration = workout.duration
         elevationGain = workout.elevationGain
@@ -133,6 +136,7 @@ public enum FeedSummaryWriter {
         json.endArray()
         json.member("pointCount", item.pointCount)
         json.member("start", item.start.map(ISO8601Time.string(from:)))
+        json.member("timeZone", item.timeZone)
         json.member("timeZoneOffset", item.timeZoneOffset)
         json.endObject()
     }
@@ -175,6 +179,7 @@ extension WorkoutSummaryItem {
         start = json["start"]?.string.flatMap(ISO8601Time.date(from:))
         end = json["end"]?.string.flatMap(ISO8601Time.date(from:))
         timeZoneOffset = json["timeZoneOffset"]?.int
+        timeZone = json["timeZone"]?.string
         duration = json["duration"]?.double
         elevationGain = json["elevationGain"]?.double
         heartRateAverage = json["heartRateAverage"]?.double

@@ -34,6 +34,7 @@ do {
             "map": MapBench.run,
             "hash": HashBench.run,
             "xml": XMLBench.run,
+            "timezones": TimeZoneBench.run,
         ]
         for name in options.groups {
             guard let group = groups[name] else {

@@ -58,10 +58,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
                 "v9: owner settings",
-                "v10: fair share and the queue at scale",
+                "v10: fair share and the queue at scale", "v11: workout time zones",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 10)
+        #expect(try reopened.appliedMigrations().count == 11)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
@@ -94,6 +94,25 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         #expect(throws: IndexError.self) { try WorkoutIndex(path: path, logger: Logger(label: "test")) }
         // And it was left as it was.
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("this is not sqlite"))
+    }
+
+    /// Schema v11: the zone and its source are stored and read back; the same workout read again
+    /// with them (as `workctl reimport` sends it) fills them into a row stored without them.
+    @Test func aWorkoutsTimeZoneIsStoredAndFilledInByAReimport() throws {
+        let temporary = try TemporaryIndex()
+        var workout = sampleWorkout()
+        workout.timeZoneOffset = nil
+        let first = try temporary.index.write { try $0.importWorkout(workout) }
+        var stored = try #require(try temporary.index.read { try $0.workout(first.id) })
+        #expect(stored.timeZone == nil && stored.timeZoneSource == nil && stored.timeZoneOffset == nil)
+        workout.timeZone = "Europe/Berlin"
+        workout.timeZoneOffset = 7200
+        workout.timeZoneSource = .position
+        let again = try temporary.index.write { try $0.importWorkout(workout) }
+        #expect(again.result == .refreshed && again.routeVersion == first.routeVersion)
+        stored = try #require(try temporary.index.read { try $0.workout(first.id) })
+        #expect(stored.timeZone == "Europe/Berlin" && stored.timeZoneSource == .position && stored.timeZoneOffset == 7200)
+        #expect(try temporary.index.write { try $0.importWorkout(workout) }.result == .unchanged)
     }
 
     @Test func reImportStoresNothingTwice() throws {

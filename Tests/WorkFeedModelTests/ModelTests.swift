@@ -143,7 +143,8 @@ import WorkFeedModel
         #expect(throws: Never.self) { try workout.checkRanges() }
         let cases: [(String, (inout ImportedWorkout) -> Void)] = [
             ("start", { $0.start = far }), ("end", { $0.end = Date(timeIntervalSince1970: -3e9) }),
-            ("timeZoneOffset", { $0.timeZoneOffset = 86_400 }), ("name", { $0.name = String(repeating: "x", count: 2_000) }),
+            ("timeZoneOffset", { $0.timeZoneOffset = 86_400 }), ("timeZone", { $0.timeZone = "../../etc/passwd x" }),
+            ("name", { $0.name = String(repeating: "x", count: 2_000) }),
             ("sourceID", { $0.sourceID = String(repeating: "x", count: 2_000) }), ("origin", { $0.origin = String(repeating: "x", count: 5_000) }),
             ("heart-rate sample 1 time", { $0.heartRate = [HeartRateSample(time: ok, bpm: 100), HeartRateSample(time: far, bpm: 100)] }),
             ("heart-rate sample 0 bpm", { $0.heartRate = [HeartRateSample(time: ok, bpm: .nan)] }),

@@ -253,6 +253,8 @@ enum WireFuzz {
             name: "Tour \"du\" lac\n\u{1}é", summary: WorkoutSummary(route: Route(), heartRate: []), timeZoneOffset: -3600,
             routeVersion: 1, routeHash: "r", heartRateHash: "h", anchor: 3)
         workout.start = Date(timeIntervalSince1970: 1_668_268_705.8498)
+        // Without a slash: JSONEncoder writes "/" as "\/", the hand-written writer as it is (both JSON).
+        workout.timeZone = "UTC"
         workout.distance = 12_345.678
         workout.duration = 3600
         workout.heartRateMax = 181
@@ -272,6 +274,9 @@ enum WireFuzz {
         reply.items[0].elevationGain = nil  // not finite: left out
         #expect(written == (try ControlCodec.encode(reply)))
         #expect(try ControlCodec.decode(FeedSummaryReply.self, from: written) == reply)
+        #expect(try FeedSummaryReply(json: written).items.first?.timeZone == "UTC")
+        reply.items[0].timeZone = "Atlantic/Azores"
+        #expect(try FeedSummaryReply(json: FeedSummaryWriter.encode(reply)) == reply)
         let empty = FeedSummaryReply(items: [], next: nil, pictureSize: nil)
         #expect(FeedSummaryWriter.encode(empty) == (try ControlCodec.encode(empty)))
     }

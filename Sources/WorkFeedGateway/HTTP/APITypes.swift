@@ -13,6 +13,8 @@ struct WorkoutItem: Encodable, Sendable {
     var end: String?
     /// The time zone the workout was recorded in, as seconds east of UTC.
     var timeZoneOffset: Int?
+    /// The IANA id of that zone (`Europe/Berlin`; `Etc/GMT-2` at sea), when known.
+    var timeZone: String?
     /// The start in that time zone, with its offset (`2026-11-21T23:05:00+01:00`).
     var localStart: String?
     /// Metres, seconds, metres, beats per minute, kilocalories.
@@ -36,6 +38,7 @@ struct WorkoutItem: Encodable, Sendable {
         start = w.start.map(ISO8601Time.string(from:))
         end = w.end.map(ISO8601Time.string(from:))
         timeZoneOffset = w.timeZoneOffset
+        timeZone = w.timeZone
         localStart = w.start.map { Self.localTime($0, offset: w.timeZoneOffset ?? 0) }
         distance = Self.finite(w.distance) ?? 0
         duration = w.duration.flatMap(Self.finite)
@@ -153,6 +156,7 @@ extension WorkoutItem: JSONWritable {
         json.member("start", start)
         json.member("end", end)
         json.member("timeZoneOffset", timeZoneOffset)
+        json.member("timeZone", timeZone)
         json.member("localStart", localStart)
         json.key("distance")
         json.number(distance)

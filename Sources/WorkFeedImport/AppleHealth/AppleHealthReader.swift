@@ -1,5 +1,6 @@
 public import Foundation
 public import WorkFeedModel
+import WorkFeedTimeZones
 
 /// Reads an Apple Health export: the `apple_health_export` folder (or its `export.xml`), as the
 /// Health app writes it into `export.zip`. Zips go through ``WorkoutFileReader/readAll(contentsOf:limits:)``,
@@ -108,9 +109,13 @@ public enum AppleHealthReader {
                 }
             }
             var offset = draft.writtenOffset
-            if let name = draft.timeZoneName {
+            var zoneName: String?
+            if let name = draft.timeZoneName, TimeZoneMap.isZoneIdentifier(name) {
                 if zones[name] == nil { zones[name] = TimeZone(identifier: name) }
-                if let zone = zones[name] { offset = zone.secondsFromGMT(for: draft.start) }
+                if let zone = zones[name] {
+                    offset = zone.secondsFromGMT(for: draft.start)
+                    zoneName = name
+                }
             }
             let heartRate = parser.heartRate.samples(from: draft.start, to: draft.end)
             emit(
@@ -119,7 +124,8 @@ public enum AppleHealthReader {
                     sourceID: sourceID(
                         sourceName: draft.sourceName, activityType: draft.activityTypeName, start: draft.start, end: draft.end),
                     activity: activity(forWorkoutActivityType: draft.activityTypeName), name: nil, route: Route(segments: segments),
-                    heartRate: heartRate, start: draft.start, end: draft.end, timeZoneOffset: offset,
+                    heartRate: heartRate, start: draft.start, end: draft.end, timeZoneOffset: offset, timeZone: zoneName,
+                    timeZoneSource: zoneName.map { _ in .appleHealth },
                     origin: "\(parser.file):\(draft.line)", file: file, positionInFile: position, device: draft.device.sanitized(),
                     original: original))
         }

@@ -39,7 +39,10 @@ extension FITDecoder {
             // local_timestamp minus timestamp is the time zone's offset when the activity was saved.
             if let local = integer(5), let utc = timestamp {
                 let offset = Int(local) - Int(utc)
-                if abs(offset) <= 14 * 3600 { builder.timeZoneOffset = offset }
+                // Equal times say nothing: devices without a clock zone (the TomTom Runner 3) write
+                // UTC into both; the zone of the start decides then (WorkoutTimeZone), and gives
+                // +00:00 itself where that is the local time.
+                if abs(offset) <= 14 * 3600, offset != 0 { builder.timeZoneOffset = offset }
             }
         default:
             break
