@@ -93,7 +93,7 @@ public struct ControlClient: ~Copyable {
     ) throws(ControlClientError) -> Reply {
         let encoded: [UInt8]
         do { encoded = try ControlCodec.encode(body) } catch { throw ControlClientError("could not encode \(command.rawValue): \(error)") }
-        let bytes = try requestEncoded(command, encoded, attachments: [], progress: progress).body
+        let bytes = try requestEncoded(command, encoded, attachments: [], asksProgress: true, progress: progress).body
         do {
             return try ControlCodec.decode(Reply.self, from: bytes)
         } catch {
@@ -130,7 +130,8 @@ public struct ControlClient: ~Copyable {
     }
 
     private mutating func requestEncoded(
-        _ command: ControlCommand, _ encoded: [UInt8], attachments: [[UInt8]], progress: ((ControlProgress) -> Void)? = nil
+        _ command: ControlCommand, _ encoded: [UInt8], attachments: [[UInt8]], asksProgress: Bool = false,
+        progress: (ControlProgress) -> Void = { _ in }
     ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
         let size = attachments.reduce(Int64(encoded.count + 32)) { $0 + Int64($1.count) }
         guard size <= maximumMessageSize else {
@@ -155,7 +156,7 @@ public struct ControlClient: ~Copyable {
                     reset()
                     throw ControlClientError(
                         "no reply from the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s"
-                            + (progress == nil ? "" : " of its last progress report") + ": is workfeed-coordinator running there?")
+                            + (asksProgress ? " of its last progress report" : "") + ": is workfeed-coordinator running there?")
                 }
                 guard let frames = try socket.receive(dontWait: true) else { continue }
                 let reply: ControlReply
@@ -171,7 +172,7 @@ public struct ControlClient: ~Copyable {
                 if reply.isProgress {
                     // Still at work: the wait for the next word starts again.
                     deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
-                    if let progress, let body = try? ControlCodec.decode(ControlProgress.self, from: reply.body) { progress(body) }
+                    if let body = try? ControlCodec.decode(ControlProgress.self, from: reply.body) { progress(body) }
                     continue
                 }
                 guard reply.ok else {

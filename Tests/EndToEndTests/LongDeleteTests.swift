@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkFeedCoordinator
 import WorkFeedModel
 import WorkFeedWire
 
