@@ -75,7 +75,8 @@ struct MultipartUpload: Equatable {
         case (0, _):
             throw Problem.badRequest("not-one-file", "the multipart body has no file part (no part with a filename): \(sendOneFile)")
         default:
-            throw Problem.badRequest("not-one-file", "the multipart body has \(files.count) file parts, one workout file is taken at a time: \(sendOneFile)")
+            throw Problem.badRequest(
+                "not-one-file", "the multipart body has \(files.count) file parts, one workout file is taken at a time: \(sendOneFile)")
         }
     }
 
