@@ -164,7 +164,7 @@ echo
 echo "bench-gateway: wrk -t2 -c$connections -d${seconds}s on loopback, $(nproc) cores, $build, $(date -u +%Y-%m-%d)"
 run_wrk "pictures from nginx (the same files, sendfile)" "http://127.0.0.1:$nginx_port" "$dir/picture-paths.txt" ""
 run_wrk "pictures from the gateway" "$base" "$dir/picture-paths.txt" ""
-run_wrk "GET /v1/feed?limit=20 over $workouts workouts (101 positions all over the feed, a valid token)" "$base" "$dir/feed-paths.txt" "$token"
+run_wrk "GET /v1/feed?limit=20 over $workouts workouts ($(wc -l <"$dir/feed-paths.txt") positions all over the feed, a valid token)" "$base" "$dir/feed-paths.txt" "$token"
 
 echo
 echo "## picture requests while a bulk regeneration runs"
@@ -205,6 +205,6 @@ times.sort()
 pick = lambda q: times[min(len(times) - 1, int(round(q * (len(times) - 1))))]
 print(f"  {len(times)} interactive pictures (route dark @1x, wait=5): p50 {pick(0.5) * 1000:.0f} ms, p95 {pick(0.95) * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms")
 PYTHON
-"$bin/workctl" status --coordinator "$control" | sed -n '2p;/^queue/p' | sed 's/^/  bulk meanwhile: /'
+"$bin/workctl" status --coordinator "$control" | sed -n '1p;/^queue/p' | sed 's/^/  bulk meanwhile: /'
 echo
 echo "bench-gateway: done (gateway resident memory: $(grep VmHWM /proc/"${pids[3]}"/status 2>/dev/null | awk '{print $2/1024 " MiB"}'))"
