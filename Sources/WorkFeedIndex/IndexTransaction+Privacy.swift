@@ -39,9 +39,12 @@ extension IndexTransaction {
     /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of the
     /// owner's privacy zones gives them new keys: once the old files are removed, their URLs
     /// answer 410 Gone (``IndexReader/isWithdrawn(key:)``). A key still current is served as
-    /// before, whatever is remembered. Keeps the newest ``maximumWithdrawnPerOwner`` of the owner.
+    /// before, whatever is remembered. Keeps the newest `limit` of the owner
+    /// (``maximumWithdrawnPerOwner``).
     /// - Returns: how many keys were remembered.
-    public mutating func rememberWithdrawnPictures(owner: String, now: Date = Date()) throws -> Int {
+    public mutating func rememberWithdrawnPictures(
+        owner: String, now: Date = Date(), keeping limit: Int = maximumWithdrawnPerOwner
+    ) throws -> Int {
         try db.execute(
             sql: """
                 INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
@@ -55,7 +58,7 @@ extension IndexTransaction {
                 DELETE FROM withdrawn_picture WHERE owner = ? AND key NOT IN (
                     SELECT key FROM withdrawn_picture WHERE owner = ? ORDER BY withdrawn_at DESC LIMIT ?)
                 """,
-            arguments: [owner, owner, Self.maximumWithdrawnPerOwner])
+            arguments: [owner, owner, limit])
         return remembered
     }
 
