@@ -35,8 +35,9 @@ extension GatewayAPI {
             context.logger.notice("upload refused: too many", metadata: ["owner": "\(owner)", "retry_after_s": "\(seconds)"])
             throw Problem.tooManyUploads(perMinute: uploads.perMinute, retryAfter: seconds)
         }
-        let boundary = try MultipartUpload.boundary(ofContentType: request.headers[.contentType])
         let body = try await Self.body(of: request, upTo: configuration.uploadMaximumBytes)
+        // Checked once the body is read, so that the connection can carry the next request.
+        let boundary = try MultipartUpload.boundary(ofContentType: request.headers[.contentType])
         // The file as the body, or as the one file part of a multipart body (curl -F, FormData).
         let upload = try boundary.map { boundary throws(Problem) in try MultipartUpload.file(in: body, boundary: boundary) }
         let bytes = upload?.bytes ?? Array(buffer: body)
