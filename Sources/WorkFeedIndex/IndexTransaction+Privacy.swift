@@ -39,7 +39,9 @@ extension IndexTransaction {
     /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of the
     /// owner's privacy zones gives them new keys: once the old files are removed, their URLs
     /// answer 410 Gone (``IndexReader/isWithdrawn(key:)``). A key still current is served as
-    /// before, whatever is remembered. Keeps the newest `limit` of the owner
+    /// before, whatever is remembered. A key another owner's picture shares (the same file, no
+    /// zones, the same settings) is not remembered: its URL must not tell that owner's holders
+    /// anything of this owner. Keeps the newest `limit` of the owner
     /// (``maximumWithdrawnPerOwner``).
     /// - Returns: how many keys were remembered.
     public mutating func rememberWithdrawnPictures(
@@ -48,7 +50,9 @@ extension IndexTransaction {
         try db.execute(
             sql: """
                 INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
-                    SELECT cache_key, owner, ? FROM job WHERE owner = ? AND status = 'generated' AND cache_key IS NOT NULL
+                    SELECT cache_key, owner, ? FROM job
+                    WHERE owner = ? AND status = 'generated' AND cache_key IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM job AS other WHERE other.cache_key = job.cache_key AND other.owner != job.owner)
                 ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, withdrawn_at = excluded.withdrawn_at
                 """,
             arguments: [now.timeIntervalSince1970, owner])

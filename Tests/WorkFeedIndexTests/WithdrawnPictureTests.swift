@@ -30,6 +30,11 @@ import WorkFeedModel
                 try Self.generated(key, workout: workout, owner: "alice", in: &transaction)
             }
             try Self.generated(keys[3], workout: bob.id, owner: "bob", in: &transaction)
+            // A key alice shares with carol (the same file, drawn alike) is never alice's to withdraw.
+            let carol = try transaction.importWorkout(sampleWorkout(sourceID: "a", start: 1_700_000_000, file: "a.gpx"), owner: "carol")
+            let shared = try transaction.importWorkout(sampleWorkout(sourceID: "s", start: 1_700_300_000, file: "s.gpx"), owner: "alice")
+            try Self.generated(String(repeating: "c0", count: 32), workout: carol.id, owner: "carol", in: &transaction)
+            try Self.generated(String(repeating: "c0", count: 32), workout: shared.id, owner: "alice", in: &transaction)
         }
         // Nothing is withdrawn before a change.
         #expect(try temporary.index.read { try $0.isWithdrawn(key: keys[0]) } == false)
@@ -39,6 +44,7 @@ import WorkFeedModel
         // Two of alice's three kept (the bound), none of bob's; a key never seen is not withdrawn.
         #expect(state.prefix(3).filter { $0 }.count == 2 && state[3] == false)
         #expect(try temporary.index.read { try $0.isWithdrawn(key: String(repeating: "0", count: 64)) } == false)
+        #expect(try temporary.index.read { try $0.isWithdrawn(key: String(repeating: "c0", count: 32)) } == false)
         // Alice leaves: hers are forgotten, and bob's change is his alone.
         try temporary.index.write { try $0.forgetWithdrawnPictures(owner: "alice") }
         _ = try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "bob") }
