@@ -10,7 +10,9 @@ demo:
 	deploy/demo.sh
 
 # The format check (.swift-format; `swift format format -i -r Sources Tests` fixes it), the Swift
-# suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis).
+# suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis),
+# then both benchmark scripts at a small size on the debug build (BENCH_SMOKE=1), so that a
+# script that rots fails the build (issue 27; their figures are no benchmark).
 # The gateway's suites run on their own: its HTTP handlers run on Swift's cooperative pool (two
 # threads here), which the end-to-end tests that block on processes and sockets would otherwise
 # hold for long stretches while a gateway test waits for an answer.
@@ -22,6 +24,8 @@ test:
 	swift test --skip-build --skip '^GatewayTests\.'
 	swift test --skip-build --filter '^GatewayTests\.'
 	var/test-python/bin/python -m pytest -q Tests/web
+	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
+	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-gateway.sh
 
 chaos:
 	deploy/install-deps.sh

@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // FilePath, for swift-configuration's file provider (WorkFeedConfig).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Multipart uploads (curl -F, FormData, the phones' HTTP clients) at the gateway.
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // C libraries from Debian (libzmq3-dev, libpng-dev, zlib1g-dev), linked in their module maps.
@@ -156,6 +158,7 @@ let package = Package(
                 // ES256 and RS256 tokens (P-256 and RSA signatures).
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             resources: [.copy("Page")],
             swiftSettings: strictSettings

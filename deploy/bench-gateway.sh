@@ -7,19 +7,33 @@
 #      until an interactive picture is there (p50, p95).
 # Release build; a coordinator, two workers and a gateway on loopback; everything in a temporary
 # directory, removed at the end. Run from the repository root: `make bench-gateway`.
-# BENCH_SECONDS (15), BENCH_CONNECTIONS (32), BENCH_WORKOUTS (100000) change the run.
+# BENCH_SECONDS (15), BENCH_CONNECTIONS (32), BENCH_WORKOUTS (100000) change the run;
+# BENCH_BIN=DIR runs the programs in DIR, built already (e.g. .build/debug), instead of a release
+# build. BENCH_SMOKE=1 is the small size `make test` runs so that the script cannot rot (2 s of
+# wrk with 4 connections, 3,000 workouts, unless set; any non-2xx answer fails it). Its figures
+# are no benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 deploy/install-deps.sh wrk nginx-light
-seconds="${BENCH_SECONDS:-15}"
-connections="${BENCH_CONNECTIONS:-32}"
-workouts="${BENCH_WORKOUTS:-100000}"
-echo "bench-gateway: building (release)..."
-for product in workfeed-coordinator workfeed-worker workctl workfeed-gateway workfeed-bench; do
-  swift build -c release --product "$product" >/dev/null
+smoke="${BENCH_SMOKE:-0}"
+seconds="${BENCH_SECONDS:-$([ "$smoke" = "1" ] && echo 2 || echo 15)}"
+connections="${BENCH_CONNECTIONS:-$([ "$smoke" = "1" ] && echo 4 || echo 32)}"
+workouts="${BENCH_WORKOUTS:-$([ "$smoke" = "1" ] && echo 3000 || echo 100000)}"
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin="$BENCH_BIN"
+  build="$(basename "$bin") build"
+else
+  echo "bench-gateway: building (release)..."
+  for product in workfeed-coordinator workfeed-worker workctl workfeed-gateway workfeed-bench; do
+    swift build -c release --product "$product" >/dev/null
+  done
+  bin="$(swift build -c release --show-bin-path)"
+  build="release build"
+fi
+for program in workfeed-coordinator workfeed-worker workctl workfeed-gateway workfeed-bench; do
+  [ -x "$bin/$program" ] || { echo "bench-gateway: $bin/$program is not built (swift build, or unset BENCH_BIN)" >&2; exit 1; }
 done
-bin="$(swift build -c release --show-bin-path)"
 
 dir="$(mktemp -d /tmp/workfeed-bench-gateway.XXXXXX)"
 chmod 755 "$dir"
@@ -58,9 +72,11 @@ for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sle
 
 # The helper below walks the feed, draws pictures and measures the interactive requests.
 export BASE="$base" TOKEN="$token" DIR="$dir" WORKCTL="$bin/workctl" CONTROL="$control"
+export PICTURES="$([ "$smoke" = "1" ] && echo 40 || echo 300)" INTERACTIVE="$([ "$smoke" = "1" ] && echo 8 || echo 40)"
 python3 - <<'PYTHON'
 import json, os, subprocess, urllib.parse, urllib.request
 base, token, directory = os.environ["BASE"], os.environ["TOKEN"], os.environ["DIR"]
+pictures = int(os.environ["PICTURES"])
 def get(path):
     request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
     with urllib.request.urlopen(request, timeout=60) as reply:
@@ -73,7 +89,7 @@ cursor = page["next"]
 while cursor and len(cursors) < 100:
     cursors.append(cursor)
     page = get("/v1/feed?limit=100&cursor=" + urllib.parse.quote(cursor, safe=""))
-    if len(ids) < 300: ids += [item["id"] for item in page["items"]]
+    if len(ids) < pictures: ids += [item["id"] for item in page["items"]]
     cursor = page.get("next")
     for _ in range(9):  # skip 900 workouts between cursors
         if not cursor: break
@@ -82,11 +98,11 @@ while cursor and len(cursors) < 100:
 with open(os.path.join(directory, "feed-paths.txt"), "w") as out:
     out.write("/v1/feed?limit=20\n")
     for c in cursors: out.write("/v1/feed?limit=20&cursor=" + urllib.parse.quote(c, safe="") + "\n")
-# 300 route pictures drawn, light, @1x: the picture list for wrk and nginx.
-subprocess.run([os.environ["WORKCTL"], "enqueue", "--ids", *ids[:300], "--kind", "route", "--theme", "light", "--wait", "--wait-timeout", "60",
+# 300 route pictures (40 in a smoke run) drawn, light, @1x: the picture list for wrk and nginx.
+subprocess.run([os.environ["WORKCTL"], "enqueue", "--ids", *ids[:pictures], "--kind", "route", "--theme", "light", "--wait", "--wait-timeout", "60",
                 "--coordinator", os.environ["CONTROL"]], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 urls = []
-for id in ids[:300]:
+for id in ids[:pictures]:
     urls += [p["url"] for p in get("/v1/workouts/" + id)["pictures"] if p.get("url")]
 with open(os.path.join(directory, "picture-paths.txt"), "w") as out:
     out.write("\n".join(urls) + "\n")
@@ -136,15 +152,19 @@ run_wrk() {
   local label="$1" url="$2" paths="$3" token="$4"
   echo
   echo "## $label"
-  WRK_PATHS="$paths" WRK_TOKEN="$token" wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$dir/paths.lua" "$url" \
-    | grep -E "Requests/sec|Transfer/sec|Latency |  (50|75|90|99)%|requests in|Non-2xx|Socket errors"
+  WRK_PATHS="$paths" WRK_TOKEN="$token" wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$dir/paths.lua" "$url" >"$dir/wrk.out"
+  grep -E "Requests/sec|Transfer/sec|Latency |  (50|75|90|99)%|requests in|Non-2xx|Socket errors" "$dir/wrk.out"
+  if [ "$smoke" = "1" ] && grep -q "Non-2xx" "$dir/wrk.out"; then
+    echo "bench-gateway: smoke run: non-2xx answers to $label" >&2
+    exit 1
+  fi
 }
 
 echo
-echo "bench-gateway: wrk -t2 -c$connections -d${seconds}s on loopback, $(nproc) cores, release build, $(date -u +%Y-%m-%d)"
+echo "bench-gateway: wrk -t2 -c$connections -d${seconds}s on loopback, $(nproc) cores, $build, $(date -u +%Y-%m-%d)"
 run_wrk "pictures from nginx (the same files, sendfile)" "http://127.0.0.1:$nginx_port" "$dir/picture-paths.txt" ""
 run_wrk "pictures from the gateway" "$base" "$dir/picture-paths.txt" ""
-run_wrk "GET /v1/feed?limit=20 over $workouts workouts (101 positions all over the feed, a valid token)" "$base" "$dir/feed-paths.txt" "$token"
+run_wrk "GET /v1/feed?limit=20 over $workouts workouts ($(wc -l <"$dir/feed-paths.txt") positions all over the feed, a valid token)" "$base" "$dir/feed-paths.txt" "$token"
 
 echo
 echo "## picture requests while a bulk regeneration runs"
@@ -165,7 +185,8 @@ with urllib.request.urlopen(urllib.request.Request(base + "/v1/feed?limit=100", 
 random.seed(14)
 ids = []
 cursor = first["next"]
-for _ in range(40):
+for _ in range(int(os.environ["INTERACTIVE"])):
+    if not cursor: break
     with urllib.request.urlopen(urllib.request.Request(base + "/v1/feed?limit=100&cursor=" + urllib.parse.quote(cursor, safe=""),
                                                        headers={"Authorization": "Bearer " + token})) as reply:
         page = json.load(reply)
@@ -184,6 +205,6 @@ times.sort()
 pick = lambda q: times[min(len(times) - 1, int(round(q * (len(times) - 1))))]
 print(f"  {len(times)} interactive pictures (route dark @1x, wait=5): p50 {pick(0.5) * 1000:.0f} ms, p95 {pick(0.95) * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms")
 PYTHON
-"$bin/workctl" status --coordinator "$control" | sed -n '2p;/^queue/p' | sed 's/^/  bulk meanwhile: /'
+"$bin/workctl" status --coordinator "$control" | sed -n '1p;/^queue/p' | sed 's/^/  bulk meanwhile: /'
 echo
 echo "bench-gateway: done (gateway resident memory: $(grep VmHWM /proc/"${pids[3]}"/status 2>/dev/null | awk '{print $2/1024 " MiB"}'))"

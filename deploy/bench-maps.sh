@@ -8,19 +8,29 @@
 #
 # Settings (environment): BENCH_WORKOUTS=500, BENCH_POINTS=600 (points a workout), BENCH_SEED=7,
 # BENCH_CACHE_MB=64 (basemap.cache_mb of each worker), BENCH_SKIP_BUILD=1, BENCH_KEEP=1 (keep
-# var/bench-maps).
+# var/bench-maps), BENCH_BIN=DIR (run the programs in DIR, built already, e.g. .build/debug).
+# BENCH_SMOKE=1: the small size `make test` runs so that the script cannot rot (8 workouts of 200
+# points unless set; every picture must be drawn, or it fails). Its figures are no benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-workouts="${BENCH_WORKOUTS:-500}"
-points="${BENCH_POINTS:-600}"
+smoke="${BENCH_SMOKE:-0}"
+workouts="${BENCH_WORKOUTS:-$([ "$smoke" = "1" ] && echo 8 || echo 500)}"
+points="${BENCH_POINTS:-$([ "$smoke" = "1" ] && echo 200 || echo 600)}"
 seed="${BENCH_SEED:-7}"
 cache_mb="${BENCH_CACHE_MB:-64}"
-if [ "${BENCH_SKIP_BUILD:-0}" != "1" ]; then
-  deploy/install-deps.sh
-  for product in workfeed-coordinator workfeed-worker workctl; do swift build -c release --product "$product" >/dev/null; done
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin="$BENCH_BIN"
+else
+  if [ "${BENCH_SKIP_BUILD:-0}" != "1" ]; then
+    deploy/install-deps.sh
+    for product in workfeed-coordinator workfeed-worker workctl; do swift build -c release --product "$product" >/dev/null; done
+  fi
+  bin="$(swift build -c release --show-bin-path)"
 fi
-bin="$(swift build -c release --show-bin-path)"
+for program in workfeed-coordinator workfeed-worker workctl; do
+  [ -x "$bin/$program" ] || { echo "bench-maps: $bin/$program is not built (swift build, or unset BENCH_BIN)" >&2; exit 1; }
+done
 
 run=var/bench-maps
 rm -rf "$run"
@@ -59,6 +69,11 @@ export WORKFEED_BASEMAP_TILESETS="$PWD/deploy/basemap/heidelberg.mbtiles"
 export WORKFEED_INDEX_PATH="$run/index.sqlite"
 export WORKFEED_CACHE_DIRECTORY="$run/cache"
 export WORKFEED_BASEMAP_CACHE_MB="$cache_mb"
+# Ports of its own, so that a demo or another run on the machine is not in the way.
+port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+workers_endpoint="tcp://127.0.0.1:$(port)"
+export WORKFEED_CONTROL="tcp://127.0.0.1:$(port)"  # workctl's
+export WORKFEED_LISTEN_EVENTS="tcp://127.0.0.1:$(port)" WORKFEED_METRICS_LISTEN=""
 pids=()
 stop_all() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -67,14 +82,14 @@ stop_all() {
 }
 trap stop_all EXIT
 
-"$bin/workfeed-coordinator" >"$run/coordinator.log" 2>&1 &
+"$bin/workfeed-coordinator" --listen-workers "$workers_endpoint" --listen-control "$WORKFEED_CONTROL" >"$run/coordinator.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do
   "$bin/workctl" status --timeout 1 >/dev/null 2>&1 && break
   sleep 0.2
 done
 for n in 1 2; do
-  "$bin/workfeed-worker" --name "bench-$n" >"$run/worker-$n.log" 2>&1 &
+  "$bin/workfeed-worker" --connect "$workers_endpoint" --name "bench-$n" >"$run/worker-$n.log" 2>&1 &
   pids+=($!)
 done
 workers=("${pids[1]}" "${pids[2]}")
@@ -100,3 +115,8 @@ for pid in "${workers[@]}"; do kill -TERM "$pid"; wait "$pid" 2>/dev/null || tru
 for n in 1 2; do
   echo "bench-maps: worker $n tile cache at the end: $(grep -o 'tile_cache_[a-z]*=[0-9]*' "$run/worker-$n.log" | tr '\n' ' ')"
 done
+if [ "$smoke" = "1" ] && [ "$generated" -ne "$jobs" ]; then
+  echo "bench-maps: smoke run: $generated of $jobs pictures drawn; logs kept in $run" >&2
+  BENCH_KEEP=1
+  exit 1
+fi

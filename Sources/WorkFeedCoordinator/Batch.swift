@@ -37,6 +37,9 @@ struct ControlWork: Sendable {
     var request: ControlRequest
     var role: ClientRole?
     var bytes: Int
+    /// What a request carried out in steps, one a turn (a long DELETE), has done in the turns
+    /// before this one; `nil` at its first step.
+    var carried: DeleteReply? = nil
 }
 
 /// Something to remove from storage once a batch has committed.
@@ -56,8 +59,11 @@ enum Removal: Sendable, Hashable {
 /// Everything a batch wants sent once its transaction has committed.
 struct Outbox: Sendable {
     var worker: [(identity: [UInt8], message: WorkerMessage)] = []
-    /// Replies to write requests, with the bytes of their request (the client's load goes down by them).
+    /// Replies to write requests, with the bytes of their request (the client's load goes down by
+    /// them; a PROGRESS reply is not the answer and lowers nothing).
     var control: [(identity: [UInt8], reply: ControlReply, bytes: Int)] = []
+    /// Requests carried out in steps that go on in the next batch (the loop hands them back).
+    var continuing: [ControlWork] = []
     var events: [CoordinatorEvent] = []
     /// Pictures and kept files that go once the batch has committed (removed by the dispatcher).
     var removals: [Removal] = []

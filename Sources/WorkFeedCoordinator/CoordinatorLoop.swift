@@ -434,7 +434,12 @@ struct CoordinatorLoop: ~Copyable {
                 logger.debug("event not published", metadata: ["error": "\(error)"])
             }
         }
-        for (identity, reply, bytes) in outbox.control { self.reply(reply, to: identity, bytes: bytes) }
+        for (identity, reply, bytes) in outbox.control {
+            // A PROGRESS reply is not the answer: the request stays in flight.
+            if reply.isProgress { send(reply, to: identity) } else { self.reply(reply, to: identity, bytes: bytes) }
+        }
+        // Requests carried out in steps go on in the next batch.
+        inbox.add(worker: [], control: outbox.continuing)
         if outbox.isLast { sayGoodbye() }
     }
 

@@ -17,12 +17,19 @@ extension Dispatcher {
     /// batch's transaction, and when it fails its changes to the index, to the picture specs (a
     /// privacy zone's) and to the outbox (events, files to remove, metrics) are undone; the
     /// batch's other requests commit.
+    ///
+    /// - Returns: the reply; a PROGRESS reply, or none, when the request goes on in the next
+    ///   batch (``Outbox/continuing``: a long DELETE, done in steps).
     func handleControl(
-        _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
-    ) -> ControlReply {
+        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
+    ) -> ControlReply? {
+        let request = work.request
         let (specsBefore, outboxBefore) = (specs, outbox)
         do {
             return try transaction.savepoint { transaction in
+                if request.command == .delete {
+                    return try deleteStep(work, specs: &specs, transaction: &transaction, outbox: &outbox)
+                }
                 if request.command == .original {
                     let (body, file) = try original(request, reader: transaction.reader)
                     return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
@@ -138,47 +145,8 @@ extension Dispatcher {
             return try ControlCodec.encode(reply)
 
         case .delete:
-            let body = try decode(DeleteRequest.self, request)
-            let owner = try checkOwner(body.owner, "DELETE")
-            let ids: [WorkoutID]
-            switch (body.ids, owner) {
-            case (let given?, _): ids = given
-            case (nil, let owner?): ids = try transaction.reader.workoutIDs(owner: owner)
-            case (nil, nil): throw ControlRequestError("DELETE needs ids, an owner, or both")
-            }
-            guard body.ids == nil || ids.count <= ControlLimits.maximumDeleteIDs else {
-                throw ControlRequestError("DELETE: ids has \(ids.count) entries, at most \(ControlLimits.maximumDeleteIDs) a request")
-            }
-            let files = try transaction.reader.fileHashes(of: ids)
-            let deleted = try transaction.delete(ids, owner: owner)
-            if body.ids == nil, let owner {
-                // The owner is leaving: their privacy zones go with their workouts.
-                _ = try transaction.removePrivacyZones(owner: owner)
-                specs.privacy.setZones([], of: owner)
-                // And their settings.
-                _ = try transaction.removeOwnerSettings(owner: owner)
-                specs.heartRateZones.set(nil, of: owner)
-            }
-            // The files go once the deletion is committed: the pictures, and the originals no
-            // other workout came from.
-            let jobs = Array(deleted.values.joined())
-            let pictures = jobs.filter(store.contains)
-            let originalFiles = try transaction.reader.unreferencedFiles(files).compactMap(originals.path(for:))
-                .filter { FileManager.default.fileExists(atPath: $0) }
-            outbox.removals += jobs.map(Removal.picture) + originalFiles.map(Removal.file)
-            for id in ids where deleted[id] != nil { outbox.events.append(.workout(WorkoutEvent(workoutID: id, change: "deleted", owner: owner))) }
-            logger.info(
-                "workouts deleted",
-                metadata: [
-                    "workouts": "\(deleted.count)", "jobs": "\(jobs.count)", "pictures": "\(pictures.count)", "originals": "\(originalFiles.count)",
-                    "owner": "\(owner ?? "(any)")",
-                ])
-            let encoded = try ControlCodec.encode(
-                DeleteReply(
-                    deleted: ids.filter { deleted[$0] != nil }, missing: ids.filter { deleted[$0] == nil }, pictures: pictures.count,
-                    series: deleted.count, jobs: jobs.count, originals: originalFiles.count))
-            outbox.tally.deletedWorkouts += deleted.count
-            return encoded
+            // Carried out by deleteStep(_:specs:transaction:outbox:) before this is reached.
+            throw ControlRequestError("DELETE is carried out in steps")
 
         case .zones:
             return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)
@@ -186,7 +154,7 @@ extension Dispatcher {
         case .settings:
             return try settings(try decode(SettingsRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)
 
-        case .ping, .status, .show, .feed, .changes, .failed:
+        case .ping, .status, .show, .feed, .changes, .failed, .picture:
             // Answered by the loop (PING) and the read service; never sent here.
             throw ControlRequestError("\(request.command.rawValue) is not a write request")
         }
@@ -274,7 +242,7 @@ extension ControlCommand {
     /// connection (``ReadService``), so that no read ever holds up dispatch.
     var isRead: Bool {
         switch self {
-        case .ping, .status, .show, .feed, .changes, .failed: true
+        case .ping, .status, .show, .feed, .changes, .failed, .picture: true
         // RESOLVE and ORIGINAL read too, but are small and rare: they go with the writes.
         case .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings: false
         }
@@ -294,7 +262,8 @@ enum ControlPolicy {
         case .worker?: return "\(request.command.rawValue) refused: a worker key may not use the control protocol"
         case .gateway?:
             switch request.command {
-            case .ping: return nil
+            // A picture's URL names no owner and the answer says nothing about one (docs/privacy.md).
+            case .ping, .picture: return nil
             case .importWorkout, .enqueue, .show, .feed, .changes, .delete, .zones, .settings:
                 // Only the owner field is read here; the body is parsed fully where it is answered.
                 struct OwnerField: Decodable { var owner: String? }
@@ -343,6 +312,10 @@ extension Dispatcher {
         let zones = try transaction.reader.privacyZones(owner: owner)
         var stale = 0
         if added != nil || removed == true {
+            // The pictures drawn under the old zones get new keys: their old URLs answer 410 once
+            // their files are gone.
+            let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner)
+            logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn)"])
             specs.privacy.setZones(zones, of: owner)
             var request = EnqueueRequest(ids: nil, kinds: JobKind.allCases, themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
             request.owner = owner

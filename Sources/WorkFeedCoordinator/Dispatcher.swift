@@ -176,8 +176,8 @@ struct Dispatcher {
                         transaction: &transaction, outbox: &outbox, progress: &progressAfter)
                 }
                 for work in batch.controlMessages {
-                    outbox.control.append(
-                        (work.identity, handleControl(work.request, specs: &specsAfter, transaction: &transaction, outbox: &outbox), work.bytes))
+                    guard let reply = handleControl(work, specs: &specsAfter, transaction: &transaction, outbox: &outbox) else { continue }
+                    outbox.control.append((work.identity, reply, reply.isProgress ? 0 : work.bytes))
                 }
                 try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 if checkDeadlines {

@@ -253,6 +253,11 @@ struct ReadAnswers {
             let page = try reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))
             return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: try reader.currentAnchor()))
 
+        case .picture:
+            let body = try decode(PictureRequest.self, request)
+            guard CacheLayout.isCacheKey(body.key) else { throw ControlRequestError("PICTURE: key must be 64 lower-case hex digits") }
+            return try ControlCodec.encode(PictureReply(withdrawn: try reader.isWithdrawn(key: body.key)))
+
         case .ping, .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings:
             throw ControlRequestError("\(request.command.rawValue) is not a read request")
         }

@@ -35,8 +35,20 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            let request = DeleteRequest(ids: ids.isEmpty ? nil : try IDPrefix.resolve(ids, client: &client), owner: owner)
-            let reply: DeleteReply = try talking { () throws(ControlClientError) in try client.request(.delete, request) }
+            let request = DeleteRequest(ids: ids.isEmpty ? nil : try IDPrefix.resolve(ids, client: &client), owner: owner, progress: true)
+            // A large delete is done in steps: the coordinator reports each, and the timeout is
+            // one of silence between reports, not of the whole delete.
+            var progress: ProgressLine?
+            let reply: DeleteReply = try talking { () throws(ControlClientError) in
+                try client.request(.delete, request, as: DeleteReply.self) { step in
+                    if progress == nil { progress = ProgressLine(total: step.total, unit: step.unit) }
+                    progress?.update(done: step.done, total: step.total)
+                }
+            }
+            if var progress {
+                progress.update(done: reply.deleted.count + reply.missing.count, total: reply.deleted.count + reply.missing.count)
+                progress.finish()
+            }
             if json {
                 try printJSON(reply)
             } else {

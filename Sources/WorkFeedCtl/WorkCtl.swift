@@ -72,7 +72,7 @@ struct ConnectionOptions: ParsableArguments {
         help: "The coordinator's control endpoint (env WORKFEED_CONTROL).")
     var coordinator: String = ProcessInfo.processInfo.environment["WORKFEED_CONTROL"] ?? "tcp://127.0.0.1:5556"
 
-    @Option(name: .long, help: "Seconds to wait for each reply.")
+    @Option(name: .long, help: "Seconds to wait for each reply (for delete: for its next progress report).")
     var timeout: Int = 15
 
     @Option(name: .long, help: "This operator's CURVE key file from workctl keygen (env WORKFEED_KEY_FILE).")

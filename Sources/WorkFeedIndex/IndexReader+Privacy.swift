@@ -17,6 +17,12 @@ extension IndexReader {
         }
     }
 
+    /// Whether `key` named a picture that a change of its owner's privacy zones withdrew
+    /// (``IndexTransaction/rememberWithdrawnPictures(owner:now:)``).
+    public func isWithdrawn(key: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM withdrawn_picture WHERE key = ?", arguments: [key]) ?? false
+    }
+
     /// The owners that have at least one privacy zone.
     public func ownersWithPrivacyZones() throws -> [String] {
         try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM privacy_zone ORDER BY owner")

@@ -32,6 +32,45 @@ extension IndexTransaction {
         return db.changesCount == 1
     }
 
+    /// The most withdrawn picture keys remembered per owner (``rememberWithdrawnPictures(owner:now:)``):
+    /// an owner with 5,000 workouts and 4 pictures each fits one zone change, about 2 MB.
+    public static let maximumWithdrawnPerOwner = 20_000
+
+    /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of the
+    /// owner's privacy zones gives them new keys: once the old files are removed, their URLs
+    /// answer 410 Gone (``IndexReader/isWithdrawn(key:)``). A key still current is served as
+    /// before, whatever is remembered. A key another owner's picture shares (the same file, no
+    /// zones, the same settings) is not remembered: its URL must not tell that owner's holders
+    /// anything of this owner. Keeps the newest `limit` of the owner
+    /// (``maximumWithdrawnPerOwner``).
+    /// - Returns: how many keys were remembered.
+    public mutating func rememberWithdrawnPictures(
+        owner: String, now: Date = Date(), keeping limit: Int = maximumWithdrawnPerOwner
+    ) throws -> Int {
+        try db.execute(
+            sql: """
+                INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
+                    SELECT cache_key, owner, ? FROM job
+                    WHERE owner = ? AND status = 'generated' AND cache_key IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM job AS other WHERE other.cache_key = job.cache_key AND other.owner != job.owner)
+                ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, withdrawn_at = excluded.withdrawn_at
+                """,
+            arguments: [now.timeIntervalSince1970, owner])
+        let remembered = db.changesCount
+        try db.execute(
+            sql: """
+                DELETE FROM withdrawn_picture WHERE owner = ? AND key NOT IN (
+                    SELECT key FROM withdrawn_picture WHERE owner = ? ORDER BY withdrawn_at DESC LIMIT ?)
+                """,
+            arguments: [owner, owner, limit])
+        return remembered
+    }
+
+    /// Forgets an owner's withdrawn picture keys (the owner is leaving).
+    public mutating func forgetWithdrawnPictures(owner: String) throws {
+        try db.execute(sql: "DELETE FROM withdrawn_picture WHERE owner = ?", arguments: [owner])
+    }
+
     /// Removes every zone of an owner (the owner is leaving).
     /// - Returns: how many were removed.
     public mutating func removePrivacyZones(owner: String) throws -> Int {

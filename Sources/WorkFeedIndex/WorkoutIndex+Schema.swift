@@ -355,6 +355,20 @@ extension WorkoutIndex {
                     ALTER TABLE workout ADD COLUMN tz_source TEXT;
                     """)
         }
+        migrator.registerMigration("v12: withdrawn pictures") { db in
+            // The cache keys of pictures an owner's privacy-zone change withdrew, so that their
+            // old URLs answer 410 Gone rather than 404 (docs/privacy.md, "Withdrawn pictures").
+            // Bounded per owner (IndexTransaction.maximumWithdrawnPerOwner), newest kept.
+            try db.execute(
+                sql: """
+                    CREATE TABLE withdrawn_picture (
+                        key TEXT PRIMARY KEY,
+                        owner TEXT NOT NULL,
+                        withdrawn_at REAL NOT NULL
+                    ) STRICT, WITHOUT ROWID;
+                    CREATE INDEX withdrawn_picture_by_owner ON withdrawn_picture (owner, withdrawn_at);
+                    """)
+        }
         return migrator
     }
 

@@ -84,6 +84,23 @@ public struct ControlClient: ~Copyable {
         }
     }
 
+    /// Sends a request that asked for PROGRESS replies (a DELETE with `progress`) and decodes its
+    /// final reply. The timeout is then one of silence: each PROGRESS starts it again, so a long
+    /// request that keeps reporting is waited for however long it takes.
+    /// - Parameter progress: called with each PROGRESS reply's body, in order.
+    public mutating func request<Reply: Decodable>(
+        _ command: ControlCommand, _ body: some Encodable, as: Reply.Type = Reply.self, progress: (ControlProgress) -> Void
+    ) throws(ControlClientError) -> Reply {
+        let encoded: [UInt8]
+        do { encoded = try ControlCodec.encode(body) } catch { throw ControlClientError("could not encode \(command.rawValue): \(error)") }
+        let bytes = try requestEncoded(command, encoded, attachments: [], asksProgress: true, progress: progress).body
+        do {
+            return try ControlCodec.decode(Reply.self, from: bytes)
+        } catch {
+            throw ControlClientError("the reply to \(command.rawValue) could not be read: \(error)")
+        }
+    }
+
     /// Sends a request and returns the reply's JSON body as it came.
     public mutating func requestRaw(
         _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []
@@ -113,7 +130,8 @@ public struct ControlClient: ~Copyable {
     }
 
     private mutating func requestEncoded(
-        _ command: ControlCommand, _ encoded: [UInt8], attachments: [[UInt8]]
+        _ command: ControlCommand, _ encoded: [UInt8], attachments: [[UInt8]], asksProgress: Bool = false,
+        progress: (ControlProgress) -> Void = { _ in }
     ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
         let size = attachments.reduce(Int64(encoded.count + 32)) { $0 + Int64($1.count) }
         guard size <= maximumMessageSize else {
@@ -130,14 +148,15 @@ public struct ControlClient: ~Copyable {
             ? ControlRequest.now() + UInt64(max(1, timeoutMilliseconds - Self.deadlineMargin(timeoutMilliseconds: timeoutMilliseconds))) : nil
         do {
             try socket.send(ControlRequest(id: id, command: command, body: encoded, attachments: attachments, deadline: sentBy).frames)
-            let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+            var deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
             while true {
                 let left = deadline - ContinuousClock.now
                 let leftMilliseconds = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
                 guard leftMilliseconds > 0, try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: leftMilliseconds)[0] else {
                     reset()
                     throw ControlClientError(
-                        "no reply from the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is workfeed-coordinator running there?")
+                        "no reply from the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s"
+                            + (asksProgress ? " of its last progress report" : "") + ": is workfeed-coordinator running there?")
                 }
                 guard let frames = try socket.receive(dontWait: true) else { continue }
                 let reply: ControlReply
@@ -150,6 +169,12 @@ public struct ControlClient: ~Copyable {
                     throw ControlClientError("malformed reply from \(endpoint): \(error)")
                 }
                 guard reply.id == id else { continue }
+                if reply.isProgress {
+                    // Still at work: the wait for the next word starts again.
+                    deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+                    if let body = try? ControlCodec.decode(ControlProgress.self, from: reply.body) { progress(body) }
+                    continue
+                }
                 guard reply.ok else {
                     let body = try? ControlCodec.decode(ControlErrorBody.self, from: reply.body)
                     var error = ControlClientError(body?.error ?? "unreadable error", fromCoordinator: true)

@@ -17,6 +17,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case original = "ORIGINAL"
     case zones = "ZONES"
     case settings = "SETTINGS"
+    /// Whether a picture's cache key was withdrawn (the gateway's 410 Gone).
+    case picture = "PICTURE"
 }
 
 /// `[WFC1][request id: u64, deadline: u64?][COMMAND][body: JSON][attachment...]`
@@ -93,6 +95,9 @@ public struct ControlReply: Sendable, Hashable {
     public var body: [UInt8]
     /// Binary frames after the body (the file of an ORIGINAL).
     public var attachments: [[UInt8]]
+    /// A PROGRESS reply (``ControlProgress`` as its body): the request is still being carried
+    /// out, and its OK or ERROR comes later. Sent only to a request that asked for it.
+    public var isProgress = false
 
     public init(id: UInt64, ok: Bool, body: [UInt8], attachments: [[UInt8]] = []) {
         self.id = id
@@ -101,13 +106,20 @@ public struct ControlReply: Sendable, Hashable {
         self.attachments = attachments
     }
 
+    /// A PROGRESS reply to request `id`.
+    public static func progress(id: UInt64, _ progress: ControlProgress) -> ControlReply {
+        var reply = ControlReply(id: id, ok: true, body: (try? ControlCodec.encode(progress)) ?? [])
+        reply.isProgress = true
+        return reply
+    }
+
     /// - Parameter code: what a client switches on, where it must tell this refusal from others.
     public static func error(id: UInt64, _ message: String, code: ControlErrorCode? = nil) -> ControlReply {
         ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(error: message, code: code))) ?? [])
     }
 
     public var frames: [[UInt8]] {
-        [Array(ControlRequest.protocolName.utf8), id.bigEndianBytes, Array((ok ? "OK" : "ERROR").utf8), body] + attachments
+        [Array(ControlRequest.protocolName.utf8), id.bigEndianBytes, Array((isProgress ? "PROGRESS" : ok ? "OK" : "ERROR").utf8), body] + attachments
     }
 
     public init(frames: [[UInt8]]) throws(WireError) {
@@ -117,10 +129,27 @@ public struct ControlReply: Sendable, Hashable {
         var reader = FrameReader(frames, command: "reply", start: 1)
         id = try reader.uint64("request id")
         let verdict = try reader.text("verdict")
-        guard verdict == "OK" || verdict == "ERROR" else { throw WireError("reply: frame 2 must be OK or ERROR, is '\(verdict.prefix(20))'") }
-        ok = verdict == "OK"
+        guard verdict == "OK" || verdict == "ERROR" || verdict == "PROGRESS" else {
+            throw WireError("reply: frame 2 must be OK, ERROR or PROGRESS, is '\(verdict.prefix(20))'")
+        }
+        ok = verdict != "ERROR"
+        isProgress = verdict == "PROGRESS"
         body = try reader.bytes("body")
         attachments = Array(frames.dropFirst(reader.index))
+    }
+}
+
+/// The body of a PROGRESS reply: how far a long request has got (`done` of `total` `unit`).
+public struct ControlProgress: Codable, Sendable, Hashable {
+    public var done: Int
+    public var total: Int
+    /// What is counted: `workouts` for DELETE.
+    public var unit: String
+
+    public init(done: Int, total: Int, unit: String) {
+        self.done = done
+        self.total = total
+        self.unit = unit
     }
 }
 
@@ -482,9 +511,12 @@ public struct WorkerEvent: Codable, Sendable, Hashable {
 public struct DeleteRequest: Codable, Sendable, Hashable {
     public var ids: [WorkoutID]?
     public var owner: String?
-    public init(ids: [WorkoutID]?, owner: String? = nil) {
+    /// Send PROGRESS replies while the delete goes on (it is done in steps, docs/PROTOCOL.md).
+    public var progress: Bool?
+    public init(ids: [WorkoutID]?, owner: String? = nil, progress: Bool? = nil) {
         self.ids = ids
         self.owner = owner
+        self.progress = progress
     }
 }
 
@@ -672,4 +704,17 @@ public struct ZonesReply: Codable, Sendable, Hashable {
         self.stale = stale
         self.refusal = refusal
     }
+}
+
+/// PICTURE: what the index knows of a cache key the picture store no longer holds.
+public struct PictureRequest: Codable, Sendable, Hashable {
+    /// A cache key, 64 lower-case hex digits.
+    public var key: String
+    public init(key: String) { self.key = key }
+}
+
+public struct PictureReply: Codable, Sendable, Hashable {
+    /// The key named a picture that a change of its owner's privacy zones withdrew.
+    public var withdrawn: Bool
+    public init(withdrawn: Bool) { self.withdrawn = withdrawn }
 }

@@ -174,6 +174,11 @@ import WorkFeedWire
             }
             #expect(error?.description.contains("refused") == true, "\(command.rawValue): \(String(describing: error))")
         }
+        // PICTURE names only a cache key (a picture URL carries no owner) and says only whether
+        // it was withdrawn: a gateway key may ask it; a key that is not one is refused.
+        let picture: PictureReply = try gateway.request(.picture, PictureRequest(key: String(repeating: "ab", count: 32)))
+        #expect(!picture.withdrawn)
+        #expect(throws: ControlClientError.self) { _ = try gateway.requestRaw(.picture, body: Array(#"{"key": "../x"}"#.utf8)) }
         // The operator still sees everything.
         let all: FeedReply = try operatorClient.request(.feed, FeedRequest(limit: 10))
         #expect(all.items.map(\.workout.id) == [id])

@@ -20,24 +20,26 @@ import WorkFeedModel
             let id = UUID().uuidString.lowercased()
             let valid = system.token("alice")
             let parts = valid.split(separator: ".")
-            let tokens: [(String, String?)] = [
-                ("none", nil),
-                ("expired", system.token("alice", expires: -3600)),
-                ("malformed", "not.a-token"),
-                ("garbage", "!!!"),
-                ("wrongly signed", system.token("alice", secret: Array("another secret of at least thirty-two bytes".utf8))),
-                ("signature of another token", parts[0] + "." + parts[1] + "." + system.token("bob").split(separator: ".")[2]),
-                ("alg none", Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + parts[1] + "."),
-                ("no sub", Self.sign(#"{"exp":\#(Int(Date().timeIntervalSince1970) + 3600)}"#, secret: system.secret)),
-                ("no exp", Self.sign(#"{"sub":"alice"}"#, secret: system.secret)),
+            // With the code a client switches on (the feed page says "your sign-in has expired").
+            let tokens: [(String, String?, reason: String)] = [
+                ("none", nil, "missing"),
+                ("expired", system.token("alice", expires: -3600), "expired"),
+                ("malformed", "not.a-token", "malformed"),
+                ("garbage", "!!!", "malformed"),
+                ("wrongly signed", system.token("alice", secret: Array("another secret of at least thirty-two bytes".utf8)), "bad-signature"),
+                ("signature of another token", parts[0] + "." + parts[1] + "." + system.token("bob").split(separator: ".")[2], "bad-signature"),
+                ("alg none", Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + parts[1] + ".", "malformed"),
+                ("no sub", Self.sign(#"{"exp":\#(Int(Date().timeIntervalSince1970) + 3600)}"#, secret: system.secret), "malformed"),
+                ("no exp", Self.sign(#"{"sub":"alice"}"#, secret: system.secret), "malformed"),
             ]
-            for (label, token) in tokens {
+            for (label, token, reason) in tokens {
                 for (method, path) in Self.endpoints(id) {
                     var headers: [String: String] = [:]
                     if let token { headers["Authorization"] = "Bearer " + token }
                     let reply = try await system.call(method, path, headers: headers, body: method == "POST" ? Data("x".utf8) : nil)
                     #expect(reply.status == 401, "\(label): \(method) \(path)")
                     #expect(reply.json["type"] as? String == "urn:workfeed:problem:unauthorized", "\(label)")
+                    #expect(reply.json["reason"] as? String == reason, "\(label): \(reply.json["detail"] ?? "")")
                     #expect(reply.header("WWW-Authenticate")?.hasPrefix("Bearer") == true, "\(label)")
                 }
             }

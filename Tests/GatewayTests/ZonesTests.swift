@@ -51,16 +51,22 @@ import Testing
             #expect(try await system.call("DELETE", "/v1/zones/\(zoneID)", token: bob).status == 404)
 
             // The short run lies wholly inside the zone: its picture fails with the reason, and the
-            // picture drawn before is no longer served.
+            // picture drawn before is no longer served: 410 Gone (issue 25), it existed and was
+            // withdrawn; a key that never existed is still 404.
             let hidden = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
             #expect(hidden.status == 422 && hidden.json["reason"] as? String == "hidden by a privacy zone")
             var gone = 0
             for _ in 0..<40 {
                 gone = try await system.get(oldURL).status
-                if gone == 404 { break }
+                if gone == 410 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(gone == 404, "the picture drawn before the zone is still served")
+            #expect(gone == 410, "the picture drawn before the zone is still served, or answers \(gone)")
+            let withdrawn = try await system.get(oldURL)
+            #expect(withdrawn.json["type"] as? String == "urn:workfeed:problem:withdrawn")
+            #expect((withdrawn.json["detail"] as? String ?? "").contains("/v1/changes"))
+            #expect(!(withdrawn.json["detail"] as? String ?? "").contains("alice") && !(withdrawn.json["detail"] as? String ?? "").contains(id))
+            #expect(try await system.get("/v1/pictures/\(String(repeating: "ab", count: 32)).png").status == 404)
 
             // Removing it brings the picture back; removing it again is 404.
             #expect(try await system.call("DELETE", "/v1/zones/\(zoneID)", token: alice).status == 204)
@@ -68,6 +74,8 @@ import Testing
             #expect(try await system.call("DELETE", "/v1/zones/abc", token: alice).status == 404)
             let back = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
             #expect(back.status == 200 && (back.json["picture"] as? [String: Any])?["url"] as? String == oldURL)
+            // Drawn again under its old key, the URL serves the picture again.
+            #expect(try await system.get(oldURL).status == 200)
 
             // At most 32 zones: the 33rd is 409.
             for number in 0..<32 {

@@ -160,6 +160,21 @@ enum WireFuzz {
         #expect(unknown.error == "new" && unknown.code == nil)
     }
 
+    /// A PROGRESS reply (issue 25) is read as one, with its counts; OK and ERROR are not
+    /// progress; any other verdict is refused naming the three.
+    @Test func aProgressReplyTravels() throws {
+        let progress = ControlReply.progress(id: 4, ControlProgress(done: 250, total: 5_002, unit: "workouts"))
+        #expect(progress.frames[2] == Array("PROGRESS".utf8))
+        let parsed = try ControlReply(frames: progress.frames)
+        #expect(parsed.isProgress && parsed.ok && parsed.id == 4)
+        #expect(try ControlCodec.decode(ControlProgress.self, from: parsed.body) == ControlProgress(done: 250, total: 5_002, unit: "workouts"))
+        #expect(try !ControlReply(frames: ControlReply(id: 4, ok: true, body: []).frames).isProgress)
+        var frames = progress.frames
+        frames[2] = Array("DONE".utf8)
+        let error = #expect(throws: WireError.self) { try ControlReply(frames: frames) }
+        #expect(error?.description.contains("OK, ERROR or PROGRESS") == true)
+    }
+
     @Test func requestAndReplyRoundTrip() throws {
         let request = ControlRequest(id: 7, command: .importWorkout, body: Array("{}".utf8), attachments: [[1], [2, 3]])
         #expect(try ControlRequest(frames: request.frames) == request)

@@ -51,6 +51,7 @@ class System:
                                    "--listen-workers", f"tcp://127.0.0.1:{self.ports['workers']}", "--listen-control", self.control], env)
         self.wait(lambda: self.workctl("status", "--timeout", "1", check=False).returncode == 0, "the coordinator")
         secret = self.dir / "token.secret"
+        self.secret = secret
         self.workctl("token", "secret", "--out", secret)
         self.token = self.workctl("token", "create", "--owner", OWNER, "--expires", "1d", "--secret-file", secret).stdout.strip()
         files = self.dir / "workouts"

@@ -2,9 +2,14 @@
 shows, scrolling loads the next, pending pictures turn into pictures without a reload, and dark
 mode loads the dark pictures."""
 
+import base64
+import hashlib
+import hmac
 import json
 import os
+import time
 import shutil
+import urllib.error
 import urllib.request
 
 import pytest
@@ -87,3 +92,39 @@ def test_placeholders_scroll_pictures_and_dark_mode(system, browser):
     screenshot = os.environ.get("WORKFEED_WEB_SCREENSHOT")
     if screenshot:
         browser.save_screenshot(screenshot)
+
+
+def expired_token(system, owner):
+    """An HS256 token for `owner` signed with the gateway's secret whose `exp` passed an hour ago
+    (beyond the 30 s of clock difference forgiven): what a visitor has after a long break."""
+    secret = system.secret.read_bytes().rstrip(b"\r\n")
+    encode = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    now = int(time.time())
+    header = encode(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+    claims = encode(json.dumps({"exp": now - 3600, "iat": now - 7200, "sub": owner}, separators=(",", ":")).encode())
+    signature = hmac.new(secret, f"{header}.{claims}".encode(), hashlib.sha256).digest()
+    return f"{header}.{claims}.{encode(signature)}"
+
+
+def test_expired_sign_in_says_so(system, browser):
+    # The API says why as a code, which the page switches on.
+    token = expired_token(system, "web-test-owner")
+    request = urllib.request.Request(system.base + "/v1/feed", headers={"Authorization": "Bearer " + token})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 401
+    assert json.load(refused.value)["reason"] == "expired"
+
+    browser.get("about:blank")
+    browser.get(system.base + "/#token=" + token)
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "status").get_attribute("data-reason") == "expired")
+    text = browser.find_element(By.ID, "status").text
+    assert "sign-in has expired" in text and "Sign in again" in text
+    assert "workctl" not in browser.find_element(By.TAG_NAME, "body").text
+
+    # No token at all: not signed in, and no operator command either.
+    browser.get("about:blank")
+    browser.get(system.base + "/")
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "status").get_attribute("data-reason") == "missing")
+    assert "not signed in" in browser.find_element(By.ID, "status").text
+    assert "workctl" not in browser.find_element(By.TAG_NAME, "body").text

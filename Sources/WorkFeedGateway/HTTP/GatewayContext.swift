@@ -17,7 +17,7 @@ struct GatewayContext: RequestContext {
     /// The owner of an authenticated route. ``TokenMiddleware`` sets it before any owner route
     /// runs; a route reached without one is a programming error reported as 401, never a crash.
     func requireOwner() throws(Problem) -> String {
-        guard let owner else { throw Problem.unauthorized("this endpoint needs a bearer token") }
+        guard let owner else { throw Problem.unauthorized("this endpoint needs a bearer token", reason: "missing") }
         return owner
     }
 }

@@ -56,8 +56,11 @@ enum ProblemValue: Encodable, Sendable {
 }
 
 extension Problem {
-    static func unauthorized(_ detail: String) -> Problem {
-        var problem = Problem("unauthorized", "A valid bearer token is needed", status: .unauthorized, detail: detail)
+    /// - Parameter reason: why, as a code a client switches on: `missing`, or a ``TokenError/Reason``
+    ///   (`malformed`, `bad-signature`, `expired`, `not-yet-valid`).
+    static func unauthorized(_ detail: String, reason: String) -> Problem {
+        var problem = Problem(
+            "unauthorized", "A valid bearer token is needed", status: .unauthorized, detail: detail, extra: ["reason": .text(reason)])
         problem.headers[.wwwAuthenticate] = #"Bearer realm="workfeed""#
         return problem
     }

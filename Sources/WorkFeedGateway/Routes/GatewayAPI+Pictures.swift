@@ -41,13 +41,26 @@ extension GatewayAPI {
                     metadata: ["reason": "\(error.refusal?.rawValue ?? "")", "path": "\(error.path)"], logger: logger)
                 throw Problem.notFound("no picture \(key)")
             }
-            guard let read = found else { throw Problem.notFound("no picture \(key)") }
+            guard let read = found else { throw await absent(key) }
             memory.insert(read, for: key)
             bytes = read
         }
         headers[.contentType] = "image/png"
         headers[.contentLength] = String(bytes.count)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The answer for a key the store does not hold: 410 Gone when a change of its owner's privacy
+    /// zones withdrew it (the coordinator remembers such keys), else 404. The key is all the
+    /// caller has, so neither answer says anything of an owner; when the coordinator cannot be
+    /// asked, 404 as before.
+    private func absent(_ key: String) async -> Problem {
+        guard let reply = try? await ask(.picture, PictureRequest(key: key), as: PictureReply.self), reply.withdrawn else {
+            return Problem.notFound("no picture \(key)")
+        }
+        return Problem(
+            "withdrawn", "The picture was withdrawn", status: .gone,
+            detail: "picture \(key) was withdrawn when its owner's privacy zones changed: ask /v1/changes for the workout's pictures now")
     }
 
     /// Whether an `If-None-Match` header names `etag` (strong or weak comparison is the same

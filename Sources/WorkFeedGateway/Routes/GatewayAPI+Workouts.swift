@@ -23,7 +23,8 @@ extension GatewayAPI {
         return Response(status: .noContent)
     }
 
-    /// `POST /v1/workouts`: one GPX, TCX or FIT file as the body. 201 for a new workout (its
+    /// `POST /v1/workouts`: one GPX, TCX or FIT file as the body, or as the one file part of a
+    /// `multipart/form-data` body (``MultipartUpload``). 201 for a new workout (its
     /// pictures requested ahead of bulk work), 200 for one already there (the same file again, or
     /// the same activity from another file), 400 naming the line and field of a broken file, which
     /// stores nothing. 429 with `Retry-After` past `uploads.per_owner_per_minute`, before the body
@@ -34,11 +35,25 @@ extension GatewayAPI {
             context.logger.notice("upload refused: too many", metadata: ["owner": "\(owner)", "retry_after_s": "\(seconds)"])
             throw Problem.tooManyUploads(perMinute: uploads.perMinute, retryAfter: seconds)
         }
-        let bytes = Array(buffer: try await Self.body(of: request, upTo: configuration.uploadMaximumBytes))
-        let name = Self.uploadName(request.uri.queryParameters["filename"].map(String.init))
-        guard !bytes.isEmpty else { throw Problem.badRequest("empty-file", "the request body is empty: send the workout file as the body") }
+        let body = try await Self.body(of: request, upTo: configuration.uploadMaximumBytes)
+        // Checked once the body is read, so that the connection can carry the next request.
+        let boundary = try MultipartUpload.boundary(ofContentType: request.headers[.contentType])
+        // The file as the body, or as the one file part of a multipart body (curl -F, FormData).
+        let upload = try boundary.map { boundary throws(Problem) in try MultipartUpload.file(in: body, boundary: boundary) }
+        let bytes = upload?.bytes ?? Array(buffer: body)
+        let name = Self.uploadName(request.uri.queryParameters["filename"].map(String.init) ?? upload?.filename)
+        guard !bytes.isEmpty else {
+            throw Problem.badRequest("empty-file", "the \(upload == nil ? "request body" : "file part") is empty: \(MultipartUpload.sendOneFile)")
+        }
         if let refusal = Self.refusal(bytes) {
             throw Problem("unsupported-format", "Unsupported format", status: .unsupportedMediaType, detail: refusal)
+        }
+        // The content is the rule (the file name's extension helps only where it says nothing).
+        guard WorkoutFileReader.isSingleWorkoutFile(bytes, file: name) else {
+            throw Problem(
+                "unreadable-file", "The file cannot be read", status: .badRequest,
+                detail: "\(name): unknown file format: expected a GPX, TCX or FIT file: \(MultipartUpload.sendOneFile)",
+                extra: ["file": .text(name)])
         }
 
         // Reading a file is work for a core: a thread of its own, not the cooperative pool.

@@ -170,6 +170,16 @@ public enum WorkoutFileReader {
         return []
     }
 
+    /// Whether `bytes` are one GPX, TCX or FIT file (by their content, else by the extension of
+    /// `file`): what an upload of one file may be. Archives and Apple Health exports are not.
+    public static func isSingleWorkoutFile(_ bytes: [UInt8], file: String) -> Bool {
+        let format = WorkoutFormat.sniff(bytes) ?? WorkoutFormat(pathExtension: URL(fileURLWithPath: file).pathExtension)
+        switch format {
+        case .gpx, .tcx, .fit: return true
+        case .appleHealth, .zip, nil: return false
+        }
+    }
+
     /// The format of a file from its first bytes, else its extension, else its name.
     static func format(of head: [UInt8], file: String) throws(ImportError) -> WorkoutFormat {
         let url = URL(fileURLWithPath: file)

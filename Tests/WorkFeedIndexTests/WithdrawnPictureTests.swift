@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WorkFeedIndex
+import WorkFeedModel
+
+/// Issue 25: the keys of an owner's pictures withdrawn by a change of their privacy zones are
+/// remembered (so that their URLs answer 410 Gone), per owner, bounded, and forgotten when the
+/// owner leaves.
+@Suite struct WithdrawnPictureTests {
+    /// A generated job with the key `key` for one of `owner`'s workouts.
+    static func generated(_ key: String, workout: WorkoutID, owner: String, in transaction: inout IndexTransaction) throws {
+        try transaction.db.execute(
+            sql: """
+                INSERT INTO job (workout_id, kind, theme, scale, status, cache_key, updated_at, anchor, owner)
+                VALUES (?, 'route', ?, 1, 'generated', ?, 0, 1, ?)
+                """,
+            arguments: [workout.description, key.hasPrefix("a") ? "light" : "dark", key, owner])
+    }
+
+    @Test func anOwnersKeysAreRememberedBoundedAndForgotten() throws {
+        let temporary = try TemporaryIndex()
+        let keys = (0..<3).map { String(repeating: "a\($0)", count: 32) } + [String(repeating: "b0", count: 32)]
+        try temporary.index.write { transaction in
+            let alice = try transaction.importWorkout(sampleWorkout(sourceID: "a", start: 1_700_000_000, file: "a.gpx"), owner: "alice")
+            let more = try transaction.importWorkout(sampleWorkout(sourceID: "m", start: 1_700_100_000, file: "m.gpx"), owner: "alice")
+            let other = try transaction.importWorkout(sampleWorkout(sourceID: "c", start: 1_700_200_000, file: "c.gpx"), owner: "alice")
+            let bob = try transaction.importWorkout(sampleWorkout(sourceID: "b", start: 1_700_000_000, file: "b.gpx"), owner: "bob")
+            for (key, workout) in zip(keys, [alice.id, more.id, other.id]) {
+                try Self.generated(key, workout: workout, owner: "alice", in: &transaction)
+            }
+            try Self.generated(keys[3], workout: bob.id, owner: "bob", in: &transaction)
+            // A key alice shares with carol (the same file, drawn alike) is never alice's to withdraw.
+            let carol = try transaction.importWorkout(sampleWorkout(sourceID: "a", start: 1_700_000_000, file: "a.gpx"), owner: "carol")
+            let shared = try transaction.importWorkout(sampleWorkout(sourceID: "s", start: 1_700_300_000, file: "s.gpx"), owner: "alice")
+            try Self.generated(String(repeating: "c0", count: 32), workout: carol.id, owner: "carol", in: &transaction)
+            try Self.generated(String(repeating: "c0", count: 32), workout: shared.id, owner: "alice", in: &transaction)
+        }
+        // Nothing is withdrawn before a change.
+        #expect(try temporary.index.read { try $0.isWithdrawn(key: keys[0]) } == false)
+        let remembered = try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "alice", keeping: 2) }
+        #expect(remembered == 3)
+        let state = try temporary.index.read { reader in try keys.map { try reader.isWithdrawn(key: $0) } }
+        // Two of alice's three kept (the bound), none of bob's; a key never seen is not withdrawn.
+        #expect(state.prefix(3).filter { $0 }.count == 2 && state[3] == false)
+        #expect(try temporary.index.read { try $0.isWithdrawn(key: String(repeating: "0", count: 64)) } == false)
+        #expect(try temporary.index.read { try $0.isWithdrawn(key: String(repeating: "c0", count: 32)) } == false)
+        // Alice leaves: hers are forgotten, and bob's change is his alone.
+        try temporary.index.write { try $0.forgetWithdrawnPictures(owner: "alice") }
+        _ = try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "bob") }
+        let after = try temporary.index.read { reader in try keys.map { try reader.isWithdrawn(key: $0) } }
+        #expect(after == [false, false, false, true])
+    }
+}
