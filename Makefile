@@ -9,7 +9,8 @@
 demo:
 	deploy/demo.sh
 
-# The format check (.swift-format; `swift format format -i -r Sources Tests` fixes it), the Swift
+# The format check (.swift-format; `swift format format -i -r Sources Tests` fixes it), the check that
+# Package.swift declares exactly what each target imports (deploy/check-imports.py), the Swift
 # suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis).
 # The gateway's suites run on their own: its HTTP handlers run on Swift's cooperative pool (two
 # threads here), which the end-to-end tests that block on processes and sockets would otherwise
@@ -18,6 +19,7 @@ test:
 	deploy/install-deps.sh
 	deploy/install-test-deps.sh
 	swift format lint --strict -r Sources Tests
+	deploy/check-imports.py
 	swift build --build-tests
 	swift test --skip-build --skip '^GatewayTests\.'
 	swift test --skip-build --filter '^GatewayTests\.'

@@ -143,7 +143,7 @@ let package = Package(
         .target(
             name: "WorkFeedGateway",
             dependencies: [
-                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedStore",
+                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -161,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-coordinator",
             dependencies: [
-                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedWire",
+                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -172,7 +172,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-worker",
             dependencies: [
-                "WorkFeedWorker", "WorkFeedConfig", "WorkFeedWire",
+                "WorkFeedWorker", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -188,7 +188,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-gateway",
             dependencies: [
-                "WorkFeedGateway", "WorkFeedConfig", "WorkFeedModel",
+                "WorkFeedGateway", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -251,7 +251,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The registries' text, and the alert rules (deploy/prometheus) read as YAML.
@@ -274,8 +274,7 @@ let package = Package(
         .testTarget(
             name: "ChaosTests",
             dependencies: [
-                "WorkFeedWire", "WorkFeedModel", "WorkFeedRender", "WorkFeedConfig",
-                .product(name: "Logging", package: "swift-log"),
+                "WorkFeedWire", "WorkFeedModel", "WorkFeedRender",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
