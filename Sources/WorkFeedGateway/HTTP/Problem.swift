@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import WorkFeedConfig
 import WorkFeedWire
 
 /// An error answered as RFC 9457 problem details (`application/problem+json`): a stable `type`
@@ -78,6 +79,16 @@ extension Problem {
             "coordinator-unavailable", "The coordinator does not answer; try again", status: .serviceUnavailable,
             detail: "the coordinator did not answer in time; nothing was done, so the request can be sent again")
         problem.headers[.retryAfter] = "2"
+        return problem
+    }
+
+    /// 503: the gateway's own blocking work is full (uploads being read, picture reads;
+    /// ``BlockingWork``): nothing was done, so the client may send it again after `Retry-After`.
+    static func busy(_ error: any Error) -> Problem {
+        var problem = Problem(
+            "busy", "The gateway is busy; try again", status: .serviceUnavailable,
+            detail: (error as? BlockingWorkError).map { "\($0)" } ?? "the gateway is busy; nothing was done, so the request can be sent again")
+        problem.headers[.retryAfter] = "1"
         return problem
     }
 

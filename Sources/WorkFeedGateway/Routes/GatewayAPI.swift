@@ -20,6 +20,8 @@ struct GatewayAPI: Sendable {
     let throttled = ThrottledLog()
     /// Uploads per owner and minute.
     let uploads: UploadLimiter
+    /// Reading uploaded files (GPX, TCX, FIT): work for a core, off the cooperative pool, bounded.
+    let parsing: BlockingWork
     let logger: Logger
 
     /// Asks the coordinator; its failures become problems (503 when it does not answer).
