@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkFeedConfig
 import WorkFeedCoordinator
 @testable import WorkFeedGateway
 import WorkFeedModel
@@ -27,6 +28,15 @@ import WorkFeedWire
         // A coordinator of before codes said "no workout with id …" without one: not matched on.
         #expect(String(describing: Problem.from(.refused(nil, "no workout with id 0f")).status).hasPrefix("500 "))
         #expect(String(describing: Problem.from(.unavailable("no workout with id 0f")).status).hasPrefix("503 "))
+    }
+
+    /// Uploads or picture reads past their bound (``BlockingWork``): 503 `busy` with
+    /// `Retry-After: 1` (Problem.busy sets it), saying which work is full.
+    @Test func blockingWorkPastItsBoundIsA503() {
+        let problem = Problem.busy(BlockingWorkError(label: "uploads being read", limit: 8))
+        #expect(String(describing: problem.status).hasPrefix("503 "))
+        #expect(problem.type == "urn:workfeed:problem:busy")
+        #expect(problem.detail == "uploads being read: 8 already running or waiting, at most 8: try again shortly")
     }
 
     /// A real coordinator answers SHOW of an unknown id with `not-found`, and the gateway turns
