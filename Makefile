@@ -4,7 +4,7 @@
 # Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
 #       make attack, what issue 13 found tried again against the real programs (docs/security.md)
 #       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps bench-gateway clean
+.PHONY: demo test chaos attack build release bench bench-maps bench-gateway bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -53,6 +53,10 @@ bench-maps:
 # during a bulk regeneration (docs/benchmarks.md, "Gateway").
 bench-gateway:
 	deploy/bench-gateway.sh
+
+# /metrics by hand, by hand with NIO linked, and on Hummingbird: size, start, memory (docs/benchmarks.md).
+bench-metrics-http:
+	deploy/bench-metrics-http.sh
 
 clean:
 	rm -rf .build var
