@@ -4,12 +4,13 @@
 # Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
 #       make attack, what issue 13 found tried again against the real programs (docs/security.md)
 #       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps bench-gateway clean
+.PHONY: demo test chaos attack build release bench bench-maps bench-gateway bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
 
-# The format check (.swift-format; `swift format format -i -r Sources Tests` fixes it), the Swift
+# The format check (.swift-format; `swift format format -i -r Sources Tests` fixes it), the check that
+# Package.swift declares exactly what each target imports (deploy/check-imports.py), the Swift
 # suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis),
 # then both benchmark scripts at a small size on the debug build (BENCH_SMOKE=1), so that a
 # script that rots fails the build (issue 27; their figures are no benchmark).
@@ -20,6 +21,7 @@ test:
 	deploy/install-deps.sh
 	deploy/install-test-deps.sh
 	swift format lint --strict -r Sources Tests
+	deploy/check-imports.py
 	swift build --build-tests
 	swift test --skip-build --skip '^GatewayTests\.'
 	swift test --skip-build --filter '^GatewayTests\.'
@@ -55,6 +57,10 @@ bench-maps:
 # during a bulk regeneration (docs/benchmarks.md, "Gateway").
 bench-gateway:
 	deploy/bench-gateway.sh
+
+# /metrics by hand, by hand with NIO linked, and on Hummingbird: size, start, memory (docs/benchmarks.md).
+bench-metrics-http:
+	deploy/bench-metrics-http.sh
 
 clean:
 	rm -rf .build var

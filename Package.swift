@@ -111,6 +111,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
+                // NIOThreadPool, behind BlockingWork: blocking work off the cooperative pool.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -148,12 +150,11 @@ let package = Package(
         .target(
             name: "WorkFeedGateway",
             dependencies: [
-                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedStore",
+                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // ES256 and RS256 tokens (P-256 and RSA signatures).
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -167,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-coordinator",
             dependencies: [
-                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedWire",
+                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -178,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-worker",
             dependencies: [
-                "WorkFeedWorker", "WorkFeedConfig", "WorkFeedWire",
+                "WorkFeedWorker", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -194,7 +195,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-gateway",
             dependencies: [
-                "WorkFeedGateway", "WorkFeedConfig", "WorkFeedModel",
+                "WorkFeedGateway", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -259,7 +260,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "CZeroMQ", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The registries' text, and the alert rules (deploy/prometheus) read as YAML.
@@ -282,8 +283,7 @@ let package = Package(
         .testTarget(
             name: "ChaosTests",
             dependencies: [
-                "WorkFeedWire", "WorkFeedModel", "WorkFeedRender", "WorkFeedConfig",
-                .product(name: "Logging", package: "swift-log"),
+                "WorkFeedWire", "WorkFeedModel", "WorkFeedRender",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

@@ -97,7 +97,7 @@ struct Tally: Sendable {
         guard case .updated(let picture, let status, let reason, _, let code) = effect else { return }
         results[Result(kind: picture.kind, status: status), default: 0] += 1
         if let renderMicroseconds { renders.append((picture.kind, renderMicroseconds)) }
-        if let reason { failures.append(code ?? FailureCode.guess(fromReason: reason)) }
+        if reason != nil { failures.append(code ?? .transient) }
     }
 }
 

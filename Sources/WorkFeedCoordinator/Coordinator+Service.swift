@@ -15,6 +15,6 @@ extension Coordinator: Service {
         // Cancelled or shut down, the parts stop the same way.
         try? await gracefulShutdown()
         logger.info("stopping: finishing the current batch")
-        await onOwnThread { self.stop() }
+        await BlockingWork.shared.runToEnd { self.stop() }
     }
 }

@@ -304,7 +304,7 @@ struct CoordinatorLoop: ~Copyable {
                 let id =
                     message.frames.count > 1 && [8, 16].contains(message.frames[1].count)
                     ? message.frames[1].prefix(8).reduce(0) { $0 << 8 | UInt64($1) } : 0
-                send(.error(id: id, "malformed request: \(error)"), to: message.identity)
+                send(.error(id: id, code: .badRequest, "malformed request: \(error)"), to: message.identity)
                 continue
             }
             if let refusal = ControlPolicy.refusal(of: request, for: message.role) {
@@ -312,7 +312,7 @@ struct CoordinatorLoop: ~Copyable {
                     "control-role", "control request refused",
                     metadata: ["command": "\(request.command.rawValue)", "role": "\(message.role?.rawValue ?? "local")"],
                     logger: logger)
-                send(.error(id: request.id, refusal), to: message.identity)
+                send(.error(id: request.id, code: .forbidden, refusal), to: message.identity)
                 continue
             }
             if request.command == .ping {
@@ -329,13 +329,13 @@ struct CoordinatorLoop: ~Copyable {
             if let refusal = refusalOfANewClient(message.identity) {
                 throttle.log("control-clients", "control request refused: too many clients", level: .notice, metadata: [:], logger: logger)
                 metrics.clientRefused()
-                send(.error(id: request.id, refusal), to: message.identity)
+                send(.error(id: request.id, code: .busy, refusal), to: message.identity)
                 continue
             }
             let bytes = message.frames.reduce(0) { $0 + $1.count }
             if let busy = clients.admit(message.identity, bytes: bytes) {
                 throttle.log("control-busy", "control request refused: client busy", level: .notice, metadata: ["reason": "\(busy)"], logger: logger)
-                send(.error(id: request.id, busy), to: message.identity)
+                send(.error(id: request.id, code: .busy, busy), to: message.identity)
                 continue
             }
             let work = ControlWork(identity: message.identity, request: request, role: message.role, bytes: bytes)

@@ -47,10 +47,10 @@ extension Dispatcher {
     private func refusal(_ request: ControlRequest, _ error: any Error) -> ControlReply {
         switch error {
         case let error as ControlRequestError:
-            return .error(id: request.id, error.description)
+            return .error(id: request.id, code: error.code, error.description)
         default:
             logger.error("control request failed", metadata: ["command": "\(request.command.rawValue)", "error": "\(error)"])
-            return .error(id: request.id, "\(request.command.rawValue) failed: \(error)")
+            return .error(id: request.id, code: .internal, "\(request.command.rawValue) failed: \(error)")
         }
     }
 
@@ -182,7 +182,7 @@ extension Dispatcher {
     private func original(_ request: ControlRequest, reader: IndexReader) throws -> (body: [UInt8], file: [UInt8]) {
         let body = try decode(OriginalRequest.self, request)
         guard let found = try reader.file(of: body.id) else {
-            throw ControlRequestError("ORIGINAL: workout \(body.id) is not in the index, or was imported before files were kept")
+            throw ControlRequestError(.notFound, "ORIGINAL: workout \(body.id) is not in the index, or was imported before files were kept")
         }
         let kept: [UInt8]?
         do {
@@ -191,7 +191,7 @@ extension Dispatcher {
             throw ControlRequestError("ORIGINAL: workout \(body.id): \(error)")
         }
         guard let compressed = kept else {
-            throw ControlRequestError("ORIGINAL: the original of workout \(body.id) (\(found.file.name)) is not kept")
+            throw ControlRequestError(.notFound, "ORIGINAL: the original of workout \(body.id) (\(found.file.name)) is not kept")
         }
         return (try ControlCodec.encode(OriginalReply(id: body.id, file: found.file, positionInFile: found.positionInFile)), compressed)
     }
@@ -279,9 +279,18 @@ enum ControlPolicy {
 }
 
 /// A control request the coordinator understood but refuses; its text goes back to the client.
+/// A control request refused: its code travels to the client (``ControlErrorCode``), the
+/// description is the message for people.
 struct ControlRequestError: Error, CustomStringConvertible {
+    var code: ControlErrorCode
     var description: String
-    init(_ description: String) { self.description = description }
+    /// A bad request: malformed, out of range, or not for this command.
+    init(_ description: String) { self.init(.badRequest, description) }
+
+    init(_ code: ControlErrorCode, _ description: String) {
+        self.code = code
+        self.description = description
+    }
 }
 
 extension Dispatcher {

@@ -145,8 +145,8 @@ struct Dispatcher {
     /// The answer to a request whose deadline passed before it was carried out.
     static func expired(_ request: ControlRequest) -> ControlReply {
         .error(
-            id: request.id, "\(request.command.rawValue): its deadline passed before the coordinator could carry it out; nothing was done",
-            code: .expired)
+            id: request.id, code: .expired,
+            "\(request.command.rawValue): its deadline passed before the coordinator could carry it out; nothing was done")
     }
 
     /// A write request's deadline passed while its batch ran: the batch is rolled back.
@@ -465,7 +465,7 @@ struct Dispatcher {
         _ worker: WorkerState, reason: String, cause: CoordinatorMetrics.LeaseLoss, countAttempt: Bool = true, transaction: inout IndexTransaction,
         outbox: inout Outbox
     ) throws {
-        let effects = try transaction.releaseLeases(of: worker.key, reason: reason, countAttempt: countAttempt, retry: retry)
+        let effects = try transaction.releaseLeases(of: worker.key, reason: reason, code: cause.failureCode, countAttempt: countAttempt, retry: retry)
         outbox.tally.leaseLosses[cause, default: 0] += worker.inFlight.count
         for effect in effects { outbox.tally.record(effect, renderMicroseconds: nil) }
         if !worker.inFlight.isEmpty {
@@ -564,6 +564,20 @@ struct Dispatcher {
             } catch {
                 logger.warning("could not remove from the cache", metadata: ["what": "\(removal)", "error": "\(error)"])
             }
+        }
+    }
+}
+
+extension CoordinatorMetrics.LeaseLoss {
+    /// The code a job is stored with when this loss counts an attempt against it (a worker that
+    /// said goodbye or was set aside counts none, so its code is never stored).
+    var failureCode: FailureCode {
+        switch self {
+        case .deadline: .timedOut
+        case .silent: .workerSilent
+        case .restarted: .workerRestarted
+        case .unreachable: .workerUnreachable
+        case .disconnected, .setAside: .transient
         }
     }
 }

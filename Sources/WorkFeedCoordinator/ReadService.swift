@@ -168,12 +168,13 @@ struct ReadAnswers {
     func answer(_ request: ControlRequest) -> (ok: Bool, body: [UInt8]) {
         do {
             return (true, try index.read { reader in try body(request, reader: reader) })
-        } catch  where error.cause is ControlRequestError {
-            // A refusal (a bad request), carried out of the read transaction as its cause.
-            return (false, ControlReply.error(id: 0, "\(error.cause!)").body)
         } catch {
+            // A refusal (a bad request, an id not found), carried out of the read transaction as its cause.
+            if let refusal = error.cause as? ControlRequestError {
+                return (false, ControlReply.error(id: 0, code: refusal.code, refusal.description).body)
+            }
             logger.error("control request failed", metadata: ["command": "\(request.command.rawValue)", "error": "\(error)"])
-            return (false, ControlReply.error(id: 0, "\(request.command.rawValue) failed: \(error)").body)
+            return (false, ControlReply.error(id: 0, code: .internal, "\(request.command.rawValue) failed: \(error)").body)
         }
     }
 
@@ -217,7 +218,7 @@ struct ReadAnswers {
             let body = try decode(ShowRequest.self, request)
             // Another owner's workout is answered as absent: an owner cannot learn that it exists.
             guard let workout = try reader.workout(body.id, owner: try checkOwner(body.owner, "SHOW")) else {
-                throw ControlRequestError("no workout with id \(body.id)")
+                throw ControlRequestError(.notFound, "no workout with id \(body.id)")
             }
             let item = WorkoutWithPictures(workout: workout, pictures: try reader.pictures(of: body.id))
             return try ControlCodec.encode(ShowReply(item: item, pictureSize: pictureSize))

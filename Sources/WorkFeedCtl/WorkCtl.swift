@@ -137,10 +137,16 @@ func talking<T>(_ body: () throws(ControlClientError) -> T) throws -> T {
 }
 
 extension ControlClientError {
-    /// Prints the error and turns it into workctl's exit code.
+    /// Prints the error and turns it into workctl's exit code, by the coordinator's code (never
+    /// its words): 69 when it did not answer or did not carry the request out for now (`busy`,
+    /// `expired`: try again), 1 when it refused it.
     func exit() -> ExitCode {
         printError(description)
-        return fromCoordinator ? WorkCtlExit.failed : WorkCtlExit.unavailable
+        guard fromCoordinator else { return WorkCtlExit.unavailable }
+        switch code {
+        case .busy?, .expired?: return WorkCtlExit.unavailable
+        case .badRequest?, .notFound?, .forbidden?, .internal?, nil: return WorkCtlExit.failed
+        }
     }
 }
 

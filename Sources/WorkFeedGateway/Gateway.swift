@@ -1,7 +1,6 @@
 import Foundation
 public import Hummingbird
 public import Logging
-import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
@@ -51,8 +50,12 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         api = GatewayAPI(
             configuration: configuration, clients: clients, events: events,
-            pictures: PictureReader(store: PictureStores.open(configuration.cacheDirectory), threadPool: .singleton),
-            memory: memory, metrics: metrics, uploads: UploadLimiter(perMinute: configuration.uploadsPerOwnerPerMinute), logger: logger)
+            pictures: PictureReader(
+                store: PictureStores.open(configuration.cacheDirectory),
+                work: BlockingWork(sharedPoolLabel: "picture reads", limit: PictureReader.maximumReads)),
+            memory: memory, metrics: metrics, uploads: UploadLimiter(perMinute: configuration.uploadsPerOwnerPerMinute),
+            parsing: BlockingWork(label: "uploads being read", threads: GatewayAPI.parsingThreads, limit: GatewayAPI.maximumParsing),
+            logger: logger)
         self.verifier = verifier
     }
 
@@ -157,13 +160,11 @@ public final class Gateway: Sendable {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         let clients = self.clients
         let events = self.events
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                events.stop()
-                clients.stop()
-                continuation.resume()
-            }
+        await BlockingWork.shared.runToEnd {
+            events.stop()
+            clients.stop()
         }
+        await api.parsing.shutdown()
     }
 }
 

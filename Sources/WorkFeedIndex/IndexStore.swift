@@ -116,8 +116,11 @@ public protocol IndexWriting {
     mutating func recordCacheKey(_ key: String, for lease: UInt64)
     /// Ends a lease whose JOB never reached its worker, counting no attempt; whether it was current.
     @discardableResult mutating func returnLease(_ lease: UInt64) -> Bool
-    /// Takes back a gone worker's leases, counting an attempt against each job when asked.
-    mutating func releaseLeases(of worker: String, reason: String, countAttempt: Bool, retry: RetryPolicy, now: Date) throws -> [CompletionEffect]
+    /// Takes back a gone worker's leases, counting an attempt against each job when asked (stored
+    /// with `reason` for people and `code`, what the loss was).
+    mutating func releaseLeases(
+        of worker: String, reason: String, code: FailureCode, countAttempt: Bool, retry: RetryPolicy, now: Date
+    ) throws -> [CompletionEffect]
     /// Takes back leases past their deadline, counting an attempt.
     mutating func expireLeases(now: Date, retry: RetryPolicy) throws -> [CompletionEffect]
 

@@ -1,6 +1,6 @@
 public import Foundation
 import GRDB
-import WorkFeedModel
+public import WorkFeedModel
 
 extension IndexTransaction {
     // MARK: Taking leases
@@ -196,18 +196,21 @@ extension IndexTransaction {
     }
 
     /// Takes back the leases of a worker that is gone.
-    /// - Parameter countAttempt: whether the loss counts against the jobs (a worker that died or went
-    ///   silent may have been killed by the job; one that said goodbye was not).
+    /// - Parameters:
+    ///   - reason: for people, stored with the job when the loss counts.
+    ///   - code: why, as a code (`worker-silent`, `worker-restarted`, `worker-unreachable`).
+    ///   - countAttempt: whether the loss counts against the jobs (a worker that died or went
+    ///     silent may have been killed by the job; one that said goodbye was not).
     /// - Returns: what happened to each job whose lease still mattered; the others are ready again
     ///   without a change to the index.
     public mutating func releaseLeases(
-        of worker: String, reason: String, countAttempt: Bool = true, retry: RetryPolicy, now: Date = Date()
+        of worker: String, reason: String, code: FailureCode, countAttempt: Bool = true, retry: RetryPolicy, now: Date = Date()
     ) throws -> [CompletionEffect] {
         var effects: [CompletionEffect] = []
         for (lease, entry) in leases.leases(of: worker) {
             leases.remove(lease)
             if countAttempt {
-                effects.append(try retryOrFail(entry, reason: reason, code: FailureCode.guess(fromReason: reason), retry: retry, now: now))
+                effects.append(try retryOrFail(entry, reason: reason, code: code, retry: retry, now: now))
             }
         }
         return effects.filter { $0 != .staleLease }

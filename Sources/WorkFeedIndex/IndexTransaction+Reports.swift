@@ -67,7 +67,7 @@ extension IndexTransaction {
             return .updated(lease.picture, .generated, reason: nil, retryAt: nil, code: nil)
         case .failedNoRetry:
             guard try attempts(of: lease) != nil else { return .staleLease }
-            let code = report.code ?? FailureCode.guess(fromReason: report.detail)
+            let code = report.failureCode
             try markFailed(lease.jobID, reason: report.detail, code: code, now: now, anchor: nextAnchor())
             if code == .hiddenByPrivacy {
                 // The picture drawn before the owner's zones hid the whole route shows what is now
@@ -78,7 +78,7 @@ extension IndexTransaction {
             }
             return .updated(lease.picture, .failedNoRetry, reason: report.detail, retryAt: nil, code: code)
         case .failedRetry:
-            let code = report.code ?? FailureCode.guess(fromReason: report.detail)
+            let code = report.failureCode
             if code.isEnvironmental { return try putOff(lease, reason: report.detail, code: code, retry: retry, now: now) }
             return try retryOrFail(lease, reason: report.detail, code: code, retry: retry, now: now)
         }

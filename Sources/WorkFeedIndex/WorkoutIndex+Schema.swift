@@ -178,7 +178,7 @@ extension WorkoutIndex {
             let reasons = try String.fetchAll(db, sql: "SELECT DISTINCT reason FROM job WHERE reason IS NOT NULL")
             let update = try db.makeStatement(sql: "UPDATE job SET reason_code = ? WHERE reason = ?")
             for reason in reasons {
-                try update.execute(arguments: [FailureCode.guess(fromReason: reason).rawValue, reason])
+                try update.execute(arguments: [ReasonsBeforeCodes.code(ofReason: reason).rawValue, reason])
             }
         }
         migrator.registerMigration("v7: owners") { db in

@@ -77,34 +77,4 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static func isWellFormed(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy { $0 == 0x2D || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
     }
-
-    /// The code of a reason written before codes existed (a worker of an earlier version, or a
-    /// job failed before the index had codes): the renderer's stable phrases and the
-    /// coordinator's own wording.
-    public static func guess(fromReason reason: String) -> FailureCode {
-        let known: [(String, FailureCode)] = [
-            ("no route", .noRoute), ("every point invalid", .everyPointInvalid), ("fewer than two usable points", .tooFewPoints),
-            ("route is a single place", .singlePlace), ("no heart-rate samples", .noHeartRate), ("picture size out of range", .pictureSize),
-            ("heatmap style invalid", .heatmapStyle), ("style draws nothing", .styleDrawsNothing),
-        ]
-        var text = Substring(reason)
-        // "gave up after 3 attempts: worker w-1 went silent" is about its last reason.
-        if text.hasPrefix("gave up after "), let colon = text.firstIndex(of: ":") { text = text[text.index(after: colon)...].drop { $0 == " " } }
-        for (phrase, code) in known where text == phrase { return code }
-        if text.hasPrefix("the job's picture spec cannot be read") { return .specUnreadable }
-        if text.hasPrefix("the job's series cannot be read") { return .seriesUnreadable }
-        if text.hasPrefix("cache write failed") {
-            if text.contains("No space left") || text.contains("quota") { return .cacheFull }
-            if text.contains("Read-only file system") { return .cacheReadOnly }
-            if text.contains("Permission denied") || text.contains("Operation not permitted") { return .cacheDenied }
-            return .cacheIO
-        }
-        if text.hasPrefix("this worker's basemap") { return .basemapDiffers }
-        if text.hasPrefix("timed out on worker") { return .timedOut }
-        if text.hasPrefix("worker "), text.hasSuffix(" went silent") { return .workerSilent }
-        if text.hasPrefix("worker "), text.hasSuffix(" restarted") { return .workerRestarted }
-        if text.hasPrefix("worker "), text.hasSuffix(" unreachable") { return .workerUnreachable }
-        if text.hasPrefix("the worker reported cache key") { return .keyMismatch }
-        return .transient
-    }
 }

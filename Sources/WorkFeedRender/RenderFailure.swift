@@ -1,39 +1,44 @@
+public import WorkFeedModel
+
 /// A picture cannot be drawn from these inputs, and trying again with the same inputs gives the
 /// same answer: the job becomes `failed-no-retry` with ``reason``.
 public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A short, stable phrase; the feed and operators see it as the job's reason.
+    /// What the worker reports and the index stores, groups and selects by (``FailureCode``).
+    public var code: FailureCode
+    /// A short phrase for people; the feed and operators see it as the job's reason.
     public var reason: String
 
-    public init(reason: String) {
+    public init(code: FailureCode, reason: String) {
+        self.code = code
         self.reason = reason
     }
 
     public var description: String { reason }
 
     /// The route has no points at all.
-    public static let noRoute = RenderFailure(reason: "no route")
+    public static let noRoute = RenderFailure(code: .noRoute, reason: "no route")
     /// Not one point has finite, in-range coordinates.
-    public static let everyPointInvalid = RenderFailure(reason: "every point invalid")
+    public static let everyPointInvalid = RenderFailure(code: .everyPointInvalid, reason: "every point invalid")
     /// After dropping invalid points, fewer than two remain.
-    public static let fewerThanTwoUsablePoints = RenderFailure(reason: "fewer than two usable points")
+    public static let fewerThanTwoUsablePoints = RenderFailure(code: .tooFewPoints, reason: "fewer than two usable points")
     /// Every usable point lies within a metre of the others: there is no line to draw.
-    public static let singlePlace = RenderFailure(reason: "route is a single place")
+    public static let singlePlace = RenderFailure(code: .singlePlace, reason: "route is a single place")
     /// A heatmap has no heart-rate sample inside the route's time span.
-    public static let noHeartRateSamples = RenderFailure(reason: "no heart-rate samples")
+    public static let noHeartRateSamples = RenderFailure(code: .noHeartRate, reason: "no heart-rate samples")
     /// The picture's size or scale is outside what the renderer draws (1...2048 pixels a side,
     /// ``PictureSpec/scaleRange``).
-    public static let pictureSizeOutOfRange = RenderFailure(reason: "picture size out of range")
+    public static let pictureSizeOutOfRange = RenderFailure(code: .pictureSize, reason: "picture size out of range")
     /// The heatmap style's thresholds and colours do not fit together.
-    public static let invalidHeatmapStyle = RenderFailure(reason: "heatmap style invalid")
+    public static let invalidHeatmapStyle = RenderFailure(code: .heatmapStyle, reason: "heatmap style invalid")
     /// The style turns every element off, which would give a blank picture.
-    public static let styleDrawsNothing = RenderFailure(reason: "style draws nothing")
+    public static let styleDrawsNothing = RenderFailure(code: .styleDrawsNothing, reason: "style draws nothing")
 
     /// The job asks for a basemap this renderer does not have (another tileset or font). Workers
     /// check this before drawing and report it as a transient failure: another worker can draw it.
-    public static let basemapDiffers = RenderFailure(reason: "the worker's basemap differs from the job's")
+    public static let basemapDiffers = RenderFailure(code: .basemapDiffers, reason: "the worker's basemap differs from the job's")
 
     /// libpng could not encode the picture, or the cache key cannot be written as PNG text.
     static func encoding(_ error: PNGError) -> RenderFailure {
-        RenderFailure(reason: error.description)
+        RenderFailure(code: .renderFailed, reason: error.description)
     }
 }

@@ -177,7 +177,7 @@ public struct ControlClient: ~Copyable {
                 }
                 guard reply.ok else {
                     let body = try? ControlCodec.decode(ControlErrorBody.self, from: reply.body)
-                    var error = ControlClientError(body?.error ?? "unreadable error", fromCoordinator: true)
+                    var error = ControlClientError(body?.message ?? "unreadable error", fromCoordinator: true)
                     error.code = body?.code
                     throw error
                 }

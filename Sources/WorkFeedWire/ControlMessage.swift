@@ -113,9 +113,12 @@ public struct ControlReply: Sendable, Hashable {
         return reply
     }
 
-    /// - Parameter code: what a client switches on, where it must tell this refusal from others.
-    public static func error(id: UInt64, _ message: String, code: ControlErrorCode? = nil) -> ControlReply {
-        ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(error: message, code: code))) ?? [])
+    /// An ERROR reply.
+    /// - Parameters:
+    ///   - code: what a client switches on (``ControlErrorCode``); never the message's words.
+    ///   - message: for people: what was wrong, naming the field or the id.
+    public static func error(id: UInt64, code: ControlErrorCode, _ message: String) -> ControlReply {
+        ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(code: code, message: message))) ?? [])
     }
 
     public var frames: [[UInt8]] {
@@ -153,30 +156,59 @@ public struct ControlProgress: Codable, Sendable, Hashable {
     }
 }
 
-public struct ControlErrorBody: Codable, Sendable {
-    public var error: String
-    /// Absent for most errors, whose message is for people.
+/// The body of an ERROR reply: `{"code": "not-found", "message": "…", "error": "…"}`.
+///
+/// `code` is what a client switches on, `message` is for people. `error` repeats the message for
+/// clients built before codes travelled (they read only `error`, and a `code` other than
+/// `expired` as none); a reply without `message` (from a coordinator of before) is read from
+/// `error`, and one without a code, or with a code this client does not know, has `code` `nil`
+/// (docs/PROTOCOL.md, "Errors").
+public struct ControlErrorBody: Codable, Sendable, Hashable {
+    /// `nil` only in a reply from a coordinator of before codes, or with a code of a newer one.
     public var code: ControlErrorCode?
+    public var message: String
 
-    public init(error: String, code: ControlErrorCode? = nil) {
-        self.error = error
+    public init(code: ControlErrorCode?, message: String) {
         self.code = code
+        self.message = message
     }
 
-    private enum CodingKeys: String, CodingKey { case error, code }
+    private enum CodingKeys: String, CodingKey { case code, message, error }
 
-    /// A code this client does not know is read as none: the message still says what happened.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        error = try container.decode(String.self, forKey: .error)
+        message = try container.decodeIfPresent(String.self, forKey: .message) ?? container.decode(String.self, forKey: .error)
         code = try? container.decodeIfPresent(ControlErrorCode.self, forKey: .code)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(code, forKey: .code)
+        try container.encode(message, forKey: .message)
+        try container.encode(message, forKey: .error)
     }
 }
 
-/// The refusals a client must tell apart, on the wire as the `code` of an ERROR's body.
-public enum ControlErrorCode: String, Codable, Sendable, Hashable {
+/// Why the coordinator refused a control request, on the wire as the `code` of an ERROR's body:
+/// what a client switches on (the gateway maps each to an HTTP status, workctl to an exit status),
+/// never the message's words. A new refusal gets a code here, and the compiler then lists the
+/// places that map codes (`switch` without `default`).
+public enum ControlErrorCode: String, Codable, Sendable, Hashable, CaseIterable {
+    /// The request is malformed or out of range (a bad field, too many ids, a wrong command):
+    /// sending it again does not help.
+    case badRequest = "bad-request"
+    /// What the request names is not there for this client: a workout id not in the index, or
+    /// another owner's (answered exactly alike), or an original that is not kept.
+    case notFound = "not-found"
+    /// This client's role may not send this request (a worker key, a gateway without an owner).
+    case forbidden
+    /// Too many requests of this client in flight, or too many clients: not carried out; send it
+    /// again once replies have come.
+    case busy
     /// The request's deadline passed before it was carried out: nothing was done, nothing will be.
     case expired
+    /// The coordinator failed to carry it out (an index error): its log says why.
+    case `internal`
 }
 
 /// JSON as the control protocol writes it: sorted keys, ISO-8601 dates in UTC with their fraction

@@ -88,9 +88,7 @@ struct RenderThread {
                 outcome: .failedRetry, detail: "this worker's basemap (\(has)) differs from the job's (\(spec.basemap?.prefix(12) ?? "none"))",
                 code: .basemapDiffers)
         } catch {
-            // The renderer's reasons are stable phrases, each with its code.
-            let code = FailureCode.guess(fromReason: error.reason)
-            return Result(outcome: .failedNoRetry, detail: error.reason, code: code == .transient ? .renderFailed : code)
+            return Result(outcome: .failedNoRetry, detail: error.reason, code: error.code)
         }
         let statistics = renderer.lastStatistics
         metrics.drew(map: statistics.mapCoverage)

@@ -18,10 +18,10 @@ extension Worker: Service {
             try? await Task.sleep(for: .milliseconds(100))
         }
         if let ended = endedBy {
-            await onOwnThread { self.stop() }
+            await BlockingWork.shared.runToEnd { self.stop() }
             throw ended
         }
         logger.info("stopping: finishing the jobs in hand")
-        await onOwnThread { self.stop() }
+        await BlockingWork.shared.runToEnd { self.stop() }
     }
 }

@@ -67,6 +67,33 @@ import WorkFeedModel
         }
     }
 
+    /// A token signed by the hand-written HMAC, before swift-crypto's `HMAC<SHA256>` replaced it
+    /// (`workctl token create --owner 'auth0|before-the-change' --expires 3650d` at commit 7d0a104,
+    /// on 2026-11-25, with the secret below): it still verifies, and signing the same claims now
+    /// gives the same bytes.
+    @Test func aTokenSignedBeforeSwiftCryptoVerifies() throws {
+        let secret = Array("codes-test-secret-0123456789abcdefghijklmnop".utf8)
+        let token =
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjIxMTEwMDM0ODksImlhdCI6MTc5NTY0MzQ4OSwic3ViIjoiYXV0aDB8YmVmb3JlLXRoZS1jaGFuZ2UifQ.QjwvSIZufXnVZDCJUuBDddSW4aB7AylCgYZn8rQ30jk"
+        let issued = Date(timeIntervalSince1970: 1_795_643_489)
+        let verified = try OwnerToken.verify(token, secret: secret, now: issued)
+        #expect(verified.owner == "auth0|before-the-change")
+        #expect(verified.expires == Date(timeIntervalSince1970: 2_111_003_489))
+        #expect(verified.signed(secret: secret, issuedAt: issued) == token)
+        // One bit off in the signature, or the signature cut short, is refused.
+        var parts = token.split(separator: ".").map(String.init)
+        var signature = try #require(Base64URL.decode(parts[2]))
+        signature[0] ^= 1
+        parts[2] = Base64URL.encode(signature)
+        #expect(throws: TokenError(.badSignature, "the token's signature does not match")) {
+            try OwnerToken.verify(parts.joined(separator: "."), secret: secret, now: issued)
+        }
+        parts[2] = Base64URL.encode(Array(signature.dropLast()))
+        #expect(throws: TokenError(.badSignature, "the token's signature does not match")) {
+            try OwnerToken.verify(parts.joined(separator: "."), secret: secret, now: issued)
+        }
+    }
+
     @Test func signedTokensVerifyUntilTheyExpire() throws {
         let secret = Array(repeating: UInt8(7), count: 32)
         let now = Date(timeIntervalSince1970: 1_800_000_000)

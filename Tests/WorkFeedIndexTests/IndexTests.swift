@@ -273,7 +273,9 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
             }
         }
         #expect(second.count == 1)
-        let final = try temporary.index.write { try $0.releaseLeases(of: "w", reason: "worker w went silent", retry: policy, now: now) }
+        let final = try temporary.index.write {
+            try $0.releaseLeases(of: "w", reason: "worker w went silent", code: .workerSilent, retry: policy, now: now)
+        }
         #expect(
             final == [
                 .updated(
@@ -294,7 +296,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
             }
         }
         #expect(try temporary.ready() == 0)
-        _ = try temporary.index.write { try $0.releaseLeases(of: "gone", reason: "bye", countAttempt: false, retry: RetryPolicy()) }
+        _ = try temporary.index.write { try $0.releaseLeases(of: "gone", reason: "bye", code: .transient, countAttempt: false, retry: RetryPolicy()) }
         #expect(try temporary.ready() == 2)
         let next = try temporary.index.write { tx in
             try tx.lease(limit: 2, to: "next") {
@@ -334,7 +336,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 }
             }.isEmpty)
         // A job whose lease ends is found again, and only that one.
-        _ = try temporary.index.write { try $0.releaseLeases(of: "b", reason: "bye", countAttempt: false, retry: RetryPolicy()) }
+        _ = try temporary.index.write { try $0.releaseLeases(of: "b", reason: "bye", code: .transient, countAttempt: false, retry: RetryPolicy()) }
         let again = try temporary.index.write { tx in
             try tx.lease([("c", 8)]) {
                 counter += 1; return counter

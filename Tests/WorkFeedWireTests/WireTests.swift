@@ -154,10 +154,31 @@ enum WireFuzz {
         var frames = request.frames
         frames[1] = Array(frames[1].prefix(12))
         #expect(throws: WireError.self) { try ControlRequest(frames: frames) }
-        let expired = try ControlReply(frames: ControlReply.error(id: 9, "too late", code: .expired).frames)
+        let expired = try ControlReply(frames: ControlReply.error(id: 9, code: .expired, "too late").frames)
         #expect(try ControlCodec.decode(ControlErrorBody.self, from: expired.body).code == .expired)
-        let unknown = try ControlCodec.decode(ControlErrorBody.self, from: Array(#"{"error": "new", "code": "from-a-newer-build"}"#.utf8))
-        #expect(unknown.error == "new" && unknown.code == nil)
+        let unknown = try ControlCodec.decode(ControlErrorBody.self, from: Array(#"{"message": "new", "code": "from-a-newer-build"}"#.utf8))
+        #expect(unknown.message == "new" && unknown.code == nil)
+    }
+
+    /// An ERROR's body carries `code` and `message`, and `error` (the message again) for clients
+    /// of before codes; it reads the shapes of before (`{"error"}`, `{"error", "code": "expired"}`).
+    @Test(arguments: ControlErrorCode.allCases)
+    func errorBodiesCarryTheirCodeBothWays(code: ControlErrorCode) throws {
+        let reply = try ControlReply(frames: ControlReply.error(id: 3, code: code, "what happened").frames)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: String])
+        #expect(object == ["code": code.rawValue, "message": "what happened", "error": "what happened"])
+        #expect(try ControlCodec.decode(ControlErrorBody.self, from: reply.body) == ControlErrorBody(code: code, message: "what happened"))
+        // What a client of before codes reads: `error`, and `code` only when it is "expired".
+        struct BodyBeforeCodes: Decodable { var error: String }
+        #expect(try ControlCodec.decode(BodyBeforeCodes.self, from: reply.body).error == "what happened")
+    }
+
+    @Test func errorBodiesOfACoordinatorOfBeforeAreRead() throws {
+        let old = try ControlCodec.decode(ControlErrorBody.self, from: Array(#"{"error": "no workout with id x"}"#.utf8))
+        #expect(old == ControlErrorBody(code: nil, message: "no workout with id x"))
+        let oldExpired = try ControlCodec.decode(ControlErrorBody.self, from: Array(#"{"code": "expired", "error": "too late"}"#.utf8))
+        #expect(oldExpired == ControlErrorBody(code: .expired, message: "too late"))
+        #expect(throws: (any Error).self) { try ControlCodec.decode(ControlErrorBody.self, from: Array(#"{"code": "not-found"}"#.utf8)) }
     }
 
     /// A PROGRESS reply (issue 25) is read as one, with its counts; OK and ERROR are not
@@ -178,11 +199,11 @@ enum WireFuzz {
     @Test func requestAndReplyRoundTrip() throws {
         let request = ControlRequest(id: 7, command: .importWorkout, body: Array("{}".utf8), attachments: [[1], [2, 3]])
         #expect(try ControlRequest(frames: request.frames) == request)
-        let reply = ControlReply.error(id: 7, "no workout with id x")
+        let reply = ControlReply.error(id: 7, code: .notFound, "no workout with id x")
         let parsed = try ControlReply(frames: reply.frames)
         #expect(parsed.id == 7)
         #expect(!parsed.ok)
-        #expect(try ControlCodec.decode(ControlErrorBody.self, from: parsed.body).error == "no workout with id x")
+        #expect(try ControlCodec.decode(ControlErrorBody.self, from: parsed.body).message == "no workout with id x")
     }
 
     @Test func randomAndMutatedRequestsAreReadOrRefusedWithAReason() {

@@ -45,7 +45,7 @@ struct TokenVerifier: Sendable {
             let valid: Bool
             switch algorithm {
             case "HS256" where secret != nil:
-                valid = HMACSHA256.constantTimeEqual(HMACSHA256.authenticationCode(for: input, key: secret ?? []), signature)
+                valid = HMACSHA256.isValid(signature, for: input, key: secret ?? [])
             case "ES256" where ecKey != nil:
                 // JWS writes an ECDSA signature as r and s, 32 bytes each (RFC 7518 section 3.4).
                 guard signature.count == 64, let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {

@@ -82,7 +82,7 @@ final class CoordinatorClients: Sendable {
     }
 
     /// Sends a request and decodes its reply.
-    /// - Throws: ``CoordinatorError``: `.refused` with the coordinator's message when it answered
+    /// - Throws: ``CoordinatorError``: `.refused` with the coordinator's code and message when it answered
     ///   with an error, `.unavailable` when it did not answer in time or the queue is full.
     func request<Reply: Decodable & Sendable>(
         _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
@@ -91,7 +91,7 @@ final class CoordinatorClients: Sendable {
         do {
             return try ControlCodec.decode(Reply.self, from: bytes)
         } catch {
-            throw .refused("the reply to \(command.rawValue) could not be read: \(error)")
+            throw .refused(nil, "the reply to \(command.rawValue) could not be read: \(error)")
         }
     }
 
@@ -105,9 +105,10 @@ final class CoordinatorClients: Sendable {
                     do throws(ControlClientError) {
                         continuation.resume(returning: .success(try client.requestRaw(command, body, attachments: attachments)))
                     } catch {
-                        // Past its deadline is "not done", as a timeout is: 503 either way.
-                        let unavailable = !error.fromCoordinator || error.code == .expired
-                        continuation.resume(returning: .failure(unavailable ? .unavailable(error.description) : .refused(error.description)))
+                        // What the coordinator's code means for the client is decided in one place,
+                        // Problem.from: here only whether it answered at all.
+                        continuation.resume(
+                            returning: .failure(error.fromCoordinator ? .refused(error.code, error.description) : .unavailable(error.description)))
                     }
                 },
                 cancel: { continuation.resume(returning: .failure(.unavailable("the gateway is stopping"))) })
@@ -141,15 +142,17 @@ final class CoordinatorClients: Sendable {
 /// Why a request to the coordinator failed. The messages are for the log: they name the
 /// coordinator's endpoint, which a client of the gateway is not told.
 enum CoordinatorError: Error, Sendable, CustomStringConvertible {
-    /// The coordinator answered with an error (a bad request, an id it does not know).
-    case refused(String)
+    /// The coordinator answered with an error: its code (what the gateway maps to a status;
+    /// `nil` from a coordinator of before codes, or a code this gateway does not know) and its
+    /// message (for the log).
+    case refused(ControlErrorCode?, String)
     /// No answer in time: it is down, restarting, or overloaded. The request was not carried out
     /// and will not be: it was dropped from the client's socket and its deadline has passed.
     case unavailable(String)
 
     var description: String {
         switch self {
-        case .refused(let message), .unavailable(let message): message
+        case .refused(_, let message), .unavailable(let message): message
         }
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import WorkFeedConfig
+import WorkFeedWire
 
 /// An error answered as RFC 9457 problem details (`application/problem+json`): a stable `type`
 /// (a URN a client can switch on), a `title` for it, the HTTP `status`, a `detail` saying what
@@ -83,16 +85,40 @@ extension Problem {
         return problem
     }
 
+    /// 503: the gateway's own blocking work is full (uploads being read, picture reads;
+    /// ``BlockingWork``): nothing was done, so the client may send it again after `Retry-After`.
+    static func busy(_ error: any Error) -> Problem {
+        var problem = Problem(
+            "busy", "The gateway is busy; try again", status: .serviceUnavailable,
+            detail: (error as? BlockingWorkError).map { "\($0)" } ?? "the gateway is busy; nothing was done, so the request can be sent again")
+        problem.headers[.retryAfter] = "1"
+        return problem
+    }
+
     static func internalError() -> Problem {
         Problem("internal", "Internal error", status: .internalServerError, detail: "the gateway failed to answer; the error is in its log")
     }
 
-    /// The problem for a coordinator failure: 503 when it did not answer, 500 when it refused a
-    /// request the gateway made (the gateway checks what it sends, so that is a bug to log).
-    static func from(_ error: CoordinatorError) -> Problem {
+    /// The problem for a coordinator failure: 503 when it did not answer; otherwise by the code
+    /// it refused with (the table below), never by its words. A refusal
+    /// without a code (a coordinator of before codes, or a code this gateway does not know) is 500.
+    /// - Parameter notFound: the 404's detail (the coordinator's message is for the log).
+    static func from(_ error: CoordinatorError, notFound: String = "not found") -> Problem {
         switch error {
         case .unavailable: .unavailable()
-        case .refused: .internalError()
+        case .refused(let code?, _): from(code, notFound: notFound)
+        case .refused(nil, _): .internalError()
+        }
+    }
+
+    /// The problem for each code of the coordinator's refusals: the one table of them.
+    static func from(_ code: ControlErrorCode, notFound: String = "not found") -> Problem {
+        switch code {
+        case .notFound: .notFound(notFound)
+        // Not carried out, and it may be sent again: a deadline passed, or the coordinator is full.
+        case .expired, .busy: .unavailable()
+        // The gateway checks what it sends, so these are its bugs (or the coordinator's): logged.
+        case .badRequest, .forbidden, .internal: .internalError()
         }
     }
 }

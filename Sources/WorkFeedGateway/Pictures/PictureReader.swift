@@ -1,18 +1,23 @@
-import NIOPosix
+import WorkFeedConfig
 import WorkFeedStore
 
 /// The gateway's reads of the ``PictureStore`` (WorkFeedStore), from async code: each read runs
-/// on NIO's blocking thread pool, never on the cooperative pool. The gateway only reads; workers
-/// write and the coordinator removes.
+/// on NIO's blocking thread pool (``BlockingWork``), never on the cooperative pool. The gateway
+/// only reads; workers write and the coordinator removes.
 struct PictureReader: Sendable {
     let store: any PictureStore
-    let threadPool: NIOThreadPool
+    let work: BlockingWork
+
+    /// Reads running or waiting at once: past it a picture is answered 503 (a read takes well
+    /// under a millisecond from a warm page cache, so this many waiting is a disk that stalled).
+    static let maximumReads = 4_096
 
     /// The PNG whose cache key is `key`, or `nil` when there is none.
     /// - Parameter key: a validated cache key.
-    /// - Throws: ``PictureStoreError`` when the store cannot be read (not when the picture is absent).
+    /// - Throws: ``PictureStoreError`` when the store cannot be read (not when the picture is
+    ///   absent); ``BlockingWorkError`` past ``maximumReads``.
     func picture(key: String) async throws -> [UInt8]? {
         let store = store
-        return try await threadPool.runIfActive { try store.picture(key: key) }
+        return try await work.run { try store.picture(key: key) }
     }
 }

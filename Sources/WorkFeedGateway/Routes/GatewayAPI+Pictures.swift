@@ -40,6 +40,9 @@ extension GatewayAPI {
                     "picture-refused", "a picture name in the cache is not that picture; not served",
                     metadata: ["reason": "\(error.refusal?.rawValue ?? "")", "path": "\(error.path)"], logger: logger)
                 throw Problem.notFound("no picture \(key)")
+            } catch let error as BlockingWorkError {
+                throttled.log("picture-reads-busy", "picture reads refused: too many waiting", metadata: ["error": "\(error)"], logger: logger)
+                throw Problem.busy(error)
             }
             guard let read = found else { throw await absent(key) }
             memory.insert(read, for: key)

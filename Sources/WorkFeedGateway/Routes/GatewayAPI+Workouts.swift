@@ -56,11 +56,14 @@ extension GatewayAPI {
                 extra: ["file": .text(name)])
         }
 
-        // Reading a file is work for a core: a thread of its own, not the cooperative pool.
-        let read: Result<[ImportedWorkout], ImportError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: Result { () throws(ImportError) in try WorkoutFileReader.read(bytes: bytes, file: name) })
-            }
+        // Reading a file is work for a core: on the parsing pool, never the cooperative pool; past
+        // its bound the upload is answered 503 with Retry-After, and nothing is stored.
+        let read: Result<[ImportedWorkout], ImportError>
+        do {
+            read = try await parsing.run { Result { () throws(ImportError) in try WorkoutFileReader.read(bytes: bytes, file: name) } }
+        } catch {
+            context.logger.notice("upload refused: the gateway is reading too many", metadata: ["owner": "\(owner)", "error": "\(error)"])
+            throw Problem.busy(error)
         }
         let workouts: [ImportedWorkout]
         switch read {
@@ -173,4 +176,14 @@ extension Problem {
         if let field = error.field { extra["field"] = .text(field) }
         return Problem("unreadable-file", "The file cannot be read", status: .badRequest, detail: error.description, extra: extra)
     }
+}
+
+extension GatewayAPI {
+    /// Uploaded files read at once: one a core (a read is CPU work: parsing, decompressing).
+    static let parsingThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Uploads being read or waiting to be, at once: four a core. The next is answered 503 with
+    /// `Retry-After: 1` (`busy`) after its body was read, and nothing is stored; the app sends it
+    /// again. With `uploads.max_bytes` (16 MiB) that bounds the bodies held for reading to 64 MiB
+    /// a core, where one thread per upload had no bound at all.
+    static let maximumParsing = 4 * parsingThreads
 }

@@ -20,6 +20,8 @@ struct GatewayAPI: Sendable {
     let throttled = ThrottledLog()
     /// Uploads per owner and minute.
     let uploads: UploadLimiter
+    /// Reading uploaded files (GPX, TCX, FIT): work for a core, off the cooperative pool, bounded.
+    let parsing: BlockingWork
     let logger: Logger
 
     /// Asks the coordinator; its failures become problems (503 when it does not answer).
@@ -31,17 +33,24 @@ struct GatewayAPI: Sendable {
         }
     }
 
-    /// Runs a coordinator request; its failures become problems (503 when it does not answer).
-    func ask<Reply>(_ command: ControlCommand, _ request: () async throws(CoordinatorError) -> Reply) async throws(Problem) -> Reply {
+    /// Runs a coordinator request; its failures become problems by their code
+    /// (``Problem/from(_:notFound:)``: 404 for `not-found`, 503 when it did not answer or may be
+    /// sent again, 500 for a request the gateway should not have made, which is logged).
+    /// - Parameter notFound: the 404's detail, when the coordinator does not find what it names.
+    func ask<Reply>(
+        _ command: ControlCommand, notFound: String = "not found", _ request: () async throws(CoordinatorError) -> Reply
+    ) async throws(Problem) -> Reply {
         do {
             return try await request()
         } catch {
-            if case .refused(let message) = error {
-                logger.error("the coordinator refused a request of the gateway", metadata: ["command": "\(command.rawValue)", "error": "\(message)"])
-            } else {
-                unavailable(error)
+            let problem = Problem.from(error, notFound: notFound)
+            switch problem.status {
+            case .serviceUnavailable: unavailable(error)
+            case .internalServerError:
+                logger.error("the coordinator refused a request of the gateway", metadata: ["command": "\(command.rawValue)", "error": "\(error)"])
+            default: break
             }
-            throw Problem.from(error)
+            throw problem
         }
     }
 
@@ -54,12 +63,8 @@ struct GatewayAPI: Sendable {
 
     /// One workout of `owner` with its pictures, or 404 (another owner's id is not found either).
     func show(_ id: WorkoutID, owner: String) async throws(Problem) -> ShowReply {
-        do {
-            return try await clients.request(.show, ShowRequest(id: id, owner: owner), as: ShowReply.self)
-        } catch {
-            if case .refused(let message) = error, message.hasPrefix("no workout with id") { throw Problem.notFound("no workout \(id)") }
-            if case .unavailable = error { unavailable(error) }
-            throw Problem.from(error)
+        try await ask(.show, notFound: "no workout \(id)") { () async throws(CoordinatorError) in
+            try await clients.request(.show, ShowRequest(id: id, owner: owner), as: ShowReply.self)
         }
     }
 

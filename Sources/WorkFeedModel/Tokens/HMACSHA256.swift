@@ -1,31 +1,22 @@
-/// HMAC-SHA-256 (RFC 2104) over ``SHA256``: what signs and checks HS256 tokens.
+import Crypto
+
+/// HMAC-SHA-256 (RFC 2104): what signs and checks HS256 tokens, and the privacy zones' stable
+/// jitter (``PrivacyPolicy``).
+///
+/// A thin wrapper around swift-crypto's `HMAC<SHA256>`, which replaced a hand-written HMAC over
+/// ``SHA256``. The codes are the same bytes (HMAC-SHA-256 is one function): RFC 4231's vectors,
+/// and a token signed by the hand-written code before the change, still check (TokenTests), so no
+/// token already handed out and no privacy cut changed.
 public enum HMACSHA256 {
     /// The 32-byte authentication code of `message` under `key`.
     public static func authenticationCode(for message: some Sequence<UInt8>, key: [UInt8]) -> [UInt8] {
-        let blockSize = 64
-        var block = key
-        if block.count > blockSize {
-            var hasher = SHA256()
-            hasher.update(block)
-            block = hasher.finalize()
-        }
-        block += [UInt8](repeating: 0, count: blockSize - block.count)
-        var inner = SHA256()
-        inner.update(block.map { $0 ^ 0x36 })
-        inner.update(message)
-        let innerDigest = inner.finalize()
-        var outer = SHA256()
-        outer.update(block.map { $0 ^ 0x5C })
-        outer.update(innerDigest)
-        return outer.finalize()
+        Array(HMAC<Crypto.SHA256>.authenticationCode(for: Array(message), using: SymmetricKey(data: key)))
     }
 
-    /// Compares two codes in time that depends on their length only, so that a forger learns
-    /// nothing from how long a refusal took.
-    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
+    /// Whether `code` is the authentication code of `message` under `key`, compared in time that
+    /// depends on the length only (swift-crypto's comparison), so that a forger learns nothing from
+    /// how long a refusal took.
+    public static func isValid(_ code: [UInt8], for message: some Sequence<UInt8>, key: [UInt8]) -> Bool {
+        HMAC<Crypto.SHA256>.isValidAuthenticationCode(code, authenticating: Array(message), using: SymmetricKey(data: key))
     }
 }

@@ -40,7 +40,7 @@ public struct OwnerToken: Sendable, Hashable {
     public static func verify(_ token: String, secret: [UInt8], now: Date = Date()) throws(TokenError) -> OwnerToken {
         try verify(token, now: now) { (algorithm: String, signingInput: [UInt8], signature: [UInt8]) throws(TokenError) in
             guard algorithm == "HS256" else { throw TokenError(.malformed, "the token's algorithm must be HS256, is \(algorithm.prefix(20))") }
-            guard HMACSHA256.constantTimeEqual(HMACSHA256.authenticationCode(for: signingInput, key: secret), signature) else {
+            guard HMACSHA256.isValid(signature, for: signingInput, key: secret) else {
                 throw TokenError(.badSignature, "the token's signature does not match")
             }
         }

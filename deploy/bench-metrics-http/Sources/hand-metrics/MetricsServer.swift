@@ -1,0 +1,1 @@
+../../../../Sources/WorkFeedMetrics/MetricsServer.swift
