@@ -27,15 +27,7 @@ extension Dispatcher {
         let (specsBefore, outboxBefore) = (specs, outbox)
         do {
             return try transaction.savepoint { transaction in
-                if request.command == .delete {
-                    return try deleteStep(work, specs: &specs, transaction: &transaction, outbox: &outbox)
-                }
-                if request.command == .original {
-                    let (body, file) = try original(request, reader: transaction.reader)
-                    return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
-                }
-                let body = try answer(request, specs: &specs, transaction: &transaction, outbox: &outbox)
-                return ControlReply(id: request.id, ok: true, body: body)
+                try answer(work, specs: &specs, transaction: &transaction, outbox: &outbox)
             }
         } catch {
             (specs, outbox) = (specsBefore, outboxBefore)
@@ -54,9 +46,12 @@ extension Dispatcher {
         }
     }
 
+    /// The reply to one write request: OK with its body, or none while a long request goes on.
     private func answer(
-        _ request: ControlRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
-    ) throws -> [UInt8] {
+        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws -> ControlReply? {
+        let request = work.request
+        func ok(_ body: [UInt8]) -> ControlReply { ControlReply(id: request.id, ok: true, body: body) }
         switch request.command {
         case .importWorkout:
             let body = try decode(ImportRequest.self, request)
@@ -107,7 +102,7 @@ extension Dispatcher {
             let encoded = try ControlCodec.encode(reply)
             // Counted when the batch commits, with the reply that says so.
             outbox.tally.imports[reply.result, default: 0] += 1
-            return encoded
+            return ok(encoded)
 
         case .resolve:
             let body = try decode(ResolveRequest.self, request)
@@ -122,10 +117,11 @@ extension Dispatcher {
                     ResolveReply.Match(
                         prefix: prefix, ids: try transaction.reader.workouts(withPrefix: hex, limit: ResolveReply.candidateLimit)))
             }
-            return try ControlCodec.encode(ResolveReply(matches: matches))
+            return ok(try ControlCodec.encode(ResolveReply(matches: matches)))
 
         case .original:
-            throw ControlRequestError("ORIGINAL is answered apart")
+            let (body, file) = try original(request, reader: transaction.reader)
+            return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
 
         case .enqueue:
             let body = try decode(EnqueueRequest.self, request)
@@ -142,17 +138,17 @@ extension Dispatcher {
                     "created": "\(reply.created)", "stale": "\(reply.stale)", "pending": "\(reply.alreadyPending)",
                     "current": "\(reply.current)", "failed": "\(reply.failed)",
                 ])
-            return try ControlCodec.encode(reply)
+            return ok(try ControlCodec.encode(reply))
 
         case .delete:
-            // Carried out by deleteStep(_:specs:transaction:outbox:) before this is reached.
-            throw ControlRequestError("DELETE is carried out in steps")
+            // In steps: a PROGRESS reply, or none, while it goes on (Dispatcher+Delete.swift).
+            return try deleteStep(work, specs: &specs, transaction: &transaction, outbox: &outbox)
 
         case .zones:
-            return try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)
+            return ok(try zones(try decode(ZonesRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox))
 
         case .settings:
-            return try settings(try decode(SettingsRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox)
+            return ok(try settings(try decode(SettingsRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox))
 
         case .ping, .status, .show, .feed, .changes, .failed, .picture:
             // Answered by the loop (PING) and the read service; never sent here.
