@@ -69,20 +69,20 @@ extension WorkCtl {
             }
         }
 
-        /// `--json`: the workouts as the gateway's feed gives them (``FeedPage``, each in its
+        /// `--json`: the workouts as the gateway's feed gives them (``WorkFeedModel/FeedPage``, each in its
         /// owner's units), the pages one after the other in one document without `next`.
         private func printFeedItems(_ client: inout ControlClient) throws {
             var items: [FeedItem] = []
             var cursor: String?
             repeat {
-                let page: FeedPage = try talking { () throws(ControlClientError) in
+                let page: WorkFeedModel.FeedPage = try talking { () throws(ControlClientError) in
                     try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor, owner: owner, summary: true))
                 }
                 items += page.items
                 cursor = page.next
             } while cursor != nil && items.count < (limit ?? Int.max)
             if let limit { items = Array(items.prefix(limit)) }
-            try printJSON(FeedPage(items: items, next: nil))
+            try printJSON(WorkFeedModel.FeedPage(items: items, next: nil))
         }
     }
 }
