@@ -39,7 +39,9 @@ import WorkFeedWire
         let ride = try #require(metric.first { $0.activity == .cycling })
         #expect(ride.movingTime == 11287 && (ride.elapsedTime ?? 0) >= 11287)
         #expect(ride.speed == FeedItem.Rate(value: 10.25, unit: .kilometresPerHour) && ride.pace == nil)
-        let strava = try #require(metric.first { $0.activity == .running && $0.distance != 9008.22 })
+        // Strava's GPX names no activity (other: neither pace nor speed) and no timer time.
+        let strava = try #require(metric.first { $0.id != run.id && $0.id != ride.id })
+        #expect(strava.activity == .other && strava.pace == nil && strava.speed == nil)
         #expect(strava.movingTime == nil && strava.elapsedTime == 41)
 
         #expect(try workctl(system, ["settings", "set", "--owner", "runner", "--units", "imperial"]).status == 0)
