@@ -4,7 +4,8 @@
 # Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
 #       make attack, what issue 13 found tried again against the real programs (docs/security.md)
 #       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps bench-gateway bench-metrics-http clean
+#       make bench-feed, the feed alone under wrk, to compare builds (docs/benchmarks.md)
+.PHONY: demo test chaos attack build release bench bench-maps bench-gateway bench-feed bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -61,6 +62,11 @@ bench-gateway:
 # /metrics by hand, by hand with NIO linked, and on Hummingbird: size, start, memory (docs/benchmarks.md).
 bench-metrics-http:
 	deploy/bench-metrics-http.sh
+
+# GET /v1/feed alone under wrk over 20,000 workouts (docs/benchmarks.md, "One shape for a workout");
+# `deploy/bench-feed.sh DIR` runs another build's binaries.
+bench-feed:
+	deploy/bench-feed.sh
 
 clean:
 	rm -rf .build var

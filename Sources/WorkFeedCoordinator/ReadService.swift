@@ -220,6 +220,7 @@ struct ReadAnswers {
             guard let workout = try reader.workout(body.id, owner: try checkOwner(body.owner, "SHOW")) else {
                 throw ControlRequestError(.notFound, "no workout with id \(body.id)")
             }
+            if body.summary == true { return try feedItems([workout], reader: reader)[0].json() }
             let item = WorkoutWithPictures(workout: workout, pictures: try reader.pictures(of: body.id))
             return try ControlCodec.encode(ShowReply(item: item, pictureSize: pictureSize))
 
@@ -236,22 +237,30 @@ struct ReadAnswers {
                 throw ControlRequestError("FEED: \(error)")
             }
             if body.summary == true {
-                // The gateway's form: each workout's summary and its pictures' keys, a few hundred
-                // bytes each, so a page of at most 1,000 stays within the budget.
-                let pictures = try reader.pictures(of: page.workouts.map(\.id))
-                let items = page.workouts.map { WorkoutSummaryItem($0, pictures: pictures[$0.id] ?? []) }
-                return FeedSummaryWriter.encode(FeedSummaryReply(items: items, next: page.next, pictureSize: pictureSize))
+                // The gateway's page as it sends it on: each workout as the feed shows it, about a
+                // kilobyte each, so a page of at most 1,000 stays within the budget.
+                return FeedPage(items: try feedItems(page.workouts, reader: reader), next: page.next).json()
             }
             return try feedReply(page, reader: reader)
 
         case .changes:
             let body = try decode(ChangesRequest.self, request)
-            guard ControlLimits.changesLimits.contains(body.limit) else {
+            let limits = body.workouts == true ? ControlLimits.changesWithWorkoutsLimits : ControlLimits.changesLimits
+            guard limits.contains(body.limit) else {
                 throw ControlRequestError(
-                    "CHANGES: limit must be \(ControlLimits.changesLimits.lowerBound)...\(ControlLimits.changesLimits.upperBound)")
+                    "CHANGES: limit must be \(limits.lowerBound)...\(limits.upperBound)\(body.workouts == true ? " with workouts" : "")")
             }
             guard body.since >= 0 else { throw ControlRequestError("CHANGES: since must be an anchor, 0 or more") }
-            let page = try reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))
+            var page = try reader.changes(since: body.since, limit: body.limit, owner: try checkOwner(body.owner, "CHANGES"))
+            if body.workouts == true {
+                // Each workout as it is now, once per page even when it changed in two ways.
+                let ids = Set(page.changes.filter { $0.change != .deleted }.map(\.id))
+                let items = try feedItems(try ids.compactMap { try reader.workout($0) }, reader: reader)
+                let byID = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                for position in page.changes.indices where page.changes[position].change != .deleted {
+                    page.changes[position].workout = byID[page.changes[position].id]
+                }
+            }
             return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: try reader.currentAnchor()))
 
         case .picture:
@@ -261,6 +270,24 @@ struct ReadAnswers {
 
         case .ping, .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings:
             throw ControlRequestError("\(request.command.rawValue) is not a read request")
+        }
+    }
+
+    /// The workouts as the feed shows them (``FeedItem``): their pictures read in one query, and
+    /// each owner's unit setting read once.
+    private func feedItems(_ workouts: [WorkoutRecord], reader: IndexReader) throws -> [FeedItem] {
+        let pictures = try reader.pictures(of: workouts.map(\.id))
+        var units: [String: UnitSystem] = [:]
+        let size = (width: pictureSize.width, height: pictureSize.height)
+        return try workouts.map { workout in
+            let owned: UnitSystem
+            if let known = units[workout.owner] {
+                owned = known
+            } else {
+                owned = try reader.ownerSettings(owner: workout.owner).units ?? .metric
+                units[workout.owner] = owned
+            }
+            return FeedItem(record: workout, pictures: pictures[workout.id] ?? [], units: owned, pictureSize: size)
         }
     }
 

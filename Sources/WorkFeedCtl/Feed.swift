@@ -25,7 +25,7 @@ extension WorkCtl {
         @Option(name: .long, help: "Only this owner's workouts (default: every owner's).")
         var owner: String?
 
-        @Flag(name: .long, help: "Print as JSON.")
+        @Flag(name: .long, help: "Print as JSON: a feed page of the gateway's (each workout as /v1/feed gives it), without next.")
         var json = false
 
         func validate() throws {
@@ -36,6 +36,7 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
+            if json && html == nil { return try printFeedItems(&client) }
             var items: [WorkoutWithPictures] = []
             var cursor: String?
             repeat {
@@ -57,9 +58,6 @@ extension WorkCtl {
                     throw WorkCtlExit.failed
                 }
                 say("wrote \(html) (\(items.count) workouts)")
-            } else if json {
-                let store = pictures.store()
-                try printJSON(items.map { WorkoutJSON($0, store: store) })
             } else {
                 for item in items {
                     let w = item.workout
@@ -69,6 +67,22 @@ extension WorkCtl {
                             + "\(w.activity.rawValue)  \(WorkoutFormat.distance(w.distance))  \(states.joined(separator: ", "))")
                 }
             }
+        }
+
+        /// `--json`: the workouts as the gateway's feed gives them (``WorkFeedModel/FeedPage``, each in its
+        /// owner's units), the pages one after the other in one document without `next`.
+        private func printFeedItems(_ client: inout ControlClient) throws {
+            var items: [FeedItem] = []
+            var cursor: String?
+            repeat {
+                let page: WorkFeedModel.FeedPage = try talking { () throws(ControlClientError) in
+                    try client.request(.feed, FeedRequest(limit: pageSize, cursor: cursor, owner: owner, summary: true))
+                }
+                items += page.items
+                cursor = page.next
+            } while cursor != nil && items.count < (limit ?? Int.max)
+            if let limit { items = Array(items.prefix(limit)) }
+            try printJSON(WorkFeedModel.FeedPage(items: items, next: nil))
         }
     }
 }

@@ -151,10 +151,14 @@ public struct WorkoutChange: Codable, Sendable, Hashable {
     public var anchor: Int64
     public var id: WorkoutID
     public var change: Kind
+    /// The workout as the feed shows it now, when it was asked for (CHANGES with `workouts`,
+    /// `/v1/changes?include=workout`); never for `deleted`.
+    public var workout: FeedItem?
 
-    public init(anchor: Int64, id: WorkoutID, change: Kind) {
+    public init(anchor: Int64, id: WorkoutID, change: Kind, workout: FeedItem? = nil) {
         self.anchor = anchor
         self.id = id
         self.change = change
+        self.workout = workout
     }
 }

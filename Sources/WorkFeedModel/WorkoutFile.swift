@@ -103,12 +103,15 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
         return result.figures.isEmpty ? nil : result
     }
 
+    /// The name ``figures`` gives the device's timer time (moving time, ``FeedItem/movingTime``).
+    public static let durationFigure = "duration"
+
     /// The names of the figures present, as `workctl show` lists them.
     public var figures: [String] {
         var names: [String] = []
         if distance != nil { names.append("distance") }
         if elevationGain != nil { names.append("climb") }
-        if duration != nil { names.append("duration") }
+        if duration != nil { names.append(Self.durationFigure) }
         if calories != nil { names.append("calories") }
         if heartRateAverage != nil || heartRateMax != nil { names.append("heart rate") }
         return names

@@ -14,6 +14,8 @@ public enum ControlLimits {
     public static let feedLimits = 1...1_000
     /// CHANGES page size: at most about 2 MB of reply.
     public static let changesLimits = 1...20_000
+    /// CHANGES page size when each change carries its workout (`workouts`): a FEED page's.
+    public static let changesWithWorkoutsLimits = feedLimits
     /// FAILED rows: at most about 3 MB of reply.
     public static let failedLimits = 1...10_000
     /// A FEED page stops before its items pass this many bytes, whatever its limit; its `next`

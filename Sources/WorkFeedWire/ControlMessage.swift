@@ -365,9 +365,13 @@ public struct StatusRequest: Codable, Sendable, Hashable {
 public struct ShowRequest: Codable, Sendable, Hashable {
     public var id: WorkoutID
     public var owner: String?
-    public init(id: WorkoutID, owner: String? = nil) {
+    /// Answer with the workout's ``FeedItem`` (as the feed shows it, in its owner's units)
+    /// instead of a ``ShowReply``.
+    public var summary: Bool?
+    public init(id: WorkoutID, owner: String? = nil, summary: Bool? = nil) {
         self.id = id
         self.owner = owner
+        self.summary = summary
     }
 }
 
@@ -410,7 +414,8 @@ public struct FeedRequest: Codable, Sendable, Hashable {
     /// The `next` of the previous page; `nil` for the first.
     public var cursor: String?
     public var owner: String?
-    /// Answer with a ``FeedSummaryReply`` (what a feed list shows) instead of a ``FeedReply``.
+    /// Answer with a ``FeedPage`` (each workout as the feed shows it, in its owner's units:
+    /// the gateway's `/v1/feed` page) instead of a ``FeedReply``.
     public var summary: Bool?
 
     public init(limit: Int, cursor: String? = nil, owner: String? = nil, summary: Bool? = nil) {
@@ -580,10 +585,14 @@ public struct ChangesRequest: Codable, Sendable, Hashable {
     public var since: Int64
     public var limit: Int
     public var owner: String?
-    public init(since: Int64, limit: Int, owner: String? = nil) {
+    /// Carry each changed workout (``WorkoutChange/workout``, a ``FeedItem``) with its change;
+    /// `limit` is then at most ``ControlLimits/changesWithWorkoutsLimits`` (a feed page's).
+    public var workouts: Bool?
+    public init(since: Int64, limit: Int, owner: String? = nil, workouts: Bool? = nil) {
         self.since = since
         self.limit = limit
         self.owner = owner
+        self.workouts = workouts
     }
 }
 

@@ -169,8 +169,8 @@ import WorkFeedWire
         defer { system.stop() }
         let at = ["--coordinator", system.endpoints.control]
         #expect(try WorkCtlProcess.run(["import", try fixture("runkeeper_hr-on-waypoint.gpx")] + at).status == 0)
-        let feed = try decodeJSON([WorkoutWithPictures].self, try WorkCtlProcess.run(["feed", "--json"] + at).output)
-        let id = try #require(feed.first?.workout.id)
+        let feed = try decodeJSON(FeedPage.self, try WorkCtlProcess.run(["feed", "--json"] + at).output).items
+        let id = try #require(feed.first?.id)
         let shown = try WorkCtlProcess.run(["show", id.description] + at)
         let lines = shown.output.split(separator: "\n").map(String.init)
         if let identity = lines.firstIndex(where: { $0.contains("identity:") && $0.contains("sha256") }) {

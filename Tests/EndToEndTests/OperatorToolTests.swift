@@ -43,8 +43,8 @@ import WorkFeedWorker
         #expect(
             try workctl(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("garmin-connect_ride_2020_short_ns3-hr.gpx")])
                 .status == 0)
-        let feed = try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--json"]).output)
-        let first = try #require(feed.first?.workout.id)
+        let feed = try decodeJSON(FeedPage.self, try workctl(["feed", "--json"]).output).items
+        let first = try #require(feed.first?.id)
         // Two route pictures wait for a worker, both workouts' (a bulk run someone else started).
         #expect(try workctl(["enqueue", "--all", "--kind", "route", "--theme", "light"]).status == 0)
 
@@ -132,8 +132,8 @@ import WorkFeedWorker
             try WorkCtlProcess.run(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx"), try fixture("runkeeper_hr-on-waypoint.gpx")] + at)
                 .status == 0)
         _ = try WorkCtlProcess.run(["enqueue", "--all", "--kind", "route", "--theme", "light", "--wait"] + at)
-        let feed = try decodeJSON([WorkoutWithPictures].self, try WorkCtlProcess.run(["feed", "--json"] + at).output)
-        let gone = try #require(feed.first?.workout.id)
+        let feed = try decodeJSON(FeedPage.self, try WorkCtlProcess.run(["feed", "--json"] + at).output).items
+        let gone = try #require(feed.first?.id)
         #expect(try WorkCtlProcess.run(["delete", gone.description] + at).status == 0)
         let result = try watching.wait()
         #expect(result.status == 0)

@@ -28,9 +28,20 @@ import WorkFeedWire
 
         #expect(try workctl(["enqueue", "--all", "--kind", "route", "--theme", "light,dark", "--wait"]).status == 0)
 
-        let alice = try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--owner", "alice", "--json"]).output)
-        let bob = try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--owner", "bob", "--json"]).output)
-        let everyone = try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--json"]).output)
+        // The records (owner, file, picture paths) from the coordinator; workctl's feed lists the same workouts.
+        var client = try system.client()
+        func records(_ owner: String?) throws -> [WorkoutWithPictures] {
+            let page: FeedReply = try client.request(.feed, FeedRequest(limit: 100, owner: owner))
+            return page.items
+        }
+        let alice = try records("alice")
+        let bob = try records("bob")
+        let everyone = try records(nil)
+        for (owner, expected) in [("alice", alice), ("bob", bob)] {
+            let listed = try decodeJSON(FeedPage.self, try workctl(["feed", "--owner", owner, "--json"]).output).items
+            #expect(listed.map(\.id) == expected.map(\.workout.id))
+        }
+        #expect(try decodeJSON(FeedPage.self, try workctl(["feed", "--json"]).output).items.map(\.id) == everyone.map(\.workout.id))
         #expect(alice.count == 2 && alice.allSatisfy { $0.workout.owner == "alice" })
         #expect(bob.count == 1 && bob[0].workout.owner == "bob")
         #expect(everyone.count == 4 && everyone.filter { $0.workout.owner == Owner.defaultName }.count == 1)
@@ -67,7 +78,7 @@ import WorkFeedWire
         #expect(bobPictures.allSatisfy { FileManager.default.fileExists(atPath: $0) })
         #expect(!FileManager.default.fileExists(atPath: ownOriginal))
         #expect(FileManager.default.fileExists(atPath: sharedOriginal))
-        #expect(try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--owner", "alice", "--json"]).output).isEmpty)
+        #expect(try decodeJSON(FeedPage.self, try workctl(["feed", "--owner", "alice", "--json"]).output).items.isEmpty)
         #expect(try decodeJSON(StatusReply.self, try workctl(["status", "--json"]).output).workouts == 2)
         // Alice's changes say her workouts went.
         let aliceChanges = try decodeJSON(ChangesReply.self, try workctl(["changes", "--owner", "alice", "--json"]).output)

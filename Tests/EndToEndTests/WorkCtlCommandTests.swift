@@ -98,24 +98,27 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         #expect(try workctl(["failed"]).output.contains("no route"))
 
         // feed, show, changes.
-        let feed = try decodeJSON([WorkoutWithPictures].self, try workctl(["feed", "--json"]).output)
+        let feed = try decodeJSON(FeedPage.self, try workctl(["feed", "--json"]).output).items
         #expect(feed.count == 2)
-        let run = try #require(feed.first { $0.workout.pointCount > 0 }).workout.id
+        let run = try #require(feed.first { $0.pointCount > 0 }).id
         let shown = try workctl(["show", run.description])
         #expect(shown.output.contains("route light: generated"))
         #expect(try decodeJSON(ShowReply.self, try workctl(["show", run.description, "--json"]).output).item.workout.id == run)
         // --json carries what the text shows: each generated picture's file, which exists.
         struct WithPaths: Decodable {
             struct Item: Decodable { var pictures: [Picture] }
-            struct Picture: Decodable { var status: JobStatus; var path: String? }
+            struct Picture: Decodable { var status: JobStatus; var path: String?; var cacheKey: String? }
             var item: Item
         }
         let shownJSON = try decodeJSON(WithPaths.self, try workctl(["show", run.description, "--json"]).output)
         let path = try #require(shownJSON.item.pictures.first { $0.status == .generated }?.path)
         #expect(FileManager.default.fileExists(atPath: path) && shown.output.contains(path))
-        let feedPaths = try decodeJSON([WithPaths.Item].self, try workctl(["feed", "--json"]).output).flatMap(\.pictures)
-        #expect(feedPaths.contains { $0.path == path })
-        #expect(feedPaths.allSatisfy { ($0.status == .generated) == ($0.path != nil) })
+        // feed --json is the gateway's shape (FeedItem): each generated picture's URL, by the key show names.
+        let key = try #require(shownJSON.item.pictures.first { $0.path == path }?.cacheKey)
+        #expect(feed.flatMap(\.pictures).contains { $0.url == "/v1/pictures/\(key).png" })
+        #expect(feed.flatMap(\.pictures).allSatisfy { ($0.status == .generated) == ($0.url != nil) })
+        // Strava's GPX names no activity: neither pace nor speed (EndToEndTests.FeedShapeTests has them).
+        #expect(feed.first { $0.id == run }.map { $0.activity == .other && $0.pace == nil && $0.speed == nil } == true)
         let changes = try decodeJSON(ChangesReply.self, try workctl(["changes", "--since", "0", "--json"]).output)
         #expect(Set(changes.changes.map(\.id)).count == 2)
 

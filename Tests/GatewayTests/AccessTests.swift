@@ -59,7 +59,7 @@ import WorkFeedModel
         let system = try await GatewaySystem()
         do {
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
-            let id = try #require(upload.json["id"] as? String)
+            let id = try #require(upload.uploaded["id"] as? String)
             let picture = try await system.get("/v1/workouts/\(id)/pictures/route/light?wait=10", as: "alice")
             #expect(picture.status == 200)
 
@@ -72,7 +72,7 @@ import WorkFeedModel
             #expect((try await system.get("/v1/feed", as: "mallory").json["items"] as? [Any])?.isEmpty == true)
             #expect((try await system.get("/v1/changes?since=0", as: "mallory").json["changes"] as? [Any])?.isEmpty == true)
             let own = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "mallory")
-            #expect(own.status == 201 && own.json["id"] as? String != id)
+            #expect(own.status == 201 && own.uploaded["id"] as? String != id)
             // Nothing of alice's changed: her workout and picture are still there.
             #expect(try await system.get("/v1/workouts/\(id)", as: "alice").status == 200)
             let shown = try await system.get("/v1/workouts/\(id)", as: "alice")

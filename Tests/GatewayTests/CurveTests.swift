@@ -18,7 +18,7 @@ import FoundationNetworking
         do {
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
             #expect(upload.status == 201)
-            let id = try #require(upload.json["id"] as? String)
+            let id = try #require(upload.uploaded["id"] as? String)
             // The picture request waits on the (encrypted) event stream and gets its picture.
             let picture = try await system.get("/v1/workouts/\(id)/pictures/route/light?wait=10", as: "alice")
             #expect(picture.status == 200)

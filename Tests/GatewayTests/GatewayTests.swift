@@ -15,10 +15,10 @@ import WorkFeedModel
             // Upload: 201 with the id and a Location; the same file again: 200, the same id.
             let first = try await system.upload(run, as: "alice")
             #expect(first.status == 201)
-            let id = try #require(first.json["id"] as? String)
+            let id = try #require(first.uploaded["id"] as? String)
             #expect(first.header("Location") == "/v1/workouts/\(id)")
             let again = try await system.upload(run, as: "alice")
-            #expect(again.status == 200 && again.json["id"] as? String == id && again.json["result"] as? String == "unchanged")
+            #expect(again.status == 200 && again.uploaded["id"] as? String == id && again.uploadResult == "unchanged")
             #expect(try await system.upload(ride, as: "alice").status == 201)
 
             // Feed: newest first, one per page with a cursor, summaries with local time.
@@ -45,6 +45,7 @@ import WorkFeedModel
             let picture = try #require(requested.json["picture"] as? [String: Any])
             let url = try #require(picture["url"] as? String)
             #expect(picture["status"] as? String == "generated" && picture["width"] as? Int == 512)
+            #expect(requested.json["id"] as? String == id && requested.json["workoutID"] == nil, "one name for a workout's id")
             let png = try await system.get(url)
             #expect(png.status == 200 && png.body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
             #expect(png.header("Cache-Control") == "public, max-age=31536000, immutable")
@@ -68,7 +69,7 @@ import WorkFeedModel
 
             // A workout without a route: 422 with the reason.
             let empty = try await system.upload(waypoints, as: "alice")
-            let emptyID = try #require(empty.json["id"] as? String)
+            let emptyID = try #require(empty.uploaded["id"] as? String)
             let failed = try await system.get("/v1/workouts/\(emptyID)/pictures/route/light?wait=10", as: "alice")
             #expect(failed.status == 422 && failed.json["reason"] as? String == "no route")
             #expect(failed.header("Content-Type") == "application/problem+json")

@@ -10,7 +10,7 @@ import WorkFeedModel
         let system = try await GatewaySystem { $0.coordinatorTimeoutMilliseconds = 500 }
         do {
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
-            let id = try #require(upload.json["id"] as? String)
+            let id = try #require(upload.uploaded["id"] as? String)
             let requested = try await system.get("/v1/workouts/\(id)/pictures/route/light?wait=10", as: "alice")
             let url = try #require((requested.json["picture"] as? [String: Any])?["url"] as? String)
             let other = try await system.get("/v1/workouts/\(id)/pictures/route/dark?wait=10", as: "alice")

@@ -20,7 +20,7 @@ import Testing
 
             // A heatmap drawn with the configured zones, and the route picture.
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
-            let id = try #require(upload.json["id"] as? String)
+            let id = try #require(upload.uploaded["id"] as? String)
             func pictureURL(_ kind: String) async throws -> String? {
                 let reply = try await system.get("/v1/workouts/\(id)/pictures/\(kind)/light?scale=1&wait=10", as: "alice")
                 return (reply.json["picture"] as? [String: Any])?["url"] as? String

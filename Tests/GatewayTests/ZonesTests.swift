@@ -20,7 +20,7 @@ import Testing
 
             // A picture drawn before any zone.
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
-            let id = try #require(upload.json["id"] as? String)
+            let id = try #require(upload.uploaded["id"] as? String)
             let before = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
             let oldURL = try #require((before.json["picture"] as? [String: Any])?["url"] as? String)
             #expect(try await system.get(oldURL).status == 200)

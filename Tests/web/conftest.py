@@ -39,7 +39,7 @@ def gpx(number):
 
 
 class System:
-    def __init__(self, workouts):
+    def __init__(self, workouts, extra=()):
         self.dir = Path(tempfile.mkdtemp(prefix="workfeed-web-"))
         self.cache = self.dir / "cache"
         self.ports = {name: free_port() for name in ("workers", "control", "events", "http")}
@@ -58,6 +58,8 @@ class System:
         files.mkdir()
         for number in range(workouts):
             (files / f"run-{number:03}.gpx").write_text(gpx(number))
+        for path in extra:
+            shutil.copy(path, files / Path(path).name)
         self.workctl("import", "--owner", OWNER, files)
         self.start("gateway", [BIN / "workfeed-gateway", "--listen", f"127.0.0.1:{self.ports['http']}", "--coordinator", self.control,
                                "--events", f"tcp://127.0.0.1:{self.ports['events']}", "--cache", self.cache],

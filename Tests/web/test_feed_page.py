@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import time
 import shutil
 import urllib.error
@@ -46,7 +47,9 @@ def test_placeholders_scroll_pictures_and_dark_mode(system, browser):
     WebDriverWait(browser, 30).until(lambda d: len(slots(d)) >= 10)
     first = slots(browser)
     assert all(slot.get_attribute("data-status") == "pending" for slot in first[:3])
-    assert browser.find_elements(By.CSS_SELECTOR, "article time")[0].text.startswith("2023-")
+    # The day in the workout's own zone, with its weekday ("Tue 14 Nov 2023 · 22:13").
+    assert re.fullmatch(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} 2023 · \d\d:\d\d",
+                        browser.find_elements(By.CSS_SELECTOR, "article time")[0].text)
     # Placeholders keep the picture's shape (512 x 512 points) and follow the theme.
     box = first[0].rect
     assert abs(box["width"] - box["height"]) <= 2
@@ -61,8 +64,8 @@ def test_placeholders_scroll_pictures_and_dark_mode(system, browser):
     assert image.get_dom_attribute("width") == "512" and image.get_dom_attribute("height") == "512"
     source = image.get_attribute("src")
     assert "/v1/pictures/" in source and source.endswith(".png")
-    # srcset offers @2x once it is drawn too.
-    WebDriverWait(browser, 60).until(lambda d: " 2x" in (d.find_element(By.CSS_SELECTOR, ".slot img").get_attribute("srcset") or ""))
+    # srcset offers @2x (1024 pixels wide) once it is drawn too.
+    WebDriverWait(browser, 60).until(lambda d: " 1024w" in (d.find_element(By.CSS_SELECTOR, ".slot img").get_attribute("srcset") or ""))
 
     # Scrolling to the end loads the next pages with the cursor, until every workout is there.
     for _ in range(20):

@@ -16,26 +16,30 @@ extension GatewayAPI {
             cursor = parsed.description
         }
         let request = FeedRequest(limit: limit, cursor: cursor, owner: owner, summary: true)
+        // The coordinator writes the page as the API gives it (``FeedPage``, in the owner's
+        // units): sent on as it came, neither decoded nor written again.
         let bytes = try await ask(.feed) { () async throws(CoordinatorError) in try await clients.requestRaw(.feed, request) }
-        let reply: FeedSummaryReply
-        do {
-            reply = try FeedSummaryReply(json: bytes)
-        } catch {
-            logger.error("the coordinator's FEED reply could not be read", metadata: ["error": "\(error)"])
-            throw Problem.internalError()
-        }
-        return Self.json(FeedPage(items: reply.items.map { WorkoutItem($0, size: reply.pictureSize) }, next: reply.next))
+        return try Self.json(object: bytes, from: .feed, logger: logger)
     }
 
-    /// `GET /v1/changes?since=&limit=`: what changed for the owner after an anchor, oldest first.
+    /// `GET /v1/changes?since=&limit=&include=`: what changed for the owner after an anchor, oldest
+    /// first; with `include=workout` each change but a deletion carries the workout as the feed
+    /// shows it, and `limit` is that of a feed page (1–100).
     func changes(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
         let since = try Self.integer(request, "since", in: 0...Int(Int64.max), default: 0)
-        let limit = try Self.integer(request, "limit", in: 1...1000, default: 500)
-        let reply = try await ask(.changes, ChangesRequest(since: Int64(since), limit: limit, owner: owner), as: ChangesReply.self)
+        var workouts = false
+        if let include = request.uri.queryParameters["include"] {
+            guard include == "workout" else {
+                throw Problem.badRequest("bad-parameter", "include may only be 'workout', is '\(include.prefix(40))'")
+            }
+            workouts = true
+        }
+        let limit = try Self.integer(request, "limit", in: workouts ? 1...100 : 1...1000, default: workouts ? 100 : 500)
+        let reply = try await ask(
+            .changes, ChangesRequest(since: Int64(since), limit: limit, owner: owner, workouts: workouts ? true : nil), as: ChangesReply.self)
         return try Self.json(
             ChangesPage(
-                changes: reply.changes.map { .init(anchor: $0.anchor, id: $0.id.description, change: $0.change.rawValue) }, more: reply.more,
-                anchor: reply.changes.last.map { reply.more ? $0.anchor : reply.anchor } ?? reply.anchor))
+                changes: reply.changes, more: reply.more, anchor: reply.changes.last.map { reply.more ? $0.anchor : reply.anchor } ?? reply.anchor))
     }
 }

@@ -111,7 +111,7 @@ extension GatewayAPI {
                 detail: kind.usesHeartRate ? "the workout has no heart-rate samples: it has no \(kind.rawValue)" : "the picture cannot be drawn",
                 extra: ["reason": .text(kind.usesHeartRate ? "no heart-rate samples" : "not drawable")])
         }
-        let state = PictureState(workoutID: id.description, picture: PictureItem(PictureSummary(record), size: reply.pictureSize))
+        let state = PictureState(id: id, picture: FeedPicture(record, size: reply.pictureSize.map { ($0.width, $0.height) }))
         switch record.status {
         case .generated:
             return try Self.json(state)

@@ -10,8 +10,8 @@ extension GatewayAPI {
     /// `GET /v1/workouts/{id}`: one of the owner's workouts with its pictures.
     func workout(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
-        let reply = try await show(try Self.workoutID(context), owner: owner)
-        return Self.json(WorkoutItem(reply.item, size: reply.pictureSize))
+        let bytes = try await showItem(try Self.workoutID(context), owner: owner)
+        return try Self.json(object: bytes, from: .show, logger: logger)
     }
 
     /// `DELETE /v1/workouts/{id}`: deletes one of the owner's workouts with its pictures; 204.
@@ -85,14 +85,14 @@ extension GatewayAPI {
             }
         }
 
-        var results: [UploadResult.Workout] = []
+        var results: [(id: WorkoutID, result: ImportResult, reason: String?)] = []
         var requested: [WorkoutID] = []
         for (number, workout) in workouts.enumerated() {
             var attachments = [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)]
             if number == 0, let original = workout.original { attachments.append(Gzip.compress(original)) }
             let reply = try await ask(.importWorkout, ImportRequest(workout, owner: owner), attachments: attachments, as: ImportReply.self)
             let id = reply.result == .duplicate ? (reply.duplicateOf ?? reply.id) : reply.id
-            results.append(.init(id: id.description, result: reply.result.rawValue, reason: reply.reason))
+            results.append((id, reply.result, reply.reason))
             if [.imported, .updated, .replacedDuplicate].contains(reply.result) { requested.append(reply.id) }
         }
         if !requested.isEmpty {
@@ -102,13 +102,26 @@ extension GatewayAPI {
             enqueue.owner = owner
             _ = try await ask(.enqueue, enqueue, as: EnqueueReply.self)
         }
-        let created = results.contains { $0.result == ImportResult.imported.rawValue }
+        // Each workout as the feed shows it, its pictures just requested: the app draws its card at once.
+        var uploaded: [UploadResult.Uploaded] = []
+        for result in results {
+            let bytes = try await showItem(result.id, owner: owner)
+            let item: FeedItem
+            do {
+                item = try ControlCodec.decode(FeedItem.self, from: bytes)
+            } catch {
+                logger.error("the coordinator's SHOW reply could not be read", metadata: ["error": "\(error)"])
+                throw Problem.internalError()
+            }
+            uploaded.append(.init(result: result.result, reason: result.reason, workout: item))
+        }
+        let created = results.contains { $0.result == .imported }
         let first = results[0]
         var headers: HTTPFields = [:]
         if created { headers[.location] = "/v1/workouts/\(first.id)" }
         context.logger.info(
-            "upload", metadata: ["owner": "\(owner)", "file": "\(name)", "workouts": "\(results.count)", "result": "\(first.result)"])
-        return try Self.json(UploadResult(id: first.id, result: first.result, workouts: results), status: created ? .created : .ok, headers: headers)
+            "upload", metadata: ["owner": "\(owner)", "file": "\(name)", "workouts": "\(results.count)", "result": "\(first.result.rawValue)"])
+        return try Self.json(UploadResult(workouts: uploaded), status: created ? .created : .ok, headers: headers)
     }
 
     /// The request's body, at most `limit` bytes: a `Content-Length` over it is answered 413 at

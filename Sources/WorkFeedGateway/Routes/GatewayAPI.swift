@@ -63,8 +63,24 @@ struct GatewayAPI: Sendable {
 
     /// One workout of `owner` with its pictures, or 404 (another owner's id is not found either).
     func show(_ id: WorkoutID, owner: String) async throws(Problem) -> ShowReply {
-        try await ask(.show, notFound: "no workout \(id)") { () async throws(CoordinatorError) in
-            try await clients.request(.show, ShowRequest(id: id, owner: owner), as: ShowReply.self)
+        let bytes = try await showRaw(ShowRequest(id: id, owner: owner))
+        do {
+            return try ControlCodec.decode(ShowReply.self, from: bytes)
+        } catch {
+            logger.error("the coordinator's SHOW reply could not be read", metadata: ["error": "\(error)"])
+            throw Problem.internalError()
+        }
+    }
+
+    /// One workout of `owner` as the feed shows it (a ``FeedItem``'s JSON, as the coordinator
+    /// wrote it), or 404.
+    func showItem(_ id: WorkoutID, owner: String) async throws(Problem) -> [UInt8] {
+        try await showRaw(ShowRequest(id: id, owner: owner, summary: true))
+    }
+
+    private func showRaw(_ request: ShowRequest) async throws(Problem) -> [UInt8] {
+        try await ask(.show, notFound: "no workout \(request.id)") { () async throws(CoordinatorError) in
+            try await clients.requestRaw(.show, request)
         }
     }
 
@@ -85,13 +101,16 @@ struct GatewayAPI: Sendable {
         return value
     }
 
-    /// A document written by hand, with the gateway's JSON headers.
-    static func json(_ value: some JSONWritable, status: HTTPResponse.Status = .ok) -> Response {
-        var json = JSONWriter(capacity: 16 * 1024)
-        value.write(to: &json)
+    /// A JSON object the coordinator wrote as the API gives it (a ``FeedPage``, a ``FeedItem``),
+    /// sent on with the gateway's JSON headers. Anything but an object is not sent: 500, logged.
+    static func json(object bytes: [UInt8], from command: ControlCommand, logger: Logger) throws(Problem) -> Response {
+        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else {
+            logger.error("the coordinator's reply is not a JSON object", metadata: ["command": "\(command.rawValue)", "bytes": "\(bytes.count)"])
+            throw Problem.internalError()
+        }
         return Response(
-            status: status, headers: [.contentType: "application/json", .cacheControl: "private, no-cache"],
-            body: .init(byteBuffer: ByteBuffer(bytes: json.bytes)))
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// JSON with the gateway's conventions: no escaped slashes, never cached by shared caches.

@@ -82,6 +82,11 @@ public struct JSONWriter {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
     /// `key: value` for a present value; nothing for an absent one.
     public mutating func member(_ name: StaticString, _ value: String?) {
         guard let value else { return }

@@ -173,6 +173,10 @@ final class GatewaySystem: @unchecked Sendable {
         var headers: [String: String]
         var body: Data
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        /// An upload's first workout (`workouts[0].workout`, a feed item).
+        var uploaded: [String: Any] { ((json["workouts"] as? [[String: Any]])?.first?["workout"] as? [String: Any]) ?? [:] }
+        /// What became of an upload's first workout (`workouts[0].result`).
+        var uploadResult: String? { (json["workouts"] as? [[String: Any]])?.first?["result"] as? String }
         func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }
     }
 

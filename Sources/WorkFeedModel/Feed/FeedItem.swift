@@ -1,0 +1,274 @@
+public import Foundation
+
+/// A workout as a feed shows it: the one shape of a workout's figures that the gateway's API
+/// (`/v1/feed`, `/v1/workouts/{id}`, the upload reply, `/v1/changes?include=workout`), the control
+/// protocol's FEED and SHOW summaries, `workctl feed --json` and the feed page all share
+/// (docs/openapi.yaml, `Workout`).
+///
+/// Built in one place (``init(record:pictures:units:pictureSize:)``) from the index's row, the
+/// pictures' states and the owner's unit setting; figures that are not finite are left out.
+///
+/// ```json
+/// {"id": "3f2a…", "activity": "running", "start": "2026-11-21T22:05:00Z",
+///  "localStart": "2026-11-21T23:05:00+01:00", "timeZoneOffset": 3600, "timeZone": "Europe/Paris",
+///  "distance": 10012.5, "elapsedTime": 3130, "movingTime": 3050,
+///  "pace": {"value": 304.6, "unit": "s/km"}, "pointCount": 3051, "pictures": [...]}
+/// ```
+public struct FeedItem: Codable, Sendable, Hashable {
+    public var id: WorkoutID
+    public var activity: ActivityType
+    public var name: String?
+    /// UTC, ISO 8601 (`2026-11-21T22:05:00Z`).
+    public var start: String?
+    public var end: String?
+    /// The start in the time zone it was recorded in, with that zone's offset
+    /// (`2026-11-21T23:05:00+01:00`): its date and weekday are the workout's own.
+    public var localStart: String?
+    /// Seconds east of UTC of the time zone it was recorded in.
+    public var timeZoneOffset: Int?
+    /// The IANA id of that zone (`Europe/Berlin`), or `nil` (written `null`) where it is not known.
+    public var timeZone: String?
+    /// Metres.
+    public var distance: Double
+    /// Seconds from start to end, pauses included.
+    public var elapsedTime: Double?
+    /// Seconds in motion, pauses left out, where the device recorded it (FIT session
+    /// `total_timer_time`, TCX laps' `TotalTimeSeconds`, Garmin's GPX `TimerTime`, an Apple Health
+    /// workout's `duration`); never computed.
+    public var movingTime: Double?
+    /// Time per kilometre or mile (the owner's `units`), for runs and walks (hikes are walks).
+    public var pace: Rate?
+    /// Kilometres or miles an hour (the owner's `units`), for rides.
+    public var speed: Rate?
+    /// Metres climbed.
+    public var elevationGain: Double?
+    /// Beats a minute.
+    public var heartRateAverage: Double?
+    public var heartRateMax: Double?
+    /// Kilocalories.
+    public var calories: Double?
+    public var pointCount: Int
+    /// The kinds of picture this workout can have: `route` when it has a route, `heatmap` too
+    /// when it has heart-rate samples; none for a workout without a route (a card without a
+    /// picture). Its pictures that were asked for are in ``pictures``.
+    public var pictureKinds: [JobKind]
+    public var pictures: [FeedPicture]
+
+    /// A pace or a speed, with its unit named: `{"value": 304.6, "unit": "s/km"}`.
+    public struct Rate: Codable, Sendable, Hashable {
+        public var value: Double
+        public var unit: RateUnit
+
+        public init(value: Double, unit: RateUnit) {
+            self.value = value
+            self.unit = unit
+        }
+    }
+
+    /// The units of ``Rate``: a pace in seconds per kilometre or mile, a speed in kilometres or
+    /// miles an hour.
+    public enum RateUnit: String, Codable, Sendable, Hashable, CaseIterable {
+        case secondsPerKilometre = "s/km"
+        case secondsPerMile = "s/mi"
+        case kilometresPerHour = "km/h"
+        case milesPerHour = "mph"
+    }
+
+    /// Whether an activity's card gives a pace, a speed, or neither. Exhaustive, so that a new
+    /// activity must say how it is measured.
+    public enum Measure: Sendable, Hashable {
+        case pace
+        case speed
+        case none
+
+        public init(_ activity: ActivityType) {
+            switch activity {
+            case .running, .walking: self = .pace
+            case .cycling: self = .speed
+            case .other: self = .none
+            }
+        }
+    }
+
+    public init(
+        id: WorkoutID, activity: ActivityType, name: String? = nil, start: String? = nil, end: String? = nil, localStart: String? = nil,
+        timeZoneOffset: Int? = nil, timeZone: String? = nil, distance: Double, elapsedTime: Double? = nil, movingTime: Double? = nil,
+        pace: Rate? = nil, speed: Rate? = nil, elevationGain: Double? = nil, heartRateAverage: Double? = nil, heartRateMax: Double? = nil,
+        calories: Double? = nil, pointCount: Int, pictureKinds: [JobKind] = [], pictures: [FeedPicture] = []
+    ) {
+        self.id = id
+        self.activity = activity
+        self.name = name
+        self.start = start
+        self.end = end
+        self.localStart = localStart
+        self.timeZoneOffset = timeZoneOffset
+        self.timeZone = timeZone
+        self.distance = distance
+        self.elapsedTime = elapsedTime
+        self.movingTime = movingTime
+        self.pace = pace
+        self.speed = speed
+        self.elevationGain = elevationGain
+        self.heartRateAverage = heartRateAverage
+        self.heartRateMax = heartRateMax
+        self.calories = calories
+        self.pointCount = pointCount
+        self.pictureKinds = pictureKinds
+        self.pictures = pictures
+    }
+
+    /// A workout's item, from its row, its pictures and its owner's unit setting.
+    /// - Parameters:
+    ///   - pictureSize: every picture's size in points, as the coordinator draws them.
+    public init(record: WorkoutRecord, pictures: [PictureRecord], units: UnitSystem, pictureSize: (width: Int, height: Int)?) {
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        id = record.id
+        activity = record.activity
+        name = record.name
+        start = record.start.map(ISO8601Time.string(from:))
+        end = record.end.map(ISO8601Time.string(from:))
+        localStart = record.start.map { Self.localTime($0, offset: record.timeZoneOffset ?? 0) }
+        timeZoneOffset = record.timeZoneOffset
+        timeZone = record.timeZone
+        distance = finite(record.distance) ?? 0
+        if let start = record.start, let end = record.end, end >= start { elapsedTime = finite(end.timeIntervalSince(start)) }
+        if record.deviceFigures?.contains(DeviceSummary.durationFigure) == true { movingTime = finite(record.duration) }
+        elevationGain = finite(record.elevationGain)
+        heartRateAverage = finite(record.heartRateAverage)
+        heartRateMax = finite(record.heartRateMax)
+        calories = finite(record.calories)
+        pointCount = record.pointCount
+        pictureKinds = JobKind.allCases.filter { kind in
+            record.pointCount > 0 && (!kind.usesHeartRate || (record.heartRateSamples ?? 0) > 0)
+        }
+        switch Measure(record.activity) {
+        case .pace: pace = Self.pace(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
+        case .speed: speed = Self.speed(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
+        case .none: break
+        }
+        self.pictures = pictures.map { FeedPicture($0, size: pictureSize) }
+    }
+
+    /// Metres in a kilometre or a mile.
+    static func metres(per units: UnitSystem) -> Double {
+        switch units {
+        case .metric: 1000
+        case .imperial: 1609.344
+        }
+    }
+
+    /// Seconds per kilometre or mile, to a tenth; `nil` without a distance or a time.
+    public static func pace(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
+        guard let seconds, seconds > 0, distance > 0 else { return nil }
+        let value = (seconds / (distance / metres(per: units)) * 10).rounded() / 10
+        guard value.isFinite, value > 0 else { return nil }
+        return Rate(value: value, unit: units == .metric ? .secondsPerKilometre : .secondsPerMile)
+    }
+
+    /// Kilometres or miles an hour, to a hundredth; `nil` without a distance or a time.
+    public static func speed(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
+        guard let seconds, seconds > 0, distance > 0 else { return nil }
+        let value = (distance / metres(per: units) / (seconds / 3600) * 100).rounded() / 100
+        guard value.isFinite else { return nil }
+        return Rate(value: value, unit: units == .metric ? .kilometresPerHour : .milesPerHour)
+    }
+
+    /// `date` in the time zone `offset` seconds east of UTC, with that offset written out
+    /// (`2026-11-21T23:05:00+01:00`); offsets beyond ±18 h (none exists) are taken as ±18 h.
+    public static func localTime(_ date: Date, offset: Int) -> String {
+        let offset = max(-18 * 3600, min(18 * 3600, offset))
+        let text = ISO8601Time.string(from: date.addingTimeInterval(Double(offset)))
+        guard text.hasSuffix("Z") else { return text }
+        let minutes = abs(offset) / 60
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return text.dropLast() + (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+    }
+
+    // `timeZone` is written as null when unknown, so that an app sees the member.
+    private enum CodingKeys: String, CodingKey {
+        case id, activity, name, start, end, localStart, timeZoneOffset, timeZone, distance, elapsedTime, movingTime, pace, speed
+        case elevationGain, heartRateAverage, heartRateMax, calories, pointCount, pictureKinds, pictures
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(activity, forKey: .activity)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(start, forKey: .start)
+        try container.encodeIfPresent(end, forKey: .end)
+        try container.encodeIfPresent(localStart, forKey: .localStart)
+        try container.encodeIfPresent(timeZoneOffset, forKey: .timeZoneOffset)
+        try container.encode(timeZone, forKey: .timeZone)
+        try container.encode(distance, forKey: .distance)
+        try container.encodeIfPresent(elapsedTime, forKey: .elapsedTime)
+        try container.encodeIfPresent(movingTime, forKey: .movingTime)
+        try container.encodeIfPresent(pace, forKey: .pace)
+        try container.encodeIfPresent(speed, forKey: .speed)
+        try container.encodeIfPresent(elevationGain, forKey: .elevationGain)
+        try container.encodeIfPresent(heartRateAverage, forKey: .heartRateAverage)
+        try container.encodeIfPresent(heartRateMax, forKey: .heartRateMax)
+        try container.encodeIfPresent(calories, forKey: .calories)
+        try container.encode(pointCount, forKey: .pointCount)
+        try container.encode(pictureKinds, forKey: .pictureKinds)
+        try container.encode(pictures, forKey: .pictures)
+    }
+}
+
+/// One picture of a ``FeedItem`` (docs/openapi.yaml, `Picture`).
+public struct FeedPicture: Codable, Sendable, Hashable {
+    public var kind: JobKind
+    public var theme: Theme
+    public var scale: Int
+    public var status: JobStatus
+    /// `/v1/pictures/<cache key>.png`, when generated: the picture's name on every gateway.
+    public var url: String?
+    /// Why it cannot be drawn, for `failed-no-retry`.
+    public var reason: String?
+    /// In points; the PNG is `width × scale` by `height × scale` pixels.
+    public var width: Int?
+    public var height: Int?
+
+    public init(
+        kind: JobKind, theme: Theme, scale: Int, status: JobStatus, url: String? = nil, reason: String? = nil, width: Int? = nil,
+        height: Int? = nil
+    ) {
+        self.kind = kind
+        self.theme = theme
+        self.scale = scale
+        self.status = status
+        self.url = url
+        self.reason = reason
+        self.width = width
+        self.height = height
+    }
+
+    /// A picture's state as a feed shows it: the URL only for a generated picture whose key is
+    /// one (64 lower-case hex digits), the reason only for a failed one.
+    public init(_ record: PictureRecord, size: (width: Int, height: Int)?) {
+        kind = record.picture.kind
+        theme = record.picture.theme
+        scale = record.picture.scale
+        status = record.status
+        if record.status == .generated, let key = record.cacheKey, CacheLayout.isCacheKey(key) { url = Self.url(key: key) }
+        reason = record.status == .failedNoRetry ? record.reason : nil
+        width = size?.width
+        height = size?.height
+    }
+
+    /// The gateway's URL of the picture with this cache key.
+    public static func url(key: String) -> String { "/v1/pictures/\(key).png" }
+}
+
+/// A page of a feed: `/v1/feed`'s answer, FEED's summary and `workctl feed --json` (without `next`).
+public struct FeedPage: Codable, Sendable, Hashable {
+    public var items: [FeedItem]
+    /// Pass as `cursor` for the next page; absent after the last.
+    public var next: String?
+
+    public init(items: [FeedItem], next: String?) {
+        self.items = items
+        self.next = next
+    }
+}
