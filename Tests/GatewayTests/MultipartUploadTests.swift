@@ -41,10 +41,10 @@ import FoundationNetworking
                 "POST", "/v1/workouts", token: system.token("alice"), headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"],
                 body: body)
             #expect(reply.status == 201, "\(reply.json)")
-            let id = try #require(reply.json["id"] as? String)
+            let id = try #require(reply.uploaded["id"] as? String)
             // The very workout a raw upload of the same file gives (under its other name).
             let raw = try await system.upload(run, as: "alice")
-            #expect(raw.status == 200 && raw.json["id"] as? String == id, "\(raw.json)")
+            #expect(raw.status == 200 && raw.uploaded["id"] as? String == id, "\(raw.json)")
 
             // One part without a filename (curl -F 'file=<run.gpx'): that part is the file.
             let ride = try Data(contentsOf: URL(fileURLWithPath: self.ride))
@@ -160,9 +160,10 @@ import FoundationNetworking
             let lines = output.split(separator: "\n")
             #expect(lines.last == "201", "\(output)")
             let reply = try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any]
-            #expect(reply?["result"] as? String == "imported")
+            let uploaded = try #require((reply?["workouts"] as? [[String: Any]])?.first)
+            #expect(uploaded["result"] as? String == "imported")
             // The file's name came from the part.
-            let id = try #require(reply?["id"] as? String)
+            let id = try #require((uploaded["workout"] as? [String: Any])?["id"] as? String)
             let shown = try await system.get("/v1/workouts/\(id)", as: "alice")
             #expect(shown.status == 200)
         } catch {

@@ -129,6 +129,9 @@ def test_the_card_says_it_the_way_runners_expect(cards, theme):
         # Weekday and date in the workout's own zone: 16:45 at +02:00 on Saturday 15 August 2015.
         article = card(driver, run["id"])
         assert article.find_element(By.CSS_SELECTOR, "time.when").text == "Sat 15 Aug 2015 · 16:45"
+        # ...and the zone it is in, on the time's tooltip.
+        zone = article.find_element(By.CSS_SELECTOR, "time.when").get_attribute("title")
+        assert zone == (run["timeZone"] + ", UTC+02:00" if run.get("timeZone") else "UTC+02:00")
         # The device's figures as a runner reads them: 9,008.22 m; 2,832 s moving (5:14 a km); 2,833 s elapsed.
         shown = figures(article)
         assert shown["Distance"] == "9.01 km" and shown["Pace"] == "5:14 /km"
