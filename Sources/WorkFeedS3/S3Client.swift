@@ -37,6 +37,8 @@ public struct S3Configuration: Sendable, Equatable {
 public struct S3ObjectHead: Sendable, Equatable {
     public var etag: String
     public var size: Int
+    public var contentType: String? = nil
+    public var cacheControl: String? = nil
 }
 
 /// A small S3 client over async-http-client: the requests WorkFeed's picture store makes, each
@@ -137,7 +139,9 @@ public final class S3Client: Sendable {
         do {
             let response = try send(.HEAD, operation: "HEAD", key: key)
             let size = response.headers.first(name: "Content-Length").flatMap(Int.init) ?? 0
-            return S3ObjectHead(etag: response.headers.first(name: "ETag") ?? "", size: size)
+            return S3ObjectHead(
+                etag: response.headers.first(name: "ETag") ?? "", size: size, contentType: response.headers.first(name: "Content-Type"),
+                cacheControl: response.headers.first(name: "Cache-Control"))
         } catch  where error.kind == .notFound && error.s3Code != "NoSuchBucket" {
             return nil
         }

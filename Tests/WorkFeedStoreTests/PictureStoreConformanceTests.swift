@@ -85,7 +85,9 @@ import WorkFeedS3Testing
     }
 
     @Test(arguments: kinds) func listingsByPrefix(_ kind: Kind) throws {
-        let store = try Fixture(kind).store
+        let fixture = try Fixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
         let ids = ["3f000000-0000-4000-8000-000000000001", "3f100000-0000-4000-8000-000000000002", "a0000000-0000-4000-8000-000000000003"]
         var pictures: [PictureID] = []
         for (number, id) in ids.enumerated() {
@@ -104,7 +106,9 @@ import WorkFeedS3Testing
     }
 
     @Test(arguments: kinds) func byContentNames(_ kind: Kind) throws {
-        let store = try Fixture(kind).store
+        let fixture = try Fixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
         let key = Self.key("5b")
         let bytes = Self.png(key, [7])
         try store.put(bytes, for: picture, key: key)
@@ -128,7 +132,9 @@ import WorkFeedS3Testing
     }
 
     @Test(arguments: kinds) func conditionalRemovalLeavesAnotherKeysPicture(_ kind: Kind) throws {
-        let store = try Fixture(kind).store
+        let fixture = try Fixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
         let old = Self.key("11")
         let new = Self.key("22")
         try store.put(Self.png(new, [2]), for: picture, key: new)
@@ -163,7 +169,9 @@ import WorkFeedS3Testing
     }
 
     @Test(arguments: kinds) func whatIsNotThatPictureIsRefusedAsCorrupt(_ kind: Kind) throws {
-        let store = try Fixture(kind).store
+        let fixture = try Fixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
         let key = Self.key("cd")
         try store.put(Array("not a picture".utf8), for: picture, key: key)
         #expect(throws: PictureStoreError.self) { try store.picture(key: key) }
@@ -184,7 +192,9 @@ import WorkFeedS3Testing
 
     /// Readers while a picture is replaced again and again: each read is one whole picture.
     @Test(arguments: kinds) func noPartialPictureIsEverSeen(_ kind: Kind) throws {
-        let store = try Fixture(kind).store
+        let fixture = try Fixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
         let key = Self.key("44")
         let versions = (0..<4).map { Self.png(key, [UInt8](repeating: UInt8($0), count: 200_000 + $0 * 10_000)) }
         try store.put(versions[0], for: picture, key: key)
