@@ -1,5 +1,6 @@
 public import Foundation
 public import WorkFeedS3
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -46,6 +47,7 @@ public final class MotoServer: @unchecked Sendable {
         process.standardError = output
         try process.run()
         self.process = process
+        MotoServer.running.withLock { _ = $0.insert(process.processIdentifier) }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if Self.accepts(port: port) { return }
@@ -57,13 +59,26 @@ public final class MotoServer: @unchecked Sendable {
         throw MotoError("moto_server did not start on 127.0.0.1:\(port): \(said.suffix(2000))")
     }
 
-    /// Stops it: SIGKILL when `kill`, else SIGTERM; waits for the process to end.
+    /// Stops it with SIGKILL (moto's server was seen here to ignore SIGTERM, which left a waiting
+    /// test hung), and waits for the process to end. `kill` says the test means a crash; the
+    /// signal is the same.
     public func stop(kill: Bool = false) {
         guard let process, process.isRunning else { return }
-        if kill { Glibc.kill(process.processIdentifier, SIGKILL) } else { process.terminate() }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+        Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        _ = MotoServer.running.withLock { $0.remove(process.processIdentifier) }
         self.process = nil
     }
+
+    /// Servers still running, killed when the test process exits (the shared one is a static and
+    /// never deinitialized).
+    static let running: Mutex<Set<Int32>> = {
+        atexit {
+            for pid in MotoServer.running.withLock({ $0 }) { Glibc.kill(pid, SIGKILL) }
+        }
+        return Mutex([])
+    }()
 
     /// Pauses it (SIGSTOP): connections are accepted by the kernel but nothing answers.
     public func pause() { if let process { Glibc.kill(process.processIdentifier, SIGSTOP) } }
