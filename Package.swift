@@ -32,6 +32,8 @@ let package = Package(
         // NIOHTTPTypes: the gateway's request-head deadline sits among Hummingbird's HTTP handlers.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Outgoing HTTP: the S3 picture store.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // FilePath, for swift-configuration's file provider (WorkFeedConfig).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Multipart uploads (curl -F, FormData, the phones' HTTP clients) at the gateway.
@@ -99,13 +101,26 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Where pictures live: the PictureStore interface and the shared directory behind it.
-        .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        // S3-compatible object storage: the Signature Version 4 signer and a small client over
+        // async-http-client (Soto does not resolve here; docs/architecture.md, "Picture storage").
+        .target(
+            name: "WorkFeedS3",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Tests only: a real S3-compatible server (moto, from var/test-python) started on loopback.
+        .target(name: "WorkFeedS3Testing", dependencies: ["WorkFeedS3"], swiftSettings: strictSettings),
+        // Where pictures live: the PictureStore interface, the shared directory and S3 behind it.
+        .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel", "WorkFeedS3"], swiftSettings: strictSettings),
         // Configuration files, environment and flags for every process.
         .target(
             name: "WorkFeedConfig",
             dependencies: [
-                "WorkFeedModel",
+                "WorkFeedModel", "WorkFeedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
@@ -130,7 +145,7 @@ let package = Package(
         .target(
             name: "WorkFeedWorker",
             dependencies: [
-                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
+                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore", "WorkFeedS3",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -217,7 +232,11 @@ let package = Package(
         .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
         // Reads Tests/Data/tzdata (zone1970.tab, with its origin beside it).
         .testTarget(name: "WorkFeedTimeZonesTests", dependencies: ["WorkFeedTimeZones", "WorkFeedImport", "WorkFeedModel"], swiftSettings: strictSettings),
-        .testTarget(name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel", "WorkFeedS3", "WorkFeedS3Testing"],
+            swiftSettings: strictSettings),
+        // Reads Tests/Data/aws-sigv4-test-suite.
+        .testTarget(name: "WorkFeedS3Tests", dependencies: ["WorkFeedS3"], swiftSettings: strictSettings),
         .testTarget(
             name: "WorkFeedConfigTests",
             dependencies: ["WorkFeedConfig", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
@@ -274,6 +293,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "WorkFeedGateway", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
+                "WorkFeedStore", "WorkFeedS3", "WorkFeedS3Testing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -11,6 +11,9 @@
 # var/bench-maps), BENCH_BIN=DIR (run the programs in DIR, built already, e.g. .build/debug).
 # BENCH_SMOKE=1: the small size `make test` runs so that the script cannot rot (8 workouts of 200
 # points unless set; every picture must be drawn, or it fails). Its figures are no benchmark.
+# STORE=s3: the pictures go to an S3-compatible bucket instead of a directory (moto on a free
+# loopback port, from var/test-python: deploy/install-test-deps.sh), every part with
+# cache.directory = s3://bench-maps/pictures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,13 +77,30 @@ port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)
 workers_endpoint="tcp://127.0.0.1:$(port)"
 export WORKFEED_CONTROL="tcp://127.0.0.1:$(port)"  # workctl's
 export WORKFEED_LISTEN_EVENTS="tcp://127.0.0.1:$(port)" WORKFEED_METRICS_LISTEN=""
+store="${STORE:-directory}"
 pids=()
+moto=""
 stop_all() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ -n "$moto" ]; then kill -KILL "$moto" 2>/dev/null || true; wait "$moto" 2>/dev/null || true; fi
   [ "${BENCH_KEEP:-0}" = "1" ] || rm -rf "$run"
 }
 trap stop_all EXIT
+
+if [ "$store" = "s3" ]; then
+  [ -x var/test-python/bin/moto_server ] || deploy/install-test-deps.sh
+  s3_port=$(port)
+  var/test-python/bin/moto_server -H 127.0.0.1 -p "$s3_port" >"$run/moto.log" 2>&1 &
+  moto=$!
+  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$s3_port/" && break; sleep 0.1; done
+  curl -s -f -X PUT "http://127.0.0.1:$s3_port/bench-maps" >/dev/null
+  export WORKFEED_CACHE_DIRECTORY="s3://bench-maps/pictures" WORKFEED_CACHE="s3://bench-maps/pictures"
+  export WORKFEED_S3_ENDPOINT="http://127.0.0.1:$s3_port" AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1
+elif [ "$store" != "directory" ]; then
+  echo "bench-maps: STORE is directory (the default) or s3, not '$store'" >&2
+  exit 64
+fi
 
 "$bin/workfeed-coordinator" --listen-workers "$workers_endpoint" --listen-control "$WORKFEED_CONTROL" >"$run/coordinator.log" 2>&1 &
 pids+=($!)
@@ -99,11 +119,28 @@ jobs=$(( workouts * 4 ))
 started=$(date +%s.%N)
 "$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait --wait-timeout 60 >/dev/null || [ $? -eq 2 ]
 finished=$(date +%s.%N)
-# Pictures by their picture names: the store's keys/ names are the same files again.
-generated=$(find "$run/cache" -path "$run/cache/keys" -prune -o -name '*.png' -print | wc -l)
+# Pictures by their picture names: the store's keys/ names are the same pictures again.
+if [ "$store" = "s3" ]; then
+  generated=$(python3 - "$WORKFEED_S3_ENDPOINT" <<'PY'
+import re, sys, urllib.parse, urllib.request
+endpoint, count, token = sys.argv[1], 0, None
+while True:
+    url = f"{endpoint}/bench-maps?list-type=2&prefix=pictures/"
+    if token: url += "&continuation-token=" + urllib.parse.quote(token, safe="")
+    text = urllib.request.urlopen(url).read().decode()
+    count += sum(1 for key in re.findall(r"<Key>([^<]*)</Key>", text) if key.endswith(".png") and "/keys/" not in key)
+    more = re.search(r"<NextContinuationToken>([^<]*)</NextContinuationToken>", text)
+    if "<IsTruncated>true</IsTruncated>" not in text or not more: break
+    token = more.group(1)
+print(count)
+PY
+)
+else
+  generated=$(find "$run/cache" -path "$run/cache/keys" -prune -o -name '*.png' -print | wc -l)
+fi
 seconds=$(python3 -c "print(f'{$finished - $started:.1f}')")
 rate=$(python3 -c "print(f'{$generated / ($finished - $started):.0f}')")
-echo "bench-maps: $(nproc) cores, 2 workers, Heidelberg, $workouts workouts x $points points, route+heatmap x light+dark @1x 512x512"
+echo "bench-maps: store $store, $(nproc) cores, 2 workers, Heidelberg, $workouts workouts x $points points, route+heatmap x light+dark @1x 512x512"
 echo "bench-maps: $generated of $jobs pictures in ${seconds} s: ${rate} map pictures/s"
 for n in 0 1; do
   pid="${workers[$n]}"

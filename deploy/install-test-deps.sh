@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the browser and API-contract tests need (Tests/web), when any is missing:
 # Debian's chromium and chromium-driver, and a Python environment in var/test-python with pytest,
-# selenium and schemathesis from PyPI (pinned). Used by `make test`; safe to run again.
+# selenium and schemathesis from PyPI (pinned), and moto[server] (a standalone S3-compatible server
+# the S3 picture store's tests start on loopback). Used by `make test`; safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

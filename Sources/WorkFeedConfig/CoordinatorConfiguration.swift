@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import WorkFeedStore
 public import WorkFeedModel
 
 /// Everything the coordinator is configured with. `Config/coordinator.yaml` documents each key;
@@ -11,6 +12,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var durability = Durability.full
     /// The shared picture cache, as the coordinator sees it (reported to operators).
     public var cacheDirectory = "var/cache"
+    /// How an `s3://` cache is reached (`store.s3.*`).
+    public var s3Store = S3StoreSettings()
     /// Where the kept original files of imports live (`originals.directory`): a directory only the
     /// coordinator uses, never inside the shared cache that workers mount (the originals hold what
     /// privacy zones hide). Empty: `originals/` beside the index (``originalsPath``).
@@ -124,7 +127,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     }
 
     /// The keys a coordinator configuration file may hold.
-    public static let keys: Set<String> = Set(
+    public static let keys: Set<String> = StoreKeys.keys.union(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
             "jobs.deadline_seconds", "jobs.interactive_per_owner", "security.key_file", "security.allowed_keys", "security.worker_keys",
@@ -150,7 +153,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         var c = CoordinatorConfiguration()
         c.indexPath = settings.string("index.path", default: c.indexPath)
         c.durability = try settings.choice("index.durability", default: Durability.full)
-        c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
+        c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
+        c.s3Store = try settings.s3Store()
         c.originalsDirectory = settings.string("originals.directory", default: c.originalsDirectory)
         c.originalsKeyFile = settings.string("originals.key_file", default: c.originalsKeyFile)
         if let problem = c.originalsProblem() { throw settings.invalid("originals.directory", c.originalsPath, problem) }

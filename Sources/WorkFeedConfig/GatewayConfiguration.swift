@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import WorkFeedStore
 public import WorkFeedModel
 
 /// Everything the gateway is configured with. `Config/gateway.yaml` documents each key.
@@ -16,6 +17,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var coordinatorTimeoutMilliseconds = 3_000
     /// The shared picture cache, read only.
     public var cacheDirectory = "var/cache"
+    /// How an `s3://` cache is reached (`store.s3.*`).
+    public var s3Store = S3StoreSettings()
     /// Pictures kept in memory (least recently used go first), in MiB; 0 turns it off.
     public var memoryCacheMegabytes = 64
     /// This gateway's CURVE key file (`workctl keygen`); empty: no encryption.
@@ -38,6 +41,12 @@ public struct GatewayConfiguration: Sendable, Hashable {
     public var uploadsPerOwnerPerMinute = 30
     /// The longest `wait` a picture request may ask for, in seconds.
     public var maximumWaitSeconds = 10.0
+    /// `pictures.redirect`: answer `GET /v1/pictures/{key}.png` with `302` to the object's public
+    /// URL (an S3 store only), so that the bucket or a CDN in front of it carries the load.
+    public var picturesRedirect = false
+    /// `pictures.redirect_base`: the URL that stands for the bucket in those redirects (a CDN's);
+    /// empty: the bucket's own URL.
+    public var picturesRedirectBase = ""
     /// A connection that sends nothing for this long is closed (slow or idle clients).
     public var idleTimeoutSeconds = 30.0
     /// A request head (request line and headers) must arrive whole within this many seconds of the
@@ -51,15 +60,16 @@ public struct GatewayConfiguration: Sendable, Hashable {
 
     public init() {}
 
-    public static let keys: Set<String> = [
+    public static let keys: Set<String> = StoreKeys.keys.union([
         "listen", "coordinator.control", "coordinator.events", "coordinator.clients", "coordinator.timeout_ms", "cache.directory",
         "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file",
         "uploads.max_bytes",
-        "uploads.request_kinds", "uploads.request_scales", "uploads.per_owner_per_minute", "pictures.max_wait_seconds",
+        "uploads.request_kinds", "uploads.request_scales", "uploads.per_owner_per_minute", "pictures.max_wait_seconds", "pictures.redirect",
+        "pictures.redirect_base",
         "http.idle_timeout_seconds", "http.head_timeout_seconds", "http.body_timeout_seconds",
         "log.level",
         "log.format",
-    ]
+    ])
 
     /// Loads the configuration: flags over environment over file over defaults.
     /// - Throws: ``ConfigurationError`` naming the first bad key, its value and what is allowed.
@@ -76,7 +86,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         c.eventsEndpoint = try settings.endpoint("coordinator.events", default: c.eventsEndpoint)
         c.coordinatorClients = try settings.int("coordinator.clients", default: c.coordinatorClients, in: 1...64)
         c.coordinatorTimeoutMilliseconds = try settings.int("coordinator.timeout_ms", default: c.coordinatorTimeoutMilliseconds, in: 100...120_000)
-        c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
+        c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
+        c.s3Store = try settings.s3Store()
         c.memoryCacheMegabytes = try settings.int("cache.memory_mb", default: c.memoryCacheMegabytes, in: 0...65_536)
         c.keyFile = settings.string("security.key_file", default: c.keyFile)
         c.serverKey = settings.string("security.server_key", default: c.serverKey)
@@ -121,6 +132,11 @@ public struct GatewayConfiguration: Sendable, Hashable {
         c.uploadScales = try settings.ints("uploads.request_scales", default: c.uploadScales, in: PictureSpec.scaleRange)
         c.uploadsPerOwnerPerMinute = try settings.int("uploads.per_owner_per_minute", default: c.uploadsPerOwnerPerMinute, in: 1...100_000)
         c.maximumWaitSeconds = try settings.double("pictures.max_wait_seconds", default: c.maximumWaitSeconds, in: 0...60)
+        c.picturesRedirect = try settings.bool("pictures.redirect", default: c.picturesRedirect)
+        c.picturesRedirectBase = settings.string("pictures.redirect_base", default: c.picturesRedirectBase)
+        if c.picturesRedirect, (try? StoreLocation(parsing: c.cacheDirectory))?.directory != nil {
+            throw settings.invalid("pictures.redirect", "true", "only with an s3:// cache.directory: a directory has no public URL")
+        }
         c.idleTimeoutSeconds = try settings.double("http.idle_timeout_seconds", default: c.idleTimeoutSeconds, in: 1...3_600)
         c.headTimeoutSeconds = try settings.double("http.head_timeout_seconds", default: c.headTimeoutSeconds, in: 1...300)
         c.bodyTimeoutSeconds = try settings.double("http.body_timeout_seconds", default: c.bodyTimeoutSeconds, in: 1...86_400)

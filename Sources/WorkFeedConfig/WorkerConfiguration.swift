@@ -1,4 +1,5 @@
 public import Logging
+public import WorkFeedStore
 import WorkFeedModel
 
 /// Everything a worker is configured with. `Config/worker.yaml` documents each key.
@@ -7,6 +8,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var coordinatorEndpoint = "tcp://127.0.0.1:5555"
     /// The shared picture cache, as this worker's host mounts it.
     public var cacheDirectory = "var/cache"
+    /// How an `s3://` cache is reached (`store.s3.*`).
+    public var s3Store = S3StoreSettings()
     /// Render threads, so also the jobs held at once; 0 means one per core.
     public var renderThreads = 0
     public var heartbeatIntervalMilliseconds = 1000
@@ -41,12 +44,12 @@ public struct WorkerConfiguration: Sendable, Hashable {
 
     public init() {}
 
-    public static let keys: Set<String> = [
+    public static let keys: Set<String> = StoreKeys.keys.union([
         "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
         "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
         "security.key_file", "security.server_key", "metrics.listen", "metrics.allow_remote", "basemap.tilesets", "basemap.font",
         "basemap.fallback_fonts", "basemap.attribution", "basemap.cache_mb",
-    ]
+    ])
 
     /// Why the metrics listen address cannot be used, or `nil` (see
     /// ``CoordinatorConfiguration/listenAddressProblem()``).
@@ -61,7 +64,8 @@ public struct WorkerConfiguration: Sendable, Hashable {
         let settings = try await Settings(file: file, knownKeys: keys, environment: environment, overrides: overrides)
         var c = WorkerConfiguration()
         c.coordinatorEndpoint = try settings.endpoint("coordinator", default: c.coordinatorEndpoint)
-        c.cacheDirectory = settings.string("cache.directory", default: c.cacheDirectory)
+        c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
+        c.s3Store = try settings.s3Store()
         c.renderThreads = try settings.int("render_threads", default: c.renderThreads, in: 0...256)
         c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)
         c.heartbeatLiveness = try settings.int("heartbeat.liveness", default: c.heartbeatLiveness, in: 2...100)

@@ -65,6 +65,15 @@ public final class Coordinator: Sendable {
         if let problem = configuration.listenAddressProblem() {
             throw CoordinatorError(.listenAddress, "cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
         }
+        // A bucket that is missing, credentials refused, an endpoint that does not answer: stop
+        // here (exit 73), naming the bucket, the endpoint and what the service said.
+        let store: any PictureStore
+        do {
+            store = try configuration.openStore()
+            try store.checkReachable()
+        } catch {
+            throw CoordinatorError(.store, "cannot start: the picture store '\(configuration.cacheDirectory)' cannot be used", cause: error)
+        }
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Endpoints, CoordinatorError>?>(nil)
@@ -93,7 +102,7 @@ public final class Coordinator: Sendable {
             keyLinks.withLock {
                 $0 = KeyLinkSweep.start(
                     indexPath: configuration.indexPath,
-                    store: PictureStores.open(URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path), logger: logger)
+                    store: store, logger: logger)
             }
             if !configuration.metricsListen.isEmpty {
                 do {
@@ -155,7 +164,14 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
         case metrics
         /// `originals.directory` is inside the shared cache, or cannot be made private.
         case originals
+        /// The picture store cannot be used: a bucket missing, credentials refused, an endpoint
+        /// that does not answer (``cause``: a ``PictureStoreError``).
+        case store
     }
+
+    /// The exit status that says why: 73 (EX_CANTCREAT) when the picture store cannot be used,
+    /// like a worker's; 69 (EX_UNAVAILABLE) otherwise.
+    public var exitCode: Int32 { code == .store ? 73 : 69 }
 
     public var code: Code
     public var message: String

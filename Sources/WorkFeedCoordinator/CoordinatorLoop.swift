@@ -27,6 +27,8 @@ struct CoordinatorLoop: ~Copyable {
     let doneSocket: ZMQSocket
     /// Where the read service says replies are ready.
     let readsDoneSocket: ZMQSocket
+    /// Control replies held until their batch's removals were tried (``RemovalQueue``).
+    let removedReplies: Handoff<[RemovalQueue.Reply]>
     let reads: ReadService
     /// What each control client has in flight.
     var clients: ClientLoads
@@ -99,12 +101,15 @@ struct CoordinatorLoop: ~Copyable {
         let doneSocket = try ZMQSocket(context, type: .pair)
         try doneSocket.bind(doneEndpoint)
         let dispatchState = DispatchState()
-        try Self.startIndexThread(
-            configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
-            done: indexThreadDone, metrics: metrics, dispatchState: dispatchState, logger: logger)
+        // The read threads and the removal thread wake the loop here when they have replies.
         let readsDoneEndpoint = "inproc://workfeed-coordinator-reads-\(UUID().uuidString)"
         let readsDoneSocket = try ZMQSocket(context, type: .pull)
         try readsDoneSocket.bind(readsDoneEndpoint)
+        let removedReplies = Handoff<[RemovalQueue.Reply]>()
+        try Self.startIndexThread(
+            configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
+            removals: (removedReplies, readsDoneEndpoint),
+            done: indexThreadDone, metrics: metrics, dispatchState: dispatchState, logger: logger)
         let pictureSize = PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)
         do {
             reads = try ReadService(
@@ -121,6 +126,7 @@ struct CoordinatorLoop: ~Copyable {
             throw error
         }
         self.readsDoneSocket = readsDoneSocket
+        self.removedReplies = removedReplies
         clients = ClientLoads(maximumRequests: configuration.controlMaximumInFlight, maximumBytes: configuration.controlMaximumInFlightBytes)
         replies = ReplyQueues(maximumBytes: configuration.controlMaximumQueuedReplyBytes, maximumPerClient: 2 * configuration.controlMaximumInFlight)
         maximumClients = configuration.controlMaximumClients
@@ -152,7 +158,8 @@ struct CoordinatorLoop: ~Copyable {
     /// returns once the index is open (or throws why it could not be).
     private static func startIndexThread(
         configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
-        outboxes: Handoff<Outbox>, done: DispatchSemaphore, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger
+        outboxes: Handoff<Outbox>, removals removalsEnd: (replies: Handoff<[RemovalQueue.Reply]>, doneEndpoint: String),
+        done: DispatchSemaphore, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger
     ) throws {
         let opened = Handoff<(any Error)?>()
         let thread = Thread {
@@ -161,18 +168,33 @@ struct CoordinatorLoop: ~Copyable {
                 var dispatcher = try Dispatcher(configuration: configuration, metrics: metrics, dispatchState: dispatchState, logger: logger)
                 let doneSocket = try ZMQSocket(context, type: .pair)
                 try doneSocket.connect(doneEndpoint)
+                // Removals leave this thread: the store may be a round trip away.
+                let removals = try RemovalQueue(
+                    store: dispatcher.store, results: removalsEnd.replies, context: context,
+                    doneEndpoint: removalsEnd.doneEndpoint, logger: logger)
                 opened.put(nil)
                 // Pictures nothing refers to (written late, or by a worker that died) are looked for
                 // once per start; the dispatcher decides and removes.
                 let orphans = OrphanSweep.start(indexPath: configuration.indexPath, store: dispatcher.store, inbox: inbox, logger: logger)
                 while true {
                     let batch = inbox.take()
-                    outboxes.put(dispatcher.process(batch))
+                    var outbox = dispatcher.process(batch)
+                    if batch.stopping {
+                        // The last batch: its replies go with it, after its removals.
+                        removals.removeNow(outbox.removals)
+                    } else if !outbox.removals.isEmpty {
+                        // Its replies wait for its removals ("deleted" means gone); its jobs do not.
+                        removals.enqueue(outbox.removals, holding: outbox.control)
+                        outbox.control = []
+                    }
+                    outbox.removals = []
+                    outboxes.put(outbox)
                     // A byte to wake the loop's poll; the outbox itself goes through memory.
                     try? doneSocket.send([[1]])
                     if batch.stopping { break }
                 }
                 orphans.stop()
+                removals.close()
                 // Fold the write-ahead log into the index file, so that a clean stop leaves the
                 // single file index.sqlite (docs/operations.md, "Moving the coordinator"), even if
                 // a reader's connection is still open.
@@ -235,7 +257,7 @@ struct CoordinatorLoop: ~Copyable {
         inbox.add(worker: parseWorkerMessages(workerMessages), control: admit(controlMessages))
         if ready[3] {
             while try readsDoneSocket.receive(dontWait: true) != nil {}
-            while let replies = reads.results.poll() {
+            while let replies = reads.results.poll() ?? removedReplies.poll() {
                 for (identity, answer, bytes) in replies { reply(answer, to: identity, bytes: bytes) }
             }
         }

@@ -92,15 +92,15 @@ struct Dispatcher {
             path: configuration.indexPath, durability: configuration.durability == .normal ? .normal : .full,
             defaultOwner: configuration.defaultOwner, logger: logger)
         self.configuration = configuration
-        let cacheDirectory = URL(fileURLWithPath: configuration.cacheDirectory).standardizedFileURL.path
-        store = PictureStores.open(cacheDirectory)
+        let location = try configuration.storeLocation()
+        store = try PictureStores.open(location, s3: configuration.s3Store)
         if let problem = configuration.originalsProblem() {
             throw CoordinatorError(.originals, "originals.directory = '\(configuration.originalsPath)': \(problem)")
         }
         originals = OriginalFileStore(
             directory: URL(fileURLWithPath: configuration.originalsPath).standardizedFileURL.path, key: try Self.loadOriginalsKey(configuration))
         do {
-            try originals.prepare(cacheDirectory: cacheDirectory, logger: logger)
+            try originals.prepare(cacheDirectory: location.directory, logger: logger)
         } catch {
             throw CoordinatorError(.originals, "originals.directory = '\(originals.directory)' cannot be made private", cause: error)
         }
@@ -234,8 +234,7 @@ struct Dispatcher {
         leaseCounter = leaseCounterAfter
         progress = progressAfter
         record(outbox.tally)
-        remove(outbox.removals)
-        outbox.removals = []
+        // outbox.removals are done by the index thread's RemovalQueue, off this thread.
         outbox.workers = Array(workers.keys)
         outbox.isLast = batch.stopping
         return outbox
@@ -541,29 +540,6 @@ struct Dispatcher {
             try index.checkpoint()
         } catch {
             logger.warning("the index's write-ahead log was not folded into it; it stays beside it", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Removes what a committed batch no longer refers to. Never throws: what cannot be removed
-    /// is logged and left (a picture no job names is never served).
-    func remove(_ removals: [Removal]) {
-        for removal in removals {
-            do {
-                switch removal {
-                case .picture(let picture): try store.delete(picture)
-                case .pictureIfKey(let picture, let key, let restoring):
-                    if try store.delete(picture, ifKey: key), let restoring { try store.name(key: restoring, as: picture) }
-                case .key(let key): try store.delete(key: key)
-                case .file(let path):
-                    do {
-                        try FileManager.default.removeItem(atPath: path)
-                    } catch CocoaError.fileNoSuchFile {
-                        // Already gone.
-                    }
-                }
-            } catch {
-                logger.warning("could not remove from the cache", metadata: ["what": "\(removal)", "error": "\(error)"])
-            }
         }
     }
 }

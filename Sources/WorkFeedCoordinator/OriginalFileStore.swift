@@ -148,12 +148,13 @@ struct OriginalFileStore {
     /// (`<cache>/files/`) here, removing that folder. Run at start, before anything is served.
     /// - Returns: how many originals were moved, and how many permissions were narrowed.
     @discardableResult
-    func prepare(cacheDirectory: String, logger: Logger) throws -> (moved: Int, narrowed: Int) {
+    func prepare(cacheDirectory: String?, logger: Logger) throws -> (moved: Int, narrowed: Int) {
         try Self.makePrivateDirectory(directory)
         var moved = 0
         var narrowed = 0
-        let legacy = Self.legacyDirectory(cacheDirectory: cacheDirectory)
-        if let folders = try? FileManager.default.contentsOfDirectory(atPath: legacy) {
+        // An object store never held originals: only a directory cache may have a legacy folder.
+        let legacy = cacheDirectory.map { Self.legacyDirectory(cacheDirectory: $0) }
+        if let legacy, let folders = try? FileManager.default.contentsOfDirectory(atPath: legacy) {
             for folder in folders {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: legacy + "/" + folder)) ?? []
                 for name in names {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 
 extension WorkCtl {
@@ -48,7 +49,11 @@ extension WorkCtl {
             } while cursor != nil && items.count < (limit ?? Int.max)
             if let limit { items = Array(items.prefix(limit)) }
             if let html {
-                let page = FeedPage(items: items, cacheDirectory: pictures.directory, pageFile: html)
+                guard let directory = pictures.location.directory else {
+                    printError("--html links pictures as files; \(pictures.location) is an object store: use the gateway's page (GET /)")
+                    throw WorkCtlExit.failed
+                }
+                let page = FeedPage(items: items, cacheDirectory: directory, pageFile: html)
                 do {
                     try FileManager.default.createDirectory(
                         at: URL(fileURLWithPath: html).deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -32,9 +32,9 @@ extension WorkCtl {
                     var item: WorkoutJSON
                     var pictureSize: PictureSize?
                 }
-                try printJSON(Shown(item: WorkoutJSON(reply.item, store: pictures.store()), pictureSize: reply.pictureSize))
+                try printJSON(Shown(item: WorkoutJSON(reply.item, store: try pictures.store()), pictureSize: reply.pictureSize))
             } else {
-                Self.print(reply, store: pictures.store())
+                Self.print(reply, store: try pictures.store())
             }
         }
 

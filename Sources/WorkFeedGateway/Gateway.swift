@@ -36,6 +36,16 @@ public final class Gateway: Sendable {
             secret: try configuration.secret(),
             publicKeyPEM: configuration.tokenPublicKeyFile.isEmpty
                 ? nil : try String(contentsOfFile: configuration.tokenPublicKeyFile, encoding: .utf8))
+        // A bucket that is missing, credentials refused, an endpoint that does not answer: stop
+        // here (exit 73), naming the bucket, the endpoint and what the service said.
+        let store: any PictureStore
+        do {
+            store = try configuration.openStore()
+            try store.checkReachable()
+        } catch {
+            throw GatewayError(
+                .store, "gateway cannot start: the picture store '\(configuration.cacheDirectory)' cannot be read: \(error)", cause: error)
+        }
         clients = try CoordinatorClients(
             count: configuration.coordinatorClients, context: context, endpoint: configuration.controlEndpoint,
             timeoutMilliseconds: configuration.coordinatorTimeoutMilliseconds, curve: curve, logger: logger)
@@ -50,9 +60,7 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         api = GatewayAPI(
             configuration: configuration, clients: clients, events: events,
-            pictures: PictureReader(
-                store: PictureStores.open(configuration.cacheDirectory),
-                work: BlockingWork(sharedPoolLabel: "picture reads", limit: PictureReader.maximumReads)),
+            pictures: PictureReader(store: store, work: BlockingWork(sharedPoolLabel: "picture reads", limit: PictureReader.maximumReads)),
             memory: memory, metrics: metrics, uploads: UploadLimiter(perMinute: configuration.uploadsPerOwnerPerMinute),
             parsing: BlockingWork(label: "uploads being read", threads: GatewayAPI.parsingThreads, limit: GatewayAPI.maximumParsing),
             logger: logger)
@@ -177,6 +185,9 @@ public struct GatewayError: Error, Sendable, CustomStringConvertible {
         case badTokenKey
         /// The HTTP server could not take its address (`listen`): taken, not this host's, or forbidden.
         case cannotListen
+        /// The picture store cannot be read: a bucket missing, credentials refused, an endpoint
+        /// that does not answer.
+        case store
     }
 
     public var code: Code
@@ -193,11 +204,13 @@ public struct GatewayError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 
     /// The daemon's exit status: 78 (EX_CONFIG) for a configuration it cannot use, 69
-    /// (EX_UNAVAILABLE) when the address cannot be taken now.
+    /// (EX_UNAVAILABLE) when the address cannot be taken now, 73 (EX_CANTCREAT, as a worker's)
+    /// when the picture store cannot be used.
     public var exitCode: Int32 {
         switch code {
         case .badListenAddress, .badTokenKey: 78
         case .cannotListen: 69
+        case .store: 73
         }
     }
 }

@@ -39,6 +39,9 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let cacheReadOnly = FailureCode("cache-read-only")
     /// Any other failure to write the cache (EIO, a missing directory, ...).
     public static let cacheIO = FailureCode("cache-io")
+    /// An object store cannot answer now or asks to slow down (connection refused, timeout, HTTP
+    /// 500/503, S3's `SlowDown`).
+    public static let cacheUnavailable = FailureCode("cache-unavailable")
     /// The worker draws on another basemap than the job's.
     public static let basemapDiffers = FailureCode("basemap-differs")
 
@@ -58,19 +61,19 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let known: [FailureCode] = [
         .noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace, .noHeartRate, .pictureSize, .heatmapStyle, .styleDrawsNothing,
         .specUnreadable, .seriesUnreadable, .hiddenByPrivacy, .renderFailed, .cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO,
-        .basemapDiffers, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,
+        .cacheUnavailable, .basemapDiffers, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,
     ]
 
     /// Failures of a worker's surroundings: the job is not at fault, so they do not count as
     /// attempts and the job is retried, later and later, for as long as it takes.
     public var isEnvironmental: Bool {
-        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO, .basemapDiffers].contains(self)
+        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO, .cacheUnavailable, .basemapDiffers].contains(self)
     }
 
     /// Whether the worker's cache is what failed: the worker stops taking jobs until it can write
     /// there again.
     public var isCacheFailure: Bool {
-        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO].contains(self)
+        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO, .cacheUnavailable].contains(self)
     }
 
     /// Whether `text` may be sent as a code: 1 to 64 lower-case letters, digits and `-`.

@@ -46,7 +46,7 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
     public func picture(key: String) throws(PictureStoreError) -> [UInt8]? {
         guard let relative = CacheLayout.relativePath(forKey: key) else { return nil }
         guard let bytes = try Self.readInside(root: root, relative: relative) else { return nil }
-        try Self.check(bytes, key: key, path: root + "/" + relative)
+        try StoredPicture.check(bytes, key: key, path: root + "/" + relative)
         return bytes
     }
 
@@ -55,7 +55,7 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
     public func picture(_ picture: PictureID) throws(PictureStoreError) -> [UInt8]? {
         let relative = CacheLayout.relativePath(for: picture)
         guard let bytes = try Self.readInside(root: root, relative: relative) else { return nil }
-        try Self.check(bytes, key: nil, path: root + "/" + relative)
+        try StoredPicture.check(bytes, key: nil, path: root + "/" + relative)
         return bytes
     }
 
@@ -204,6 +204,9 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
         try Self.writeDurably([UInt8](repeating: 0x57, count: size), to: Self.temporaryName(for: base), renamingTo: base)
         guard unlink(base) == 0 else { throw PictureStoreError(step: "unlink", errno: errno, path: base) }
     }
+
+    /// A reader may start before the writers make the directory: nothing to check without writing.
+    public func checkReachable() throws(PictureStoreError) {}
 
     /// Makes the root directory when it does not exist and its parent does (`/var/cache/workfeed`
     /// on a fresh host, `./var/cache` in a new checkout). A missing parent is a mount or a volume
@@ -373,17 +376,6 @@ extension DirectoryPictureStore {
         guard let descriptor = try openInside(root: root, relative: relative) else { return nil }
         defer { close(descriptor) }
         return try read(descriptor, path: root + "/" + relative)
-    }
-
-    /// Checks that `bytes` are a PNG (its signature) and, when `key` is given, that its embedded
-    /// cache key (a `tEXt` chunk, read without decoding the picture) is `key`.
-    static func check(_ bytes: [UInt8], key: String?, path: String) throws(PictureStoreError) {
-        guard bytes.starts(with: PNGText.signature) else { throw PictureStoreError(refusal: .notPNG, path: path) }
-        guard let key else { return }
-        // Workers write the key right after the header.
-        guard PNGText.value(of: CacheLayout.keyTextKeyword, in: Array(bytes.prefix(4096))) == key else {
-            throw PictureStoreError(refusal: .otherKey, path: path)
-        }
     }
 
     /// The whole of an open file, from its start.

@@ -1,9 +1,12 @@
+public import Foundation
 public import WorkFeedModel
+import WorkFeedS3
 
 /// Where pictures live, whoever writes or reads them: workers put them, the coordinator deletes
-/// them, `workctl` and the gateway read them. The shared directory is the first implementation
-/// (``DirectoryPictureStore``); an S3-compatible object store is the next, behind this protocol
-/// (docs/architecture.md, "Picture storage").
+/// them, `workctl` and the gateway read them: a shared directory (``DirectoryPictureStore``) or an
+/// S3-compatible bucket (``S3PictureStore``), made by ``PictureStores/open(_:s3:environment:)``
+/// from a ``StoreLocation`` (docs/architecture.md, "Picture storage"). Both pass the same
+/// conformance tests (Tests/WorkFeedStoreTests/PictureStoreConformance.swift).
 ///
 /// A picture has two names: by picture (``CacheLayout/relativePath(for:)``, the one `workctl`
 /// shows) and by content, its cache key (``CacheLayout/relativePath(forKey:)``, the one the
@@ -79,6 +82,12 @@ public protocol PictureStore: Sendable {
     /// jobs, and after a write failed.
     func probe() throws(PictureStoreError)
 
+    /// Checks, without writing, that the store is there and answers: what the coordinator and the
+    /// gateway do at start (a worker probes). An object store asks for its bucket (a missing
+    /// bucket, refused credentials and an endpoint that does not answer are found here); a
+    /// directory passes, since a reader may start before the writers make it.
+    func checkReachable() throws(PictureStoreError)
+
     /// Makes the store itself when it is missing but its place is there (a directory whose parent
     /// exists), as a worker does at start before ``probe()``; a store whose place is missing too
     /// (a mount that is not there) is left for ``probe()`` to report.
@@ -91,6 +100,16 @@ public protocol PictureStore: Sendable {
     /// - Returns: how many items were removed.
     func removeAbandonedWrites() -> Int
 
+    /// Removes many names at once (absent ones are fine): one by one in a directory, in batch
+    /// requests in an object store (S3's DeleteObjects, 1,000 keys each).
+    /// - Returns: the names that could not be removed, each with its error.
+    func delete(pictures: [PictureID], keys: [String]) -> [PictureStoreRemovalFailure]
+
+    /// The URL where the picture stored under `key` can be fetched without this process (a
+    /// bucket, or a CDN in front of it), or `nil` when the store has none (a directory).
+    /// - Parameter base: the CDN's URL that stands for the bucket; `nil`: the bucket's own.
+    func publicURL(key: String, base: String?) -> String?
+
     /// Where a person finds the picture: a file path, a URL.
     func location(of picture: PictureID) -> String
 
@@ -98,11 +117,75 @@ public protocol PictureStore: Sendable {
     var description: String { get }
 }
 
-/// The one place a store is made from configuration (`cache.directory` of every process, and
-/// workctl's `--cache`): today a directory; an `s3://bucket/prefix` location is where an object
-/// store would be chosen.
+/// A name of a stored picture: by picture, or by content (its cache key).
+public enum PictureStoreName: Sendable, Hashable, CustomStringConvertible {
+    case picture(PictureID)
+    case key(String)
+
+    public var description: String {
+        switch self {
+        case .picture(let picture): "\(picture)"
+        case .key(let key): "key \(key)"
+        }
+    }
+}
+
+/// A name a batch removal could not remove, and why.
+public struct PictureStoreRemovalFailure: Sendable, Error {
+    public var name: PictureStoreName
+    public var error: PictureStoreError
+
+    public init(name: PictureStoreName, error: PictureStoreError) {
+        self.name = name
+        self.error = error
+    }
+}
+
+extension PictureStore {
+    /// One name at a time (what a directory does).
+    public func delete(pictures: [PictureID], keys: [String]) -> [PictureStoreRemovalFailure] {
+        var failures: [PictureStoreRemovalFailure] = []
+        for picture in pictures {
+            do { try delete(picture) } catch { failures.append(PictureStoreRemovalFailure(name: .picture(picture), error: error)) }
+        }
+        for key in keys {
+            do { try delete(key: key) } catch { failures.append(PictureStoreRemovalFailure(name: .key(key), error: error)) }
+        }
+        return failures
+    }
+
+    /// No URL of its own (a directory).
+    public func publicURL(key: String, base: String?) -> String? { nil }
+}
+
+/// The one place a store is made from its location (`cache.directory`, `WORKFEED_CACHE` or
+/// `--cache` of every program, parsed once into a ``StoreLocation``).
 public enum PictureStores {
-    public static func open(_ location: String) -> any PictureStore {
-        DirectoryPictureStore(root: location)
+    /// The store at `location`.
+    /// - Throws: ``PictureStoreError`` (`denied`) when an S3 store has no credentials or its
+    ///   endpoint is not a URL; nothing is asked of the service here (``PictureStore/probe()`` does).
+    public static func open(
+        _ location: StoreLocation, s3: S3StoreSettings = S3StoreSettings(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(PictureStoreError) -> any PictureStore {
+        switch location {
+        case .directory(let path):
+            return DirectoryPictureStore(root: path)
+        case .s3(let bucket, let prefix):
+            let region = s3.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+            let credentials: S3CredentialSource =
+                if let file = s3.credentialsFile {
+                    .file(path: file, profile: s3.profile ?? environment["AWS_PROFILE"] ?? "default")
+                } else {
+                    .environment
+                }
+            let configuration = S3Configuration(
+                bucket: bucket, endpoint: s3.endpoint, region: region, pathStyle: s3.pathStyle, credentials: credentials)
+            do {
+                return S3PictureStore(client: try S3Client(configuration), prefix: prefix)
+            } catch {
+                throw S3PictureStore.storeError(error)
+            }
+        }
     }
 }

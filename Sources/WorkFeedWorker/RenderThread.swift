@@ -105,7 +105,7 @@ struct RenderThread {
             return Result(outcome: .generated, detail: job.cacheKey, map: statistics.mapCoverage)
         } catch {
             logger.warning("cache write failed", metadata: ["picture": "\(picture)", "error": "\(error)", "code": "\(error.code)"])
-            return Result(outcome: .failedRetry, detail: error.reason, code: error.code)
+            return Result(outcome: .failedRetry, detail: error.reason, code: error.failureCode)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import Synchronization
 import WorkFeedModel
+import WorkFeedS3
 import WorkFeedStore
 public import WorkFeedConfig
 public import WorkFeedMetrics
@@ -49,18 +50,20 @@ public final class Worker: Sendable {
             throw WorkerError(.listenAddress, "worker cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
         }
         // A cache this worker cannot write would fail every job it took: refuse to start instead.
-        // A missing one whose parent is there is made (a fresh host, a new checkout).
+        // A missing directory whose parent is there is made (a fresh host, a new checkout).
+        let store: any PictureStore
         do {
-            let store = PictureStores.open(configuration.cacheDirectory)
+            store = try configuration.openStore()
             if try store.createIfMissing() {
-                logger.notice("created the cache directory, which did not exist", metadata: ["cache": "\(configuration.cacheDirectory)"])
+                logger.notice("created the cache directory, which did not exist", metadata: ["cache": "\(store)"])
             }
             try store.probe()
-        } catch {
+        } catch let error as PictureStoreError {
             throw WorkerError(
-                .store, "worker cannot start: the cache directory '\(configuration.cacheDirectory)' cannot take pictures", cause: error,
-                hint: "a worker writes, flushes, renames and deletes files there, and makes the directory itself only when its parent exists: "
-                    + "mount it, create it, free space or give this user write access (cache.directory, --cache)")
+                .store, "worker cannot start: the picture store '\(configuration.cacheDirectory)' cannot take pictures", cause: error,
+                hint: Self.storeHint(error))
+        } catch {
+            throw WorkerError(.store, "worker cannot start: \(error)", cause: error, hint: "cache.directory is a directory or s3://bucket/prefix")
         }
         guard
             started.withLock({ started in
@@ -70,10 +73,10 @@ public final class Worker: Sendable {
         else { return }
         let bound = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error & Sendable)?>(nil)
-        let thread = Thread { [self, configuration, context, logger, wakeEndpoint, renderThreads, done, metrics, stopRequest] in
+        let thread = Thread { [self, configuration, store, context, logger, wakeEndpoint, renderThreads, done, metrics, stopRequest] in
             do {
                 var loop = try WorkerLoop(
-                    configuration: configuration, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint,
+                    configuration: configuration, store: store, context: context, renderThreads: renderThreads, wakeEndpoint: wakeEndpoint,
                     stopRequest: stopRequest,
                     metrics: metrics, logger: logger)
                 bound.signal()
@@ -191,5 +194,29 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         (cause.map { "\(message): \($0)" } ?? message) + (hint.map { ". \($0)" } ?? "")
+    }
+}
+
+extension Worker {
+    /// What an operator does about a store that cannot take pictures, by its code.
+    static func storeHint(_ error: PictureStoreError) -> String {
+        let s3 = error.cause is S3Error
+        switch error.code {
+        case .notFound:
+            return s3
+                ? "the bucket does not exist at that endpoint: create it, or correct cache.directory (s3://bucket/prefix) and store.s3.endpoint"
+                : "a worker makes the directory itself only when its parent exists: mount it or create it (cache.directory, --cache)"
+        case .denied:
+            return s3
+                ? "the credentials were refused or are missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or store.s3.credentials_file, "
+                    + "with permission to put, get, list and delete objects under the prefix"
+                : "a worker writes, flushes, renames and deletes files there: give this user write access (cache.directory, --cache)"
+        case .unavailable:
+            return s3
+                ? "the endpoint did not answer or is failing: check store.s3.endpoint (WORKFEED_S3_ENDPOINT) and that the service runs"
+                : "the file system reports I/O errors: check the mount"
+        case .full: return "free space or raise the quota"
+        case .corrupt: return "the store answered with something that is not what was asked: check the endpoint is an S3-compatible service"
+        }
     }
 }

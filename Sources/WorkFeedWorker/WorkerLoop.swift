@@ -54,7 +54,8 @@ struct WorkerLoop: ~Copyable {
 
     /// - Throws: ``ZMQError`` when the internal sockets cannot be made or the endpoint is malformed.
     init(
-        configuration: WorkerConfiguration, context: ZMQContext, renderThreads: Int, wakeEndpoint: String, stopRequest: StopRequest,
+        configuration: WorkerConfiguration, store: any PictureStore, context: ZMQContext, renderThreads: Int, wakeEndpoint: String,
+        stopRequest: StopRequest,
         metrics: WorkerMetrics, logger: Logger
     ) throws {
         self.stopRequest = stopRequest
@@ -87,7 +88,7 @@ struct WorkerLoop: ~Copyable {
         self.context = context
         self.logger = logger
         capacity = renderThreads
-        store = PictureStores.open(configuration.cacheDirectory)
+        self.store = store
         name = configuration.name.isEmpty ? "\(ProcessInfo.processInfo.hostName)-\(getpid())" : configuration.name
         backoff = Backoff(
             initial: .milliseconds(configuration.reconnectInitialMilliseconds), maximum: .milliseconds(configuration.reconnectMaximumMilliseconds))

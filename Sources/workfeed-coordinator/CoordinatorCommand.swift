@@ -56,7 +56,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             _ = try coordinator.start()
         } catch {
             logger.critical("coordinator cannot start", metadata: ["error": "\(error)"])
-            throw ExitCode(69)  // EX_UNAVAILABLE
+            throw ExitCode(error.exitCode)  // 73 for the picture store, else 69 (EX_UNAVAILABLE)
         }
         // SIGTERM and SIGINT become a graceful shutdown of the group: the coordinator stops as tested
         // (docs/operations.md, "Stopping") and the process exits 0.

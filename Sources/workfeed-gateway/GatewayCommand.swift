@@ -50,7 +50,7 @@ struct GatewayCommand: AsyncParsableCommand {
             gateway = try Gateway(configuration: configuration, context: context, logger: logger)
         } catch {
             logger.critical("gateway cannot start", metadata: ["error": "\(error)"])
-            throw ExitCode(69)  // EX_UNAVAILABLE
+            throw ExitCode((error as? GatewayError)?.exitCode ?? 69)  // 73: the picture store; else EX_UNAVAILABLE
         }
         do {
             try await gateway.run()

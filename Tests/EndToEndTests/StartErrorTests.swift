@@ -22,7 +22,7 @@ import WorkFeedWorker
         } catch {
             #expect(error.code == .store && error.exitCode == 73)
             let cause = try #require(error.cause as? PictureStoreError)
-            #expect(cause.step == "stat" && cause.code == .cacheIO)
+            #expect(cause.step == "stat" && cause.code == .notFound && cause.failureCode == .cacheIO)
             #expect(error.description.contains("cannot take pictures") && error.description.contains("mount it"))
         }
     }

@@ -168,7 +168,9 @@ import Glibc
             try store.probe()
             Issue.record("probed a directory that does not exist")
         } catch {
-            #expect(error.step == "stat" && error.code == .cacheIO && error.reason.hasPrefix("cannot use the cache directory"))
+            #expect(
+                error.step == "stat" && error.code == .notFound && error.failureCode == .cacheIO
+                    && error.reason.hasPrefix("cannot use the cache directory"))
         }
         do {
             try store.put([1], for: picture, key: key)

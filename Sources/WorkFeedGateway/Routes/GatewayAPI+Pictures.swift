@@ -23,6 +23,11 @@ extension GatewayAPI {
         if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
+        if configuration.picturesRedirect, let url = pictures.store.publicURL(key: key, base: configuration.picturesRedirectBase) {
+            // The bucket (or a CDN in front of it) serves the bytes; the redirect is as immutable as they are.
+            headers[.location] = url
+            return Response(status: .found, headers: headers)
+        }
         let bytes: [UInt8]
         if let cached = memory.bytes(for: key) {
             metrics.memoryHits.increment()

@@ -4,6 +4,7 @@ import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedGateway
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 import WorkFeedWorker
 
@@ -32,7 +33,13 @@ final class GatewaySystem: @unchecked Sendable {
 
     /// - Parameter curve: every socket encrypted, the coordinator letting in only the worker's and
     ///   the gateway's public keys.
-    init(workers count: Int = 1, curve: Bool = false, adjust: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
+    /// - Parameter store: every part's picture store (`cache.directory` and `store.s3.*`) instead
+    ///   of a directory beside the index.
+    init(
+        workers count: Int = 1, curve: Bool = false, store: (location: String, s3: S3StoreSettings)? = nil,
+        adjust: (inout GatewayConfiguration) -> Void = { _ in },
+        adjustCoordinator: (inout CoordinatorConfiguration) -> Void = { _ in }, adjustWorker: (inout WorkerConfiguration) -> Void = { _ in }
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-gateway-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var pairs: [String: CurveKeyPair] = [:]
@@ -49,9 +56,14 @@ final class GatewaySystem: @unchecked Sendable {
         }
         var configuration = CoordinatorConfiguration()
         configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
-        configuration.cacheDirectory = directory.appendingPathComponent("cache").path
-        // The cache is a mount a worker checks before it starts; it is never made for it.
-        try FileManager.default.createDirectory(atPath: configuration.cacheDirectory, withIntermediateDirectories: true)
+        if let store {
+            configuration.cacheDirectory = store.location
+            configuration.s3Store = store.s3
+        } else {
+            configuration.cacheDirectory = directory.appendingPathComponent("cache").path
+            // The cache is a mount a worker checks before it starts; it is never made for it.
+            try FileManager.default.createDirectory(atPath: configuration.cacheDirectory, withIntermediateDirectories: true)
+        }
         configuration.workerEndpoint = "tcp://127.0.0.1:*"
         configuration.controlEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"
@@ -63,6 +75,7 @@ final class GatewaySystem: @unchecked Sendable {
             configuration.workerKeys = [pairs["worker"]!.publicKey]
             configuration.gatewayKeys = [pairs["gateway"]!.publicKey]
         }
+        adjustCoordinator(&configuration)
         coordinatorConfiguration = configuration
         var logger = Logger(label: "gateway-test")
         logger.logLevel = .warning
@@ -75,6 +88,7 @@ final class GatewaySystem: @unchecked Sendable {
             var worker = WorkerConfiguration()
             worker.coordinatorEndpoint = endpoints.workers
             worker.cacheDirectory = configuration.cacheDirectory
+            worker.s3Store = configuration.s3Store
             worker.renderThreads = 1
             worker.heartbeatIntervalMilliseconds = 200
             worker.name = "worker-\(number)"
@@ -82,6 +96,7 @@ final class GatewaySystem: @unchecked Sendable {
                 worker.keyFile = files["worker"]!
                 worker.serverKey = pairs["coordinator"]!.publicKey
             }
+            adjustWorker(&worker)
             let started = Worker(configuration: worker, context: context, logger: logger)
             try started.start()
             return started
@@ -91,6 +106,7 @@ final class GatewaySystem: @unchecked Sendable {
         gatewayConfiguration.controlEndpoint = endpoints.control
         gatewayConfiguration.eventsEndpoint = endpoints.events
         gatewayConfiguration.cacheDirectory = configuration.cacheDirectory
+        gatewayConfiguration.s3Store = configuration.s3Store
         gatewayConfiguration.tokenSecret = String(decoding: secret, as: UTF8.self)
         gatewayConfiguration.coordinatorTimeoutMilliseconds = 2_000
         if curve {

@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+import WorkFeedConfig
+import WorkFeedCoordinator
+import WorkFeedGateway
+import WorkFeedModel
+import WorkFeedS3
+import WorkFeedS3Testing
+import WorkFeedStore
+import WorkFeedWire
+import WorkFeedWorker
+import Logging
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The whole system with no shared directory at all: a coordinator, two workers and the gateway
+/// all on `cache.directory = s3://…`, against a real S3-compatible server (moto) on loopback.
+@Suite(.serialized, .enabled(if: MotoServer.isInstalled, Comment(rawValue: MotoServer.skipReason)))
+struct S3SystemTests {
+    let run = fixture("strava_run_2015_short_gpxtpx-hr.gpx")
+    let ride = fixture("garmin-connect_ride_2020_short_ns3-hr.gpx")
+
+    /// A server, a bucket on it, and credentials for it in a file (as an operator would give them).
+    final class Bucket {
+        let server: MotoServer
+        let client: S3Client
+        let name: String
+        let credentialsFile: URL
+
+        init() throws {
+            server = try MotoServer()
+            name = "wf-\(UUID().uuidString.prefix(8).lowercased())"
+            client = try server.newBucket(name)
+            credentialsFile = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-s3-\(UUID().uuidString)")
+            try
+                "[default]\naws_access_key_id=\(MotoServer.credentials.accessKeyID)\naws_secret_access_key=\(MotoServer.credentials.secretAccessKey)\n"
+                .write(to: credentialsFile, atomically: true, encoding: .utf8)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: credentialsFile) }
+
+        var store: (location: String, s3: S3StoreSettings) {
+            ("s3://\(name)/feed", S3StoreSettings(endpoint: server.endpoint, credentialsFile: credentialsFile.path))
+        }
+
+        /// Every object under the prefix.
+        func objects() throws -> [String] { try client.list(prefix: "feed/") }
+    }
+
+    @Test func importDrawServeAndDeleteWithNoSharedDirectory() async throws {
+        let bucket = try Bucket()
+        let system = try await GatewaySystem(workers: 2, store: bucket.store)
+        do {
+            let uploaded = try await system.upload(run, as: "alice")
+            #expect(uploaded.status == 201)
+            let id = try #require(uploaded.json["id"] as? String)
+            #expect(try await system.upload(ride, as: "alice").status == 201)
+
+            // Drawn into the bucket by a worker, served by the gateway from the bucket.
+            let requested = try await system.get("/v1/workouts/\(id)/pictures/route/dark?scale=1&wait=10", as: "alice")
+            #expect(requested.status == 200)
+            let url = try #require((requested.json["picture"] as? [String: Any])?["url"] as? String)
+            let key = String(url.dropFirst("/v1/pictures/".count).dropLast(4))
+            let png = try await system.get(url)
+            #expect(png.status == 200 && png.header("Content-Type") == "image/png")
+            let stored = try #require(try bucket.client.get("feed/" + CacheLayout.relativePath(forKey: key)!))
+            #expect(Array(png.body) == stored.bytes)
+            #expect(PNGText.value(of: CacheLayout.keyTextKeyword, in: stored.bytes) == key)
+            let objects = try bucket.objects()
+            #expect(objects.contains { $0.hasPrefix("feed/route/") } && objects.contains { $0.hasPrefix("feed/keys/") })
+            // No directory was made anywhere for pictures.
+            #expect(!FileManager.default.fileExists(atPath: system.directory.appendingPathComponent("cache").path))
+
+            // Deleted with its workout: its objects go, by-content ones too.
+            let workoutObjects = objects.filter { $0.contains(id.lowercased()) }
+            #expect(!workoutObjects.isEmpty)
+            let deleted = try await system.call("DELETE", "/v1/workouts/\(id)", token: system.token("alice"))
+            #expect(deleted.status == 204 || deleted.status == 200)
+            let after = try bucket.objects()
+            #expect(workoutObjects.allSatisfy { !after.contains($0) }, "left: \(workoutObjects.filter(after.contains))")
+            #expect(!after.contains("feed/" + CacheLayout.relativePath(forKey: key)!))
+            #expect(try await system.get(url).status == 404)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    @Test func withRedirectTheGatewaySendsTheAppToTheBucket() async throws {
+        let bucket = try Bucket()
+        let system = try await GatewaySystem(store: bucket.store) { $0.picturesRedirect = true }
+        do {
+            let id = try #require(try await system.upload(run, as: "alice").json["id"] as? String)
+            let requested = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
+            let url = try #require((requested.json["picture"] as? [String: Any])?["url"] as? String)
+            let key = String(url.dropFirst("/v1/pictures/".count).dropLast(4))
+            let (status, location) = try Self.headWithoutFollowing(URL(string: system.base + url)!)
+            #expect(status == 302)
+            #expect(location == "\(bucket.server.endpoint)/\(bucket.name)/feed/" + CacheLayout.relativePath(forKey: key)!)
+            // What the bucket holds there is the picture (read signed: moto's bucket is private).
+            let fetched = try #require(try bucket.client.get("feed/" + CacheLayout.relativePath(forKey: key)!))
+            #expect(PNGText.value(of: CacheLayout.keyTextKeyword, in: fetched.bytes) == key)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// The server killed while a bulk render runs and started again (moto keeps nothing: the bucket
+    /// is made again, as an operator restoring a store would): every picture ends generated, none
+    /// failed, and every object in the bucket is a whole picture under its own key.
+    @Test func theStoreKilledDuringABulkRenderAndStartedAgain() async throws {
+        let bucket = try Bucket()
+        let system = try await GatewaySystem(
+            workers: 2, store: bucket.store,
+            adjustCoordinator: {
+                $0.environmentInitialBackoffSeconds = 0.2
+                $0.environmentMaximumBackoffSeconds = 1
+            },
+            adjustWorker: {
+                $0.reconnectInitialMilliseconds = 50
+                $0.reconnectMaximumMilliseconds = 300
+            })
+        do {
+            for file in [run, ride, fixture("apple-watch_run_2025_3seg_partial-hr.gpx")] {
+                #expect(try await system.upload(file, as: "alice").status == 201)
+            }
+            var client = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000)
+            let _: EnqueueReply = try client.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]))
+            bucket.server.stop(kill: true)
+            try await Task.sleep(for: .milliseconds(800))
+            try bucket.server.start()
+            _ = try bucket.server.newBucket(bucket.name)
+
+            var status: StatusReply = try client.request(.status, [String: String]())
+            for _ in 0..<300 where status.counts.contains(where: { $0.status == .pending && $0.count > 0 }) {
+                try await Task.sleep(for: .milliseconds(100))
+                status = try client.request(.status, [String: String]())
+            }
+            let pending = status.counts.filter { $0.status == .pending }.reduce(0) { $0 + $1.count }
+            let generated = status.counts.filter { $0.status == .generated }.reduce(0) { $0 + $1.count }
+            #expect(pending == 0 && generated > 0, "\(status.counts)")
+            // Heatmaps of workouts without heart rate fail for that reason; nothing failed because of the store.
+            let failures: FailedReply = try client.request(.failed, FailedRequest(limit: 100, group: true))
+            #expect(failures.groups.allSatisfy { !FailureCode(rawValue: $0.code).isCacheFailure }, "\(failures.groups)")
+
+            for object in try bucket.objects() where object.hasSuffix(".png") {
+                let bytes = try #require(try bucket.client.get(object)).bytes
+                #expect(bytes.starts(with: PNGText.signature) && bytes.suffix(8) == [0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82], "\(object)")
+                if object.hasPrefix("feed/keys/") {
+                    let name = String(object.split(separator: "/").last!.dropLast(4))
+                    #expect(PNGText.value(of: CacheLayout.keyTextKeyword, in: bytes) == name)
+                }
+            }
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// A missing bucket stops every part at start with 73, naming the bucket and the endpoint.
+    @Test func aMissingBucketStopsEveryPartAtStart() async throws {
+        let server = try MotoServer.shared.get()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-s3-start-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let credentials = directory.appendingPathComponent("credentials")
+        try "[default]\naws_access_key_id=a\naws_secret_access_key=b\n".write(to: credentials, atomically: true, encoding: .utf8)
+        let settings = S3StoreSettings(endpoint: server.endpoint, credentialsFile: credentials.path)
+        let logger = Logger(label: "test")
+
+        var worker = WorkerConfiguration()
+        worker.cacheDirectory = "s3://no-such-bucket-wf/x"
+        worker.s3Store = settings
+        do {
+            try Worker(configuration: worker, context: ZMQContext(), logger: logger).start()
+            Issue.record("a worker started without its bucket")
+        } catch {
+            #expect(error.exitCode == 73)
+            #expect("\(error)".contains("no-such-bucket-wf") && "\(error)".contains(server.endpoint) && "\(error)".contains("404"), "\(error)")
+        }
+
+        var coordinator = CoordinatorConfiguration()
+        coordinator.indexPath = directory.appendingPathComponent("index.sqlite").path
+        coordinator.cacheDirectory = worker.cacheDirectory
+        coordinator.s3Store = settings
+        coordinator.metricsListen = ""
+        for key in [\CoordinatorConfiguration.workerEndpoint, \.controlEndpoint, \.eventsEndpoint] { coordinator[keyPath: key] = "tcp://127.0.0.1:*" }
+        do {
+            _ = try Coordinator(configuration: coordinator, context: ZMQContext(), logger: logger).start()
+            Issue.record("a coordinator started without its bucket")
+        } catch {
+            #expect(error.code == .store && error.exitCode == 73)
+            #expect("\(error)".contains("no-such-bucket-wf") && "\(error)".contains(server.endpoint), "\(error)")
+        }
+
+        var gateway = GatewayConfiguration()
+        gateway.cacheDirectory = worker.cacheDirectory
+        gateway.s3Store = settings
+        gateway.tokenSecret = "a test secret of at least thirty-two bytes"
+        do {
+            _ = try Gateway(configuration: gateway, context: ZMQContext(), logger: logger)
+            Issue.record("a gateway started without its bucket")
+        } catch {
+            #expect((error as? GatewayError)?.exitCode == 73)
+            #expect("\(error)".contains("no-such-bucket-wf"), "\(error)")
+        }
+    }
+
+    /// A HEAD that does not follow redirects: the status and the Location.
+    static func headWithoutFollowing(_ url: URL) throws -> (Int, String?) {
+        final class Refuse: NSObject, URLSessionTaskDelegate {
+            func urlSession(
+                _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+            ) { completionHandler(nil) }
+        }
+        let session = URLSession(configuration: .ephemeral, delegate: Refuse(), delegateQueue: nil)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: (Int, String?) = (0, nil)
+        session.dataTask(with: url) { _, response, _ in
+            let http = response as? HTTPURLResponse
+            result = (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Location"))
+            done.signal()
+        }.resume()
+        done.wait()
+        return result
+    }
+}
