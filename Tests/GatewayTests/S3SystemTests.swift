@@ -55,7 +55,7 @@ struct S3SystemTests {
         do {
             let uploaded = try await system.upload(run, as: "alice")
             #expect(uploaded.status == 201)
-            let id = try #require(uploaded.json["id"] as? String)
+            let id = try #require(uploaded.uploaded["id"] as? String)
             #expect(try await system.upload(ride, as: "alice").status == 201)
 
             // Drawn into the bucket by a worker, served by the gateway from the bucket.
@@ -93,7 +93,7 @@ struct S3SystemTests {
         let bucket = try Bucket()
         let system = try await GatewaySystem(store: bucket.store) { $0.picturesRedirect = true }
         do {
-            let id = try #require(try await system.upload(run, as: "alice").json["id"] as? String)
+            let id = try #require(try await system.upload(run, as: "alice").uploaded["id"] as? String)
             let requested = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
             let url = try #require((requested.json["picture"] as? [String: Any])?["url"] as? String)
             let key = String(url.dropFirst("/v1/pictures/".count).dropLast(4))
