@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // HTTPFields and methods, for the gateway tests that call its router in process.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         // NIOHTTPTypes: the gateway's request-head deadline sits among Hummingbird's HTTP handlers.
@@ -293,6 +295,8 @@ let package = Package(
             dependencies: [
                 "WorkFeedGateway", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
                 "WorkFeedStore", "WorkFeedS3", "WorkFeedS3Testing",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

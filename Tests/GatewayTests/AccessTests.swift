@@ -15,7 +15,7 @@ import WorkFeedModel
     }
 
     @Test func everyOwnerEndpointNeedsAValidToken() async throws {
-        let system = try await GatewaySystem(workers: 0)
+        let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let id = UUID().uuidString.lowercased()
             let valid = system.token("alice")
@@ -56,7 +56,7 @@ import WorkFeedModel
     }
 
     @Test func anotherOwnersWorkoutsAreNotFoundOnEveryEndpoint() async throws {
-        let system = try await GatewaySystem()
+        let system = try await GatewaySystem(reach: .router)
         do {
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
             let id = try #require(upload.uploaded["id"] as? String)

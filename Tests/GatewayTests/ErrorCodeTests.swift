@@ -42,7 +42,7 @@ import WorkFeedWire
     /// A real coordinator answers SHOW of an unknown id with `not-found`, and the gateway turns
     /// that code into 404 (the id of another owner alike).
     @Test func aRealCoordinatorsNotFoundIsA404ByCode() async throws {
-        let system = try await GatewaySystem(workers: 0)
+        let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let unknown = WorkoutID(UUID())
             var client = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000)

@@ -24,7 +24,7 @@ import WorkFeedModel
     }
 
     @Test func uploadFeedWorkoutAndChangesShareOneShape() async throws {
-        let system = try await GatewaySystem(workers: 0)
+        let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let uploaded = try await system.upload(Self.realFile("fit/garmin-fenix2_run_hr_4laps.fit"), as: "alice")
             #expect(uploaded.status == 201)

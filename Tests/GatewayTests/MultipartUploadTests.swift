@@ -30,7 +30,7 @@ import FoundationNetworking
     }
 
     @Test func aURLSessionMultipartUploadIsAccepted() async throws {
-        let system = try await GatewaySystem(workers: 0)
+        let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let file = try Data(contentsOf: URL(fileURLWithPath: run))
             let boundary = "Boundary-\(UUID().uuidString)"
@@ -61,7 +61,7 @@ import FoundationNetworking
     }
 
     @Test func noFilePartOrSeveralIsA400ThatSaysHowToSend() async throws {
-        let system = try await GatewaySystem(workers: 0)
+        let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let file = try Data(contentsOf: URL(fileURLWithPath: run))
             let boundary = "xyz123"
@@ -103,7 +103,7 @@ import FoundationNetworking
     }
 
     @Test func anUnknownFormatDoesNotOfferArchives() async throws {
-        let system = try await GatewaySystem(workers: 0)
+        let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let reply = try await system.call(
                 "POST", "/v1/workouts?filename=notes.txt", token: system.token("alice"), body: Data("just some notes".utf8))

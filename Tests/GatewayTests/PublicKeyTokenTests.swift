@@ -24,7 +24,7 @@ import WorkFeedModel
         let key = P256.Signing.PrivateKey()
         let file = try Self.keyFile(key.publicKey.pemRepresentation)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let system = try await GatewaySystem(workers: 0) { $0.tokenPublicKeyFile = file }
+        let system = try await GatewaySystem(reach: .router, workers: 0) { $0.tokenPublicKeyFile = file }
         do {
             let good = try Self.token(owner: "alice", algorithm: "ES256") { try key.signature(for: SHA256.hash(data: $0)).rawRepresentation }
             #expect(try await system.call("GET", "/v1/feed", token: good).status == 200)
@@ -48,7 +48,7 @@ import WorkFeedModel
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let file = try Self.keyFile(key.publicKey.pemRepresentation)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let system = try await GatewaySystem(workers: 0) { $0.tokenPublicKeyFile = file }
+        let system = try await GatewaySystem(reach: .router, workers: 0) { $0.tokenPublicKeyFile = file }
         do {
             let good = try Self.token(owner: "bob", algorithm: "RS256") {
                 try key.signature(for: SHA256.hash(data: $0), padding: .insecurePKCS1v1_5).rawRepresentation
@@ -69,7 +69,7 @@ import WorkFeedModel
     @Test func aPublicKeyFileThatIsNotOneIsRefusedAtStart() async throws {
         let file = try Self.keyFile("-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----\n")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        await #expect(throws: (any Error).self) { _ = try await GatewaySystem(workers: 0) { $0.tokenPublicKeyFile = file } }
+        await #expect(throws: (any Error).self) { _ = try await GatewaySystem(reach: .router, workers: 0) { $0.tokenPublicKeyFile = file } }
         // And the configuration names a missing file.
         do {
             _ = try await GatewayConfiguration.load(file: nil, environment: [:], overrides: ["tokens.public_key_file": "/nonexistent.pem"])

@@ -8,7 +8,7 @@ import Testing
     let json = ["Content-Type": "application/json"]
 
     @Test func anOwnerReplacesTheirSettingsAndTheirHeatmapsFollow() async throws {
-        let system = try await GatewaySystem()
+        let system = try await GatewaySystem(reach: .router)
         do {
             let alice = system.token("alice")
             #expect(try await system.get("/v1/settings").status == 401)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func badSettingsAreRefusedNamingTheFieldAndChangeNothing() async throws {
-        let system = try await GatewaySystem(workers: 0)
+        let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let alice = system.token("alice")
             let first = try await system.call("PUT", "/v1/settings", token: alice, headers: json, body: Data(#"{"units": "imperial"}"#.utf8))

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func anOwnerManagesTheirZonesAndTheirPicturesFollow() async throws {
-        let system = try await GatewaySystem()
+        let system = try await GatewaySystem(reach: .router)
         do {
             let alice = system.token("alice"), bob = system.token("bob")
             let json = ["Content-Type": "application/json"]

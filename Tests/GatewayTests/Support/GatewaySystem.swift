@@ -1,8 +1,13 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Logging
+import NIOCore
+import Testing
 import WorkFeedConfig
 import WorkFeedCoordinator
-import WorkFeedGateway
+@testable import WorkFeedGateway
 import WorkFeedModel
 import WorkFeedStore
 import WorkFeedWire
@@ -13,8 +18,19 @@ import FoundationNetworking
 #endif
 
 /// A coordinator, a worker and a gateway on loopback, with real sockets, a real index and cache in
-/// a temporary directory, and the gateway serving real HTTP on a port of its own.
+/// a temporary directory. The gateway serves real HTTP on a port of its own, or (``Reach/router``)
+/// its router answers in process: the same routes, middleware and handlers, with no HTTP socket.
 final class GatewaySystem: @unchecked Sendable {
+    /// How a test reaches the gateway.
+    enum Reach {
+        /// Its HTTP server on a loopback port, through URLSession: what a client sees, deadlines,
+        /// limits and connection handling included.
+        case socket
+        /// Its router in process (HummingbirdTesting's `.router`): a route's behaviour, no socket.
+        case router
+    }
+
+    let reach: Reach
     // @unchecked: the stored properties are set in init and only read afterwards; the running
     // server task is the one mutable thing and is only touched by start and stop.
     let directory: URL
@@ -35,11 +51,13 @@ final class GatewaySystem: @unchecked Sendable {
     ///   the gateway's public keys.
     /// - Parameter store: every part's picture store (`cache.directory` and `store.s3.*`) instead
     ///   of a directory beside the index.
+    /// - Parameter reach: through a socket, or the router in process (``Reach``).
     init(
-        workers count: Int = 1, curve: Bool = false, store: (location: String, s3: S3StoreSettings)? = nil,
+        reach: Reach = .socket, workers count: Int = 1, curve: Bool = false, store: (location: String, s3: S3StoreSettings)? = nil,
         adjust: (inout GatewayConfiguration) -> Void = { _ in },
         adjustCoordinator: (inout CoordinatorConfiguration) -> Void = { _ in }, adjustWorker: (inout WorkerConfiguration) -> Void = { _ in }
     ) async throws {
+        self.reach = reach
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-gateway-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var pairs: [String: CurveKeyPair] = [:]
@@ -124,8 +142,14 @@ final class GatewaySystem: @unchecked Sendable {
             }
             throw error
         }
-        try await startServer()
+        switch reach {
+        case .socket: try await startServer()
+        case .router: router = gateway.router()
+        }
     }
+
+    /// The gateway's router, when tests reach it in process.
+    private var router: Router<GatewayContext>?
 
     private func startServer() async throws {
         let gateway = self.gateway
@@ -144,6 +168,7 @@ final class GatewaySystem: @unchecked Sendable {
     func stop() async {
         await gateway.stop()
         _ = await server?.result
+        if reach == .router { await gateway.shutdown() }
         let (workers, coordinator, directory) = (self.workers, self.coordinator, self.directory)
         await offPool {
             for worker in workers { worker.stop() }
@@ -205,6 +230,7 @@ final class GatewaySystem: @unchecked Sendable {
     }()
 
     func call(_ method: String, _ path: String, token: String? = nil, headers: [String: String] = [:], body: Data? = nil) async throws -> Reply {
+        if let router { return try await callRouter(router, method, path, token: token, headers: headers, body: body) }
         var request = URLRequest(url: URL(string: base + path)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -215,6 +241,24 @@ final class GatewaySystem: @unchecked Sendable {
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
         return Reply(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// One request through the router in process, as HummingbirdTesting's router client sends it.
+    private func callRouter(
+        _ router: Router<GatewayContext>, _ method: String, _ path: String, token: String?, headers: [String: String], body: Data?
+    ) async throws -> Reply {
+        var fields = HTTPFields()
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        for (name, value) in headers { fields[try #require(HTTPField.Name(name))] = value }
+        let method = try #require(HTTPRequest.Method(method))
+        let request = fields
+        let application = Application(router: router, logger: Logger(label: "gateway-router-test"))
+        return try await application.test(.router) { client in
+            let response = try await client.execute(uri: path, method: method, headers: request, body: body.map { ByteBuffer(bytes: $0) })
+            var headers: [String: String] = [:]
+            for field in response.headers { headers[field.name.canonicalName] = field.value }
+            return Reply(status: Int(response.status.code), headers: headers, body: Data(response.body.readableBytesView))
+        }
     }
 
     func get(_ path: String, as owner: String? = nil, headers: [String: String] = [:]) async throws -> Reply {
