@@ -39,7 +39,7 @@ enum HashBench {
                 + "median of \(options.runs) runs after 3 warm-ups, the two alternating)")
         print("cache keys: \(keysPerRun) a run, each a copy of the spec's hasher, the series hashes appended, finalised to hex")
         print("kind      spec B  implementation   ns/key   keys/s      time vs WorkFeedModel")
-        for kind in [PictureKind.route, .heatmap] {
+        for kind in PictureKind.allCases {
             let encodedSpec = PictureSpec(
                 kind: kind, theme: .light, width: configuration.pictureWidth, height: configuration.pictureHeight, scale: 1,
                 style: configuration.lightStyle, heatmap: configuration.heatmap, map: configuration.mapStyle(for: .light),

@@ -50,7 +50,7 @@ enum RenderBench {
         let renderer = Renderer()
         let workout = SyntheticWorkout(points: 10_000)
         for scale in [1, 2] {
-            for kind in [PictureKind.route, .heatmap] {
+            for kind in PictureKind.allCases {
                 let spec = PictureSpec(
                     kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard)
                 let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: "k")
