@@ -34,7 +34,7 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// The largest workout file an upload may carry, in bytes.
     public var uploadMaximumBytes = 16 << 20
     /// Pictures requested ahead of bulk work when a workout is uploaded.
-    public var uploadKinds: [JobKind] = [.route]
+    public var uploadKinds: [PictureKind] = PictureKind.drawnAhead
     public var uploadScales = [1, 2]
     /// Uploads one owner may make in a minute (a bucket that fills up again at that rate); past
     /// it, `429` with `Retry-After`.
@@ -124,8 +124,9 @@ public struct GatewayConfiguration: Sendable, Hashable {
         let kinds = settings.strings("uploads.request_kinds", default: c.uploadKinds.map(\.rawValue))
         c.uploadKinds = []
         for kind in kinds {
-            guard let parsed = JobKind(rawValue: kind) else {
-                throw settings.invalid("uploads.request_kinds", kinds.joined(separator: ","), "route, heatmap")
+            guard let parsed = PictureKind(rawValue: kind) else {
+                throw settings.invalid(
+                    "uploads.request_kinds", kinds.joined(separator: ","), PictureKind.allCases.map(\.rawValue).joined(separator: ", "))
             }
             c.uploadKinds.append(parsed)
         }

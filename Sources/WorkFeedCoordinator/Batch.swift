@@ -79,12 +79,12 @@ struct Outbox: Sendable {
 /// rolled-back batch counts nothing, and the metrics' locks are taken once a batch, not once a job.
 struct Tally: Sendable {
     struct Result: Hashable, Sendable {
-        var kind: JobKind
+        var kind: PictureKind
         var status: JobStatus
     }
     var results: [Result: Int] = [:]
     /// Render times of generated pictures, with their kind.
-    var renders: [(kind: JobKind, microseconds: UInt64)] = []
+    var renders: [(kind: PictureKind, microseconds: UInt64)] = []
     var failures: [FailureCode] = []
     /// IMPORTs answered with a result (an IMPORT answered with an error counts nothing).
     var imports: [ImportResult: Int] = [:]

@@ -322,7 +322,7 @@ extension Dispatcher {
             let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner)
             logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn)"])
             specs.privacy.setZones(zones, of: owner)
-            var request = EnqueueRequest(ids: nil, kinds: JobKind.allCases, themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
+            var request = EnqueueRequest(ids: nil, kinds: PictureKind.allCases, themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.includeFailed = true

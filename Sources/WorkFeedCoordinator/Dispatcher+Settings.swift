@@ -51,7 +51,9 @@ extension Dispatcher {
         try transaction.setOwnerSettings(wanted, owner: owner)
         var stale = 0
         if specs.heartRateZones.set(wanted.heartRateZones, of: owner) {
-            var request = EnqueueRequest(ids: nil, kinds: [.heatmap], themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
+            // The kinds drawn with the owner's zones: those drawn from heart rate.
+            var request = EnqueueRequest(
+                ids: nil, kinds: PictureKind.allCases.filter(\.usesHeartRate), themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.priority = EnqueueRequest.settingsPriority

@@ -34,7 +34,7 @@ final class JobGauges: Sendable {
                     for count in try reader.mapCoverageCounts() {
                         pictures["\(count.kind.rawValue) \(count.theme.rawValue) \(count.map)", default: 0] += count.count
                     }
-                    for kind in JobKind.allCases {
+                    for kind in PictureKind.allCases {
                         for theme in Theme.allCases {
                             for status in JobStatus.allCases {
                                 let count = jobs["\(kind.rawValue) \(theme.rawValue) \(status.rawValue)"] ?? 0

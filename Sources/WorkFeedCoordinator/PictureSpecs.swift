@@ -26,7 +26,7 @@ struct PictureSpecs {
     private static let memoLimit = 4096
 
     private struct SpecKey: Hashable {
-        var kind: JobKind
+        var kind: PictureKind
         var theme: Theme
         var scale: Int
         /// The heatmap's zones when they are not the configured ones; `nil` for route pictures.
@@ -41,7 +41,7 @@ struct PictureSpecs {
     }
 
     /// - Parameter thresholds: the heatmap zones' bounds; `nil`: the configured ones.
-    func spec(kind: JobKind, theme: Theme, scale: Int, thresholds: [Double]? = nil) -> PictureSpec {
+    func spec(kind: PictureKind, theme: Theme, scale: Int, thresholds: [Double]? = nil) -> PictureSpec {
         var heatmap = configuration.heatmap
         if let thresholds { heatmap.thresholds = thresholds }
         return PictureSpec(

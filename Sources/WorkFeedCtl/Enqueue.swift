@@ -31,7 +31,7 @@ extension WorkCtl {
 
         func run() throws {
             var client = try connection.client()
-            var request = try selection.request(defaultKinds: [.route], client: &client)
+            var request = try selection.request(defaultKinds: PictureKind.drawnAhead, client: &client)
             request.includeFailed = failed ? true : nil
             request.existingOnly = stale ? true : nil
             let reply: EnqueueReply = try talking { () throws(ControlClientError) in try client.request(.enqueue, request) }

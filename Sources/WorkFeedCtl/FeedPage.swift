@@ -20,7 +20,7 @@ struct FeedPage {
             if let average = w.heartRateAverage { facts.append("\(Int(average.rounded())) bpm") }
             rows += """
                 <article>
-                  <div class="pictures">\(JobKind.allCases.filter { kind in kind == .route || item.pictures.contains { $0.picture.kind == kind } }.map { picture(for: item, kind: $0) }.joined())</div>
+                  <div class="pictures">\(PictureKind.allCases.filter { kind in kind.drawnAhead || item.pictures.contains { $0.picture.kind == kind } }.map { picture(for: item, kind: $0) }.joined())</div>
                   <div class="facts"><time>\(escape(date))</time><span>\(escape(facts.joined(separator: " · ")))</span>\(w.name.map { "<span class=\"name\">\(escape($0))</span>" } ?? "")</div>
                 </article>
 
@@ -53,7 +53,7 @@ struct FeedPage {
             """
     }
 
-    private func picture(for item: WorkoutWithPictures, kind: JobKind) -> String {
+    private func picture(for item: WorkoutWithPictures, kind: PictureKind) -> String {
         let routes = item.pictures.filter { $0.picture.kind == kind && $0.picture.scale == 1 }
         let light = routes.first { $0.picture.theme == .light }
         let dark = routes.first { $0.picture.theme == .dark }

@@ -16,7 +16,11 @@ struct PictureSelection: ParsableArguments {
     @Option(name: .long, help: "Read workout ids from this file, one per line ('-' for standard input).")
     var idsFrom: String?
 
-    @Option(name: .long, help: "Kinds, comma-separated: route, heatmap (default: route for enqueue, both for retry).")
+    @Option(
+        name: .long,
+        help:
+            "Kinds, comma-separated: \(PictureKind.described) (default: \(PictureKind.names(of: PictureKind.drawnAhead)) for enqueue, all for retry)."
+    )
     var kind: String?
 
     @Option(name: .long, help: "Themes, comma-separated: light, dark.")
@@ -48,7 +52,7 @@ struct PictureSelection: ParsableArguments {
 
     /// The request for this selection: ENQUEUE's body, which `retry` sends with `includeFailed`.
     /// Id prefixes are resolved through `client` (an ambiguous one lists its candidates).
-    func request(defaultKinds: [JobKind], defaultScales: [Int]? = nil, client: inout ControlClient) throws -> EnqueueRequest {
+    func request(defaultKinds: [PictureKind], defaultScales: [Int]? = nil, client: inout ControlClient) throws -> EnqueueRequest {
         var request = EnqueueRequest(
             ids: try workoutIDTexts().map { try IDPrefix.resolve($0, client: &client) }, kinds: try kind.map { try parseKinds($0) } ?? defaultKinds,
             themes: try parseThemes(theme),

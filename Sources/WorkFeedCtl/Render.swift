@@ -23,7 +23,7 @@ extension WorkCtl {
         @Argument(help: "Workout files or folders.")
         var paths: [String]
 
-        @Option(name: .long, help: "route or heatmap.")
+        @Option(name: .long, help: "One of \(PictureKind.described).")
         var kind: String = "route"
 
         @Option(name: .long, help: "Themes, comma-separated: light, dark.")
@@ -45,7 +45,7 @@ extension WorkCtl {
         var tileset: [String] = []
 
         func validate() throws {
-            guard JobKind(rawValue: kind) != nil else { throw ValidationError("--kind: '\(kind)' is not route or heatmap") }
+            guard PictureKind(rawValue: kind) != nil else { throw ValidationError("--kind: '\(kind)' is not \(PictureKind.names())") }
             for name in theme.split(separator: ",") where Theme(rawValue: String(name)) == nil {
                 throw ValidationError("--theme: '\(name)' is not light or dark")
             }
@@ -70,7 +70,7 @@ extension WorkCtl {
                 throw WorkCtlExit.failed
             }
             let (width, height) = try size.map(Self.parseSize) ?? (configuration.pictureWidth, configuration.pictureHeight)
-            let kind = JobKind(rawValue: kind)!
+            let kind = PictureKind(rawValue: kind)!
             let themes = theme.split(separator: ",").compactMap { Theme(rawValue: String($0)) }
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             let files: [URL]

@@ -14,8 +14,8 @@ extension WorkCtl {
         @Argument(help: "Workout ids, or unique prefixes of them.")
         var ids: [String]
 
-        @Option(name: .long, help: "Kinds, comma-separated: route, heatmap.")
-        var kind: String = "route"
+        @Option(name: .long, help: "Kinds, comma-separated: \(PictureKind.described).")
+        var kind: String = PictureKind.drawnAhead.map(\.rawValue).joined(separator: ",")
 
         @Option(name: .long, help: "Themes, comma-separated: light, dark.")
         var theme: String = "light,dark"

@@ -40,7 +40,7 @@ extension WorkCtl {
         func run() throws {
             var client = try connection.client()
             // Only pictures that exist are retried, at every scale they were made at.
-            var request = try selection.request(defaultKinds: JobKind.allCases, defaultScales: [1, 2, 3], client: &client)
+            var request = try selection.request(defaultKinds: PictureKind.allCases, defaultScales: [1, 2, 3], client: &client)
             request.includeFailed = true
             request.existingOnly = true
             request.reasonCodes = reasonCodes()

@@ -183,9 +183,9 @@ func validateOwner(_ owner: String?) throws {
 }
 
 /// Parses a comma-separated list of kinds, naming the option on error.
-func parseKinds(_ text: String, option: String = "--kind") throws -> [JobKind] {
+func parseKinds(_ text: String, option: String = "--kind") throws -> [PictureKind] {
     try text.split(separator: ",").map { part in
-        guard let kind = JobKind(rawValue: String(part)) else { throw ValidationError("\(option): '\(part)' is not route or heatmap") }
+        guard let kind = PictureKind(rawValue: String(part)) else { throw ValidationError("\(option): '\(part)' is not \(PictureKind.names())") }
         return kind
     }
 }

@@ -88,7 +88,7 @@ extension IndexReader {
     }
 
     /// Generated pictures by kind, theme and map coverage (`unknown` for pictures drawn before maps).
-    public func mapCoverageCounts() throws -> [(kind: JobKind, theme: Theme, map: String, count: Int)] {
+    public func mapCoverageCounts() throws -> [(kind: PictureKind, theme: Theme, map: String, count: Int)] {
         try Row.fetchAll(
             db,
             sql: """

@@ -162,7 +162,7 @@ public protocol IndexWriting {
 /// and never a row left out.
 public protocol IndexReading {
     /// Jobs per kind, theme, scale and status.
-    typealias StatusCount = (kind: JobKind, theme: Theme, scale: Int, status: JobStatus, count: Int)
+    typealias StatusCount = (kind: PictureKind, theme: Theme, scale: Int, status: JobStatus, count: Int)
 
     // MARK: Workouts and their files
 
@@ -183,7 +183,7 @@ public protocol IndexReading {
     func statusCounts(owner: String?) throws -> [StatusCount]
     /// The counts among the pictures an ENQUEUE of `selection` covers.
     func statusCounts(of selection: EnqueueRequest, scales: [Int]) throws -> [StatusCount]
-    func mapCoverageCounts() throws -> [(kind: JobKind, theme: Theme, map: String, count: Int)]
+    func mapCoverageCounts() throws -> [(kind: PictureKind, theme: Theme, map: String, count: Int)]
     /// Pending jobs past any back-off, leased ones included (leases are not in the index).
     func pendingReadyCount(now: Date) throws -> Int
     func oldestPending() throws -> Date?

@@ -5,13 +5,14 @@ public import WorkFeedModel
 extension IndexTransaction {
     /// Makes sure the requested pictures exist and are current: missing jobs are created `pending`,
     /// `generated` ones whose cache key no longer matches their inputs become `pending` again.
-    /// `failed-no-retry` jobs are left as they are. Heatmaps of workouts without heart-rate samples
-    /// are not queued: they are counted in ``EnqueueReply/skippedNoHeartRate`` and remembered, and
-    /// a re-import that brings heart rate queues them.
+    /// `failed-no-retry` jobs are left as they are. Pictures of workouts that lack what their kind
+    /// needs (``PictureKind/needs``: a heatmap of a workout without heart-rate samples) are not
+    /// queued: they are remembered, and a re-import that brings the input queues them; those
+    /// lacking heart rate are counted in ``EnqueueReply/skippedNoHeartRate``.
     ///
     /// For each kind, theme and scale asked for, with an anchor of its own, in this order:
-    /// 1. ``createMissingJobs(_:)`` (unless the request is for existing jobs only), and for a heatmap
-    ///    ``rememberHeatmapsWithoutHeartRate(_:)``;
+    /// 1. ``createMissingJobs(_:)`` (unless the request is for existing jobs only), and for a kind
+    ///    that needs what a workout may lack, ``rememberWanted(workoutFilter:lacking:arguments:)``;
     /// 2. ``countWaitingAndFailed(_:)``: jobs already pending, and failures;
     /// 3. ``sortGenerated(_:cacheKey:)``: generated jobs whose key is current, and the stale ones;
     /// 4. with `includeFailed`, ``failedToRevive(_:)``, the failures to try again (of the codes asked for);
@@ -42,9 +43,13 @@ extension IndexTransaction {
                         codesJSON: codesJSON, now: now)
                     if request.existingOnly != true {
                         reply.created += try createMissingJobs(scope)
-                        if kind == .heatmap {
-                            try rememberHeatmapsWithoutHeartRate(scope)
-                            if reply.skippedNoHeartRate == nil { reply.skippedNoHeartRate = try countWithoutHeartRate(scope) }
+                        if let condition = kind.workoutCondition {
+                            try rememberWanted(workoutFilter: scope.workoutFilter, lacking: condition, arguments: scope.arguments)
+                            if kind.usesHeartRate, reply.skippedNoHeartRate == nil {
+                                reply.skippedNoHeartRate = try countLacking(
+                                    workoutFilter: scope.workoutFilter, lacking: PictureInput.heartRate.workoutCondition ?? "1",
+                                    arguments: scope.arguments)
+                            }
                         }
                     }
                     let waiting = try countWaitingAndFailed(scope)
@@ -111,38 +116,22 @@ extension IndexTransaction {
         return demoted
     }
 
-    /// Creates the missing jobs of the scope's picture, `pending`, for the selected workouts. A
-    /// heatmap needs heart-rate samples: for a workout without them it is remembered instead of
-    /// queued (it could only fail; ``rememberHeatmapsWithoutHeartRate(_:)``).
+    /// Creates the missing jobs of the scope's picture, `pending`, for the selected workouts that
+    /// have what its kind needs (``PictureKind/workoutCondition``): for a workout without it the
+    /// picture is remembered instead of queued (it could only fail;
+    /// ``rememberWanted(workoutFilter:lacking:arguments:)``).
     /// - Returns: how many were created.
     private func createMissingJobs(_ scope: EnqueueScope) throws -> Int {
-        let heartRateFilter = scope.kind == .heatmap ? " AND w.hr_samples > 0" : ""
+        let needsFilter = scope.kind.workoutCondition.map { " AND \($0)" } ?? ""
         try db.execute(
             sql: """
                 INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor, owner)
                 SELECT w.id, :kind, :theme, :scale, 'pending', :priority, :now, :anchor, w.owner FROM workout w
-                WHERE \(scope.workoutFilter)\(heartRateFilter)
+                WHERE \(scope.workoutFilter)\(needsFilter)
                 ORDER BY w.id -- in the unique index's order: appends instead of random B-tree inserts
                 ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
                 """, arguments: scope.arguments)
         return db.changesCount
-    }
-
-    /// Remembers the heatmap asked for each selected workout without heart rate, at the highest
-    /// priority asked so far, so that a re-import that brings heart rate queues it.
-    private func rememberHeatmapsWithoutHeartRate(_ scope: EnqueueScope) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO heatmap_wanted (workout_id, theme, scale, priority)
-                SELECT w.id, :theme, :scale, :priority FROM workout w WHERE \(scope.workoutFilter) AND w.hr_samples = 0
-                ON CONFLICT (workout_id, theme, scale) DO UPDATE SET priority = max(priority, excluded.priority)
-                """, arguments: scope.arguments)
-    }
-
-    /// The selected workouts without heart-rate samples.
-    private func countWithoutHeartRate(_ scope: EnqueueScope) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM workout w WHERE \(scope.workoutFilter) AND w.hr_samples = 0", arguments: scope.arguments)
-            ?? 0
     }
 
     /// The scope's jobs that were pending before this enqueue (not those it has just created or
@@ -244,7 +233,7 @@ extension IndexTransaction {
 /// named arguments every step shares (`:kind`, `:theme`, `:scale`, `:now`, `:anchor`,
 /// `:priority`, `:codes` and the selection's).
 private struct EnqueueScope {
-    let kind: JobKind
+    let kind: PictureKind
     let theme: Theme
     let scale: Int
     /// The anchor every job this step creates or changes takes.
@@ -262,7 +251,7 @@ private struct EnqueueScope {
     let arguments: StatementArguments
 
     init(
-        kind: JobKind, theme: Theme, scale: Int, anchor: Int64, request: EnqueueRequest, selection: WorkoutSelection, codesJSON: String?,
+        kind: PictureKind, theme: Theme, scale: Int, anchor: Int64, request: EnqueueRequest, selection: WorkoutSelection, codesJSON: String?,
         now: Date
     ) {
         self.kind = kind

@@ -158,7 +158,7 @@ extension IndexTransaction {
                 WHERE workout_id = ?
                 """,
             arguments: [now.timeIntervalSince1970, anchor, id.description])
-        try moveHeatmaps(of: id, hasHeartRate: samples > 0, now: now, anchor: anchor)
+        try movePictures(of: id, now: now, anchor: anchor)
     }
 
     /// What a duplicate has clearly more than the stored copy of the same activity (heart rate
@@ -181,30 +181,6 @@ extension IndexTransaction {
         }
         if points < storedPoints { missing.append("\(points) points (stored: \(storedPoints))") }
         return missing.isEmpty ? nil : "this copy has " + missing.joined(separator: " and ")
-    }
-
-    /// A heatmap only exists for a workout with heart rate: when a workout gains heart rate, the
-    /// heatmaps asked for it become jobs; when it loses it, its heatmap jobs go back to wishes.
-    private func moveHeatmaps(of id: WorkoutID, hasHeartRate: Bool, now: Date, anchor: Int64) throws {
-        if hasHeartRate {
-            try db.execute(
-                sql: """
-                    INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor, owner)
-                    SELECT h.workout_id, 'heatmap', h.theme, h.scale, 'pending', h.priority, ?, ?, w.owner
-                    FROM heatmap_wanted h JOIN workout w ON w.id = h.workout_id WHERE h.workout_id = ?
-                    ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING;
-                    DELETE FROM heatmap_wanted WHERE workout_id = ?;
-                    """,
-                arguments: [now.timeIntervalSince1970, anchor, id.description, id.description])
-        } else {
-            try db.execute(
-                sql: """
-                    INSERT OR IGNORE INTO heatmap_wanted (workout_id, theme, scale, priority)
-                        SELECT workout_id, theme, scale, priority FROM job WHERE workout_id = ? AND kind = 'heatmap';
-                    DELETE FROM job WHERE workout_id = ? AND kind = 'heatmap';
-                    """,
-                arguments: [id.description, id.description])
-        }
     }
 
     /// What an import compares of a stored workout, and its row (``WorkoutColumns/matches(_:)``).

@@ -10,14 +10,14 @@ public import WorkFeedModel
 /// and no value a worker or a client sends can add a series.
 public final class CoordinatorMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
-    private let renderDuration: [JobKind: DurationHistogram]
+    private let renderDuration: [PictureKind: DurationHistogram]
     private let workersConnected: Gauge
     private let workerSlots: Gauge
     private let workerSlotsBusy: Gauge
     private let queueReady: Gauge
     private let leased: Gauge
     private let oldestPendingAge: Gauge
-    private let results: [JobKind: [JobStatus: Counter]]
+    private let results: [PictureKind: [JobStatus: Counter]]
     private let failures: [String: Counter]
     private let imports: [ImportResult: Counter]
     private let deletes: Counter
@@ -61,7 +61,7 @@ public final class CoordinatorMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         registry.registerBuildInfo()
-        renderDuration = eachOf(JobKind.allCases) { kind in
+        renderDuration = eachOf(PictureKind.allCases) { kind in
             registry.histogram(
                 "workfeed_render_duration_seconds", labels: [("kind", kind.rawValue)], buckets: renderBuckets,
                 help: "Time workers spent drawing and encoding each generated picture, as they report it, by kind.")
@@ -76,7 +76,7 @@ public final class CoordinatorMetrics: Sendable {
         oldestPendingAge = registry.gauge(
             "workfeed_oldest_pending_age_seconds",
             help: "Seconds since the longest-waiting pending job became pending or was last retried; 0 when none is pending.")
-        results = eachOf(JobKind.allCases) { kind in
+        results = eachOf(PictureKind.allCases) { kind in
             eachOf(JobStatus.allCases) { status in
                 registry.counter(
                     "workfeed_job_results_total", labels: [("kind", kind.rawValue), ("status", status.rawValue)],
@@ -131,12 +131,12 @@ public final class CoordinatorMetrics: Sendable {
     }
 
     /// `count` jobs reached `status` (after a worker's report, a retry or an expiry).
-    public func completed(kind: JobKind, status: JobStatus, count: Int = 1) {
+    public func completed(kind: PictureKind, status: JobStatus, count: Int = 1) {
         results[kind]?[status]?.increment(by: Int64(count))
     }
 
     /// A generated picture's render time, as its worker reported it.
-    public func rendered(kind: JobKind, microseconds: UInt64) {
+    public func rendered(kind: PictureKind, microseconds: UInt64) {
         renderDuration[kind]?.recordNanoseconds(Int64(clamping: microseconds.multipliedReportingOverflow(by: 1000).partialValue))
     }
 

@@ -15,7 +15,7 @@ extension PictureSpec {
     /// and for heatmaps the heart-rate hash). A `generated` picture whose stored key differs from
     /// the current one is stale.
     /// - Parameter encodedSpec: ``encoded()``, passed in so callers can encode once per spec.
-    public static func cacheKey(kind: JobKind, encodedSpec: [UInt8], routeHash: String, heartRateHash: String) -> String {
+    public static func cacheKey(kind: PictureKind, encodedSpec: [UInt8], routeHash: String, heartRateHash: String) -> String {
         cacheKey(kind: kind, specHasher: specHasher(encodedSpec: encodedSpec), routeHash: routeHash, heartRateHash: heartRateHash)
     }
 
@@ -36,7 +36,7 @@ extension PictureSpec {
     ///     one of them adds withdraws their picture's URL without touching the other's (a picture
     ///     shared by key stayed served after a zone hid it from one owner, issue 23).
     public static func cacheKey(
-        kind: JobKind, specHasher: SHA256, routeHash: String, heartRateHash: String, privacy: String = "", owner: String = ""
+        kind: PictureKind, specHasher: SHA256, routeHash: String, heartRateHash: String, privacy: String = "", owner: String = ""
     ) -> String {
         var hasher = specHasher
         hasher.update("\nroute=\(routeHash)")

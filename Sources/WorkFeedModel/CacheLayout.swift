@@ -22,7 +22,7 @@ public enum CacheLayout {
     /// other path: the inverse, checked by giving the path back.
     public static func picture(atRelativePath relative: String) -> PictureID? {
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, let kind = JobKind(rawValue: String(parts[0])), parts[2].hasSuffix(".png") else { return nil }
+        guard parts.count == 3, let kind = PictureKind(rawValue: String(parts[0])), parts[2].hasSuffix(".png") else { return nil }
         var name = parts[2].dropLast(4)
         var scale = 1
         if let at = name.lastIndex(of: "@") {

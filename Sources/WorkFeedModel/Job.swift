@@ -1,32 +1,3 @@
-/// What a picture shows. What sets one kind apart from another is said here, once: the rest of
-/// the system asks these properties rather than naming a kind (docs/architecture.md, "Adding a
-/// picture kind").
-public enum JobKind: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The route snapshot.
-    case route
-    /// The route in segments coloured by heart-rate zone.
-    case heatmap
-
-    /// Whether the picture is drawn from the workout's heart-rate samples too: its cache key
-    /// holds their hash, a workout without samples gets none (not a failure), and a re-import
-    /// that brings samples queues it.
-    public var usesHeartRate: Bool {
-        switch self {
-        case .route: false
-        case .heatmap: true
-        }
-    }
-
-    /// The measured quantity the picture colours the route by, in its file name
-    /// (`…_heartrate_dark.png`); `nil` for a plain route.
-    public var metric: String? {
-        switch self {
-        case .route: nil
-        case .heatmap: "heartrate"
-        }
-    }
-}
-
 /// The picture's colour scheme; the feed picks one by the viewer's system theme.
 public enum Theme: String, Sendable, Hashable, Codable, CaseIterable {
     case light
@@ -46,18 +17,18 @@ public enum JobStatus: String, Sendable, Hashable, Codable, CaseIterable {
 /// Identifies one picture: one job per (workout, kind, theme, scale[, metric]).
 public struct PictureID: Sendable, Hashable, Codable, CustomStringConvertible {
     public var workoutID: WorkoutID
-    public var kind: JobKind
+    public var kind: PictureKind
     public var theme: Theme
     public var scale: Int
 
-    public init(workoutID: WorkoutID, kind: JobKind, theme: Theme, scale: Int = 1) {
+    public init(workoutID: WorkoutID, kind: PictureKind, theme: Theme, scale: Int = 1) {
         self.workoutID = workoutID
         self.kind = kind
         self.theme = theme
         self.scale = scale
     }
 
-    /// The metric the kind colours by (``JobKind/metric``).
+    /// The metric the kind colours by (``PictureKind/metric``).
     public var metric: String? { kind.metric }
 
     public var description: String {

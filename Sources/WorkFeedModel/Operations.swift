@@ -57,7 +57,7 @@ public struct ImportReply: Codable, Sendable, Hashable {
 public struct EnqueueRequest: Codable, Sendable, Hashable {
     /// The workouts; `nil` means all of them.
     public var ids: [WorkoutID]?
-    public var kinds: [JobKind]
+    public var kinds: [PictureKind]
     public var themes: [Theme]
     /// `nil`: the scales the coordinator is configured with.
     public var scales: [Int]?
@@ -91,7 +91,7 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     public static let defaultInteractivePerOwner = 100
 
     public init(
-        ids: [WorkoutID]?, kinds: [JobKind], themes: [Theme], scales: [Int]? = nil, priority: Int? = nil, includeFailed: Bool? = nil
+        ids: [WorkoutID]?, kinds: [PictureKind], themes: [Theme], scales: [Int]? = nil, priority: Int? = nil, includeFailed: Bool? = nil
     ) {
         self.includeFailed = includeFailed
         self.ids = ids

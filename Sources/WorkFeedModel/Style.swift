@@ -133,7 +133,7 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     /// The sizes in points a picture may have at scale 1.
     public static let pointSizeRange: ClosedRange<Int> = 16...maximumPixelSide
 
-    public var kind: JobKind
+    public var kind: PictureKind
     public var theme: Theme
     /// Size in points; the PNG is `width * scale` by `height * scale` pixels.
     public var width: Int
@@ -150,7 +150,7 @@ public struct PictureSpec: Sendable, Hashable, Codable {
 
     /// - Parameter heatmap: kept for heatmap specs only.
     public init(
-        kind: JobKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle,
+        kind: PictureKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle,
         map: MapStyle? = nil, basemap: String? = nil
     ) {
         self.kind = kind

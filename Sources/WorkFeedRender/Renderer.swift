@@ -83,6 +83,8 @@ public final class Renderer {
         drawnSources = []
         legendBox = nil
         attribution = nil
+        // Which renderer draws each kind: the one place besides its declaration (PictureKind)
+        // that a new kind adds to (docs/architecture.md, "Adding a picture kind").
         switch spec.kind {
         case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)

@@ -277,14 +277,14 @@ public struct ImportRequest: Codable, Sendable, Hashable {
 /// STATUS: the whole system at a glance.
 public struct StatusReply: Codable, Sendable, Hashable {
     public struct Count: Codable, Sendable, Hashable {
-        public var kind: JobKind
+        public var kind: PictureKind
         public var theme: Theme
         /// `nil` from a coordinator that counted scales together.
         public var scale: Int?
         public var status: JobStatus
         public var count: Int
 
-        public init(kind: JobKind, theme: Theme, scale: Int? = nil, status: JobStatus, count: Int) {
+        public init(kind: PictureKind, theme: Theme, scale: Int? = nil, status: JobStatus, count: Int) {
             self.kind = kind
             self.theme = theme
             self.scale = scale
@@ -445,7 +445,7 @@ public struct FeedReply: Codable, Sendable, Hashable {
 /// A picture's status changed (topic `status`).
 public struct StatusEvent: Codable, Sendable, Hashable {
     public var workoutID: WorkoutID
-    public var kind: JobKind
+    public var kind: PictureKind
     public var theme: Theme
     public var scale: Int
     public var status: JobStatus
@@ -455,7 +455,7 @@ public struct StatusEvent: Codable, Sendable, Hashable {
     public var at: Date
 
     public init(
-        workoutID: WorkoutID, kind: JobKind, theme: Theme, scale: Int, status: JobStatus, reason: String?, code: String? = nil, at: Date
+        workoutID: WorkoutID, kind: PictureKind, theme: Theme, scale: Int, status: JobStatus, reason: String?, code: String? = nil, at: Date
     ) {
         self.workoutID = workoutID
         self.kind = kind
@@ -502,7 +502,7 @@ public struct QueuedEvent: Codable, Sendable, Hashable {
     public var created: Int
     public var stale: Int
     public var revived: Int
-    public var kinds: [JobKind]
+    public var kinds: [PictureKind]
     public var themes: [Theme]
     /// The owner whose pictures they are, when the request named one.
     public var owner: String?

@@ -39,7 +39,7 @@ enum HashBench {
                 + "median of \(options.runs) runs after 3 warm-ups, the two alternating)")
         print("cache keys: \(keysPerRun) a run, each a copy of the spec's hasher, the series hashes appended, finalised to hex")
         print("kind      spec B  implementation   ns/key   keys/s      time vs WorkFeedModel")
-        for kind in [JobKind.route, .heatmap] {
+        for kind in PictureKind.allCases {
             let encodedSpec = PictureSpec(
                 kind: kind, theme: .light, width: configuration.pictureWidth, height: configuration.pictureHeight, scale: 1,
                 style: configuration.lightStyle, heatmap: configuration.heatmap, map: configuration.mapStyle(for: .light),
@@ -163,10 +163,10 @@ private enum CryptoCacheKey {
         return hasher
     }
 
-    static func cacheKey(kind: JobKind, specHasher: Crypto.SHA256, routeHash: String, heartRateHash: String) -> String {
+    static func cacheKey(kind: PictureKind, specHasher: Crypto.SHA256, routeHash: String, heartRateHash: String) -> String {
         var hasher = specHasher
         update(&hasher, "\nroute=\(routeHash)")
-        if kind == .heatmap { update(&hasher, "\nheartrate=\(heartRateHash)") }
+        if kind.usesHeartRate { update(&hasher, "\nheartrate=\(heartRateHash)") }
         // Through a buffer, as WorkFeedModel.SHA256 does: iterating the digest a byte at a time
         // costs about 100 ns a key.
         return hasher.finalize().withUnsafeBytes { Array($0) }.hexString

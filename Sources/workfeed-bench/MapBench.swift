@@ -50,7 +50,7 @@ enum MapBench {
         print("## map (512x512 points, tiles at hand: median of \(options.runs) runs after 3 warm-ups, one thread)")
         print("area           kind     scale  first ms  then ms  cpu ms | first: read+decode, classify; then: map, names, route+marks, encode (ms)")
         for area in try areas() {
-            for kind in options.kinds.compactMap(JobKind.init(rawValue:)) {
+            for kind in options.kinds.compactMap(PictureKind.init(rawValue:)) {
                 for scale in options.scales {
                     let theme = Theme.light
                     // A fresh basemap each time: the first picture reads and decodes its tiles.

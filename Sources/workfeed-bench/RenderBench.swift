@@ -12,7 +12,7 @@ enum RenderBench {
         for points in options.sizes {
             let workout = SyntheticWorkout(points: points)
             let inputPeak = Measure.peakResidentMiB()
-            for kind in options.kinds.compactMap(JobKind.init(rawValue:)) {
+            for kind in options.kinds.compactMap(PictureKind.init(rawValue:)) {
                 for scale in options.scales {
                     let spec = PictureSpec(
                         kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard)
@@ -50,7 +50,7 @@ enum RenderBench {
         let renderer = Renderer()
         let workout = SyntheticWorkout(points: 10_000)
         for scale in [1, 2] {
-            for kind in [JobKind.route, .heatmap] {
+            for kind in PictureKind.allCases {
                 let spec = PictureSpec(
                     kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard)
                 let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: "k")

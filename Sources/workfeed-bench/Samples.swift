@@ -7,7 +7,7 @@ enum Samples {
     static func write(to directory: String) throws {
         let renderer = Renderer()
         let workout = SyntheticWorkout(points: 10_000)
-        for kind in JobKind.allCases {
+        for kind in PictureKind.allCases {
             for theme in Theme.allCases {
                 for scale in [1, 2] {
                     let spec = PictureSpec(

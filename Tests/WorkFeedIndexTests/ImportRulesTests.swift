@@ -207,6 +207,6 @@ import WorkFeedModel
         // The no-heart-rate heatmap is no longer a failure; the route picture is kept as it was.
         #expect(try index.read { try $0.pictures(of: WorkoutID(noHR)!) }.map(\.picture.kind) == [.route])
         #expect(try index.read { try $0.failedCount() } == 0)
-        #expect(try index.read { try Int.fetchOne($0.db, sql: "SELECT count(*) FROM heatmap_wanted") } == 1)
+        #expect(try index.read { try Int.fetchOne($0.db, sql: "SELECT count(*) FROM picture_wanted WHERE kind = 'heatmap'") } == 1)
     }
 }

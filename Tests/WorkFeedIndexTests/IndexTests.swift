@@ -59,9 +59,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
                 "v9: owner settings",
                 "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures",
+                "v14: picture kinds",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 12)
+        #expect(try reopened.appliedMigrations().count == 13)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
@@ -70,7 +71,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         }
         #expect(
             tables == [
-                "deleted_workout", "heatmap_wanted", "job", "job_count", "job_count_by_owner", "meta", "owner_settings", "privacy_zone",
+                "deleted_workout", "job", "job_count", "job_count_by_owner", "meta", "owner_settings", "picture_wanted", "privacy_zone",
                 "series", "withdrawn_picture", "workout",
             ])
     }

@@ -87,8 +87,8 @@ extension GatewayAPI {
     func requestPicture(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
         let id = try Self.workoutID(context)
-        guard let kind = JobKind(rawValue: context.parameters.get("kind") ?? "") else {
-            throw Problem.notFound("no picture kind \(context.parameters.get("kind")?.prefix(20) ?? ""): route or heatmap")
+        guard let kind = PictureKind(rawValue: context.parameters.get("kind") ?? "") else {
+            throw Problem.notFound("no picture kind \(context.parameters.get("kind")?.prefix(20) ?? ""): \(PictureKind.names())")
         }
         guard let theme = Theme(rawValue: context.parameters.get("theme") ?? "") else {
             throw Problem.notFound("no picture theme \(context.parameters.get("theme")?.prefix(20) ?? ""): light or dark")
@@ -110,11 +110,13 @@ extension GatewayAPI {
             }
         }
         guard let record = Self.record(picture, in: reply) else {
-            // No job: a heatmap of a workout without heart rate is never drawn.
+            // No job: a picture of a workout without what its kind needs (a heatmap of a workout
+            // without heart rate) is never drawn.
+            let lacking = PictureInput.allCases.first { kind.needs.contains($0) && $0.isOptional && !$0.isPresent(in: reply.item.workout) }
             throw Problem(
                 "not-drawable", "This picture cannot be drawn", status: .unprocessableContent,
-                detail: kind.usesHeartRate ? "the workout has no heart-rate samples: it has no \(kind.rawValue)" : "the picture cannot be drawn",
-                extra: ["reason": .text(kind.usesHeartRate ? "no heart-rate samples" : "not drawable")])
+                detail: lacking.map { "the workout has \($0.missing): it has no \(kind.rawValue)" } ?? "the picture cannot be drawn",
+                extra: ["reason": .text(lacking?.missing ?? "not drawable")])
         }
         let state = PictureState(id: id, picture: FeedPicture(record, size: reply.pictureSize.map { ($0.width, $0.height) }))
         switch record.status {

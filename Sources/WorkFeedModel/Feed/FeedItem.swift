@@ -48,10 +48,10 @@ public struct FeedItem: Codable, Sendable, Hashable {
     /// Kilocalories.
     public var calories: Double?
     public var pointCount: Int
-    /// The kinds of picture this workout can have: `route` when it has a route, `heatmap` too
-    /// when it has heart-rate samples; none for a workout without a route (a card without a
-    /// picture). Its pictures that were asked for are in ``pictures``.
-    public var pictureKinds: [JobKind]
+    /// The kinds of picture this workout can have (``PictureKind/isPossible(for:)``): `route` when
+    /// it has a route, `heatmap` too when it has heart-rate samples; none for a workout without a
+    /// route (a card without a picture). Its pictures that were asked for are in ``pictures``.
+    public var pictureKinds: [PictureKind]
     public var pictures: [FeedPicture]
 
     /// A pace or a speed, with its unit named: `{"value": 304.6, "unit": "s/km"}`.
@@ -94,7 +94,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         id: WorkoutID, activity: ActivityType, name: String? = nil, start: String? = nil, end: String? = nil, localStart: String? = nil,
         timeZoneOffset: Int? = nil, timeZone: String? = nil, distance: Double, elapsedTime: Double? = nil, movingTime: Double? = nil,
         pace: Rate? = nil, speed: Rate? = nil, elevationGain: Double? = nil, heartRateAverage: Double? = nil, heartRateMax: Double? = nil,
-        calories: Double? = nil, pointCount: Int, pictureKinds: [JobKind] = [], pictures: [FeedPicture] = []
+        calories: Double? = nil, pointCount: Int, pictureKinds: [PictureKind] = [], pictures: [FeedPicture] = []
     ) {
         self.id = id
         self.activity = activity
@@ -139,9 +139,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         heartRateMax = finite(record.heartRateMax)
         calories = finite(record.calories)
         pointCount = record.pointCount
-        pictureKinds = JobKind.allCases.filter { kind in
-            record.pointCount > 0 && (!kind.usesHeartRate || (record.heartRateSamples ?? 0) > 0)
-        }
+        pictureKinds = PictureKind.allCases.filter { $0.isPossible(for: record) }
         switch Measure(record.activity) {
         case .pace: pace = Self.pace(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
         case .speed: speed = Self.speed(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
@@ -218,7 +216,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
 /// One picture of a ``FeedItem`` (docs/openapi.yaml, `Picture`).
 public struct FeedPicture: Codable, Sendable, Hashable {
-    public var kind: JobKind
+    public var kind: PictureKind
     public var theme: Theme
     public var scale: Int
     public var status: JobStatus
@@ -231,7 +229,7 @@ public struct FeedPicture: Codable, Sendable, Hashable {
     public var height: Int?
 
     public init(
-        kind: JobKind, theme: Theme, scale: Int, status: JobStatus, url: String? = nil, reason: String? = nil, width: Int? = nil,
+        kind: PictureKind, theme: Theme, scale: Int, status: JobStatus, url: String? = nil, reason: String? = nil, width: Int? = nil,
         height: Int? = nil
     ) {
         self.kind = kind

@@ -1,0 +1,130 @@
+/// What a picture shows. Everything that sets one kind apart from another is said here, once, in
+/// ``declaration``: its wire and SQL name (the raw value), what it draws, what it is drawn from
+/// (``needs``, and so which workouts can have it), whether it is drawn ahead of time or on demand,
+/// and the words the feed shows for it. The rest of the system asks these properties rather than
+/// naming a kind; only the renderer's `switch` (WorkFeedRender, `Renderer.render`) says how each
+/// kind is drawn. Adding a kind: docs/architecture.md, "Adding a picture kind".
+public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The route snapshot.
+    case route
+    /// The route in segments coloured by heart-rate zone.
+    case heatmap
+
+    /// What sets this kind apart. Every kind sizes and themes its pictures alike (the
+    /// configuration's `pictures.width`/`height`, ``Theme/allCases``, ``PictureSpec/scaleRange``).
+    public var declaration: PictureKindDeclaration {
+        switch self {
+        case .route:
+            PictureKindDeclaration(
+                summary: "the route on the map", label: "Route", drawing: "Drawing the route…", needs: [.route], metric: nil,
+                drawnAhead: true)
+        case .heatmap:
+            PictureKindDeclaration(
+                summary: "the route coloured by heart-rate zone", label: "Heart rate", drawing: "Drawing the heart rate…",
+                needs: [.route, .heartRate], metric: "heartrate", drawnAhead: false)
+        }
+    }
+
+    /// The workout's series the picture is drawn from (``PictureKindDeclaration/needs``).
+    public var needs: Set<PictureInput> { declaration.needs }
+
+    /// Whether the picture is drawn from the workout's heart-rate samples too: its cache key
+    /// holds their hash, its spec the owner's heart-rate zones, a workout without samples gets
+    /// none (not a failure), and a re-import that brings samples queues it.
+    public var usesHeartRate: Bool { needs.contains(.heartRate) }
+
+    /// The measured quantity the picture colours the route by, in its file name
+    /// (`…_heartrate_dark.png`); `nil` for a plain route.
+    public var metric: String? { declaration.metric }
+
+    /// Whether the picture is drawn ahead of time: queued for every upload by default
+    /// (`uploads.request_kinds`), by `workctl enqueue` without `--kind`, and always shown by
+    /// `workctl feed --html`. The others are drawn on demand (the feed page's switch, `--kind`).
+    public var drawnAhead: Bool { declaration.drawnAhead }
+
+    /// The kinds drawn ahead of time (``drawnAhead``), in declaration order.
+    public static var drawnAhead: [PictureKind] { allCases.filter(\.drawnAhead) }
+
+    /// Kinds' names for a message: `route or heatmap`.
+    public static func names(of kinds: [PictureKind] = allCases, joinedBy word: String = "or") -> String {
+        let names = kinds.map(\.rawValue)
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " \(word) " + names.last!
+    }
+
+    /// Each kind with what it draws, for help texts: `route (the route on the map), heatmap (…)`.
+    public static var described: String {
+        allCases.map { "\($0.rawValue) (\($0.declaration.summary))" }.joined(separator: ", ")
+    }
+
+    /// Whether a workout with this record can have the picture: it has every input the kind
+    /// needs (``PictureInput/isPresent(in:)``).
+    public func isPossible(for record: WorkoutRecord) -> Bool {
+        needs.allSatisfy { $0.isPresent(in: record) }
+    }
+}
+
+/// The former name of ``PictureKind``, kept so that code written before the rename still
+/// compiles; new code names ``PictureKind``.
+public typealias JobKind = PictureKind
+
+/// What a ``PictureKind`` is, as a value: one per kind, in ``PictureKind/declaration``.
+public struct PictureKindDeclaration: Sendable, Hashable {
+    /// What the picture draws, for help texts and docs (`workctl enqueue --help`).
+    public var summary: String
+    /// The picture's name on the feed page (its switch button, its image's alt text).
+    public var label: String
+    /// What the feed page shows while the picture is being drawn.
+    public var drawing: String
+    /// The workout's series the picture is drawn from; a workout lacking one cannot have it.
+    public var needs: Set<PictureInput>
+    /// The measured quantity the picture colours the route by, in its file name; `nil` for none.
+    public var metric: String?
+    /// ``PictureKind/drawnAhead``.
+    public var drawnAhead: Bool
+
+    public init(summary: String, label: String, drawing: String, needs: Set<PictureInput>, metric: String?, drawnAhead: Bool) {
+        self.summary = summary
+        self.label = label
+        self.drawing = drawing
+        self.needs = needs
+        self.metric = metric
+        self.drawnAhead = drawnAhead
+    }
+}
+
+/// A series of a workout a picture may be drawn from (``PictureKindDeclaration/needs``). A new
+/// input (elevation, say) is a case here, ``isPresent(in:)``, and the index's condition on its
+/// workout column (WorkFeedIndex, `PictureInput.workoutCondition`): the compiler points at both.
+public enum PictureInput: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The route's points. Every stored workout has a route series, perhaps empty: its pictures
+    /// are queued all the same and an empty route fails with the code `no-route`.
+    case route
+    /// The heart-rate samples. A workout without them gets no job for a kind that needs them
+    /// (it could only fail): the picture is remembered and queued when a re-import brings them.
+    case heartRate = "heart-rate"
+
+    /// Whether the workout has this input.
+    public func isPresent(in record: WorkoutRecord) -> Bool {
+        switch self {
+        case .route: record.pointCount > 0
+        case .heartRate: (record.heartRateSamples ?? 0) > 0
+        }
+    }
+
+    /// Whether a workout may lack this input and still be stored: a picture that needs it is then
+    /// not queued (it could only fail) but remembered. The route is always stored, perhaps empty.
+    public var isOptional: Bool {
+        switch self {
+        case .route: false
+        case .heartRate: true
+        }
+    }
+
+    /// What a workout without this input lacks, as the gateway's 422 `reason` says it.
+    public var missing: String {
+        switch self {
+        case .route: "no route"
+        case .heartRate: "no heart-rate samples"
+        }
+    }
+}
