@@ -51,7 +51,7 @@ extension Dispatcher {
         try transaction.setOwnerSettings(wanted, owner: owner)
         var stale = 0
         if specs.heartRateZones.set(wanted.heartRateZones, of: owner) {
-            var request = EnqueueRequest(ids: nil, kinds: [.heatmap], themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
+            var request = EnqueueRequest(ids: nil, kinds: [.heatmap], themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.priority = EnqueueRequest.settingsPriority

@@ -19,8 +19,8 @@ struct PictureSelection: ParsableArguments {
     @Option(name: .long, help: "Kinds, comma-separated: route, heatmap (default: route for enqueue, both for retry).")
     var kind: String?
 
-    @Option(name: .long, help: "Themes, comma-separated: light, dark.")
-    var theme: String = "light,dark"
+    @Option(name: .long, help: themeOptionHelp)
+    var theme: String?
 
     @Option(name: .long, help: "Scales, comma-separated (default: the coordinator's pictures.scales for enqueue, every scale for retry).")
     var scale: String?
