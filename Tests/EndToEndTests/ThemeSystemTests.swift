@@ -1,7 +1,9 @@
+import ArgumentParser
 import Foundation
 import Testing
 import WorkFeedConfig
 import WorkFeedCoordinator
+import WorkFeedCtl
 import WorkFeedModel
 import WorkFeedRender
 import WorkFeedWire
@@ -12,7 +14,8 @@ import WorkFeedWorker
 /// dark; taken out again, its jobs fail with a code instead of being drawn in another theme.
 @Suite(.serialized) struct ThemeSystemTests {
     static let sepia = Theme(rawValue: "sepia")!
-    static let sepiaLand = RGBA(hex: "#eadcc0")!
+    /// Sepia's land, wood and residential land use: most of the run's picture (a forest by a town).
+    static let sepiaGround = ["#eadcc0", "#bcc791", "#e3d4b6"].map { RGBA(hex: $0)! }
 
     /// The test's configuration file: a third theme, its values from light's and its own colours.
     static let configurationText = """
@@ -39,6 +42,11 @@ import WorkFeedWorker
               trunk: { fill: "#f3d9a4", casing: "#c9b48c" }
               primary: { fill: "#f8ecd0", casing: "#d6c4a0" }
               secondary: { fill: "#f8ecd0", casing: "#d6c4a0" }
+              tertiary: { fill: "#f8efdc" }
+              minor: { fill: "#f8efdc" }
+              service: { fill: "#efe4cc" }
+              track: { fill: "#efe4cc" }
+              path: { fill: "#efe4cc" }
             labels:
               halo: "#eadcc0"
               city: { color: "#4a3520" }
@@ -96,12 +104,13 @@ import WorkFeedWorker
             let sepia = try PNGCodec.decode(try #require(bytes["sepia"]))
             #expect(sepia.width == 512 * scale)
             #expect(bytes["sepia"] != bytes["light"] && bytes["sepia"] != bytes["dark"])
-            // The sepia land shows over much of the picture, and in neither of the others.
+            // Sepia's ground covers most of the picture, and shows in neither of the others.
             let pixels = sepia.width * sepia.height
-            #expect(sepia.count(Self.sepiaLand, tolerance: 1) > pixels / 20, "@\(scale)x")
+            let ground = { (image: DecodedImage) in Self.sepiaGround.reduce(0) { $0 + image.count($1, tolerance: 1) } }
+            #expect(ground(sepia) > pixels / 2, "@\(scale)x: \(ground(sepia)) of \(pixels)")
             for other in ["light", "dark"] {
                 let image = try PNGCodec.decode(try #require(bytes[other]))
-                #expect(image.count(Self.sepiaLand, tolerance: 1) < pixels / 1000, "\(other) @\(scale)x has no sepia land")
+                #expect(ground(image) < pixels / 200, "\(other) @\(scale)x has no sepia ground: \(ground(image))")
             }
         }
 
@@ -147,5 +156,34 @@ import WorkFeedWorker
         #expect(throws: ControlClientError.self) {
             let _: EnqueueReply = try secondClient.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [Self.sepia]))
         }
+    }
+
+    /// `workctl render --config` draws a configured theme from the same configuration path the
+    /// coordinator reads, and light and dark exactly as without it; a theme the file does not
+    /// list is refused.
+    @Test func workctlRenderDrawsAConfiguredThemeAndLightAndDarkAsBefore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-render-themes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configuration = directory.appendingPathComponent("sepia.yaml")
+        try Self.configurationText.write(to: configuration, atomically: true, encoding: .utf8)
+        func render(_ arguments: [String]) async throws {
+            var command = try WorkCtl.parseAsRoot(
+                ["render", MapSystemTests.run.path, "--kind", "route", "--tileset", MapSystemTests.heidelberg, "--scale", "2"] + arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+        }
+        let configured = directory.appendingPathComponent("configured"), plain = directory.appendingPathComponent("plain")
+        try await render(["--config", configuration.path, "--theme", "light,dark,sepia", "--out", configured.path])
+        try await render(["--theme", "light,dark", "--out", plain.path])
+        func bytes(_ folder: URL, _ theme: String) throws -> [UInt8] {
+            try [UInt8](Data(contentsOf: folder.appendingPathComponent("runpandas_garmin-fr645m_run_2019_hr_route_\(theme)@2x.png")))
+        }
+        let sepia = try bytes(configured, "sepia")
+        for theme in ["light", "dark"] {
+            let drawn = try bytes(configured, theme)
+            #expect(sepia != drawn)
+            #expect(drawn == (try bytes(plain, theme)), "\(theme): the same bytes with a third theme configured")
+        }
+        await #expect(throws: (any Error).self) { try await render(["--theme", "sepia", "--out", plain.path]) }
     }
 }
