@@ -58,10 +58,11 @@ extension Settings {
         }
         if let shipped = ThemeStyle.shipped[theme] { return part(shipped) }
         let missing = keyNames.filter { !has("\(prefix).\($0)") }
-        guard let first = missing.first else { return part(ThemeStyle.shipped[.light]!) }
+        // Every key given: each value below is replaced by the theme's own, whatever they start as.
+        guard let first = missing.first else { return part(ThemeStyle(route: .light, map: .light)) }
         throw invalid(
             fromKey, "",
-            "theme \(theme.rawValue) has no shipped values: name one to start from (\(fromKey): \(startable.first ?? "light"); any of \(startable.joined(separator: ", "))) or give every \(prefix) key (\(prefix).\(first) and \(missing.count - 1) more are missing)"
+            "theme \(theme.rawValue) has no shipped values: name one to start from (\(fromKey): \(startable.first ?? "light"); any of \(startable.joined(separator: ", "))) or give every \(prefix) key (\(prefix).\(first)\(missing.count > 1 ? " and \(missing.count - 1) more are" : " is") missing)"
         )
     }
 

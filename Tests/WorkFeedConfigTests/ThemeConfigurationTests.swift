@@ -120,3 +120,48 @@ import WorkFeedModel
         #expect(loaded.themeStyle(for: .dark)?.route.line == RGBA(hex: "#ff0000"))
     }
 }
+
+/// A theme without `from` that gives every key: drawn from its own values alone.
+@Suite struct CompleteThemeTests {
+    /// A valid value for each key of a theme's sections, by what the key is.
+    static func value(_ key: String) -> String {
+        let name = key.split(separator: ".").last.map(String.init) ?? key
+        switch name {
+        case "width", "casing_width": return "12,1,18,4"
+        case "show": return "true"
+        case "size": return key.hasSuffix("attribution.size") ? "10" : "12"
+        case "min_zoom": return "0"
+        case "max_zoom": return "22"
+        case "halo_width", "outline_width": return "1"
+        case "line_width", "mark_radius": return "4"
+        case "padding": return "24"
+        case "minimum_span_metres": return "600"
+        default: return "#123456"
+        }
+    }
+
+    @Test func aThemeGivingEveryKeyNeedsNoFrom() async throws {
+        let keys = CoordinatorConfiguration.keys(themes: [Theme(rawValue: "mono")!])
+            .filter { ($0.hasPrefix("styles.mono.") || $0.hasPrefix("maps.mono.")) && !$0.hasSuffix(".from") }
+        var environment = ["WORKFEED_THEMES": "light,mono"]
+        for key in keys { environment[Settings.environmentName(key)] = Self.value(key) }
+        let loaded = try await CoordinatorConfiguration.load(file: nil, environment: environment)
+        let mono = try #require(loaded.themeStyle(for: Theme(rawValue: "mono")!))
+        let colour = RGBA(hex: "#123456")!
+        #expect(mono.map.land == colour && mono.route.background == colour && mono.route.line == colour)
+        for area in MapArea.allCases { #expect(mono.map[area] == colour, "\(area): its own value, nothing of light's") }
+        for road in RoadClass.allCases { #expect(mono.map[road].fill == colour && mono.map[road].width.stops == [12, 1, 18, 4]) }
+        for kind in MapLabelKind.allCases { #expect(mono.map.labels[kind].color == colour && mono.map.labels[kind].size == 12) }
+
+        // One key fewer: refused, naming it.
+        let dropped = try #require(keys.first { $0.hasSuffix("maps.mono.wood") })
+        environment[Settings.environmentName(dropped)] = nil
+        do {
+            _ = try await CoordinatorConfiguration.load(file: nil, environment: environment)
+            Issue.record("accepted a theme missing \(dropped)")
+        } catch {
+            #expect(error.key == "maps.mono.from")
+            #expect(error.allowed.contains("(maps.mono.wood is missing)"), "\(error.allowed)")
+        }
+    }
+}
