@@ -75,8 +75,11 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var pictureHeight = 512
     /// Scales rendered when an enqueue does not name one.
     public var scales = [1]
-    public var lightStyle = RouteStyle.light
-    public var darkStyle = RouteStyle.dark
+    /// The themes pictures are drawn in (`themes`), in order: what an ENQUEUE that names none, an
+    /// upload and the feed ask for, and the only ones an ENQUEUE may name.
+    public var themes = Theme.shipped
+    /// Each theme's route and map style (`styles.<theme>.*`, `maps.<theme>.*`): one per theme in ``themes``.
+    public var themeStyles = ThemeStyle.shipped
     public var heatmap = HeatmapStyle.standard
     /// Where an owner's maximum heart rate puts their zones' lower bounds (`heatmap.max_hr_percentages`,
     /// docs/settings.md): one percentage per threshold of ``heatmap``.
@@ -100,8 +103,6 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// A file holding the secret that jitters privacy cuts (at least 16 bytes); empty: a secret
     /// the coordinator makes once and keeps in the index.
     public var privacySecretFile = ""
-    public var lightMap = MapStyle.light
-    public var darkMap = MapStyle.dark
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
 
@@ -118,16 +119,17 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         return roles
     }
 
-    public func style(for theme: Theme) -> RouteStyle {
-        theme == .light ? lightStyle : darkStyle
+    /// How `theme` is drawn; `nil` for a theme this configuration does not draw (one named by
+    /// jobs from before it was taken out of `themes`).
+    public func themeStyle(for theme: Theme) -> ThemeStyle? {
+        themeStyles[theme]
     }
 
-    public func mapStyle(for theme: Theme) -> MapStyle {
-        theme == .light ? lightMap : darkMap
-    }
+    /// The keys a coordinator configuration file may hold, with these themes configured.
+    public static func keys(themes: [Theme]) -> Set<String> { keys.union(Settings.themeKeys(themes)) }
 
-    /// The keys a coordinator configuration file may hold.
-    public static let keys: Set<String> = StoreKeys.keys.union(
+    /// The keys a coordinator configuration file may hold besides the themes' (``keys(themes:)``).
+    static let keys: Set<String> = StoreKeys.keys.union(
         [
             "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
             "jobs.deadline_seconds", "jobs.interactive_per_owner", "security.key_file", "security.allowed_keys", "security.worker_keys",
@@ -141,16 +143,18 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
             "heatmap.segments", "heatmap.line_width", "heatmap.thresholds", "heatmap.colors", "heatmap.max_hr_percentages", "log.level",
             "log.format", "basemap.tilesets", "basemap.font", "basemap.fallback_fonts", "basemap.attribution", "owners.default",
             "privacy.end_trim_metres", "privacy.secret_file", "originals.directory", "originals.key_file",
-        ] + Theme.allCases.flatMap { theme in RouteStyle.keyNames.map { "styles.\(theme.rawValue).\($0)" } }
-            + Theme.allCases.flatMap { theme in MapStyle.keyNames.map { "maps.\(theme.rawValue).\($0)" } })
+        ])
 
     /// Loads the configuration: flags over environment over file over defaults.
     /// - Throws: ``ConfigurationError`` naming the first bad key, its value and what is allowed.
     public static func load(
         file: String?, environment: [String: String], overrides: [String: String] = [:]
     ) async throws(ConfigurationError) -> CoordinatorConfiguration {
-        let settings = try await Settings(file: file, knownKeys: keys, environment: environment, overrides: overrides)
+        // Which keys are known depends on the themes the configuration lists: read those first.
+        let settings = try await Settings(file: file, knownKeys: nil, environment: environment, overrides: overrides)
         var c = CoordinatorConfiguration()
+        c.themes = try settings.themeList()
+        if let file { try Settings.checkKeys(file: file, known: keys(themes: c.themes), themes: c.themes) }
         c.indexPath = settings.string("index.path", default: c.indexPath)
         c.durability = try settings.choice("index.durability", default: Durability.full)
         c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
@@ -223,8 +227,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
                 "at scale \(largestScale) (pictures.scales) that is \(points * largestScale) pixels, over the renderer's \(PictureSpec.maximumPixelSide): at most \(PictureSpec.maximumPixelSide / largestScale)"
             )
         }
-        c.lightStyle = try settings.routeStyle("styles.light", default: c.lightStyle)
-        c.darkStyle = try settings.routeStyle("styles.dark", default: c.darkStyle)
+        c.themeStyles = try settings.themeStyles(c.themes)
         c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
         c.maximumHeartRatePercentages = try settings.maximumHeartRatePercentages("heatmap.max_hr_percentages", boundCount: c.heatmap.thresholds.count)
         c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
@@ -235,8 +238,6 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         if let problem = Owner.problem(with: c.defaultOwner) { throw settings.invalid("owners.default", c.defaultOwner, problem) }
         c.privacyEndTrimMetres = try settings.double("privacy.end_trim_metres", default: c.privacyEndTrimMetres, in: PrivacyPolicy.endTrimRange)
         c.privacySecretFile = settings.string("privacy.secret_file", default: c.privacySecretFile)
-        c.lightMap = try settings.mapStyle("maps.light", default: c.lightMap)
-        c.darkMap = try settings.mapStyle("maps.dark", default: c.darkMap)
         c.logLevel = try settings.choice("log.level", default: LogLevelName.info).level
         c.logFormat = try settings.choice("log.format", default: LogFormat.text)
         return c
@@ -307,13 +308,6 @@ public enum LogFormat: String, CaseIterable, Sendable {
     case json
 }
 
-extension RouteStyle {
-    static let keyNames = [
-        "background", "line", "line_width", "outline", "outline_width", "start_mark", "end_mark", "mark_radius", "padding",
-        "minimum_span_metres",
-    ]
-}
-
 extension Settings {
     func endpoint(_ key: String, default value: String) throws(ConfigurationError) -> String {
         let text = string(key, default: value)
@@ -340,80 +334,6 @@ extension Settings {
         guard let text = raw(key) else { return value }
         guard let colour = RGBA(hex: text) else { throw invalid(key, text, "a colour written #rrggbb or #rrggbbaa") }
         return colour
-    }
-
-    func routeStyle(_ prefix: String, default style: RouteStyle) throws(ConfigurationError) -> RouteStyle {
-        var s = style
-        s.background = try colour("\(prefix).background", default: s.background)
-        s.line = try colour("\(prefix).line", default: s.line)
-        s.lineWidth = try double("\(prefix).line_width", default: s.lineWidth, in: 0.5...64)
-        s.outline = try colour("\(prefix).outline", default: s.outline)
-        s.outlineWidth = try double("\(prefix).outline_width", default: s.outlineWidth, in: 0...32)
-        s.startMark = try colour("\(prefix).start_mark", default: s.startMark)
-        s.endMark = try colour("\(prefix).end_mark", default: s.endMark)
-        s.markRadius = try double("\(prefix).mark_radius", default: s.markRadius, in: 0...64)
-        s.padding = try double("\(prefix).padding", default: s.padding, in: 0...512)
-        s.minimumSpan = try double("\(prefix).minimum_span_metres", default: s.minimumSpan, in: 0...100_000)
-        return s
-    }
-
-    func heatmapStyle(_ prefix: String, default style: HeatmapStyle) throws(ConfigurationError) -> HeatmapStyle {
-        var h = style
-        h.segments = try int("\(prefix).segments", default: h.segments, in: 1...1000)
-        h.lineWidth = try double("\(prefix).line_width", default: h.lineWidth, in: 0.5...64)
-        let thresholdTexts = strings("\(prefix).thresholds", default: h.thresholds.map { String($0) })
-        var thresholds: [Double] = []
-        for text in thresholdTexts {
-            guard let value = Double(text), value > 0, value < 300, value > thresholds.last ?? 0 else {
-                throw invalid("\(prefix).thresholds", thresholdTexts.joined(separator: ","), "increasing heart rates in bpm, between 0 and 300")
-            }
-            thresholds.append(value)
-        }
-        let colourTexts = strings("\(prefix).colors", default: h.zoneColors.map(\.description))
-        var colours: [RGBA] = []
-        for text in colourTexts {
-            guard let colour = RGBA(hex: text) else {
-                throw invalid("\(prefix).colors", colourTexts.joined(separator: ","), "colours written #rrggbb or #rrggbbaa")
-            }
-            colours.append(colour)
-        }
-        guard colours.count == thresholds.count + 1 else {
-            throw invalid(
-                "\(prefix).colors", colourTexts.joined(separator: ","),
-                "one colour per zone: \(thresholds.count + 1) colours for \(thresholds.count) thresholds")
-        }
-        h.thresholds = thresholds
-        h.zoneColors = colours
-        return h
-    }
-}
-
-extension Settings {
-    /// `heatmap.max_hr_percentages`: one percentage of the maximum heart rate per threshold, 30 to
-    /// 100, increasing by at least one point (so that rounding to whole bpm keeps the bounds
-    /// apart); by default the five-zone model's (``HeartRateZoneBounds/defaultPercentages(boundCount:)``).
-    func maximumHeartRatePercentages(_ key: String, boundCount: Int) throws(ConfigurationError) -> [Double] {
-        let fallback = HeartRateZoneBounds.defaultPercentages(boundCount: boundCount)
-        let texts = strings(key, default: [])
-        guard !texts.isEmpty else {
-            guard let fallback else {
-                throw invalid(
-                    key, "",
-                    "the heatmap has \(boundCount + 1) zones, more than the five-zone model's: give \(boundCount) percentages of the maximum heart rate"
-                )
-            }
-            return fallback
-        }
-        let allowed = "\(boundCount) increasing percentages (one per heatmap.thresholds entry), 30 to 100, at least 1 apart"
-        var percentages: [Double] = []
-        for text in texts {
-            guard let value = Double(text), (30...100).contains(value), value >= (percentages.last ?? 29) + 1 else {
-                throw invalid(key, texts.joined(separator: ","), allowed)
-            }
-            percentages.append(value)
-        }
-        guard percentages.count == boundCount else { throw invalid(key, texts.joined(separator: ","), allowed) }
-        return percentages
     }
 }
 

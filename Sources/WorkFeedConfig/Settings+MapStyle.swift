@@ -5,7 +5,7 @@ extension MapStyle {
     /// The configuration keys of one theme's map style, under `maps.<theme>.`.
     static let keyNames: [String] = {
         var names = MapArea.allCases.map(\.rawValue) + ["land"]
-        for line in ["river", "stream", "rail"] { names += ["\(line).color", "\(line).width"] }
+        for line in MapLine.allCases { names += ["\(line.rawValue).color", "\(line.rawValue).width"] }
         for road in RoadClass.allCases {
             names += [
                 "roads.\(road.rawValue).fill", "roads.\(road.rawValue).casing", "roads.\(road.rawValue).width", "roads.\(road.rawValue).casing_width",
@@ -47,9 +47,9 @@ extension Settings {
         for area in MapArea.allCases {
             s[area] = try colour("\(prefix).\(area.rawValue)", default: s[area])
         }
-        s.river = try lineStyle("\(prefix).river", default: s.river)
-        s.stream = try lineStyle("\(prefix).stream", default: s.stream)
-        s.rail = try lineStyle("\(prefix).rail", default: s.rail)
+        for line in MapLine.allCases {
+            s[line] = try lineStyle("\(prefix).\(line.rawValue)", default: s[line])
+        }
         for road in RoadClass.allCases {
             let key = "\(prefix).roads.\(road.rawValue)"
             var r = s[road]

@@ -18,11 +18,13 @@ public struct Settings: Sendable {
 
     /// - Parameters:
     ///   - file: a YAML file, or `nil` for the embedded defaults alone.
-    ///   - knownKeys: every key the file may hold; any other is a typo and an error.
+    ///   - knownKeys: every key the file may hold; any other is a typo and an error. `nil`: the
+    ///     caller checks the file itself (``checkKeys(file:known:themes:)``), once it knows which
+    ///     keys depend on others (the themes a coordinator lists).
     ///   - environment: the process environment (tests pass their own).
     ///   - overrides: values from command-line flags, by key.
     public init(
-        file: String?, knownKeys: Set<String>, environment: [String: String], overrides: [String: String]
+        file: String?, knownKeys: Set<String>?, environment: [String: String], overrides: [String: String]
     ) async throws(ConfigurationError) {
         var providers: [any ConfigProvider] = []
         providers.append(
@@ -34,7 +36,7 @@ public struct Settings: Sendable {
                     })))
         providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "workfeed"))
         if let file {
-            try Self.checkKeys(file: file, known: knownKeys)
+            if let knownKeys { try Self.checkKeys(file: file, known: knownKeys) }
             do {
                 providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
             } catch {
@@ -48,7 +50,9 @@ public struct Settings: Sendable {
     }
 
     /// Rejects keys the program does not know: a misspelt key would otherwise be ignored silently.
-    static func checkKeys(file: String, known: Set<String>) throws(ConfigurationError) {
+    /// - Parameter themes: the configured themes: a key under `styles.` or `maps.` for a theme not
+    ///   among them says so, beside the nearest known keys.
+    static func checkKeys(file: String, known: Set<String>, themes: [Theme] = []) throws(ConfigurationError) {
         let text: String
         do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
             throw ConfigurationError(key: "(file)", value: file, allowed: "cannot read the file: \(error.localizedDescription)")
@@ -73,23 +77,34 @@ public struct Settings: Sendable {
                     continue
                 }
                 let line = keyNode.mark.map { ":\($0.line)" } ?? ""
-                throw ConfigurationError(key: key, value: nil, allowed: unknownKeyMessage(key, known: known), file: file + line)
+                throw ConfigurationError(key: key, value: nil, allowed: unknownKeyMessage(key, known: known, themes: themes), file: file + line)
             }
         }
         try walk(root, prefix: "")
     }
 
     /// "unknown key; did you mean 'listen.workers'?": the nearest known keys, never the whole list
-    /// (a daemon knows hundreds).
-    static func unknownKeyMessage(_ key: String, known: Set<String>) -> String {
-        let near = Spelling.nearest(key, among: known.sorted())
+    /// (a daemon knows hundreds). A section (`maps.lihgt`) is matched against the known sections
+    /// of its depth (`maps.light`), a key against the known keys.
+    static func unknownKeyMessage(_ key: String, known: Set<String>, themes: [Theme] = []) -> String {
+        let depth = key.split(separator: ".").count
+        let candidates = Set(known.map { $0.split(separator: ".").prefix(depth).joined(separator: ".") })
+        let near = Spelling.nearest(key, among: candidates.sorted())
+        let parts = key.split(separator: ".")
+        var theme = ""
+        if parts.count >= 2, ["styles", "maps"].contains(parts[0]), Theme.isWellFormed(parts[1]), !themes.contains(where: { $0.rawValue == parts[1] })
+        {
+            theme =
+                "'\(parts[1])' is not one of the configured themes (\(Settings.themesKey): \(themes.map(\.rawValue).joined(separator: ", "))): "
+                + "list it there to draw it; "
+        }
         let guess: String =
             switch near.count {
             case 0: "no known key is close to it"
             case 1: "did you mean '\(near[0])'?"
             default: "did you mean " + near.dropLast().map { "'\($0)'" }.joined(separator: ", ") + " or '\(near.last!)'?"
             }
-        return "unknown key; \(guess) (the configuration files in Config/ show each of the \(known.count) keys, commented)"
+        return "unknown key; \(theme)\(guess) (the configuration files in Config/ show each of the \(known.count) keys, commented)"
     }
 
     func raw(_ key: String) -> String? {

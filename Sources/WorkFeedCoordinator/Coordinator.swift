@@ -106,7 +106,7 @@ public final class Coordinator: Sendable {
             }
             if !configuration.metricsListen.isEmpty {
                 do {
-                    let gauges = try JobGauges(indexPath: configuration.indexPath, metrics: metrics, logger: logger)
+                    let gauges = try JobGauges(indexPath: configuration.indexPath, themes: configuration.themes, metrics: metrics, logger: logger)
                     let server = try MetricsServer(
                         listen: configuration.metricsListen, registry: metrics.registry, beforeScrape: { gauges.refresh() }, logger: logger)
                     metricsServer.withLock { $0 = server }

@@ -117,7 +117,8 @@ struct CoordinatorLoop: ~Copyable {
                 answers: { index in
                     ReadAnswers(
                         index: index, dispatch: dispatchState, pictureSize: pictureSize,
-                        scales: configuration.scales, eventsEndpoint: events, feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
+                        scales: configuration.scales, themes: configuration.themes, eventsEndpoint: events,
+                        feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
                 },
                 context: context, doneEndpoint: readsDoneEndpoint, logger: logger)
         } catch {

@@ -124,8 +124,7 @@ extension Dispatcher {
             return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
 
         case .enqueue:
-            let body = try decode(EnqueueRequest.self, request)
-            try Self.check(body)
+            let body = try Self.check(try decode(EnqueueRequest.self, request), themes: configuration.themes)
             _ = try checkOwner(body.owner, "ENQUEUE")
             let reply = try transaction.enqueue(body, scales: configuration.scales, interactivePerOwner: configuration.interactivePerOwner) {
                 picture, routeHash, heartRateHash, owner in
@@ -210,9 +209,19 @@ func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws(Cont
 }
 
 extension Dispatcher {
-    /// Range-checks an ENQUEUE's values, naming the field that is out of range.
-    static func check(_ body: EnqueueRequest) throws(ControlRequestError) {
-        guard !body.kinds.isEmpty, !body.themes.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind and one theme") }
+    /// Range-checks an ENQUEUE's values, naming the field that is out of range, and gives it the
+    /// configured themes when it names none (``EnqueueRequest/themes``).
+    /// - Parameter themes: the themes this coordinator draws; a theme not among them is refused
+    ///   `not-found`.
+    static func check(_ body: EnqueueRequest, themes: [Theme]) throws(ControlRequestError) -> EnqueueRequest {
+        guard !body.kinds.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind") }
+        var body = body
+        if body.themes.isEmpty { body.themes = themes }
+        if let unknown = body.themes.first(where: { !themes.contains($0) }) {
+            throw ControlRequestError(
+                .notFound,
+                "ENQUEUE: no theme \(unknown): this coordinator draws \(themes.map(\.rawValue).joined(separator: ", ")) (its themes setting)")
+        }
         if let scales = body.scales, scales.contains(where: { !PictureSpec.scaleRange.contains($0) }) {
             throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
         }
@@ -230,6 +239,7 @@ extension Dispatcher {
             guard let date else { continue }
             do { try ValueLimits.checkTime(date, field: field) } catch { throw ControlRequestError("ENQUEUE: \(error)") }
         }
+        return body
     }
 }
 
@@ -322,7 +332,7 @@ extension Dispatcher {
             let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner)
             logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn)"])
             specs.privacy.setZones(zones, of: owner)
-            var request = EnqueueRequest(ids: nil, kinds: PictureKind.allCases, themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
+            var request = EnqueueRequest(ids: nil, kinds: PictureKind.allCases, themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.includeFailed = true

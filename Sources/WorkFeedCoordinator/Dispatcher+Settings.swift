@@ -53,7 +53,7 @@ extension Dispatcher {
         if specs.heartRateZones.set(wanted.heartRateZones, of: owner) {
             // The kinds drawn with the owner's zones: those drawn from heart rate.
             var request = EnqueueRequest(
-                ids: nil, kinds: PictureKind.allCases.filter(\.usesHeartRate), themes: Theme.allCases, scales: Array(PictureSpec.scaleRange))
+                ids: nil, kinds: PictureKind.allCases.filter(\.usesHeartRate), themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.priority = EnqueueRequest.settingsPriority

@@ -491,6 +491,13 @@ struct Dispatcher {
         }
         for job in jobs {
             guard let identity = identities[job.worker] else { continue }
+            guard specs.draws(job.picture.theme) else {
+                let themes = configuration.themes.map(\.rawValue).joined(separator: ", ")
+                try failUnsent(
+                    job, "theme \(job.picture.theme) is not among the configured themes (\(themes))", code: .themeNotConfigured, specs: &specs,
+                    transaction: &transaction, outbox: &outbox)
+                continue
+            }
             workers[identity]!.inFlight.insert(job.lease)
             let cacheKey = specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash, owner: job.owner)
             transaction.recordCacheKey(cacheKey, for: job.lease)
@@ -501,12 +508,7 @@ struct Dispatcher {
             case .cut(let bytes): route = bytes
             case .whollyHidden:
                 workers[identity]!.inFlight.remove(job.lease)
-                let report = JobReportRecord(lease: job.lease, outcome: .failedNoRetry, detail: "hidden by a privacy zone", code: .hiddenByPrivacy)
-                let effect = try transaction.complete(report, from: job.worker, retry: retry) { picture, routeHash, heartRateHash, owner in
-                    specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
-                }
-                if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
-                outbox.tally.record(effect, renderMicroseconds: nil)
+                try failUnsent(job, "hidden by a privacy zone", code: .hiddenByPrivacy, specs: &specs, transaction: &transaction, outbox: &outbox)
                 // A picture drawn before the zones shows what they hide now: it goes (its
                 // by-content name goes with the released keys).
                 outbox.removals.append(.picture(job.picture))
@@ -517,6 +519,19 @@ struct Dispatcher {
                 spec: specs.encodedSpec(for: job.picture, owner: job.owner), route: route, heartRate: job.heartRate)
             outbox.worker.append((identity, .job(assignment)))
         }
+    }
+
+    /// Ends a job just leased without sending it to its worker: it fails `failed-no-retry` at once
+    /// with `code`, and is reported like any other failure.
+    private func failUnsent(
+        _ job: LeasedJob, _ detail: String, code: FailureCode, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
+    ) throws {
+        let report = JobReportRecord(lease: job.lease, outcome: .failedNoRetry, detail: detail, code: code)
+        let effect = try transaction.complete(report, from: job.worker, retry: retry) { picture, routeHash, heartRateHash, owner in
+            specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+        }
+        if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
+        outbox.tally.record(effect, renderMicroseconds: nil)
     }
 
     /// Counts a committed turn's changes in the metrics.

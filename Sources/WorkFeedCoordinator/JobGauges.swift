@@ -12,9 +12,13 @@ final class JobGauges: Sendable {
     private let index: Mutex<WorkoutIndex>
     private let metrics: CoordinatorMetrics
     private let logger: Logger
+    /// The configured themes, written on every scrape (0 where none): with any other theme the
+    /// index still holds jobs of.
+    private let themes: [Theme]
 
-    init(indexPath: String, metrics: CoordinatorMetrics, logger: Logger) throws(IndexError) {
+    init(indexPath: String, themes: [Theme], metrics: CoordinatorMetrics, logger: Logger) throws(IndexError) {
         index = Mutex(try WorkoutIndex(readingFrom: indexPath, logger: logger))
+        self.themes = themes
         self.metrics = metrics
         self.logger = logger
     }
@@ -27,7 +31,9 @@ final class JobGauges: Sendable {
                     // count that drops to nothing must read 0, not keep its last value (an alert on
                     // pending jobs would never clear).
                     var jobs: [String: Int] = [:]
-                    for count in try reader.statusCounts() {
+                    let counts = try reader.statusCounts()
+                    let themes = themes + Set(counts.map(\.theme)).subtracting(themes).sorted()
+                    for count in counts {
                         jobs["\(count.kind.rawValue) \(count.theme.rawValue) \(count.status.rawValue)", default: 0] += count.count
                     }
                     var pictures: [String: Int] = [:]
@@ -35,7 +41,7 @@ final class JobGauges: Sendable {
                         pictures["\(count.kind.rawValue) \(count.theme.rawValue) \(count.map)", default: 0] += count.count
                     }
                     for kind in PictureKind.allCases {
-                        for theme in Theme.allCases {
+                        for theme in themes {
                             for status in JobStatus.allCases {
                                 let count = jobs["\(kind.rawValue) \(theme.rawValue) \(status.rawValue)"] ?? 0
                                 metrics.jobs(kind: kind.rawValue, theme: theme.rawValue, status: status.rawValue, count: count)

@@ -41,13 +41,27 @@ struct PictureSpecs {
     }
 
     /// - Parameter thresholds: the heatmap zones' bounds; `nil`: the configured ones.
-    func spec(kind: PictureKind, theme: Theme, scale: Int, thresholds: [Double]? = nil) -> PictureSpec {
+    /// - Returns: `nil` for a theme the configuration does not draw (``draws(_:)``).
+    func spec(kind: PictureKind, theme: Theme, scale: Int, thresholds: [Double]? = nil) -> PictureSpec? {
+        guard let look = configuration.themeStyle(for: theme) else { return nil }
         var heatmap = configuration.heatmap
         if let thresholds { heatmap.thresholds = thresholds }
         return PictureSpec(
             kind: kind, theme: theme, width: configuration.pictureWidth, height: configuration.pictureHeight,
-            scale: scale, style: configuration.style(for: theme), heatmap: heatmap,
-            map: configuration.mapStyle(for: theme), basemap: basemap)
+            scale: scale, style: look.route, heatmap: heatmap, map: look.map, basemap: basemap)
+    }
+
+    /// Whether pictures of `theme` can be drawn: it is one of the configured themes. Jobs of a
+    /// theme taken out of `themes` stay in the index; when one is leased it fails with
+    /// ``FailureCode/themeNotConfigured`` instead of being sent to a worker.
+    func draws(_ theme: Theme) -> Bool { configuration.themeStyle(for: theme) != nil }
+
+    /// The key of every picture of a theme that is not configured: no picture is ever drawn
+    /// under it, so such a picture is never current.
+    private static func undrawableKey(_ theme: Theme) -> String {
+        var hasher = SHA256()
+        hasher.update("workfeed-theme-not-configured\ntheme=\(theme.rawValue)")
+        return hasher.finalize().hexString
     }
 
     private func specKey(_ picture: PictureID, owner: String) -> SpecKey {
@@ -65,7 +79,7 @@ struct PictureSpecs {
     private mutating func encodedSpec(_ key: SpecKey) -> [UInt8] {
         if let bytes = encoded[key] { return bytes }
         if encoded.count >= Self.memoLimit { encoded.removeAll(keepingCapacity: true) }
-        let bytes = spec(kind: key.kind, theme: key.theme, scale: key.scale, thresholds: key.thresholds).encoded()
+        let bytes = spec(kind: key.kind, theme: key.theme, scale: key.scale, thresholds: key.thresholds)?.encoded() ?? []
         encoded[key] = bytes
         return bytes
     }
@@ -73,6 +87,7 @@ struct PictureSpecs {
     /// - Parameter owner: the workout's owner, whose privacy policy's fingerprint is part of the
     ///   key, and whose heart-rate zones are part of a heatmap's spec.
     mutating func cacheKey(for picture: PictureID, routeHash: String, heartRateHash: String, owner: String) -> String {
+        guard draws(picture.theme) else { return Self.undrawableKey(picture.theme) }
         let key = specKey(picture, owner: owner)
         let hasher: SHA256
         if let cached = hashers[key] {

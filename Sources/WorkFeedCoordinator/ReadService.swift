@@ -159,6 +159,8 @@ struct ReadAnswers {
     let pictureSize: PictureSize
     /// The scales pictures are drawn at (an ENQUEUE that names none).
     let scales: [Int]
+    /// The themes pictures are drawn in (an ENQUEUE that names none).
+    let themes: [Theme]
     /// `listen.events`, told in STATUS.
     let eventsEndpoint: String
     /// A FEED page stops before its items pass this many bytes (its `next` goes on from there).
@@ -185,8 +187,8 @@ struct ReadAnswers {
             let owner = try checkOwner(body.owner, "STATUS")
             let snapshot = dispatch.read()
             let found: [IndexReader.StatusCount]
-            if var pictures = body.pictures {
-                try Dispatcher.check(pictures)
+            if let selection = body.pictures {
+                var pictures = try Dispatcher.check(selection, themes: themes)
                 // The owner asked about is the owner whose pictures are counted.
                 let named = try checkOwner(pictures.owner, "STATUS")
                 pictures.owner = owner ?? named

@@ -23,8 +23,8 @@ struct PictureSelection: ParsableArguments {
     )
     var kind: String?
 
-    @Option(name: .long, help: "Themes, comma-separated: light, dark.")
-    var theme: String = "light,dark"
+    @Option(name: .long, help: themeOptionHelp)
+    var theme: String?
 
     @Option(name: .long, help: "Scales, comma-separated (default: the coordinator's pictures.scales for enqueue, every scale for retry).")
     var scale: String?

@@ -26,7 +26,7 @@ extension WorkCtl {
         @Option(name: .long, help: "One of \(PictureKind.described).")
         var kind: String = "route"
 
-        @Option(name: .long, help: "Themes, comma-separated: light, dark.")
+        @Option(name: .long, help: "Themes, comma-separated: light, dark, or any the configuration's themes setting lists.")
         var theme: String = "light"
 
         @Option(name: .long, help: "Size in points, WIDTHxHEIGHT (default: the configuration's).")
@@ -46,9 +46,7 @@ extension WorkCtl {
 
         func validate() throws {
             guard PictureKind(rawValue: kind) != nil else { throw ValidationError("--kind: '\(kind)' is not \(PictureKind.names())") }
-            for name in theme.split(separator: ",") where Theme(rawValue: String(name)) == nil {
-                throw ValidationError("--theme: '\(name)' is not light or dark")
-            }
+            _ = try parseThemes(theme)
             guard PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3") }
             if let size { _ = try Self.parseSize(size) }
         }
@@ -71,7 +69,13 @@ extension WorkCtl {
             }
             let (width, height) = try size.map(Self.parseSize) ?? (configuration.pictureWidth, configuration.pictureHeight)
             let kind = PictureKind(rawValue: kind)!
-            let themes = theme.split(separator: ",").compactMap { Theme(rawValue: String($0)) }
+            let themes = try parseThemes(theme)
+            if let missing = themes.first(where: { configuration.themeStyle(for: $0) == nil }) {
+                printError(
+                    "--theme: the configuration has no theme \(missing) (its themes: \(configuration.themes.map(\.rawValue).joined(separator: ", ")))"
+                )
+                throw WorkCtlExit.failed
+            }
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             let files: [URL]
             do { files = try WorkoutFileReader.collectFiles(paths) } catch {
@@ -120,10 +124,10 @@ extension WorkCtl {
                         continue
                     }
                     for theme in themes {
+                        guard let look = configuration.themeStyle(for: theme) else { continue }
                         let spec = PictureSpec(
-                            kind: kind, theme: theme, width: width, height: height, scale: scale,
-                            style: configuration.style(for: theme), heatmap: configuration.heatmap,
-                            map: configuration.mapStyle(for: theme), basemap: basemap?.identity.hash)
+                            kind: kind, theme: theme, width: width, height: height, scale: scale, style: look.route,
+                            heatmap: configuration.heatmap, map: look.map, basemap: basemap?.identity.hash)
                         // As a worker would draw it for the default owner (an import without --owner).
                         let key = PictureSpec.cacheKey(
                             kind: kind, specHasher: PictureSpec.specHasher(encodedSpec: spec.encoded()), routeHash: SHA256.hex(route),

@@ -17,8 +17,8 @@ extension WorkCtl {
         @Option(name: .long, help: "Kinds, comma-separated: \(PictureKind.described).")
         var kind: String = PictureKind.drawnAhead.map(\.rawValue).joined(separator: ",")
 
-        @Option(name: .long, help: "Themes, comma-separated: light, dark.")
-        var theme: String = "light,dark"
+        @Option(name: .long, help: themeOptionHelp)
+        var theme: String?
 
         @OptionGroup var waiting: WaitOptions
 

@@ -190,13 +190,20 @@ func parseKinds(_ text: String, option: String = "--kind") throws -> [PictureKin
     }
 }
 
-/// Parses a comma-separated list of themes, naming the option on error.
-func parseThemes(_ text: String, option: String = "--theme") throws -> [Theme] {
-    try text.split(separator: ",").map { part in
-        guard let theme = Theme(rawValue: String(part)) else { throw ValidationError("\(option): '\(part)' is not light or dark") }
+/// Parses a comma-separated list of themes, naming the option on error; `nil` gives `[]`: every
+/// theme the coordinator draws (its `themes` setting, which also refuses a theme it does not draw).
+func parseThemes(_ text: String?, option: String = "--theme") throws -> [Theme] {
+    guard let text else { return [] }
+    return try text.split(separator: ",").map { part in
+        guard let theme = Theme(rawValue: String(part)) else {
+            throw ValidationError("\(option): '\(part)' is not a theme's name (\(Theme.rule)), such as light or dark")
+        }
         return theme
     }
 }
+
+/// The help of a `--theme` option that asks the coordinator.
+let themeOptionHelp = ArgumentHelp("Themes, comma-separated: light, dark, or any the coordinator's themes setting lists (default: all of those).")
 
 /// "1 workout", "2 workouts", "1,204 picture files": a count with its noun, grouped, in the
 /// singular for one.

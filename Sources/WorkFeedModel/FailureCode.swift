@@ -28,6 +28,9 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let hiddenByPrivacy = FailureCode("hidden-by-privacy-zone")
     /// Any other failure of the renderer (the PNG encoder, say).
     public static let renderFailed = FailureCode("render-failed")
+    /// The picture's theme is no longer among the coordinator's configured `themes`: it is not
+    /// drawn (listing the theme again and `workctl retry --reason theme-not-configured` draws it).
+    public static let themeNotConfigured = FailureCode("theme-not-configured")
 
     // The worker's surroundings, not the job: retried with a back-off that grows to minutes,
     // without counting attempts (see ``isEnvironmental``).
@@ -60,7 +63,7 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     /// bounded whatever a worker sends. A new code goes here too.
     public static let known: [FailureCode] = [
         .noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace, .noHeartRate, .pictureSize, .heatmapStyle, .styleDrawsNothing,
-        .specUnreadable, .seriesUnreadable, .hiddenByPrivacy, .renderFailed, .cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO,
+        .specUnreadable, .seriesUnreadable, .hiddenByPrivacy, .renderFailed, .themeNotConfigured, .cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO,
         .cacheUnavailable, .basemapDiffers, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,
     ]
 

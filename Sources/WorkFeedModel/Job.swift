@@ -1,9 +1,3 @@
-/// The picture's colour scheme; the feed picks one by the viewer's system theme.
-public enum Theme: String, Sendable, Hashable, Codable, CaseIterable {
-    case light
-    case dark
-}
-
 /// A job's status, spelled exactly as the feed app knows it.
 public enum JobStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// Not rendered yet, or its inputs changed; it may be leased to a worker right now.

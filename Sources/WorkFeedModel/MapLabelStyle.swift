@@ -41,38 +41,36 @@ public struct MapLabelKindStyle: Sendable, Hashable, Codable {
     }
 }
 
-/// The names on one theme's map: a style per ``MapLabelKind`` and a halo in the map's own land
-/// colour, so that every name reads over roads, parks and water alike.
+/// The names on one theme's map: a table of styles keyed by ``MapLabelKind`` and a halo in the
+/// map's own land colour, so that every name reads over roads, parks and water alike.
 ///
 /// Part of the map style, and so of the picture's spec and cache key: changing a size, a colour
-/// or which kinds show makes exactly that theme's map pictures stale.
-public struct MapLabelStyle: Sendable, Hashable, Codable {
+/// or which kinds show makes exactly that theme's map pictures stale. Its JSON keeps the kinds as
+/// a list in `allCases` order (`kinds`), as it always has.
+public struct MapLabelStyle: Sendable, Hashable {
     public var halo: RGBA
     /// The halo's width in points around each letter (at most 2).
     public var haloWidth: Double
-    /// One entry per ``MapLabelKind``, in `allCases` order.
-    public private(set) var kinds: [MapLabelKindStyle]
+    /// One style per ``MapLabelKind``.
+    public var kinds: CaseTable<MapLabelKind, MapLabelKindStyle>
 
     /// - Parameter text: each kind's colour; kinds it lacks take `fallback`.
     public init(halo: RGBA, haloWidth: Double = 1.5, colors text: [MapLabelKind: RGBA], fallback: RGBA) {
         self.halo = halo
         self.haloWidth = haloWidth
-        kinds = MapLabelKind.allCases.map { kind in
+        kinds = CaseTable { kind in
             let (size, zooms) = Self.defaults(kind)
             return MapLabelKindStyle(kind: kind, size: size, color: text[kind] ?? fallback, minZoom: zooms.lowerBound, maxZoom: zooms.upperBound)
         }
     }
 
-    /// The style of `kind`; a kind the list lacks (a spec from elsewhere) is not drawn.
+    /// The style of `kind`.
     public subscript(kind: MapLabelKind) -> MapLabelKindStyle {
-        get {
-            kinds.first { $0.kind == kind }
-                ?? MapLabelKindStyle(kind: kind, show: false, size: 0, color: halo, minZoom: 0, maxZoom: 0)
-        }
+        get { kinds[kind] }
         set {
             var value = newValue
             value.kind = kind
-            if let index = kinds.firstIndex(where: { $0.kind == kind }) { kinds[index] = value } else { kinds.append(value) }
+            kinds[kind] = value
         }
     }
 
@@ -117,4 +115,27 @@ public struct MapLabelStyle: Sendable, Hashable, Codable {
             .park: RGBA(hex: "#86c79c")!,
         ],
         fallback: RGBA(hex: "#b9bbc0")!)
+}
+
+extension MapLabelStyle: Codable {
+    private enum CodingKeys: String, CodingKey { case halo, haloWidth, kinds }
+
+    /// A kind the list lacks (a spec from a version with fewer kinds) is not drawn.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        halo = try c.decode(RGBA.self, forKey: .halo)
+        haloWidth = try c.decode(Double.self, forKey: .haloWidth)
+        let list = try c.decode([MapLabelKindStyle].self, forKey: .kinds)
+        let halo = halo
+        kinds = CaseTable { kind in
+            list.first { $0.kind == kind } ?? MapLabelKindStyle(kind: kind, show: false, size: 0, color: halo, minZoom: 0, maxZoom: 0)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(halo, forKey: .halo)
+        try c.encode(haloWidth, forKey: .haloWidth)
+        try c.encode(kinds.entries.map(\.value), forKey: .kinds)
+    }
 }

@@ -93,41 +93,32 @@ public enum MapArea: String, Sendable, Hashable, Codable, CaseIterable {
     case water, building
 }
 
+/// The lines the map strokes without casing: waterways, then (over the roads) rail.
+public enum MapLine: String, Sendable, Hashable, Codable, CaseIterable {
+    case river, stream, rail
+}
+
 /// How one theme draws the basemap under a route: a palette of its own, not an inverted one.
 ///
-/// The defaults are the Protomaps basemap's light and dark flavours (CC0, protomaps/basemaps
-/// `styles/src/flavors.ts`); widths are in points at the map's zoom (512-point tiles, as MapLibre
-/// counts zoom). Colours with alpha below `ff` are drawn at that opacity.
-public struct MapStyle: Sendable, Hashable, Codable {
+/// A style is tables keyed by what the map draws: a colour per ``MapArea``, a ``RoadStyle`` per
+/// ``RoadClass``, a ``MapLineStyle`` per ``MapLine``, and a ``MapLabelKindStyle`` per
+/// ``MapLabelKind`` (``labels``). Each table has a value for every case (``CaseTable``), so a new
+/// area is one case and one entry in each theme's table, never a new stored property.
+///
+/// The shipped themes' values are the Protomaps basemap's light and dark flavours (CC0,
+/// protomaps/basemaps `styles/src/flavors.ts`); widths are in points at the map's zoom (512-point
+/// tiles, as MapLibre counts zoom). Colours with alpha below `ff` are drawn at that opacity.
+///
+/// Its JSON (part of every picture's spec, and so of its cache key) is flat, one key per area,
+/// line and road class by its raw value, as it was before the tables: the same style gives the
+/// same bytes and the same cache keys.
+public struct MapStyle: Sendable, Hashable {
     /// Land wherever a tileset covers the picture; where none does, the route style's plain
     /// background shows instead.
     public var land: RGBA
-    public var farmland: RGBA
-    public var grass: RGBA
-    public var wood: RGBA
-    public var park: RGBA
-    public var residential: RGBA
-    public var industrial: RGBA
-    public var hospital: RGBA
-    public var school: RGBA
-    public var cemetery: RGBA
-    public var sand: RGBA
-    public var pedestrian: RGBA
-    public var pier: RGBA
-    public var water: RGBA
-    public var building: RGBA
-    public var river: MapLineStyle
-    public var stream: MapLineStyle
-    public var path: RoadStyle
-    public var track: RoadStyle
-    public var service: RoadStyle
-    public var minor: RoadStyle
-    public var tertiary: RoadStyle
-    public var secondary: RoadStyle
-    public var primary: RoadStyle
-    public var trunk: RoadStyle
-    public var motorway: RoadStyle
-    public var rail: MapLineStyle
+    public var areas: CaseTable<MapArea, RGBA>
+    public var lines: CaseTable<MapLine, MapLineStyle>
+    public var roads: CaseTable<RoadClass, RoadStyle>
     /// The attribution's text and the box behind it (its alpha lets the map show through).
     public var attributionText: RGBA
     public var attributionBackground: RGBA
@@ -137,40 +128,13 @@ public struct MapStyle: Sendable, Hashable, Codable {
     public var labels: MapLabelStyle
 
     public init(
-        land: RGBA, farmland: RGBA, grass: RGBA, wood: RGBA, park: RGBA, residential: RGBA, industrial: RGBA,
-        hospital: RGBA, school: RGBA, cemetery: RGBA, sand: RGBA, pedestrian: RGBA, pier: RGBA, water: RGBA,
-        building: RGBA, river: MapLineStyle, stream: MapLineStyle, path: RoadStyle, track: RoadStyle,
-        service: RoadStyle, minor: RoadStyle, tertiary: RoadStyle, secondary: RoadStyle, primary: RoadStyle,
-        trunk: RoadStyle, motorway: RoadStyle, rail: MapLineStyle, attributionText: RGBA,
-        attributionBackground: RGBA, attributionSize: Double, labels: MapLabelStyle
+        land: RGBA, areas: CaseTable<MapArea, RGBA>, lines: CaseTable<MapLine, MapLineStyle>, roads: CaseTable<RoadClass, RoadStyle>,
+        attributionText: RGBA, attributionBackground: RGBA, attributionSize: Double, labels: MapLabelStyle
     ) {
         self.land = land
-        self.farmland = farmland
-        self.grass = grass
-        self.wood = wood
-        self.park = park
-        self.residential = residential
-        self.industrial = industrial
-        self.hospital = hospital
-        self.school = school
-        self.cemetery = cemetery
-        self.sand = sand
-        self.pedestrian = pedestrian
-        self.pier = pier
-        self.water = water
-        self.building = building
-        self.river = river
-        self.stream = stream
-        self.path = path
-        self.track = track
-        self.service = service
-        self.minor = minor
-        self.tertiary = tertiary
-        self.secondary = secondary
-        self.primary = primary
-        self.trunk = trunk
-        self.motorway = motorway
-        self.rail = rail
+        self.areas = areas
+        self.lines = lines
+        self.roads = roads
         self.attributionText = attributionText
         self.attributionBackground = attributionBackground
         self.attributionSize = attributionSize
@@ -178,71 +142,54 @@ public struct MapStyle: Sendable, Hashable, Codable {
     }
 
     public subscript(area: MapArea) -> RGBA {
-        get {
-            switch area {
-            case .farmland: farmland
-            case .grass: grass
-            case .wood: wood
-            case .park: park
-            case .residential: residential
-            case .industrial: industrial
-            case .hospital: hospital
-            case .school: school
-            case .cemetery: cemetery
-            case .sand: sand
-            case .pedestrian: pedestrian
-            case .pier: pier
-            case .water: water
-            case .building: building
-            }
-        }
-        set {
-            switch area {
-            case .farmland: farmland = newValue
-            case .grass: grass = newValue
-            case .wood: wood = newValue
-            case .park: park = newValue
-            case .residential: residential = newValue
-            case .industrial: industrial = newValue
-            case .hospital: hospital = newValue
-            case .school: school = newValue
-            case .cemetery: cemetery = newValue
-            case .sand: sand = newValue
-            case .pedestrian: pedestrian = newValue
-            case .pier: pier = newValue
-            case .water: water = newValue
-            case .building: building = newValue
-            }
-        }
+        get { areas[area] }
+        set { areas[area] = newValue }
     }
 
     public subscript(road: RoadClass) -> RoadStyle {
-        get {
-            switch road {
-            case .path: path
-            case .track: track
-            case .service: service
-            case .minor: minor
-            case .tertiary: tertiary
-            case .secondary: secondary
-            case .primary: primary
-            case .trunk: trunk
-            case .motorway: motorway
-            }
-        }
-        set {
-            switch road {
-            case .path: path = newValue
-            case .track: track = newValue
-            case .service: service = newValue
-            case .minor: minor = newValue
-            case .tertiary: tertiary = newValue
-            case .secondary: secondary = newValue
-            case .primary: primary = newValue
-            case .trunk: trunk = newValue
-            case .motorway: motorway = newValue
-            }
-        }
+        get { roads[road] }
+        set { roads[road] = newValue }
+    }
+
+    public subscript(line: MapLine) -> MapLineStyle {
+        get { lines[line] }
+        set { lines[line] = newValue }
+    }
+}
+
+extension MapStyle: Codable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private static let attributionKeys = (text: Key("attributionText"), background: Key("attributionBackground"), size: Key("attributionSize"))
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        land = try c.decode(RGBA.self, forKey: Key("land"))
+        areas = try CaseTable { try c.decode(RGBA.self, forKey: Key($0.rawValue)) }
+        lines = try CaseTable { try c.decode(MapLineStyle.self, forKey: Key($0.rawValue)) }
+        roads = try CaseTable { try c.decode(RoadStyle.self, forKey: Key($0.rawValue)) }
+        attributionText = try c.decode(RGBA.self, forKey: Self.attributionKeys.text)
+        attributionBackground = try c.decode(RGBA.self, forKey: Self.attributionKeys.background)
+        attributionSize = try c.decode(Double.self, forKey: Self.attributionKeys.size)
+        labels = try c.decode(MapLabelStyle.self, forKey: Key("labels"))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(land, forKey: Key("land"))
+        for (area, colour) in areas.entries { try c.encode(colour, forKey: Key(area.rawValue)) }
+        for (line, style) in lines.entries { try c.encode(style, forKey: Key(line.rawValue)) }
+        for (road, style) in roads.entries { try c.encode(style, forKey: Key(road.rawValue)) }
+        try c.encode(attributionText, forKey: Self.attributionKeys.text)
+        try c.encode(attributionBackground, forKey: Self.attributionKeys.background)
+        try c.encode(attributionSize, forKey: Self.attributionKeys.size)
+        try c.encode(labels, forKey: Key("labels"))
     }
 }
 
@@ -259,62 +206,83 @@ extension MapStyle {
     // Casings: a hairline at mid zooms that widens as roads do.
     static let majorCasing = ZoomWidth(stops: [10, 0, 12, 0.4, 15, 0.8, 18, 2])
     static let minorCasing = ZoomWidth(stops: [13, 0, 14, 0.4, 18, 1.5])
-    static let railWidth = ZoomWidth(stops: [6, 0.15, 18, 9])
-    static let riverWidth = ZoomWidth(stops: [9.5, 1, 18, 12])
-    static let streamWidth = ZoomWidth(stops: [12, 0.5, 18, 4])
+    static let lineWidths = CaseTable<MapLine, ZoomWidth> { line in
+        switch line {
+        case .river: ZoomWidth(stops: [9.5, 1, 18, 12])
+        case .stream: ZoomWidth(stops: [12, 0.5, 18, 4])
+        case .rail: ZoomWidth(stops: [6, 0.15, 18, 9])
+        }
+    }
+    /// Each road class's fill width and casing width, the same in both shipped themes.
+    static let roadWidths = CaseTable<RoadClass, (ZoomWidthPair)> { road in
+        switch road {
+        case .path: ZoomWidthPair(pathWidth, minorCasing)
+        case .track: ZoomWidthPair(trackWidth, minorCasing)
+        case .service: ZoomWidthPair(serviceWidth, minorCasing)
+        case .minor: ZoomWidthPair(minorWidth, minorCasing)
+        case .tertiary: ZoomWidthPair(mediumWidth, majorCasing)
+        case .secondary, .primary: ZoomWidthPair(majorWidth, majorCasing)
+        case .trunk, .motorway: ZoomWidthPair(highwayWidth, majorCasing)
+        }
+    }
+
+    struct ZoomWidthPair: Sendable, Hashable {
+        var width: ZoomWidth
+        var casing: ZoomWidth
+        init(_ width: ZoomWidth, _ casing: ZoomWidth) {
+            self.width = width
+            self.casing = casing
+        }
+    }
+
+    /// A shipped theme's style from its colours, written as `#rrggbb[aa]` (checked by the model's tests).
+    static func shipped(
+        land: String, areas: [MapArea: String], lines: [MapLine: String], roads: [RoadClass: String], casing: String,
+        attribution: (text: String, background: String), labels: MapLabelStyle
+    ) -> MapStyle {
+        func colour(_ hex: String?) -> RGBA { hex.flatMap { RGBA(hex: $0) } ?? RGBA(red: 255, green: 0, blue: 255) }
+        return MapStyle(
+            land: colour(land), areas: CaseTable { colour(areas[$0]) },
+            lines: CaseTable { MapLineStyle(color: colour(lines[$0]), width: lineWidths[$0]) },
+            roads: CaseTable {
+                RoadStyle(fill: colour(roads[$0]), casing: colour(casing), width: roadWidths[$0].width, casingWidth: roadWidths[$0].casing)
+            },
+            attributionText: colour(attribution.text), attributionBackground: colour(attribution.background), attributionSize: 10,
+            labels: labels)
+    }
 
     /// Protomaps' light flavour.
-    public static let light: MapStyle = {
-        let white = RGBA(hex: "#ffffff")!
-        let paths = RGBA(hex: "#ebebeb")!
-        let casing = RGBA(hex: "#e0e0e0")!
-        func road(_ fill: RGBA, _ width: ZoomWidth, _ casingWidth: ZoomWidth) -> RoadStyle {
-            RoadStyle(fill: fill, casing: casing, width: width, casingWidth: casingWidth)
-        }
-        return MapStyle(
-            land: RGBA(hex: "#e2dfda")!, farmland: RGBA(hex: "#dfe2d3")!, grass: RGBA(hex: "#99d2bb")!,
-            wood: RGBA(hex: "#a0d9a0")!, park: RGBA(hex: "#9cd3b4")!, residential: RGBA(hex: "#dcd9d3")!,
-            industrial: RGBA(hex: "#d1dde1")!, hospital: RGBA(hex: "#e4dad9")!, school: RGBA(hex: "#e4ded7")!,
-            cemetery: RGBA(hex: "#9cd3b4")!, sand: RGBA(hex: "#e2e0d7")!, pedestrian: RGBA(hex: "#e3e0d4")!,
-            pier: RGBA(hex: "#e0e0e0")!, water: RGBA(hex: "#80deea")!, building: RGBA(hex: "#cccccc80")!,
-            river: MapLineStyle(color: RGBA(hex: "#80deea")!, width: riverWidth),
-            stream: MapLineStyle(color: RGBA(hex: "#80deea")!, width: streamWidth),
-            path: road(paths, pathWidth, minorCasing), track: road(paths, trackWidth, minorCasing),
-            service: road(paths, serviceWidth, minorCasing), minor: road(white, minorWidth, minorCasing),
-            tertiary: road(white, mediumWidth, majorCasing), secondary: road(white, majorWidth, majorCasing),
-            primary: road(white, majorWidth, majorCasing), trunk: road(white, highwayWidth, majorCasing),
-            motorway: road(white, highwayWidth, majorCasing),
-            rail: MapLineStyle(color: RGBA(hex: "#a7b1b380")!, width: railWidth),
-            attributionText: RGBA(hex: "#3a3a3a")!, attributionBackground: RGBA(hex: "#ffffffb3")!, attributionSize: 10,
-            labels: .light)
-    }()
+    public static let light = shipped(
+        land: "#e2dfda",
+        areas: [
+            .farmland: "#dfe2d3", .grass: "#99d2bb", .wood: "#a0d9a0", .park: "#9cd3b4", .residential: "#dcd9d3",
+            .industrial: "#d1dde1", .hospital: "#e4dad9", .school: "#e4ded7", .cemetery: "#9cd3b4", .sand: "#e2e0d7",
+            .pedestrian: "#e3e0d4", .pier: "#e0e0e0", .water: "#80deea", .building: "#cccccc80",
+        ],
+        lines: [.river: "#80deea", .stream: "#80deea", .rail: "#a7b1b380"],
+        roads: [
+            .path: "#ebebeb", .track: "#ebebeb", .service: "#ebebeb", .minor: "#ffffff", .tertiary: "#ffffff",
+            .secondary: "#ffffff", .primary: "#ffffff", .trunk: "#ffffff", .motorway: "#ffffff",
+        ],
+        casing: "#e0e0e0", attribution: (text: "#3a3a3a", background: "#ffffffb3"), labels: .light)
 
     /// A dark map after the Protomaps and Apple Maps dark flavours, with more contrast than
     /// Protomaps' own: land stays close to the plain dark background, and what a runner places
     /// themselves by stands out from it: green parks and forests, blue water, buildings, and roads
     /// lighter by class (every road fill at least 1.5:1 against the land, WCAG's contrast ratio).
-    public static let dark: MapStyle = {
-        let casing = RGBA(hex: "#141518")!
-        func road(_ fill: String, _ width: ZoomWidth, _ casingWidth: ZoomWidth) -> RoadStyle {
-            RoadStyle(fill: RGBA(hex: fill)!, casing: casing, width: width, casingWidth: casingWidth)
-        }
-        return MapStyle(
-            land: RGBA(hex: "#1f2023")!, farmland: RGBA(hex: "#23271f")!, grass: RGBA(hex: "#1f3128")!,
-            wood: RGBA(hex: "#1b3826")!, park: RGBA(hex: "#1d3d2b")!, residential: RGBA(hex: "#26272b")!,
-            industrial: RGBA(hex: "#2a2b31")!, hospital: RGBA(hex: "#30282a")!, school: RGBA(hex: "#2d2a31")!,
-            cemetery: RGBA(hex: "#1f3529")!, sand: RGBA(hex: "#36332a")!, pedestrian: RGBA(hex: "#2c2d31")!,
-            pier: RGBA(hex: "#393a3f")!, water: RGBA(hex: "#1a3550")!, building: RGBA(hex: "#34363c")!,
-            river: MapLineStyle(color: RGBA(hex: "#23476a")!, width: riverWidth),
-            stream: MapLineStyle(color: RGBA(hex: "#23476a")!, width: streamWidth),
-            path: road("#46484d", pathWidth, minorCasing), track: road("#46484d", trackWidth, minorCasing),
-            service: road("#4b4d52", serviceWidth, minorCasing), minor: road("#55575c", minorWidth, minorCasing),
-            tertiary: road("#5f6166", mediumWidth, majorCasing), secondary: road("#686a70", majorWidth, majorCasing),
-            primary: road("#74767c", majorWidth, majorCasing), trunk: road("#8a7650", highwayWidth, majorCasing),
-            motorway: road("#8a7650", highwayWidth, majorCasing),
-            rail: MapLineStyle(color: RGBA(hex: "#5a5c62")!, width: railWidth),
-            attributionText: RGBA(hex: "#c8c8c8")!, attributionBackground: RGBA(hex: "#000000a6")!, attributionSize: 10,
-            labels: .dark)
-    }()
+    public static let dark = shipped(
+        land: "#1f2023",
+        areas: [
+            .farmland: "#23271f", .grass: "#1f3128", .wood: "#1b3826", .park: "#1d3d2b", .residential: "#26272b",
+            .industrial: "#2a2b31", .hospital: "#30282a", .school: "#2d2a31", .cemetery: "#1f3529", .sand: "#36332a",
+            .pedestrian: "#2c2d31", .pier: "#393a3f", .water: "#1a3550", .building: "#34363c",
+        ],
+        lines: [.river: "#23476a", .stream: "#23476a", .rail: "#5a5c62"],
+        roads: [
+            .path: "#46484d", .track: "#46484d", .service: "#4b4d52", .minor: "#55575c", .tertiary: "#5f6166",
+            .secondary: "#686a70", .primary: "#74767c", .trunk: "#8a7650", .motorway: "#8a7650",
+        ],
+        casing: "#141518", attribution: (text: "#c8c8c8", background: "#000000a6"), labels: .dark)
 }
 
 /// Defaults shared by the coordinator's and the workers' basemap settings and the renderer.

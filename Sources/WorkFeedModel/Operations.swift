@@ -58,6 +58,8 @@ public struct EnqueueRequest: Codable, Sendable, Hashable {
     /// The workouts; `nil` means all of them.
     public var ids: [WorkoutID]?
     public var kinds: [PictureKind]
+    /// Empty: every theme the coordinator draws (its `themes` setting); a theme it does not draw
+    /// is refused `not-found`.
     public var themes: [Theme]
     /// `nil`: the scales the coordinator is configured with.
     public var scales: [Int]?

@@ -11,7 +11,7 @@ public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
     case heatmap
 
     /// What sets this kind apart. Every kind sizes and themes its pictures alike (the
-    /// configuration's `pictures.width`/`height`, ``Theme/allCases``, ``PictureSpec/scaleRange``).
+    /// configuration's `pictures.width`/`height`, its `themes`, ``PictureSpec/scaleRange``).
     public var declaration: PictureKindDeclaration {
         switch self {
         case .route:

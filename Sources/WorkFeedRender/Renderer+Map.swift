@@ -50,9 +50,7 @@ extension Renderer {
         }
 
         field.prepare(width: canvas.width, height: canvas.height)
-        strokeLines(
-            scene.groups[MapFeatureKind.stream.rawValue], width: style.stream.width, zoom: zoom, scale: scale, paint: Paint(style.stream.color))
-        strokeLines(scene.groups[MapFeatureKind.river.rawValue], width: style.river.width, zoom: zoom, scale: scale, paint: Paint(style.river.color))
+        for line in [MapLine.stream, .river] { strokeLine(line, scene: scene, style: style, zoom: zoom, scale: scale) }
         // Every class's casing before any fill: a casing never cuts across a road drawn earlier.
         for road in RoadClass.allCases {
             let roadStyle = style[road]
@@ -73,8 +71,15 @@ extension Renderer {
                 scene.groups[MapFeatureKind(road: road).rawValue], width: roadStyle.width, zoom: zoom, scale: scale,
                 paint: Paint(roadStyle.fill))
         }
-        strokeLines(scene.groups[MapFeatureKind.rail.rawValue], width: style.rail.width, zoom: zoom, scale: scale, paint: Paint(style.rail.color))
+        strokeLine(.rail, scene: scene, style: style, zoom: zoom, scale: scale)
         return scene.drawnSources
+    }
+
+    /// Strokes one of the map's lines (waterways, rail) in its style.
+    private func strokeLine(_ line: MapLine, scene: MapScene, style: MapStyle, zoom: Double, scale: Float) {
+        let lineStyle = style[line]
+        strokeLines(
+            scene.groups[MapFeatureKind(line: line).rawValue], width: lineStyle.width, zoom: zoom, scale: scale, paint: Paint(lineStyle.color))
     }
 
     /// Strokes every line of `group` at the style's width for `zoom`. Lines thinner than a pixel

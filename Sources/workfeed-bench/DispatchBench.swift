@@ -201,7 +201,7 @@ enum DispatchBench {
                 let configuration = CoordinatorConfiguration()
                 let spec = PictureSpec(
                     kind: .route, theme: .light, width: configuration.pictureWidth, height: configuration.pictureHeight, scale: 1,
-                    style: configuration.lightStyle, heatmap: configuration.heatmap
+                    style: RouteStyle.light, heatmap: configuration.heatmap
                 ).encoded()
                 try index.write { transaction in
                     for number in 0..<settings.workouts { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
@@ -263,7 +263,7 @@ enum DispatchBench {
         let configuration = CoordinatorConfiguration()
         let spec = PictureSpec(
             kind: .route, theme: .light, width: configuration.pictureWidth, height: configuration.pictureHeight, scale: 1,
-            style: configuration.lightStyle, heatmap: configuration.heatmap
+            style: RouteStyle.light, heatmap: configuration.heatmap
         ).encoded()
         let workout = ImportedWorkout.twoPoint(1)
         let route = SeriesCodec.encode(workout.route)

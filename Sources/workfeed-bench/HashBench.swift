@@ -42,7 +42,7 @@ enum HashBench {
         for kind in PictureKind.allCases {
             let encodedSpec = PictureSpec(
                 kind: kind, theme: .light, width: configuration.pictureWidth, height: configuration.pictureHeight, scale: 1,
-                style: configuration.lightStyle, heatmap: configuration.heatmap, map: configuration.mapStyle(for: .light),
+                style: RouteStyle.light, heatmap: configuration.heatmap, map: MapStyle.light,
                 basemap: basemap
             ).encoded()
             let own = PictureSpec.specHasher(encodedSpec: encodedSpec)

@@ -151,7 +151,7 @@ func fixture(_ name: String) throws -> String {
                 let image = try PNGCodec.decode(png)
                 #expect(image.width == 512 && image.height == 512)
                 #expect(PNGCodec.textChunks(png)["workfeed:cache-key"] == picture.cacheKey)
-                let style = picture.picture.theme == .light ? RouteStyle.light : RouteStyle.dark
+                let style = try #require(ThemeStyle.shipped[picture.picture.theme]).route
                 // Background at the corners (inside the padding), the line colour where the route runs.
                 #expect(image.pixel(x: 2, y: 2) == style.background)
                 #expect(image.pixel(x: 509, y: 509) == style.background)

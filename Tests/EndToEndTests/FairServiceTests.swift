@@ -135,7 +135,8 @@ import WorkFeedWire
         }
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "test"))
         let answers = ReadAnswers(
-            index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1], eventsEndpoint: "",
+            index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1], themes: Theme.shipped,
+            eventsEndpoint: "",
             feedBudgetBytes: 8_000, logger: Logger(label: "test"))
         var seen: [WorkoutID] = []
         var cursor: String?

@@ -20,7 +20,7 @@ import WorkFeedWire
                 .importWorkout, ImportRequest(workout, owner: owner),
                 attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
         }
-        let enqueue = EnqueueRequest(ids: nil, kinds: [.route], themes: Theme.allCases, scales: [1, 2])
+        let enqueue = EnqueueRequest(ids: nil, kinds: [.route], themes: Theme.shipped, scales: [1, 2])
         let _: EnqueueReply = try client.request(.enqueue, enqueue)
     }
 

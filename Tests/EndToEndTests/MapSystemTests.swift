@@ -90,8 +90,8 @@ import WorkFeedWorker
             adjust: {
                 $0.basemapTilesets = [Self.heidelberg]
                 // Land and wood: most of this run's area is forest.
-                $0.darkMap.land = land
-                $0.darkMap.wood = land
+                $0.themeStyles[.dark]?.map.land = land
+                $0.themeStyles[.dark]?.map[MapArea.wood] = land
             }, adjustWorker: withMap)
         defer { second.stop(keepingFiles: true) }
         // Its own client, declared after its system: a context is terminated only once every

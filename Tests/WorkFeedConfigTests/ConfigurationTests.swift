@@ -139,9 +139,9 @@ import WorkFeedModel
         }
         let good = try file("styles:\n  dark:\n    line: '#ff0000'\n    outline_width: 0\n")
         let loaded = try await CoordinatorConfiguration.load(file: good, environment: [:])
-        #expect(loaded.darkStyle.line == RGBA(hex: "#ff0000"))
-        #expect(loaded.darkStyle.outlineWidth == 0)
-        #expect(loaded.lightStyle == RouteStyle.light)
+        #expect(loaded.themeStyle(for: .dark)?.route.line == RGBA(hex: "#ff0000"))
+        #expect(loaded.themeStyle(for: .dark)?.route.outlineWidth == 0)
+        #expect(loaded.themeStyle(for: .light)?.route == RouteStyle.light)
     }
 
     /// Names on the map are part of each theme's map style: sizes, colours, which kinds show and at
@@ -150,12 +150,13 @@ import WorkFeedModel
         let good = try file(
             "maps:\n  dark:\n    labels:\n      halo: '#000000'\n      city: { size: 18, color: '#ffcc00' }\n      path: { show: false }\n")
         let loaded = try await CoordinatorConfiguration.load(file: good, environment: [:])
-        #expect(loaded.darkMap.labels.halo == RGBA(hex: "#000000"))
-        #expect(loaded.darkMap.labels[.city].size == 18)
-        #expect(loaded.darkMap.labels[.city].color == RGBA(hex: "#ffcc00"))
-        #expect(loaded.darkMap.labels[.path].show == false)
-        #expect(loaded.darkMap.labels[.town] == MapStyle.dark.labels[.town])
-        #expect(loaded.lightMap == MapStyle.light)
+        let dark = try #require(loaded.themeStyle(for: .dark)?.map)
+        #expect(dark.labels.halo == RGBA(hex: "#000000"))
+        #expect(dark.labels[.city].size == 18)
+        #expect(dark.labels[.city].color == RGBA(hex: "#ffcc00"))
+        #expect(dark.labels[.path].show == false)
+        #expect(dark.labels[.town] == MapStyle.dark.labels[.town])
+        #expect(loaded.themeStyle(for: .light)?.map == MapStyle.light)
         for (text, key) in [
             ("maps:\n  light:\n    labels:\n      city: { size: 100 }\n", "maps.light.labels.city.size"),
             ("maps:\n  light:\n    labels:\n      park: { min_zoom: 16, max_zoom: 12 }\n", "maps.light.labels.park.max_zoom"),

@@ -79,12 +79,14 @@ import WorkFeedModel
         #expect(try temporary.index.read { try $0.workoutCount() } == 2)
     }
 
-    @Test func anUnknownThemeStopsALeaseWithoutLeasingAnything() throws {
+    /// A theme is any well-formed name (themes are configuration, which the index does not know):
+    /// what cannot be one is corrupt.
+    @Test func aValueThatCannotBeAThemeStopsALeaseWithoutLeasingAnything() throws {
         let (temporary, _, job) = try indexWithJobs()
-        try corrupt(temporary, "UPDATE job SET theme = 'neon' WHERE id = ?", [job])
+        try corrupt(temporary, "UPDATE job SET theme = 'Neon_2' WHERE id = ?", [job])
         let before = try everything(temporary)
         let found = corruption { try leaseEverything(temporary) }
-        #expect(found == IndexError.CorruptRow(table: "job", row: "\(job)", column: "theme", value: "'neon'"))
+        #expect(found == IndexError.CorruptRow(table: "job", row: "\(job)", column: "theme", value: "'Neon_2'"))
         #expect(temporary.index.leases.count == 0)
         #expect(try everything(temporary) == before)
     }

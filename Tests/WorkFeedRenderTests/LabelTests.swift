@@ -11,7 +11,7 @@ import WorkFeedTiles
 @Suite struct LabelTests {
     /// Every pair of label boxes from the placer: none overlaps another label's, and none touches
     /// the marks, the legend or the attribution.
-    @Test(arguments: Theme.allCases, [1, 2])
+    @Test(arguments: Theme.shipped, [1, 2])
     func namesNeverOverlapEachOtherOrWhatIsReserved(theme: Theme, scale: Int) throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
@@ -46,7 +46,7 @@ import WorkFeedTiles
 
     /// The route lies over its map: where the picture without names shows the route's line, the
     /// picture with names shows exactly the same, and names changed pixels only inside their boxes.
-    @Test(arguments: Theme.allCases)
+    @Test(arguments: Theme.shipped)
     func routePixelsAreTheSameWithAndWithoutNames(theme: Theme) throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
@@ -55,7 +55,7 @@ import WorkFeedTiles
         let boxes = renderer.labelPlacer.placed.flatMap(\.boxes)
         #expect(!boxes.isEmpty)
         let (plain, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: basemap, names: false), run, renderer: renderer)
-        let line = theme == .light ? RouteStyle.light.line : RouteStyle.dark.line
+        let line = ThemeStyle.shipped[theme]!.route.line
         var routePixels = 0
         var changed = 0
         for y in 0..<plain.height {
@@ -81,7 +81,7 @@ import WorkFeedTiles
     }
 
     /// Every name has a rim of the theme's halo colour, at @1x and @2x.
-    @Test(arguments: Theme.allCases, [1, 2])
+    @Test(arguments: Theme.shipped, [1, 2])
     func namesHaveHalos(theme: Theme, scale: Int) throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
@@ -111,7 +111,7 @@ import WorkFeedTiles
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
         let workout = try MapFixtures.workout(url)
-        for theme in Theme.allCases {
+        for theme in Theme.shipped {
             let (map, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: basemap), workout, renderer: renderer)
             let (plain, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: nil), workout, renderer: renderer)
             var changed = 0
@@ -148,7 +148,7 @@ import WorkFeedTiles
     /// fonts draw them whole, and the picture shows ink where the name is. A name in a script no
     /// installed font has (Japanese) is drawn from its name:latin, and one with no Latin form is
     /// left out, never drawn as boxes. Broken name fields cost their label only.
-    @Test(arguments: Theme.allCases)
+    @Test(arguments: Theme.shipped)
     func namesInOtherScriptsAreRealGlyphsOrTheirLatinForm(theme: Theme) throws {
         let directory = try TilesetKindTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -310,7 +310,7 @@ import WorkFeedTiles
 
     /// The heatmap's legend: in a corner, with each zone's colour, at @1x and @2x, both themes;
     /// a thumbnail too small for one has none.
-    @Test(arguments: Theme.allCases, [1, 2])
+    @Test(arguments: Theme.shipped, [1, 2])
     func theHeatmapExplainsItsColours(theme: Theme, scale: Int) throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)

@@ -29,12 +29,12 @@ enum MapFixtures {
 
     /// - Parameter names: `false` hides every name, for tests of the map's geometry under them.
     static func spec(_ kind: JobKind, _ theme: Theme, basemap: Basemap?, scale: Int = 1, names: Bool = true) -> PictureSpec {
-        var map: MapStyle = theme == .light ? .light : .dark
+        var map = ThemeStyle.shipped[theme]!.map
         if !names {
             for kind in MapLabelKind.allCases { map.labels[kind].show = false }
         }
         return PictureSpec(
-            kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: theme == .light ? .light : .dark,
+            kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: ThemeStyle.shipped[theme]!.route,
             heatmap: .standard, map: map, basemap: basemap?.identity.hash)
     }
 
@@ -66,12 +66,12 @@ extension DecodedImage {
 }
 
 @Suite struct MapPictureTests {
-    @Test(arguments: Theme.allCases)
+    @Test(arguments: Theme.shipped)
     func aHeidelbergRunShowsRoadsParksAndLanduseUnderTheRoute(theme: Theme) throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
         let run = try MapFixtures.workout(MapFixtures.run)
-        let style: MapStyle = theme == .light ? .light : .dark
+        let style = ThemeStyle.shipped[theme]!.map
         for kind in JobKind.allCases {
             // Names are left out: this looks at what lies under them.
             let spec = MapFixtures.spec(kind, theme, basemap: basemap, names: false)
@@ -81,16 +81,19 @@ extension DecodedImage {
             let total = image.width * image.height
             // The map's own colours cover most of the picture (the route and marks take the rest).
             let mapColours = [
-                style.land, style.minor.fill, style.path.fill, style.residential, style.industrial, style.wood, style.park, style.grass,
+                style.land, style[RoadClass.minor].fill, style[RoadClass.path].fill, style[MapArea.residential], style[MapArea.industrial],
+                style[MapArea.wood], style[MapArea.park], style[MapArea.grass],
             ]
             let mapPixels = Set(mapColours).reduce(0) { $0 + image.count($1) }
             #expect(mapPixels > total * 6 / 10, "\(kind) \(theme): map colours")
             // Roads, parks and residential land use, each clearly present, not a stray pixel.
-            #expect(image.count(style.minor.fill) > total / 250, "\(kind) \(theme): minor roads")
-            #expect(image.count(style.park) + image.count(style.grass) + image.count(style.wood) > total / 200, "\(kind) \(theme): green")
-            #expect(image.count(style.residential) > total / 200, "\(kind) \(theme): residential")
+            #expect(image.count(style[RoadClass.minor].fill) > total / 250, "\(kind) \(theme): minor roads")
+            #expect(
+                image.count(style[MapArea.park]) + image.count(style[MapArea.grass]) + image.count(style[MapArea.wood]) > total / 200,
+                "\(kind) \(theme): green")
+            #expect(image.count(style[MapArea.residential]) > total / 200, "\(kind) \(theme): residential")
             // The plain background shows nowhere: the tileset covers the whole picture.
-            let plain = theme == .light ? RouteStyle.light.background : RouteStyle.dark.background
+            let plain = ThemeStyle.shipped[theme]!.route.background
             #expect(image.count(plain, tolerance: 0) < total / 1000, "\(kind) \(theme): plain background")
         }
     }
@@ -101,23 +104,23 @@ extension DecodedImage {
         let run = try MapFixtures.workout(MapFixtures.run)
         let (light, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, .light, basemap: basemap), run, renderer: renderer)
         let (dark, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, .dark, basemap: basemap), run, renderer: renderer)
-        #expect(light.count(MapStyle.light.wood) > 5_000)
-        #expect(dark.count(MapStyle.dark.wood) > 5_000)
-        #expect(light.count(MapStyle.dark.wood) == 0)
-        #expect(dark.count(MapStyle.light.wood) == 0)
+        #expect(light.count(MapStyle.light[MapArea.wood]) > 5_000)
+        #expect(dark.count(MapStyle.dark[MapArea.wood]) > 5_000)
+        #expect(light.count(MapStyle.dark[MapArea.wood]) == 0)
+        #expect(dark.count(MapStyle.light[MapArea.wood]) == 0)
         // Not an inversion: dark land is not the light land's inverse, and roads are lighter than
         // land in both (light roads on a light map, grey roads on a dark one).
         func luminance(_ c: RGBA) -> Int { Int(c.red) * 3 + Int(c.green) * 6 + Int(c.blue) }
-        #expect(luminance(MapStyle.light.minor.fill) > luminance(MapStyle.light.land))
-        #expect(luminance(MapStyle.dark.minor.fill) > luminance(MapStyle.dark.land))
+        #expect(luminance(MapStyle.light[RoadClass.minor].fill) > luminance(MapStyle.light.land))
+        #expect(luminance(MapStyle.dark[RoadClass.minor].fill) > luminance(MapStyle.dark.land))
     }
 
     @Test func theRouteStaysOnTopOfTheMap() throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
         let run = try MapFixtures.workout(MapFixtures.run)
-        for theme in Theme.allCases {
-            let style: RouteStyle = theme == .light ? .light : .dark
+        for theme in Theme.shipped {
+            let style = ThemeStyle.shipped[theme]!.route
             let (image, _, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: basemap), run, renderer: renderer)
             #expect(image.count(style.line, tolerance: 1) > 2_000, "\(theme): route line")
             #expect(image.count(style.startMark, tolerance: 1) + image.count(style.endMark, tolerance: 1) > 20, "\(theme): marks")
@@ -127,7 +130,7 @@ extension DecodedImage {
     /// A picture centred exactly on a corner of four zoom-14 tiles: along the tile edges (column
     /// 255|256 and row 255|256), wherever the map is smooth across the edge, the two pixels at
     /// the edge match their neighbours: no seam, no gap, no doubled line.
-    @Test(arguments: Theme.allCases)
+    @Test(arguments: Theme.shipped)
     func noSeamAtTileEdges(theme: Theme) throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
@@ -186,13 +189,13 @@ extension DecodedImage {
 
     /// The attribution's text is drawn in the bottom-right corner, at @1x and @2x, in both
     /// themes: dark ink on the light box, light ink on the dark one.
-    @Test(arguments: Theme.allCases, [1, 2])
+    @Test(arguments: Theme.shipped, [1, 2])
     func theAttributionIsInTheCorner(theme: Theme, scale: Int) throws {
         let basemap = try MapFixtures.basemap()
         let run = try MapFixtures.workout(MapFixtures.run)
         let (image, _, _) = try MapFixtures.draw(
             MapFixtures.spec(.route, theme, basemap: basemap, scale: scale), run, renderer: Renderer(basemap: basemap))
-        let style: MapStyle = theme == .light ? .light : .dark
+        let style = ThemeStyle.shipped[theme]!.map
         let size = 512 * scale
         let corner = (size - 150 * scale)..<size
         let bottom = (size - 14 * scale)..<size
@@ -206,7 +209,7 @@ extension DecodedImage {
     @Test func aRouteOutsideEveryTilesetGivesTheUsualPlainPicture() throws {
         let basemap = try MapFixtures.basemap()
         let walk = try MapFixtures.workout(MapFixtures.zeeland)
-        for theme in Theme.allCases {
+        for theme in Theme.shipped {
             let withMap = Renderer(basemap: basemap)
             let (image, statistics, _) = try MapFixtures.draw(MapFixtures.spec(.route, theme, basemap: basemap), walk, renderer: withMap)
             #expect(statistics.mapCoverage == .none)
@@ -251,7 +254,7 @@ extension DecodedImage {
         let line = try #require(image.boundingBox(matching: RouteStyle.light.line))
         // 90 m of a 600 m wide picture: the line spans well under a third of it.
         #expect(line.maxX - line.minX < 512 / 3)
-        #expect(image.count(MapStyle.light.building, tolerance: 40) > 1_000)
+        #expect(image.count(MapStyle.light[MapArea.building], tolerance: 40) > 1_000)
     }
 }
 

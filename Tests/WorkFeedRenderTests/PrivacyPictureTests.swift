@@ -59,7 +59,7 @@ import WorkFeedModel
             let basemap = try MapFixtures.basemap()
             let mapRenderer = Renderer(basemap: basemap)
             for kind in JobKind.allCases {
-                for theme in Theme.allCases {
+                for theme in Theme.shipped {
                     let spec = MapFixtures.spec(kind, theme, basemap: basemap)
                     let png = try mapRenderer.render(spec: spec, route: cut.route, heartRate: run.heartRate, cacheKey: "look")
                     try Data(png).write(to: URL(fileURLWithPath: "\(look)/privacy-map-\(kind)-\(theme).png"))
@@ -68,7 +68,7 @@ import WorkFeedModel
         }
         let renderer = Renderer()
         for kind in JobKind.allCases {
-            for theme in Theme.allCases {
+            for theme in Theme.shipped {
                 for scale in [1, 2] {
                     let spec = MapFixtures.spec(kind, theme, basemap: nil, scale: scale)
                     let png = try renderer.render(spec: spec, route: cut.route, heartRate: run.heartRate, cacheKey: "privacy")

@@ -69,7 +69,7 @@ import WorkFeedTiles
         let basemap = try MapFixtures.basemap([writer.path])
         let renderer = Renderer(basemap: basemap)
         var dominant: [Int: Int] = [:]
-        for theme in Theme.allCases {
+        for theme in Theme.shipped {
             for scale in [1, 2] {
                 let spec = MapFixtures.spec(.route, theme, basemap: basemap, scale: scale)
                 let png = try renderer.render(spec: spec, route: Self.route, heartRate: [], cacheKey: "k")
@@ -81,8 +81,8 @@ import WorkFeedTiles
                 dominant[scale] = zoom
                 // Nothing of the vector map's land or the plain background shows: every pixel
                 // along every tile edge belongs to one tile.
-                let style: MapStyle = theme == .light ? .light : .dark
-                let routeStyle: RouteStyle = theme == .light ? .light : .dark
+                let style = ThemeStyle.shipped[theme]!.map
+                let routeStyle = ThemeStyle.shipped[theme]!.route
                 #expect(image.count(style.land, tolerance: 2) == 0)
                 #expect(image.count(routeStyle.background, tolerance: 2) == 0)
                 // Away from the route and the attribution, every pixel is one of the tiles' shades.
@@ -149,7 +149,7 @@ import WorkFeedTiles
 
     /// A tileset in the Protomaps basemap schema (`landuse` kind park, `water`, a grid of `roads`
     /// of kind highway and minor_road) is styled like an OpenMapTiles one, in each theme's palette.
-    @Test(arguments: Theme.allCases)
+    @Test(arguments: Theme.shipped)
     func aProtomapsSchemaTilesetIsStyled(theme: Theme) throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -180,7 +180,7 @@ import WorkFeedTiles
         }
         let basemap = try MapFixtures.basemap([writer.path])
         let renderer = Renderer(basemap: basemap)
-        let style: MapStyle = theme == .light ? .light : .dark
+        let style = ThemeStyle.shipped[theme]!.map
         let png = try renderer.render(spec: MapFixtures.spec(.route, theme, basemap: basemap), route: Self.route, heartRate: [], cacheKey: "k")
         let image = try PNGCodec.decode(png)
         #expect(renderer.lastStatistics.mapCoverage == .full)
@@ -188,7 +188,7 @@ import WorkFeedTiles
         #expect(image.count(style[.water], tolerance: 1) > 2_000, "water")
         #expect(image.count(style[.motorway].fill, tolerance: 1) > 200, "highway fill")
         #expect(image.count(style[.minor].fill, tolerance: 1) > 100, "minor road fill")
-        let other: MapStyle = theme == .light ? .dark : .light
+        let other = ThemeStyle.shipped.first { $0.key != theme }!.value.map
         #expect(image.count(other[.park], tolerance: 1) < 100, "the other theme's palette is not used")
     }
 }

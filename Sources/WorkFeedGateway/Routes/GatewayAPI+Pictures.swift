@@ -90,8 +90,10 @@ extension GatewayAPI {
         guard let kind = PictureKind(rawValue: context.parameters.get("kind") ?? "") else {
             throw Problem.notFound("no picture kind \(context.parameters.get("kind")?.prefix(20) ?? ""): \(PictureKind.names())")
         }
+        // Any name a theme may have: the coordinator knows which themes it draws, and answers
+        // not-found for the others.
         guard let theme = Theme(rawValue: context.parameters.get("theme") ?? "") else {
-            throw Problem.notFound("no picture theme \(context.parameters.get("theme")?.prefix(20) ?? ""): light or dark")
+            throw Problem.notFound("no picture theme \(context.parameters.get("theme")?.prefix(20) ?? "")")
         }
         let scale = try Self.integer(request, "scale", in: 1...3, default: 1)
         let wait = try Self.seconds(request, "wait", maximum: configuration.maximumWaitSeconds)
@@ -102,7 +104,9 @@ extension GatewayAPI {
         defer { events.remove(waiter, for: picture) }
         var enqueue = EnqueueRequest(ids: [id], kinds: [kind], themes: [theme], scales: [scale], priority: EnqueueRequest.interactivePriority)
         enqueue.owner = owner
-        _ = try await ask(.enqueue, enqueue, as: EnqueueReply.self)
+        _ = try await ask(.enqueue, notFound: "no picture theme \(theme)") { () async throws(CoordinatorError) in
+            try await clients.request(.enqueue, enqueue, attachments: [], as: EnqueueReply.self)
+        }
         var reply = try await show(id, owner: owner)
         if let record = Self.record(picture, in: reply), record.status == .pending, wait > 0 {
             if await waiter.wait(timeout: .milliseconds(Int64(wait * 1000))) != nil {

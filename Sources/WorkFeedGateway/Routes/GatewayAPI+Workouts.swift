@@ -97,7 +97,8 @@ extension GatewayAPI {
         }
         if !requested.isEmpty {
             var enqueue = EnqueueRequest(
-                ids: requested, kinds: configuration.uploadKinds, themes: Theme.allCases, scales: configuration.uploadScales,
+                // No themes: every theme the coordinator draws.
+                ids: requested, kinds: configuration.uploadKinds, themes: [], scales: configuration.uploadScales,
                 priority: EnqueueRequest.interactivePriority)
             enqueue.owner = owner
             _ = try await ask(.enqueue, enqueue, as: EnqueueReply.self)

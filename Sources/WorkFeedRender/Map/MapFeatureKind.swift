@@ -48,13 +48,64 @@ enum MapFeatureKind: Int, CaseIterable {
         }
     }
 
-    /// Whether features of this kind are polygons to fill (the rest are lines to stroke).
-    var isArea: Bool { rawValue <= MapFeatureKind.building.rawValue }
+    init(line: MapLine) {
+        switch line {
+        case .river: self = .river
+        case .stream: self = .stream
+        case .rail: self = .rail
+        }
+    }
 
-    var area: MapArea? { isArea ? MapArea.allCases[rawValue] : nil }
+    /// What a feature of this kind is in a ``MapStyle``'s tables: an area (filled), a line or a
+    /// road (stroked). Said case by case, so that it never depends on the order of the cases here
+    /// or in ``MapArea``, ``MapLine`` and ``RoadClass``.
+    enum StyleEntry: Equatable {
+        case area(MapArea)
+        case line(MapLine)
+        case road(RoadClass)
+    }
+
+    var entry: StyleEntry {
+        switch self {
+        case .farmland: .area(.farmland)
+        case .grass: .area(.grass)
+        case .wood: .area(.wood)
+        case .park: .area(.park)
+        case .residential: .area(.residential)
+        case .industrial: .area(.industrial)
+        case .hospital: .area(.hospital)
+        case .school: .area(.school)
+        case .cemetery: .area(.cemetery)
+        case .sand: .area(.sand)
+        case .pedestrian: .area(.pedestrian)
+        case .pier: .area(.pier)
+        case .water: .area(.water)
+        case .building: .area(.building)
+        case .river: .line(.river)
+        case .stream: .line(.stream)
+        case .rail: .line(.rail)
+        case .path: .road(.path)
+        case .track: .road(.track)
+        case .service: .road(.service)
+        case .minor: .road(.minor)
+        case .tertiary: .road(.tertiary)
+        case .secondary: .road(.secondary)
+        case .primary: .road(.primary)
+        case .trunk: .road(.trunk)
+        case .motorway: .road(.motorway)
+        }
+    }
+
+    /// Whether features of this kind are polygons to fill (the rest are lines to stroke).
+    var isArea: Bool { area != nil }
+
+    var area: MapArea? {
+        guard case .area(let area) = entry else { return nil }
+        return area
+    }
 
     var road: RoadClass? {
-        guard rawValue >= MapFeatureKind.path.rawValue, rawValue <= MapFeatureKind.motorway.rawValue else { return nil }
-        return RoadClass.allCases[rawValue - MapFeatureKind.path.rawValue]
+        guard case .road(let road) = entry else { return nil }
+        return road
     }
 }
