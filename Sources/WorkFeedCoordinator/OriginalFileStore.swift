@@ -98,9 +98,6 @@ struct OriginalFileStore: CustomStringConvertible {
         return isValidHash(sha256) && parts[0] == sha256.prefix(2) ? sha256 : nil
     }
 
-    /// Where a person finds the original with this hash (a path, an `s3://` URL).
-    func location(of sha256: String) -> String? { Self.name(for: sha256).map(files.location(of:)) }
-
     /// Whether the original is kept (a store that cannot answer: not known to be).
     func contains(_ sha256: String) -> Bool {
         guard let name = Self.name(for: sha256) else { return false }

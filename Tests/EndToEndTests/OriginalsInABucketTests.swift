@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 import WorkFeedConfig
+import WorkFeedCoordinator
 import WorkFeedCtl
 import WorkFeedModel
 import WorkFeedS3

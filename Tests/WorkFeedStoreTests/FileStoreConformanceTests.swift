@@ -96,9 +96,12 @@ import WorkFeedS3Testing
     /// Nothing listening: `unavailable` (transient, retried), naming the bucket and the endpoint.
     @Test func aBucketThatDoesNotAnswerIsUnavailable() throws {
         let port = try MotoServer.freePort()
+        let credentials = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-credentials-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: credentials) }
+        try "[default]\naws_access_key_id=a\naws_secret_access_key=b\n".write(to: credentials, atomically: true, encoding: .utf8)
         let store = try FileStores.open(
-            .s3(bucket: "originals-here", prefix: "originals"), s3: S3StoreSettings(endpoint: "http://127.0.0.1:\(port)"),
-            environment: ["AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"])
+            .s3(bucket: "originals-here", prefix: "originals"),
+            s3: S3StoreSettings(endpoint: "http://127.0.0.1:\(port)", credentialsFile: credentials.path), environment: [:])
         #expect(!store.isLocal)
         var errors: [PictureStoreError] = []
         do { _ = try store.prepare() } catch { errors.append(error) }
