@@ -20,55 +20,10 @@ smoke="${BENCH_SMOKE:-0}"
 seconds="${BENCH_SECONDS:-$([ "$smoke" = "1" ] && echo 2 || echo 15)}"
 connections="${BENCH_CONNECTIONS:-$([ "$smoke" = "1" ] && echo 4 || echo 32)}"
 workouts="${BENCH_WORKOUTS:-$([ "$smoke" = "1" ] && echo 3000 || echo 100000)}"
-if [ -n "${BENCH_BIN:-}" ]; then
-  bin="$BENCH_BIN"
-  build="$(basename "$bin") build"
-else
-  echo "bench-gateway: building (release)..."
-  for product in workfeed-coordinator workfeed-worker workctl workfeed-gateway workfeed-bench; do
-    swift build -c release --product "$product" >/dev/null
-  done
-  bin="$(swift build -c release --show-bin-path)"
-  build="release build"
-fi
-for program in workfeed-coordinator workfeed-worker workctl workfeed-gateway workfeed-bench; do
-  [ -x "$bin/$program" ] || { echo "bench-gateway: $bin/$program is not built (swift build, or unset BENCH_BIN)" >&2; exit 1; }
-done
-
-dir="$(mktemp -d /tmp/workfeed-bench-gateway.XXXXXX)"
-chmod 755 "$dir"
-pids=()
-stop_all() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$dir"
-}
-trap stop_all EXIT
-
-port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-workers_port=$(port); control_port=$(port); events_port=$(port); http_port=$(port); nginx_port=$(port)
-control="tcp://127.0.0.1:$control_port"
-cache="$dir/cache"
-export WORKFEED_LOG_LEVEL=warning WORKFEED_METRICS_LISTEN="" WORKFEED_LISTEN_EVENTS="tcp://127.0.0.1:$events_port"
-
-echo "bench-gateway: an index of $workouts workouts of owner 'bench'"
-"$bin/workfeed-bench" --make-index "$dir/index.sqlite" --workouts "$workouts" --owner bench
-
-"$bin/workfeed-coordinator" --index "$dir/index.sqlite" --cache "$cache" --listen-workers "tcp://127.0.0.1:$workers_port" \
-  --listen-control "$control" >"$dir/coordinator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do "$bin/workctl" status --coordinator "$control" --timeout 1 >/dev/null 2>&1 && break; sleep 0.2; done
-for n in 1 2; do
-  "$bin/workfeed-worker" --connect "tcp://127.0.0.1:$workers_port" --cache "$cache" --threads 1 --name "bench-$n" >"$dir/worker-$n.log" 2>&1 &
-  pids+=($!)
-done
-"$bin/workctl" token secret --out "$dir/token.secret" >/dev/null
-token="$("$bin/workctl" token create --owner bench --expires 1d --secret-file "$dir/token.secret")"
-WORKFEED_TOKENS_SECRET_FILE="$dir/token.secret" "$bin/workfeed-gateway" --listen "127.0.0.1:$http_port" --coordinator "$control" \
-  --events "tcp://127.0.0.1:$events_port" --cache "$cache" >"$dir/gateway.log" 2>&1 &
-pids+=($!)
-base="http://127.0.0.1:$http_port"
-for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+source deploy/bench-common.sh
+bench_programs bench-gateway "${BENCH_BIN:-}" workfeed-coordinator workfeed-worker workctl workfeed-gateway workfeed-bench
+bench_start bench-gateway "$workouts" 2
+nginx_port=$(bench_port)
 
 # The helper below walks the feed, draws pictures and measures the interactive requests.
 export BASE="$base" TOKEN="$token" DIR="$dir" WORKCTL="$bin/workctl" CONTROL="$control"
@@ -109,17 +64,7 @@ with open(os.path.join(directory, "picture-paths.txt"), "w") as out:
 print(f"bench-gateway: {len(cursors) + 1} feed pages and {len(urls)} pictures to ask for")
 PYTHON
 
-cat >"$dir/paths.lua" <<'LUA'
-local paths = {}
-for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
-local token = os.getenv("WRK_TOKEN")
-if token and token ~= "" then wrk.headers["Authorization"] = "Bearer " .. token end
-local counter = 0
-request = function()
-  counter = counter + 1
-  return wrk.format("GET", paths[(counter % #paths) + 1])
-end
-LUA
+bench_paths_lua "$dir/paths.lua"
 
 mkdir -p "$dir/nginx"
 cat >"$dir/nginx/nginx.conf" <<NGINX
@@ -207,4 +152,4 @@ print(f"  {len(times)} interactive pictures (route dark @1x, wait=5): p50 {pick(
 PYTHON
 "$bin/workctl" status --coordinator "$control" | sed -n '1p;/^queue/p' | sed 's/^/  bulk meanwhile: /'
 echo
-echo "bench-gateway: done (gateway resident memory: $(grep VmHWM /proc/"${pids[3]}"/status 2>/dev/null | awk '{print $2/1024 " MiB"}'))"
+echo "bench-gateway: done (gateway resident memory: $(grep VmHWM /proc/"$gateway_pid"/status 2>/dev/null | awk '{print $2/1024 " MiB"}'))"

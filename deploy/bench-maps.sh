@@ -116,9 +116,20 @@ workers=("${pids[1]}" "${pids[2]}")
 
 "$bin/workctl" import "$run/gpx" >/dev/null
 jobs=$(( workouts * 4 ))
+# CPU seconds (user + system) a process has used so far, from /proc/PID/stat.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpu_before=()
+for pid in "${pids[@]}" $moto; do cpu_before+=("$(cpu_seconds "$pid")"); done
+requests_before=0
+[ -z "$moto" ] || requests_before=$(wc -l <"$run/moto.log")
 started=$(date +%s.%N)
 "$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait --wait-timeout 60 >/dev/null || [ $? -eq 2 ]
 finished=$(date +%s.%N)
+requests_after=0
+[ -z "$moto" ] || requests_after=$(wc -l <"$run/moto.log")
+cpu_used=()
+n=0
+for pid in "${pids[@]}" $moto; do cpu_used+=("$(python3 -c "print(f'{$(cpu_seconds "$pid") - ${cpu_before[$n]}:.1f}')")"); n=$((n + 1)); done
 # Pictures by their picture names: the store's keys/ names are the same pictures again.
 if [ "$store" = "s3" ]; then
   generated=$(python3 - "$WORKFEED_S3_ENDPOINT" <<'PY'
@@ -148,6 +159,12 @@ for n in 0 1; do
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
   echo "bench-maps: worker $((n + 1)): peak resident $((hwm / 1024)) MiB, now $((rss / 1024)) MiB (tile cache budget ${cache_mb} MiB)"
 done
+echo "bench-maps: CPU seconds while drawing: coordinator ${cpu_used[0]}, workers ${cpu_used[1]} and ${cpu_used[2]}$([ -z "$moto" ] || echo ", moto ${cpu_used[3]}")"
+if [ -n "$moto" ]; then
+  # moto logs a line a request: what each picture cost in requests, by method.
+  sed -n "$((requests_before + 1)),${requests_after}p" "$run/moto.log" | grep '" [0-9][0-9][0-9] ' | awk -v p="$generated" \
+    '{split($0, q, "\""); split(q[2], r, " "); n[r[1]]++; t++} END {s = ""; for (m in n) s = s " " m " " n[m]; printf "bench-maps: S3 requests while drawing: %d (%.2f a picture):%s\n", t, t / (p > 0 ? p : 1), s}'
+fi
 for pid in "${workers[@]}"; do kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; done
 for n in 1 2; do
   echo "bench-maps: worker $n tile cache at the end: $(grep -o 'tile_cache_[a-z]*=[0-9]*' "$run/worker-$n.log" | tr '\n' ' ')"

@@ -14,9 +14,10 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var cacheDirectory = "var/cache"
     /// How an `s3://` cache is reached (`store.s3.*`).
     public var s3Store = S3StoreSettings()
-    /// Where the kept original files of imports live (`originals.directory`): a directory only the
-    /// coordinator uses, never inside the shared cache that workers mount (the originals hold what
-    /// privacy zones hide). Empty: `originals/` beside the index (``originalsPath``).
+    /// Where the kept original files of imports live (`originals.directory`): a directory or
+    /// `s3://BUCKET/PREFIX` only the coordinator uses, never inside the picture store that workers
+    /// and gateways read (the originals hold what privacy zones hide). Empty: the default
+    /// (``originalsPath``).
     public var originalsDirectory = ""
     /// `originals.key_file`: a file of at least 32 bytes; when set, originals are sealed
     /// (ChaCha20-Poly1305) with a key derived from it. Empty: kept as they came (docs/security.md).
@@ -338,22 +339,58 @@ extension Settings {
 }
 
 extension CoordinatorConfiguration {
-    /// The kept originals' directory: `originals.directory`, or `originals/` beside the index.
+    /// The kept originals' place as written: `originals.directory` (a directory or
+    /// `s3://BUCKET/PREFIX`), else the default: with pictures in `s3://BUCKET/PREFIX`, the same
+    /// bucket's `originals` prefix beside them (``defaultOriginalsPrefix``; not when PREFIX is empty
+    /// or itself under it: the originals would be inside the pictures), otherwise `originals/`
+    /// beside the index (``originalsBesideIndex``).
     public var originalsPath: String {
         guard originalsDirectory.isEmpty else { return originalsDirectory }
-        let index = URL(fileURLWithPath: indexPath).standardizedFileURL
-        return index.deletingLastPathComponent().appendingPathComponent("originals").path
+        if case .s3(let bucket, let prefix)? = try? StoreLocation(parsing: cacheDirectory), !prefix.isEmpty,
+            prefix.split(separator: "/").first.map(String.init) != Self.defaultOriginalsPrefix
+        {
+            return "s3://\(bucket)/\(Self.defaultOriginalsPrefix)"
+        }
+        return originalsBesideIndex
     }
 
-    /// Why the originals' directory may not be used, or `nil`: inside (or equal to) the shared
-    /// cache, every worker host could read them.
+    /// The prefix of a bucket's kept originals when `originals.directory` is not set.
+    public static let defaultOriginalsPrefix = "originals"
+
+    /// `originals/` beside the index: where originals are kept by default with a directory cache,
+    /// and where they were kept with any cache before issue 26 (moved to the bucket at start when
+    /// the default is a bucket now).
+    public var originalsBesideIndex: String {
+        URL(fileURLWithPath: indexPath).standardizedFileURL.deletingLastPathComponent().appendingPathComponent("originals").path
+    }
+
+    /// The kept originals' store location (``originalsPath`` parsed).
+    public func originalsLocation() throws(StoreLocationError) -> StoreLocation {
+        try StoreLocation(parsing: originalsPath)
+    }
+
+    /// Why the originals' place may not be used, or `nil`: not a directory or `s3://` location, or
+    /// inside (or equal to) the picture store, which every worker and gateway reads (and a CDN may
+    /// serve): the originals hold what privacy zones hide.
     public func originalsProblem() -> String? {
-        let originals = URL(fileURLWithPath: originalsPath).standardizedFileURL.path
-        let cache = URL(fileURLWithPath: cacheDirectory).standardizedFileURL.path
-        if originals == cache || originals.hasPrefix(cache.hasSuffix("/") ? cache : cache + "/") {
-            return
-                "it is inside cache.directory (\(cache)), which every worker host mounts; the originals hold what privacy zones hide: choose a directory only the coordinator uses"
+        let originals: StoreLocation
+        do {
+            originals = try originalsLocation()
+        } catch {
+            return error.problem
         }
-        return nil
+        guard let cache = try? StoreLocation(parsing: cacheDirectory) else { return nil }
+        let inside: Bool =
+            switch (originals, cache) {
+            case (.directory(let path), .directory(let root)):
+                path == root || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+            case (.s3(let bucket, let prefix), .s3(let cacheBucket, let cachePrefix)):
+                bucket == cacheBucket && (cachePrefix.isEmpty || prefix == cachePrefix || prefix.hasPrefix(cachePrefix + "/"))
+            case (.directory, .s3), (.s3, .directory):
+                false
+            }
+        guard inside else { return nil }
+        return "it is inside cache.directory (\(cache)), which every worker and gateway reads; the originals hold what privacy zones hide: "
+            + "choose a place only the coordinator uses"
     }
 }

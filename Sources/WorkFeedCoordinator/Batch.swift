@@ -52,8 +52,8 @@ enum Removal: Sendable, Hashable {
     /// or late report's, or an orphan's): one drawn since under another key stays. When it is
     /// removed and the job stores a picture under `restoring`, the name goes back to that one.
     case pictureIfKey(PictureID, String, restoring: String?)
-    /// A kept original file (``OriginalFileStore``).
-    case file(String)
+    /// A kept original file (``OriginalFileStore``), by its SHA-256.
+    case original(String)
 }
 
 /// Everything a batch wants sent once its transaction has committed.

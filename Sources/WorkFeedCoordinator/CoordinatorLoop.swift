@@ -171,7 +171,7 @@ struct CoordinatorLoop: ~Copyable {
                 try doneSocket.connect(doneEndpoint)
                 // Removals leave this thread: the store may be a round trip away.
                 let removals = try RemovalQueue(
-                    store: dispatcher.store, results: removalsEnd.replies, context: context,
+                    store: dispatcher.store, originals: dispatcher.originals, results: removalsEnd.replies, context: context,
                     doneEndpoint: removalsEnd.doneEndpoint, logger: logger)
                 opened.put(nil)
                 // Pictures nothing refers to (written late, or by a worker that died) are looked for

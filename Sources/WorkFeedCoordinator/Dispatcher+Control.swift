@@ -94,7 +94,7 @@ extension Dispatcher {
                 maybeUnreferenced.insert(file.sha256)
             }
             // Originals nothing stored comes from any more go once the turn is committed.
-            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).compactMap(originals.path(for:)).map(Removal.file)
+            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).filter(OriginalFileStore.isValidHash).map(Removal.original)
             if [.imported, .updated, .replacedDuplicate].contains(reply.result) {
                 outbox.events.append(.workout(WorkoutEvent(workoutID: reply.id, change: reply.result.rawValue, owner: owner)))
             }

@@ -60,9 +60,8 @@ extension Dispatcher {
         // other workout came from.
         let jobs = Array(deleted.values.joined())
         let pictures = jobs.filter(store.contains)
-        let originalFiles = try transaction.reader.unreferencedFiles(files).compactMap(originals.path(for:))
-            .filter { FileManager.default.fileExists(atPath: $0) }
-        outbox.removals += jobs.map(Removal.picture) + originalFiles.map(Removal.file)
+        let originalFiles = try transaction.reader.unreferencedFiles(files).filter(originals.contains)
+        outbox.removals += jobs.map(Removal.picture) + originalFiles.map(Removal.original)
         for id in ids where deleted[id] != nil { outbox.events.append(.workout(WorkoutEvent(workoutID: id, change: "deleted", owner: owner))) }
         outbox.tally.deletedWorkouts += deleted.count
 

@@ -1,8 +1,10 @@
 import Crypto
 import Foundation
+import Logging
 import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedModel
+import WorkFeedStore
 
 extension Dispatcher {
     /// The secret (from `privacy.secret_file`, or made once and kept in the index), the end trim,
@@ -53,6 +55,45 @@ extension Dispatcher {
 }
 
 extension Dispatcher {
+    /// The kept originals' store, ready: `originals.directory` (or its default) opened through the
+    /// store seam, checked to be outside the picture store, prepared (made private, sealed), with
+    /// what earlier releases kept elsewhere moved in: `<cache>/files/` (before issue 23), and
+    /// `originals/` beside the index when the default is a bucket now (before issue 26).
+    /// - Throws: ``CoordinatorError``: `store` (exit 73) when a bucket cannot be used, naming it,
+    ///   its endpoint and what the service said; `originals` otherwise.
+    static func openOriginals(
+        _ configuration: CoordinatorConfiguration, cache: StoreLocation, logger: Logger
+    ) throws(CoordinatorError) -> OriginalFileStore {
+        if let problem = configuration.originalsProblem() {
+            throw CoordinatorError(.originals, "originals.directory = '\(configuration.originalsPath)': \(problem)")
+        }
+        let location: StoreLocation
+        let files: any FileStore
+        do {
+            location = try configuration.originalsLocation()
+            files = try FileStores.open(location, s3: configuration.s3Store)
+        } catch {
+            throw CoordinatorError(.store, "cannot start: the kept originals' store '\(configuration.originalsPath)' cannot be used", cause: error)
+        }
+        let originals = OriginalFileStore(files: files, key: try loadOriginalsKey(configuration))
+        var sources: [OriginalFileStore.Source] = []
+        if let directory = cache.directory {
+            let legacy = DirectoryFileStore(root: OriginalFileStore.legacyDirectory(cacheDirectory: directory))
+            sources.append(OriginalFileStore.Source(directory: legacy, removesStrays: true))
+        }
+        if configuration.originalsDirectory.isEmpty && location != .directory(configuration.originalsBesideIndex) {
+            sources.append(OriginalFileStore.Source(directory: DirectoryFileStore(root: configuration.originalsBesideIndex), removesStrays: false))
+        }
+        do {
+            try originals.prepare(movingFrom: sources, logger: logger)
+        } catch let error as PictureStoreError where !files.isLocal {
+            throw CoordinatorError(.store, "cannot start: the kept originals' store '\(configuration.originalsPath)' cannot be used", cause: error)
+        } catch {
+            throw CoordinatorError(.originals, "originals.directory = '\(configuration.originalsPath)' cannot be made private", cause: error)
+        }
+        return originals
+    }
+
     /// The key kept originals are sealed with (`originals.key_file`), or `nil` when none is set.
     /// - Throws: ``CoordinatorError`` naming the file when it cannot be read or is too short.
     static func loadOriginalsKey(_ configuration: CoordinatorConfiguration) throws(CoordinatorError) -> SymmetricKey? {

@@ -19,7 +19,7 @@ import WorkFeedWire
 /// collects the next: the two threads work side by side.
 struct Dispatcher {
     let configuration: CoordinatorConfiguration
-    /// The kept originals (``OriginalFileStore``): the coordinator's alone, outside the cache.
+    /// The kept originals (``OriginalFileStore``): the coordinator's alone, outside the picture store.
     let originals: OriginalFileStore
     /// Where pictures live: the dispatcher removes replaced, hidden and deleted ones.
     let store: any PictureStore
@@ -94,16 +94,7 @@ struct Dispatcher {
         self.configuration = configuration
         let location = try configuration.storeLocation()
         store = try PictureStores.open(location, s3: configuration.s3Store)
-        if let problem = configuration.originalsProblem() {
-            throw CoordinatorError(.originals, "originals.directory = '\(configuration.originalsPath)': \(problem)")
-        }
-        originals = OriginalFileStore(
-            directory: URL(fileURLWithPath: configuration.originalsPath).standardizedFileURL.path, key: try Self.loadOriginalsKey(configuration))
-        do {
-            try originals.prepare(cacheDirectory: location.directory, logger: logger)
-        } catch {
-            throw CoordinatorError(.originals, "originals.directory = '\(originals.directory)' cannot be made private", cause: error)
-        }
+        originals = try Self.openOriginals(configuration, cache: location, logger: logger)
         self.logger = logger
         self.metrics = metrics
         specs = PictureSpecs(

@@ -10,7 +10,7 @@ import WorkFeedWire
 ///
 /// Pictures' and keys' names go in batches (``PictureStore/delete(pictures:keys:)``: S3's
 /// DeleteObjects, up to 1,000 keys a request); conditional removals one by one; kept original
-/// files from their directory. The control replies of the batch that asked for the removals are
+/// files from their store (``OriginalFileStore/remove(_:)``, in batches too). The control replies of the batch that asked for the removals are
 /// held until its removals have been tried once, then handed to the loop like the read threads'
 /// replies (``results`` and a byte at the loop's PULL socket): a client told "deleted" finds the
 /// pictures gone. Removals that failed because the store was unavailable are tried again with a
@@ -38,6 +38,7 @@ final class RemovalQueue: Sendable {
     }
 
     let store: any PictureStore
+    let originals: OriginalFileStore
     /// Replies released after their removals, for the loop to send.
     let results: Handoff<[Reply]>
     private let state = Mutex(State())
@@ -50,8 +51,12 @@ final class RemovalQueue: Sendable {
 
     /// Starts the thread.
     /// - Parameter doneEndpoint: the loop's inproc PULL socket: a byte there makes it send ``results``.
-    init(store: any PictureStore, results: Handoff<[Reply]>, context: ZMQContext, doneEndpoint: String, logger: Logger) throws {
+    init(
+        store: any PictureStore, originals: OriginalFileStore, results: Handoff<[Reply]>, context: ZMQContext, doneEndpoint: String,
+        logger: Logger
+    ) throws {
         self.store = store
+        self.originals = originals
         self.results = results
         self.logger = logger
         let opened = Handoff<(any Error)?>()
@@ -160,6 +165,7 @@ final class RemovalQueue: Sendable {
     private func remove(_ removals: [Removal]) -> [Removal] {
         var pictures: [PictureID] = []
         var keys: [String] = []
+        var hashes: [String] = []
         var again: [Removal] = []
         for removal in removals {
             switch removal {
@@ -172,15 +178,12 @@ final class RemovalQueue: Sendable {
                     if error.isTransient { again.append(removal) }
                     logger.warning("could not remove from the picture store", metadata: ["what": "\(removal)", "error": "\(error)"])
                 }
-            case .file(let path):
-                do {
-                    try FileManager.default.removeItem(atPath: path)
-                } catch CocoaError.fileNoSuchFile {
-                    // Already gone.
-                } catch {
-                    logger.warning("could not remove a kept original", metadata: ["path": "\(path)", "error": "\(error)"])
-                }
+            case .original(let sha256): hashes.append(sha256)
             }
+        }
+        for failure in originals.remove(hashes) {
+            if failure.error.isTransient { again.append(.original(failure.sha256)) }
+            logger.warning("could not remove a kept original", metadata: ["sha256": "\(failure.sha256)", "error": "\(failure.error)"])
         }
         for failure in store.delete(pictures: pictures, keys: keys) {
             let removal: Removal =

@@ -152,16 +152,41 @@ extension MotoServer {
         guard let id = Self.element("AccessKeyId", in: created), let secret = Self.element("SecretAccessKey", in: created) else {
             throw MotoError("CreateAccessKey said: \(created.prefix(500))")
         }
-        _ = try http("POST", "/moto-api/reset-auth", body: Array("0".utf8), headers: [:])
+        // The count travels as the raw body: sent as a form (URLSession's default type for a POST
+        // body), Flask reads it into the form, moto finds no body, answers 500, and authentication
+        // stays off (what kept this test disabled: every key was accepted).
+        let (status, said) = try http("POST", "/moto-api/reset-auth", body: Array("0".utf8), headers: ["Content-Type": "text/plain"])
+        guard status == 200 else { throw MotoError("moto-api/reset-auth: HTTP \(status): \(said.prefix(500))") }
         return S3Credentials(accessKeyID: id, secretAccessKey: secret)
     }
 
-    /// Deletes an access key (credentials that stop working mid-run).
+    /// Another access key of the user `credentials` belong to, made with them (moto checks them).
+    public func createAccessKey(signedWith credentials: S3Credentials) throws -> S3Credentials {
+        let users = try iam(["Action": "ListUsers"], credentials: credentials)
+        for user in Self.elements("UserName", in: users) {
+            let keys = try iam(["Action": "ListAccessKeys", "UserName": user], credentials: credentials)
+            guard Self.elements("AccessKeyId", in: keys).contains(credentials.accessKeyID) else { continue }
+            let created = try iam(["Action": "CreateAccessKey", "UserName": user], credentials: credentials)
+            guard let id = Self.element("AccessKeyId", in: created), let secret = Self.element("SecretAccessKey", in: created) else {
+                throw MotoError("CreateAccessKey said: \(created.prefix(500))")
+            }
+            return S3Credentials(accessKeyID: id, secretAccessKey: secret)
+        }
+        throw MotoError("no IAM user has the access key \(credentials.accessKeyID)")
+    }
+
+    /// Deletes an access key (credentials that stop working mid-run): from then on moto answers
+    /// 403 `InvalidAccessKeyId` to requests signed with it.
     public func deleteAccessKey(_ credentials: S3Credentials, signedWith admin: S3Credentials) throws {
         let users = try iam(["Action": "ListUsers"], credentials: admin)
+        var deleted = false
         for user in Self.elements("UserName", in: users) {
-            _ = try? iam(["Action": "DeleteAccessKey", "UserName": user, "AccessKeyId": credentials.accessKeyID], credentials: admin)
+            let keys = try iam(["Action": "ListAccessKeys", "UserName": user], credentials: admin)
+            guard Self.elements("AccessKeyId", in: keys).contains(credentials.accessKeyID) else { continue }
+            _ = try iam(["Action": "DeleteAccessKey", "UserName": user, "AccessKeyId": credentials.accessKeyID], credentials: admin)
+            deleted = true
         }
+        guard deleted else { throw MotoError("no IAM user has the access key \(credentials.accessKeyID)") }
     }
 
     /// An IAM query request, signed with SigV4 for the service `iam`.

@@ -287,13 +287,17 @@ extension DirectoryPictureStore {
 
     /// Writes `bytes` to `temporary` (created, never reused), flushes them to disk, and renames the
     /// file to `path`; on any failure the temporary file is removed.
-    static func writeDurably(_ bytes: [UInt8], to temporary: String, renamingTo path: String) throws(PictureStoreError) {
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    /// - Parameter mode: the file's permissions; narrower than 0644 they hold whatever the umask.
+    static func writeDurably(_ bytes: [UInt8], to temporary: String, renamingTo path: String, mode: mode_t = 0o644) throws(PictureStoreError) {
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard descriptor >= 0 else { throw PictureStoreError(step: "create", errno: errno, path: temporary) }
         var failure: PictureStoreError?
+        if mode & 0o077 == 0 && fchmod(descriptor, mode) != 0 {
+            failure = PictureStoreError(step: "chmod", errno: errno, path: temporary)
+        }
         bytes.withUnsafeBytes { buffer in
             var offset = 0
-            while offset < buffer.count {
+            while failure == nil && offset < buffer.count {
                 let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
@@ -372,21 +376,21 @@ extension DirectoryPictureStore {
 
     /// The whole regular file at `relative` below `root` (``openInside(root:relative:)``), or `nil`
     /// when nothing is there.
-    static func readInside(root: String, relative: String) throws(PictureStoreError) -> [UInt8]? {
+    static func readInside(root: String, relative: String, maximumSize: Int = maximumPictureSize) throws(PictureStoreError) -> [UInt8]? {
         guard let descriptor = try openInside(root: root, relative: relative) else { return nil }
         defer { close(descriptor) }
-        return try read(descriptor, path: root + "/" + relative)
+        return try read(descriptor, path: root + "/" + relative, maximumSize: maximumSize)
     }
 
-    /// The whole of an open file, from its start.
-    static func read(_ descriptor: Int32, path: String) throws(PictureStoreError) -> [UInt8]? {
+    /// The whole of an open file, from its start; larger than `maximumSize` is `corrupt` (EFBIG).
+    static func read(_ descriptor: Int32, path: String, maximumSize: Int = maximumPictureSize) throws(PictureStoreError) -> [UInt8]? {
         let end = lseek(descriptor, 0, SEEK_END)
         guard end >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
             if errno == EISDIR || errno == ESPIPE { return nil }
             throw PictureStoreError(step: "read", errno: errno, path: path)
         }
         let size = Int(end)
-        guard size <= maximumPictureSize else { throw PictureStoreError(step: "read", errno: EFBIG, path: path) }
+        guard size <= maximumSize else { throw PictureStoreError(step: "read", errno: EFBIG, path: path) }
         var bytes = [UInt8](repeating: 0, count: size)
         var offset = 0
         while offset < size {

@@ -172,20 +172,26 @@ public enum PictureStores {
         case .directory(let path):
             return DirectoryPictureStore(root: path)
         case .s3(let bucket, let prefix):
-            let region = s3.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
-            let credentials: S3CredentialSource =
-                if let file = s3.credentialsFile {
-                    .file(path: file, profile: s3.profile ?? environment["AWS_PROFILE"] ?? "default")
-                } else {
-                    .environment
-                }
-            let configuration = S3Configuration(
-                bucket: bucket, endpoint: s3.endpoint, region: region, pathStyle: s3.pathStyle, credentials: credentials)
-            do {
-                return S3PictureStore(client: try S3Client(configuration), prefix: prefix)
-            } catch {
-                throw S3PictureStore.storeError(error)
+            return S3PictureStore(client: try client(bucket: bucket, s3: s3, environment: environment), prefix: prefix)
+        }
+    }
+
+    /// The client of `bucket` as `store.s3.*` and the environment say (the AWS way), for the picture
+    /// store and the kept originals (``FileStores``) alike.
+    static func client(bucket: String, s3: S3StoreSettings, environment: [String: String]) throws(PictureStoreError) -> S3Client {
+        let region = s3.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        let credentials: S3CredentialSource =
+            if let file = s3.credentialsFile {
+                .file(path: file, profile: s3.profile ?? environment["AWS_PROFILE"] ?? "default")
+            } else {
+                .environment
             }
+        let configuration = S3Configuration(
+            bucket: bucket, endpoint: s3.endpoint, region: region, pathStyle: s3.pathStyle, credentials: credentials)
+        do {
+            return try S3Client(configuration)
+        } catch {
+            throw S3PictureStore.storeError(error)
         }
     }
 }

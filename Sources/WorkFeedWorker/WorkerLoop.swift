@@ -331,7 +331,10 @@ struct WorkerLoop: ~Copyable {
         metrics.inHand(inHand.count)
         logger.warning(
             "the cache cannot be written: taking no jobs until a probe write succeeds",
-            metadata: ["reason": "\(reason)", "code": "\(code)", "returned": "\(dropped.count)", "cache": "\(configuration.cacheDirectory)"])
+            metadata: [
+                "reason": "\(reason)", "code": "\(code)", "returned": "\(dropped.count)", "cache": "\(configuration.cacheDirectory)",
+                "store": "\(store)",
+            ])
         if connected {
             try? dealer.send(WorkerMessage.disconnect(reason: "cache unavailable (\(code)): \(reason)").frames, dontWait: true)
             // A fresh socket that is not connected: the old connection goes.

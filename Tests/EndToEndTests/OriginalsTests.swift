@@ -21,10 +21,14 @@ import WorkFeedWire
         ])
         try command.run()
         var client = try system.client()
-        var request = FeedRequest(limit: 10)
-        request.owner = "olga"
-        let feed: FeedReply = try client.request(.feed, request)
+        let feed: FeedReply = try client.request(.feed, feedRequest(owner: "olga"))
         return try #require(feed.items.first?.workout)
+    }
+
+    static func feedRequest(owner: String) -> FeedRequest {
+        var request = FeedRequest(limit: 10)
+        request.owner = owner
+        return request
     }
 
     @Test func anOriginalIsKeptPrivateOutsideTheCache() throws {

@@ -70,8 +70,18 @@ struct S3SystemTests {
             #expect(PNGText.value(of: CacheLayout.keyTextKeyword, in: stored.bytes) == key)
             let objects = try bucket.objects()
             #expect(objects.contains { $0.hasPrefix("feed/route/") } && objects.contains { $0.hasPrefix("feed/keys/") })
-            // No directory was made anywhere for pictures.
+            // No directory was made anywhere for pictures, nor for the kept originals: they are in
+            // the bucket beside the pictures (originals/), and ORIGINAL (what workctl reimport
+            // reads) serves them from there.
             #expect(!FileManager.default.fileExists(atPath: system.directory.appendingPathComponent("cache").path))
+            #expect(!FileManager.default.fileExists(atPath: system.directory.appendingPathComponent("originals").path))
+            let kept = try bucket.client.list(prefix: "originals/")
+            #expect(kept.count == 2, "\(kept)")
+            let workoutID = try #require(WorkoutID(id))
+            let original = try Self.original(workoutID, system)
+            let sha = try #require(original.reply.file.sha256)
+            let object = "originals/\(sha.prefix(2))/\(sha).gz"
+            #expect(try bucket.client.get(object)?.bytes == original.bytes)
 
             // Deleted with its workout: its objects go, by-content ones too.
             let workoutObjects = objects.filter { $0.contains(id.lowercased()) }
@@ -81,6 +91,8 @@ struct S3SystemTests {
             let after = try bucket.objects()
             #expect(workoutObjects.allSatisfy { !after.contains($0) }, "left: \(workoutObjects.filter(after.contains))")
             #expect(!after.contains("feed/" + CacheLayout.relativePath(forKey: key)!))
+            // Its original too (no other workout came from that file); the ride's stays.
+            #expect(try bucket.client.list(prefix: "originals/") == kept.filter { $0 != object })
             #expect(try await system.get(url).status == 404)
         } catch {
             await system.stop()
@@ -163,6 +175,83 @@ struct S3SystemTests {
         await system.stop()
     }
 
+    /// Credentials that stop working mid-run (moto with its authentication on, the system's access
+    /// key deleted through moto's IAM): the workers say so clearly (the bucket, the endpoint, S3's
+    /// 403 and its code) and pause; the jobs wait, none counted failed; once the credentials file
+    /// is rewritten with a new key, every job finishes, without a restart.
+    @Test func credentialsThatStopWorkingMidRunMakeTheJobsWait() async throws {
+        let server = try MotoServer()
+        let admin = try server.enforceCredentials()
+        let service = try server.createAccessKey(signedWith: admin)
+        let name = "wf-keys-\(UUID().uuidString.prefix(8).lowercased())"
+        try S3Client(S3Configuration(bucket: name, endpoint: server.endpoint, pathStyle: true, credentials: .fixed(admin))).createBucket()
+        let credentialsFile = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-s3-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: credentialsFile) }
+        func use(_ credentials: S3Credentials) throws {
+            try "[default]\naws_access_key_id=\(credentials.accessKeyID)\naws_secret_access_key=\(credentials.secretAccessKey)\n"
+                .write(to: credentialsFile, atomically: true, encoding: .utf8)
+        }
+        try use(service)
+        let lines = LogLines()
+        var logger = Logger(label: "s3-keys") { _ in CapturingHandler(lines: lines) }
+        logger.logLevel = .info
+        let system = try await GatewaySystem(
+            workers: 2, store: ("s3://\(name)/feed", S3StoreSettings(endpoint: server.endpoint, credentialsFile: credentialsFile.path)),
+            adjustCoordinator: {
+                $0.environmentInitialBackoffSeconds = 0.2
+                $0.environmentMaximumBackoffSeconds = 1
+            },
+            adjustWorker: {
+                $0.reconnectInitialMilliseconds = 50
+                $0.reconnectMaximumMilliseconds = 500
+            }, logger: logger)
+        do {
+            for file in [run, ride, fixture("apple-watch_run_2025_3seg_partial-hr.gpx")] {
+                #expect(try await system.upload(file, as: "alice").status == 201)
+            }
+            var client = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000)
+            // Let the uploads' own pictures finish, then take the key away and ask for many more.
+            for _ in 0..<100 {
+                guard try Self.counts(&client).pending > 0 else { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try server.deleteAccessKey(service, signedWith: admin)
+            let _: EnqueueReply = try client.request(
+                .enqueue, EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark], scales: [1, 2]))
+            for _ in 0..<50 where !lines.all.contains(where: { $0.contains("taking no jobs") }) { try await Task.sleep(for: .milliseconds(100)) }
+            try await Task.sleep(for: .seconds(2))
+            let waiting = try Self.counts(&client)
+            #expect(waiting.pending > 0, "the jobs did not wait: \(waiting)")
+            let said = lines.all.first { $0.contains("taking no jobs") } ?? ""
+            #expect(said.contains(name) && said.contains(server.endpoint) && said.contains("HTTP 403"), "\(said)")
+            #expect(said.contains("InvalidAccessKeyId") || said.contains("SignatureDoesNotMatch"), "\(said)")
+            var failures: FailedReply = try client.request(.failed, FailedRequest(limit: 100, group: true))
+            #expect(failures.groups.allSatisfy { !FailureCode(rawValue: $0.code).isCacheFailure }, "\(failures.groups)")
+
+            // A new key in the credentials file: read again on the next refusal, and the jobs finish.
+            try use(try server.createAccessKey(signedWith: admin))
+            var done = try Self.counts(&client)
+            for _ in 0..<300 where done.pending > 0 {
+                try await Task.sleep(for: .milliseconds(100))
+                done = try Self.counts(&client)
+            }
+            #expect(done.pending == 0 && done.generated > waiting.generated, "\(done)")
+            failures = try client.request(.failed, FailedRequest(limit: 100, group: true))
+            #expect(failures.groups.allSatisfy { !FailureCode(rawValue: $0.code).isCacheFailure }, "\(failures.groups)")
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// Pending (leased included) and generated jobs.
+    static func counts(_ client: inout ControlClient) throws -> (pending: Int, generated: Int) {
+        let status: StatusReply = try client.request(.status, [String: String]())
+        let of = { (wanted: JobStatus) in status.counts.filter { $0.status == wanted }.reduce(0) { $0 + $1.count } }
+        return (of(.pending), of(.generated))
+    }
+
     /// A missing bucket stops every part at start with 73, naming the bucket and the endpoint.
     @Test func aMissingBucketStopsEveryPartAtStart() async throws {
         let server = try MotoServer.shared.get()
@@ -210,6 +299,13 @@ struct S3SystemTests {
             #expect((error as? GatewayError)?.exitCode == 73)
             #expect("\(error)".contains("no-such-bucket-wf"), "\(error)")
         }
+    }
+
+    /// ORIGINAL: the reply and the kept original's bytes, through a client closed before it returns.
+    static func original(_ id: WorkoutID, _ system: GatewaySystem) throws -> (reply: OriginalReply, bytes: [UInt8]) {
+        var client = try ControlClient(context: system.context, endpoint: system.endpoints.control, timeoutMilliseconds: 10_000)
+        let (body, attachments) = try client.requestWithAttachments(.original, OriginalRequest(id: id))
+        return (try ControlCodec.decode(OriginalReply.self, from: body), try #require(attachments.first))
     }
 
     /// A HEAD that does not follow redirects: the status and the Location.

@@ -55,7 +55,8 @@ final class GatewaySystem: @unchecked Sendable {
     init(
         reach: Reach = .socket, workers count: Int = 1, curve: Bool = false, store: (location: String, s3: S3StoreSettings)? = nil,
         adjust: (inout GatewayConfiguration) -> Void = { _ in },
-        adjustCoordinator: (inout CoordinatorConfiguration) -> Void = { _ in }, adjustWorker: (inout WorkerConfiguration) -> Void = { _ in }
+        adjustCoordinator: (inout CoordinatorConfiguration) -> Void = { _ in }, adjustWorker: (inout WorkerConfiguration) -> Void = { _ in },
+        logger given: Logger? = nil
     ) async throws {
         self.reach = reach
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-gateway-\(UUID().uuidString)")
@@ -95,8 +96,8 @@ final class GatewaySystem: @unchecked Sendable {
         }
         adjustCoordinator(&configuration)
         coordinatorConfiguration = configuration
-        var logger = Logger(label: "gateway-test")
-        logger.logLevel = .warning
+        var logger = given ?? Logger(label: "gateway-test")
+        if given == nil { logger.logLevel = .warning }
         let coordinator = Coordinator(configuration: configuration, context: context, logger: logger)
         self.coordinator = coordinator
         endpoints = try coordinator.start()
