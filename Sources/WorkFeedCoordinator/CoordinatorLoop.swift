@@ -115,7 +115,8 @@ struct CoordinatorLoop: ~Copyable {
             reads = try ReadService(
                 indexPath: configuration.indexPath,
                 answers: { index in
-                    ReadAnswers(
+                    index.summaryZoneDefaults = configuration.summaryZoneDefaults
+                    return ReadAnswers(
                         index: index, dispatch: dispatchState, pictureSize: pictureSize,
                         scales: configuration.scales, eventsEndpoint: events, feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
                 },
