@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WorkFeedConfig
+import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedModel
 import WorkFeedWire

@@ -72,6 +72,7 @@ extension Dispatcher {
                 "time_zone": "\(wanted.timeZone ?? "-")", "first_weekday": "\(wanted.firstWeekday?.name ?? "-")", "stale": "\(stale)",
             ])
         return try ControlCodec.encode(
-            SettingsReply(settings: wanted, heartRateZones: zones, stale: stale, summaries: try transaction.reader.summaryState(owner: owner)?.rebuild))
+            SettingsReply(
+                settings: wanted, heartRateZones: zones, stale: stale, summaries: try transaction.reader.summaryState(owner: owner)?.rebuild))
     }
 }

@@ -81,7 +81,8 @@ extension WorkCtl {
                 table.append([
                     start, name, String(figures.count), String(format: "%.2f", figures.distance / 1000), duration(figures.movingTime),
                     duration(figures.elapsedTime), String(format: "%.0f", figures.climb), String(format: "%.0f", figures.calories),
-                    figures.heartRateAverage.map { String(format: "%.0f", $0) } ?? "-", figures.heartRateMax.map { String(format: "%.0f", $0) } ?? "-",
+                    figures.heartRateAverage.map { String(format: "%.0f", $0) } ?? "-",
+                    figures.heartRateMax.map { String(format: "%.0f", $0) } ?? "-",
                 ])
             }
             for bucket in report.buckets {

@@ -82,8 +82,11 @@ extension IndexTransaction {
         let calendar = try Self.calendar(state, owner: record.owner)
         let day = calendar.day(of: start)
         try db.cachedStatement(
-            sql: "INSERT INTO workout_summary (workout_id, owner, activity, local_day, \(SummaryRows.contributionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: StatementArguments([id.description, record.owner, record.activity.rawValue, day] + SummaryRows.contributionValues(contribution)))
+            sql:
+                "INSERT INTO workout_summary (workout_id, owner, activity, local_day, \(SummaryRows.contributionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        ).execute(
+            arguments: StatementArguments(
+                [id.description, record.owner, record.activity.rawValue, day] + SummaryRows.contributionValues(contribution)))
         for period in SummaryPeriod.allCases {
             let bucketStart = calendar.bucketStart(period, containing: day)
             for bucketActivity in [record.activity, nil] {
@@ -201,7 +204,8 @@ extension IndexTransaction {
 
     static func calendar(_ state: SummaryOwnerState, owner: String) throws(IndexError) -> SummaryCalendar {
         guard let calendar = SummaryCalendar(timeZone: state.timeZone, firstWeekday: state.firstWeekday) else {
-            throw IndexError.corruptRow(table: "summary_owner", row: owner, column: "time_zone", value: "'\(state.timeZone)', a zone this system does not know")
+            throw IndexError.corruptRow(
+                table: "summary_owner", row: owner, column: "time_zone", value: "'\(state.timeZone)', a zone this system does not know")
         }
         return calendar
     }

@@ -120,7 +120,8 @@ enum SummaryRows {
         }
         let parsed = bounds.isEmpty ? [] : bounds.split(separator: ",").compactMap { Double($0) }
         return SummaryOwnerState(
-            timeZone: zone, firstWeekday: weekday, zoneBounds: parsed, rebuildPending: pending, rebuildAfter: try decoder.optionalValue(4, "rebuild_after"),
+            timeZone: zone, firstWeekday: weekday, zoneBounds: parsed, rebuildPending: pending,
+            rebuildAfter: try decoder.optionalValue(4, "rebuild_after"),
             rebuildDone: try decoder.value(5, "rebuild_done"), rebuildTotal: try decoder.value(6, "rebuild_total"))
     }
 
@@ -138,7 +139,9 @@ enum SummaryRows {
 
     /// The summary calendar and zones `owner` should have now: their settings, else the zone of
     /// their latest workout (UTC without one), Monday, and the configured zones.
-    static func wanted(_ db: Database, owner: String, defaults: SummaryZoneDefaults) throws -> (timeZone: String, firstWeekday: Weekday, bounds: [Double]) {
+    static func wanted(
+        _ db: Database, owner: String, defaults: SummaryZoneDefaults
+    ) throws -> (timeZone: String, firstWeekday: Weekday, bounds: [Double]) {
         let settings = try IndexReader(db: db).ownerSettings(owner: owner)
         var zone = settings.timeZone
         if zone == nil { zone = try latestZone(db, owner: owner) }

@@ -187,7 +187,8 @@ public final class WorkoutIndex {
     public func writeReleasingKeys<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> (result: T, released: ReleasedPictures) {
         do {
             let (result, anchor, leasesAfter, released) = try queue.write { db in
-                var transaction = IndexTransaction(db: db, anchor: lastAnchor, leases: self.leases, zoneDefaults: summaryZoneDefaults, countsSummaries: countsSummaries)
+                var transaction = IndexTransaction(
+                    db: db, anchor: lastAnchor, leases: self.leases, zoneDefaults: summaryZoneDefaults, countsSummaries: countsSummaries)
                 let result = try body(&transaction)
                 if transaction.anchor != lastAnchor {
                     try db.cachedStatement(

@@ -32,7 +32,9 @@ public struct SummaryRequest: Codable, Sendable, Hashable {
                 continue
             }
             guard let day = SummaryCalendar.day(dateText: text) else {
-                throw SummaryRangeError(.badDate, field: name, "\(name) must be a date from 1900-01-01 to 2199-12-31, such as 2026-03-30, is '\(String(text.prefix(40)).escapedForDisplay)'")
+                throw SummaryRangeError(
+                    .badDate, field: name,
+                    "\(name) must be a date from 1900-01-01 to 2199-12-31, such as 2026-03-30, is '\(String(text.prefix(40)).escapedForDisplay)'")
             }
             days.append(day)
         }

@@ -11,7 +11,8 @@ import WorkFeedModel
 @Suite struct SummaryIndexTests {
     /// A run of `metres` in `seconds`, starting at `start` (UTC seconds), recorded in `zone`.
     func run(
-        _ id: String, start: Int, metres: Double, seconds: Int, activity: ActivityType = .running, maxHR: Double? = nil, zone: String = "Europe/Berlin"
+        _ id: String, start: Int, metres: Double, seconds: Int, activity: ActivityType = .running, maxHR: Double? = nil,
+        zone: String = "Europe/Berlin"
     ) -> ImportedWorkout {
         let date = Date(timeIntervalSince1970: Double(start))
         let samples = (0..<13).map { HeartRateSample(time: date.addingTimeInterval(Double($0 * 5)), bpm: 100 + Double($0 * 8)) }
@@ -132,7 +133,7 @@ import WorkFeedModel
     @Test func aRebuildEndsWhereCountingFromNothingEnds() throws {
         let fresh = try TemporaryIndex()
         let rebuilt = try TemporaryIndex()
-        let settings = OwnerSettings(heartRateZones: .bounds([110, 130, 150, 170]), timeZone: "Asia/Tokyo", firstWeekday: .sunday)
+        let settings = OwnerSettings(heartRateZones: .bounds([110, 135, 170]), timeZone: "Asia/Tokyo", firstWeekday: .sunday)
         try fresh.index.write { try $0.setOwnerSettings(settings, owner: "alice") }
         let workouts = (0..<40).map { run("r\($0)", start: monday + $0 * 40_000, metres: Double(1000 + $0 * 100), seconds: 1000 + $0) }
         for workout in workouts {
@@ -155,7 +156,7 @@ import WorkFeedModel
         #expect(try rows(fresh.index).count > 20)
         let report = try week(rebuilt.index)
         #expect(report.timeZone == "Asia/Tokyo")
-        #expect(report.heartRateZones == [110, 130, 150, 170])
+        #expect(report.heartRateZones == [110, 135, 170])
         #expect(report.buckets[0].start == "2026-03-29T00:00:00+09:00")
     }
 }

@@ -50,7 +50,9 @@ import WorkFeedModel
         _ = try index.write { try $0.delete(gone, owner: Self.owner) }
         #expect(try bucketRows(index) != before)
         let byID = Dictionary(uniqueKeysWithValues: zip(ids, workouts))
-        let again = try index.write { transaction in try gone.map { try transaction.importWorkout(byID[$0]!, owner: Self.owner, allowDuplicates: true) } }
+        let again = try index.write { transaction in
+            try gone.map { try transaction.importWorkout(byID[$0]!, owner: Self.owner, allowDuplicates: true) }
+        }
         #expect(again.allSatisfy { $0.result == .imported })
         #expect(try bucketRows(index) == before)
 

@@ -22,7 +22,7 @@ extension GatewayAPI {
         if let text = query["period"] {
             guard let known = SummaryPeriod(rawValue: String(text)) else {
                 throw Problem.badParameter(
-                    "period must be one of \(SummaryPeriod.allCases.map(\.rawValue).joined(separator: ", ")), is '\(text.prefix(40).escapedForDisplay)'",
+                    "period must be one of \(SummaryPeriod.allCases.map(\.rawValue).joined(separator: ", ")), is '\(String(text.prefix(40)).escapedForDisplay)'",
                     parameter: "period")
             }
             period = known
@@ -31,7 +31,7 @@ extension GatewayAPI {
         if let text = query["activity"] {
             guard let known = ActivityType(rawValue: String(text)) else {
                 throw Problem.badParameter(
-                    "activity must be one of \(ActivityType.allCases.map(\.rawValue).joined(separator: ", ")), is '\(text.prefix(40).escapedForDisplay)'",
+                    "activity must be one of \(ActivityType.allCases.map(\.rawValue).joined(separator: ", ")), is '\(String(text.prefix(40)).escapedForDisplay)'",
                     parameter: "activity")
             }
             activity = known

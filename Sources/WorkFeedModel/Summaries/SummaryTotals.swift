@@ -87,7 +87,9 @@ public struct SummaryTotals: Sendable, Hashable {
         if let bpm = workout.heartRateMax, bpm > (sums.heartRateMax ?? -1) { sums.heartRateMax = bpm }
         let candidate = Extreme(id: id, distance: workout.distance, movingTime: workout.movingTime)
         if workout.distance > 0 {
-            if let longest, !(workout.distance > longest.distance || (workout.distance == longest.distance && id.description < longest.id.description)) {
+            if let longest,
+                !(workout.distance > longest.distance || (workout.distance == longest.distance && id.description < longest.id.description))
+            {
             } else {
                 longest = candidate
             }
