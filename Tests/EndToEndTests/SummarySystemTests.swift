@@ -22,12 +22,13 @@ import WorkFeedWire
         #expect(feed.items.count == 8)
 
         let run = try WorkCtlProcess.run([
-            "summary", "--owner", Owner.defaultName, "--period", "year", "--from", "2015-01-01", "--to", "2024-12-31", "--json",
+            "summary", "--owner", Owner.defaultName, "--period", "year", "--from", "2017-01-01", "--to", "2026-12-31", "--json",
             "--coordinator", system.endpoints.control,
         ])
         #expect(run.status == 0, "\(run.errors)")
         let years = try decodeJSON(SummaryReport.self, run.output)
         #expect(years.buckets.count == 10)
+        #expect(years.buckets.map(\.total.count).reduce(0, +) == feed.items.count)
         let zone = try #require(TimeZone(identifier: years.timeZone))
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
@@ -39,7 +40,7 @@ import WorkFeedWire
             expectedByYear[year, default: (0, 0)].count += 1
             expectedByYear[year, default: (0, 0)].distance += distance
         }
-        #expect(expectedByYear.keys.sorted() == [2019, 2021, 2023])
+        #expect(Set([2019, 2021, 2023]).isSubset(of: expectedByYear.keys))
         for bucket in years.buckets {
             let year = try #require(Int(bucket.start.prefix(4)))
             let expected = expectedByYear[year] ?? (0, 0)
