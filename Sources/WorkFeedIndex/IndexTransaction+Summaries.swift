@@ -42,7 +42,7 @@ extension IndexTransaction {
                 guard var totals = try bucket(owner: owner, period: period, start: start, activity: key) else { continue }
                 totals.subtract(contribution)
                 if totals.count <= 0 {
-                    try deleteBucket(owner: owner, period: period, start: start, activity: key)
+                    deleteBucket(owner: owner, period: period, start: start, activity: key)
                     continue
                 }
                 if totals.holdsExtreme(contribution, id: id) {
@@ -53,7 +53,7 @@ extension IndexTransaction {
                         totals.considerExtremes(figures, id: other, activity: bucketActivity)
                     }
                 }
-                try writeBucket(totals, owner: owner, period: period, start: start, activity: key)
+                writeBucket(totals, owner: owner, period: period, start: start, activity: key)
             }
         }
     }
@@ -93,7 +93,7 @@ extension IndexTransaction {
                 let key = bucketActivity?.rawValue ?? Self.allActivities
                 var totals = try bucket(owner: record.owner, period: period, start: bucketStart, activity: key) ?? SummaryTotals()
                 totals.add(contribution, id: id, activity: bucketActivity)
-                try writeBucket(totals, owner: record.owner, period: period, start: bucketStart, activity: key)
+                writeBucket(totals, owner: record.owner, period: period, start: bucketStart, activity: key)
             }
         }
         return true
@@ -177,6 +177,7 @@ extension IndexTransaction {
         else { return nil }
         var state = try SummaryRows.readOwner(db, owner)!
         if state.rebuildPending {
+            summaryBuckets = summaryBuckets.filter { $0.key.owner != owner }
             try db.execute(sql: "DELETE FROM summary_bucket WHERE owner = ?", arguments: [owner])
             try db.execute(sql: "DELETE FROM workout_summary WHERE owner = ?", arguments: [owner])
             _ = try startSummaries(owner: owner)
@@ -222,6 +223,9 @@ extension IndexTransaction {
     }
 
     private func bucket(owner: String, period: SummaryPeriod, start: Int, activity: String) throws -> SummaryTotals? {
+        if let changed = summaryBuckets[SummaryBucketKey(owner: owner, period: period, start: start, activity: activity)] {
+            return changed.count > 0 ? changed : nil
+        }
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
@@ -231,18 +235,30 @@ extension IndexTransaction {
         return try SummaryRows.totals(row, from: 0, id: "\(owner) \(period.rawValue) \(start) \(activity)")
     }
 
-    private func writeBucket(_ totals: SummaryTotals, owner: String, period: SummaryPeriod, start: Int, activity: String) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO summary_bucket (owner, period, start_day, activity, \(SummaryRows.bucketColumns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: StatementArguments([owner, period.rawValue, start, activity] + SummaryRows.totalsValues(totals)))
+    private mutating func writeBucket(_ totals: SummaryTotals, owner: String, period: SummaryPeriod, start: Int, activity: String) {
+        summaryBuckets[SummaryBucketKey(owner: owner, period: period, start: start, activity: activity)] = totals
     }
 
-    private func deleteBucket(owner: String, period: SummaryPeriod, start: Int, activity: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM summary_bucket WHERE owner = ? AND period = ? AND start_day = ? AND activity = ?")
-            .execute(arguments: [owner, period.rawValue, start, activity])
+    private mutating func deleteBucket(owner: String, period: SummaryPeriod, start: Int, activity: String) {
+        summaryBuckets[SummaryBucketKey(owner: owner, period: period, start: start, activity: activity)] = SummaryTotals()
+    }
+
+    /// Writes the buckets this transaction changed (``summaryBuckets``); called once, before it commits.
+    mutating func flushSummaryBuckets() throws {
+        for (key, totals) in summaryBuckets {
+            if totals.count > 0 {
+                try db.cachedStatement(
+                    sql: """
+                        INSERT OR REPLACE INTO summary_bucket (owner, period, start_day, activity, \(SummaryRows.bucketColumns))
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: StatementArguments([key.owner, key.period.rawValue, key.start, key.activity] + SummaryRows.totalsValues(totals)))
+            } else {
+                try db.cachedStatement(sql: "DELETE FROM summary_bucket WHERE owner = ? AND period = ? AND start_day = ? AND activity = ?")
+                    .execute(arguments: [key.owner, key.period.rawValue, key.start, key.activity])
+            }
+        }
+        summaryBuckets = [:]
     }
 
     /// The counted workouts of an owner that started on local days `from..<to`.
@@ -262,4 +278,12 @@ extension IndexTransaction {
             return (id, ActivityType(rawValue: activity), try SummaryRows.contribution(row, from: 2, table: "workout_summary", id: text))
         }
     }
+}
+
+/// A summary bucket's key: whose, which period, its first local day, and its activity (`all`).
+struct SummaryBucketKey: Hashable {
+    var owner: String
+    var period: SummaryPeriod
+    var start: Int
+    var activity: String
 }

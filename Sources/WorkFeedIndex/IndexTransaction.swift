@@ -29,6 +29,10 @@ public struct IndexTransaction {
     let zoneDefaults: SummaryZoneDefaults
     /// ``WorkoutIndex/countsSummaries``.
     let countsSummaries: Bool
+    /// The summary buckets this transaction changed, written once at its end
+    /// (``flushSummaryBuckets()``): a batch of imports touches the same week, month and year
+    /// buckets again and again. A count of 0 is a bucket to delete.
+    var summaryBuckets: [SummaryBucketKey: SummaryTotals] = [:]
 
     init(db: Database, anchor: Int64, leases: LeaseTable, zoneDefaults: SummaryZoneDefaults = .standard, countsSummaries: Bool = true) {
         self.db = db

@@ -190,6 +190,7 @@ public final class WorkoutIndex {
                 var transaction = IndexTransaction(
                     db: db, anchor: lastAnchor, leases: self.leases, zoneDefaults: summaryZoneDefaults, countsSummaries: countsSummaries)
                 let result = try body(&transaction)
+                try transaction.flushSummaryBuckets()
                 if transaction.anchor != lastAnchor {
                     try db.cachedStatement(
                         sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
