@@ -204,7 +204,7 @@ extension IndexTransaction {
     // MARK: Rows
 
     static func calendar(_ state: SummaryOwnerState, owner: String) throws(IndexError) -> SummaryCalendar {
-        guard let calendar = SummaryCalendar(timeZone: state.timeZone, firstWeekday: state.firstWeekday) else {
+        guard let calendar = SummaryCalendar.shared(timeZone: state.timeZone, firstWeekday: state.firstWeekday) else {
             throw IndexError.corruptRow(
                 table: "summary_owner", row: owner, column: "time_zone", value: "'\(state.timeZone)', a zone this system does not know")
         }
@@ -252,7 +252,8 @@ extension IndexTransaction {
                         INSERT OR REPLACE INTO summary_bucket (owner, period, start_day, activity, \(SummaryRows.bucketColumns))
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """
-                ).execute(arguments: StatementArguments([key.owner, key.period.rawValue, key.start, key.activity] + SummaryRows.totalsValues(totals)))
+                )
+                .execute(arguments: StatementArguments([key.owner, key.period.rawValue, key.start, key.activity] + SummaryRows.totalsValues(totals)))
             } else {
                 try db.cachedStatement(sql: "DELETE FROM summary_bucket WHERE owner = ? AND period = ? AND start_day = ? AND activity = ?")
                     .execute(arguments: [key.owner, key.period.rawValue, key.start, key.activity])

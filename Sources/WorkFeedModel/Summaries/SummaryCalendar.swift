@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// An owner's calendar for summaries: local dates in their time zone, numbered as days since
 /// 1970-01-01 (a *local day*, independent of any offset), and where each period's bucket starts.
@@ -24,6 +25,19 @@ public struct SummaryCalendar: Sendable {
         calendar.timeZone = timeZone
         self.calendar = calendar
     }
+
+    /// The calendar of a zone and first weekday, made once per process: making one reads the
+    /// zone's rules, which every count of a workout would otherwise do again.
+    /// - Returns: `nil` for a time-zone id the system does not know.
+    public static func shared(timeZone identifier: String, firstWeekday: Weekday) -> SummaryCalendar? {
+        let key = "\(firstWeekday.rawValue) \(identifier)"
+        if let known = made.withLock({ $0[key] }) { return known }
+        guard let calendar = SummaryCalendar(timeZone: identifier, firstWeekday: firstWeekday) else { return nil }
+        made.withLock { $0[key] = calendar }
+        return calendar
+    }
+
+    private static let made = Mutex<[String: SummaryCalendar]>([:])
 
     /// The local day (days since 1970-01-01 of the local date) at `date` in this zone.
     public func day(of date: Date) -> Int {
