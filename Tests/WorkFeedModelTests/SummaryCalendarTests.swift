@@ -96,3 +96,19 @@ import WorkFeedModel
         #expect(backwards?.field == "from")
     }
 }
+
+/// Where a daylight-saving change skips midnight (America/Havana moved its clocks at 00:00 until
+/// 2012; America/Santiago does still), a day starts at the first instant after it, as Foundation's
+/// calendar says; every other day at local midnight.
+@Suite struct SummaryCalendarMidnightTests {
+    @Test(arguments: ["America/Santiago", "America/Havana", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kathmandu"])
+    func everyDayStartsWhereTheCalendarSays(zone: String) throws {
+        let calendar = try #require(SummaryCalendar(timeZone: zone, firstWeekday: .monday))
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = calendar.timeZone
+        for day in SummaryCalendar.day(year: 2008, month: 1, day: 1)..<SummaryCalendar.day(year: 2012, month: 1, day: 1) {
+            let start = calendar.startInstant(ofDay: day)
+            #expect(gregorian.startOfDay(for: start.addingTimeInterval(3 * 3600)) == start, "\(zone) \(SummaryCalendar.dateText(day))")
+        }
+    }
+}

@@ -74,7 +74,14 @@ public struct SummaryCalendar: Sendable {
 
     /// The first instant of local day `day` in this zone.
     public func startInstant(ofDay day: Int) -> Date {
-        let noon = Double(day) * 86_400 + 43_200
+        // Midnight at the offset of the instant itself, checked: it is on `day` and the second
+        // before it is not. Where a change skips midnight, the calendar finds the day's start.
+        let midnight = Double(day) * 86_400
+        var candidate = midnight - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: midnight)))
+        candidate = midnight - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: candidate)))
+        let date = Date(timeIntervalSince1970: candidate)
+        if self.day(of: date) == day, self.day(of: date.addingTimeInterval(-1)) == day - 1 { return date }
+        let noon = midnight + 43_200
         let guess = Date(timeIntervalSince1970: noon - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: noon))))
         return calendar.startOfDay(for: guess)
     }
