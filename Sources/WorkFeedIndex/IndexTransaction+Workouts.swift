@@ -101,7 +101,8 @@ extension IndexTransaction {
             try db.cachedStatement(sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)").execute(
                 arguments: [id.description, Data(route), Data(heartRate)])
             try db.cachedStatement(sql: "DELETE FROM deleted_workout WHERE id = ?").execute(arguments: [id.description])
-            try recountSummary(of: id, heartRate: workout.heartRate)
+            // A new row counted nowhere before (a deletion took its id out of the summaries).
+            if countsSummaries { try countSummary(of: id, heartRate: workout.heartRate, fromRebuild: false) }
             return ImportReply(id: id, result: .imported, routeVersion: 1)
         }
 
