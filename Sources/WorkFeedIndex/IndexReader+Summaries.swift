@@ -32,7 +32,12 @@ extension IndexReader {
         if to == nil, let from { last = min(max(last, from), from + SummaryPeriod.maximumRangeDays) }
         var first = from ?? calendar.bucketStart(period, containing: last)
         if from == nil {
-            for _ in 0..<11 { first = calendar.bucketStart(period, containing: first - 1) }
+            // Twelve buckets, as far as ten years go (ten years of years).
+            for _ in 0..<11 {
+                let previous = calendar.bucketStart(period, containing: first - 1)
+                guard last - previous <= SummaryPeriod.maximumRangeDays else { break }
+                first = previous
+            }
         }
         try SummaryRangeError.check(from: first, to: last)
         let firstStart = calendar.bucketStart(period, containing: first)

@@ -160,3 +160,18 @@ import WorkFeedModel
         #expect(report.buckets[0].start == "2026-03-29T00:00:00+09:00")
     }
 }
+
+/// Without `from`, twelve buckets up to `to`'s, within the ten years a request may span.
+@Suite struct SummaryDefaultRangeTests {
+    @Test(arguments: [(SummaryPeriod.day, 12), (.week, 12), (.month, 12), (.year, 10)])
+    func withoutFromTheLastBucketsUpToTo(period: SummaryPeriod, count: Int) throws {
+        let temporary = try TemporaryIndex()
+        let report = try temporary.index.read {
+            try $0.summaries(
+                owner: "alice", period: period, from: nil, to: SummaryCalendar.day(year: 2026, month: 3, day: 30), activity: nil,
+                defaults: .standard)
+        }
+        #expect(report.buckets.count == count)
+        #expect(report.buckets.last?.start.hasPrefix(period == .year ? "2026-01-01" : period == .month ? "2026-03-01" : "2026-03-30") == true)
+    }
+}
