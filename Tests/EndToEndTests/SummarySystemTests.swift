@@ -70,6 +70,26 @@ import WorkFeedWire
         let bad = try WorkCtlProcess.run(["summary", "--owner", "x", "--period", "fortnight", "--coordinator", system.endpoints.control])
         #expect(bad.status != 0 && bad.errors.contains("--period"))
 
+        // A new time zone: the coordinator rebuilds the owner's summaries in the background,
+        // its progress in the SETTINGS reply and the SUMMARY reply until it is done.
+        let changed: SettingsReply = try client.request(
+            .settings, SettingsRequest(owner: Owner.defaultName, set: OwnerSettings(timeZone: "Asia/Tokyo")))
+        #expect(changed.summaries != nil)
+        var rebuilt: SummaryReport?
+        for _ in 0..<100 {
+            let report: SummaryReport = try client.request(
+                .summary, SummaryRequest(owner: Owner.defaultName, period: .year, from: "2017-01-01", to: "2026-12-31"))
+            if report.rebuilding == nil {
+                rebuilt = report
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let tokyo = try #require(rebuilt)
+        #expect(tokyo.timeZone == "Asia/Tokyo")
+        #expect(tokyo.buckets.first?.start == "2017-01-01T00:00:00+09:00")
+        #expect(tokyo.buckets.map(\.total.count).reduce(0, +) == feed.items.count)
+
         // A deletion takes the 2019 run out in the same transaction.
         let run2019 = try #require(feed.items.map(\.workout).first { $0.file?.name.contains("runpandas") == true })
         let _: DeleteReply = try client.request(.delete, DeleteRequest(ids: [run2019.id]))
