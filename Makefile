@@ -5,7 +5,8 @@
 #       make attack, what issue 13 found tried again against the real programs (docs/security.md)
 #       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
 #       make bench-feed, the feed alone under wrk, to compare builds (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps bench-gateway bench-feed bench-metrics-http clean
+#       make bench-summaries, GET /v1/summaries and the cost of summaries to imports (docs/benchmarks.md)
+.PHONY: demo test chaos attack build release bench bench-maps bench-gateway bench-feed bench-summaries bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -13,7 +14,7 @@ demo:
 # The format check (.swift-format; `swift format format -i -r Sources Tests` fixes it), the check that
 # Package.swift declares exactly what each target imports (deploy/check-imports.py), the Swift
 # suite, then the browser and API-contract tests (Tests/web: headless Chromium, schemathesis),
-# then both benchmark scripts at a small size on the debug build (BENCH_SMOKE=1), so that a
+# then the benchmark scripts at a small size on the debug build (BENCH_SMOKE=1), so that a
 # script that rots fails the build (issue 27; their figures are no benchmark).
 # The gateway's suites run on their own: its HTTP handlers run on Swift's cooperative pool (two
 # threads here), which the end-to-end tests that block on processes and sockets would otherwise
@@ -29,6 +30,7 @@ test:
 	var/test-python/bin/python -m pytest -q Tests/web
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-gateway.sh
+	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-summaries.sh
 
 chaos:
 	deploy/install-deps.sh
@@ -67,6 +69,10 @@ bench-metrics-http:
 # `deploy/bench-feed.sh DIR` runs another build's binaries.
 bench-feed:
 	deploy/bench-feed.sh
+
+# GET /v1/summaries (a year of weekly buckets, 20,000 workouts) and what summaries cost an import.
+bench-summaries:
+	deploy/bench-summaries.sh
 
 clean:
 	rm -rf .build var

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WorkFeedConfig
+import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedModel
 import WorkFeedWire
@@ -115,7 +116,8 @@ struct CoordinatorLoop: ~Copyable {
             reads = try ReadService(
                 indexPath: configuration.indexPath,
                 answers: { index in
-                    ReadAnswers(
+                    index.summaryZoneDefaults = configuration.summaryZoneDefaults
+                    return ReadAnswers(
                         index: index, dispatch: dispatchState, pictureSize: pictureSize,
                         scales: configuration.scales, themes: configuration.themes, eventsEndpoint: events,
                         feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)

@@ -35,7 +35,10 @@ extension Dispatcher {
         guard let owner = try checkOwner(body.owner, "SETTINGS") else { throw ControlRequestError("SETTINGS needs an owner") }
         let stored = try transaction.reader.ownerSettings(owner: owner)
         guard body.set != nil || body.unset != nil else {
-            return try ControlCodec.encode(SettingsReply(settings: stored, heartRateZones: specs.heartRateZones.bounds(for: owner)))
+            return try ControlCodec.encode(
+                SettingsReply(
+                    settings: stored, heartRateZones: specs.heartRateZones.bounds(for: owner),
+                    summaries: try transaction.reader.summaryState(owner: owner)?.rebuild))
         }
         var wanted = body.replace == true ? (body.set ?? OwnerSettings()) : stored.merging(body.set ?? OwnerSettings())
         wanted = wanted.unsetting(body.unset ?? [])
@@ -70,6 +73,8 @@ extension Dispatcher {
                 "owner": "\(owner)", "zones": "\(zones.source.rawValue) \(zones.bounds.map { Int($0) })", "units": "\(wanted.units?.rawValue ?? "-")",
                 "time_zone": "\(wanted.timeZone ?? "-")", "first_weekday": "\(wanted.firstWeekday?.name ?? "-")", "stale": "\(stale)",
             ])
-        return try ControlCodec.encode(SettingsReply(settings: wanted, heartRateZones: zones, stale: stale))
+        return try ControlCodec.encode(
+            SettingsReply(
+                settings: wanted, heartRateZones: zones, stale: stale, summaries: try transaction.reader.summaryState(owner: owner)?.rebuild))
     }
 }

@@ -101,6 +101,7 @@ struct Dispatcher {
             configuration: configuration, basemap: basemap.isEmpty ? nil : basemap,
             privacy: try Self.loadPrivacy(configuration: configuration, index: index),
             heartRateZones: try Self.loadHeartRateZones(configuration: configuration, index: index, logger: logger))
+        try Self.prepareSummaries(configuration: configuration, index: index, logger: logger)
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,
             maximumBackoff: configuration.maximumBackoffSeconds, environmentInitialBackoff: configuration.environmentInitialBackoffSeconds,
@@ -186,6 +187,7 @@ struct Dispatcher {
                     try dispatch(
                         workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
                 }
+                if !batch.stopping { try rebuildSummaries(transaction: &transaction) }
                 if progressAfter.isDue(now: now) {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }

@@ -265,6 +265,9 @@ struct ReadAnswers {
             }
             return try ControlCodec.encode(ChangesReply(changes: page.changes, more: page.more, anchor: try reader.currentAnchor()))
 
+        case .summary:
+            return try summary(request, reader: reader)
+
         case .picture:
             let body = try decode(PictureRequest.self, request)
             guard CacheLayout.isCacheKey(body.key) else { throw ControlRequestError("PICTURE: key must be 64 lower-case hex digits") }

@@ -154,6 +154,16 @@ public protocol IndexWriting {
     mutating func setOwnerSettings(_ settings: OwnerSettings, owner: String, now: Date) throws
     /// Removes an owner's settings (the owner is leaving); whether there were any.
     mutating func removeOwnerSettings(owner: String) throws -> Bool
+
+    // MARK: Summaries (docs/summaries.md)
+    // Every change to a workout above also keeps its owner's summary buckets, in the same
+    // transaction; a change of an owner's time zone, first weekday or zones schedules a rebuild.
+
+    /// Schedules a rebuild for owners whose summaries were counted with another calendar or zones
+    /// than they have now (all who have summaries when `owners` is `nil`); the owners scheduled.
+    mutating func checkSummaryCalendars(owners: [String]?) throws -> [String]
+    /// One step of a waiting rebuild, at most `limit` workouts; `nil` when none waits.
+    mutating func rebuildSummariesStep(limit: Int) throws -> (owner: String, progress: SummaryRebuild, finished: Bool)?
 }
 
 /// The read queries the coordinator asks (its read service, its metrics, its index thread inside
@@ -223,6 +233,16 @@ public protocol IndexReading {
     func ownerSettings(owner: String) throws -> OwnerSettings
     /// Every owner's heart-rate zone setting, for the owners that have one.
     func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting]
+
+    // MARK: Summaries
+
+    /// An owner's buckets of `period` from the one holding local day `from` to the one holding
+    /// `to`, empty ones included, with the anchor they are current to.
+    func summaries(
+        owner: String, period: SummaryPeriod, from: Int?, to: Int?, activity: ActivityType?, defaults: SummaryZoneDefaults, now: Date
+    ) throws -> SummaryReport
+    /// The owners whose summaries wait for or are in a rebuild, with its progress.
+    func summaryRebuilds() throws -> [String: SummaryRebuild]
 }
 
 extension WorkoutIndex: WorkoutIndexStore {}

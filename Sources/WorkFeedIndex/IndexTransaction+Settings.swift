@@ -6,7 +6,8 @@ public import WorkFeedModel
 
 extension IndexTransaction {
     /// Replaces an owner's settings with `settings`, checked first; empty settings remove the
-    /// owner's row, so that only owners who set something have one.
+    /// owner's row, so that only owners who set something have one. A new time zone, first
+    /// weekday or zones schedules a rebuild of the owner's summaries (``checkSummaryCalendars(owners:)``).
     /// - Throws: ``SettingsError`` for a value out of range (nothing is stored), ``IndexError``.
     public mutating func setOwnerSettings(_ settings: OwnerSettings, owner: String, now: Date = Date()) throws {
         try settings.validate()
@@ -33,12 +34,15 @@ extension IndexTransaction {
                 owner, maximum, bounds, settings.units?.rawValue, settings.timeZone, settings.firstWeekday?.rawValue,
                 now.timeIntervalSince1970,
             ])
+        try checkSummaryCalendars(owners: [owner])
     }
 
     /// Removes an owner's settings (the owner is leaving).
     /// - Returns: whether there were any.
     public mutating func removeOwnerSettings(owner: String) throws -> Bool {
         try db.execute(sql: "DELETE FROM owner_settings WHERE owner = ?", arguments: [owner])
-        return db.changesCount == 1
+        let removed = db.changesCount == 1
+        try checkSummaryCalendars(owners: [owner])
+        return removed
     }
 }

@@ -81,6 +81,7 @@ extension IndexTransaction {
                 try replace(
                     original.id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
                     heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
+                try recountSummary(of: original.id, heartRate: workout.heartRate)
                 return ImportReply(
                     id: original.id, result: .replacedDuplicate, routeVersion: version, duplicateOf: original.id,
                     duplicateFile: original.fileName, reason: more)
@@ -100,6 +101,8 @@ extension IndexTransaction {
             try db.cachedStatement(sql: "INSERT INTO series (workout_id, route, heart_rate) VALUES (?, ?, ?)").execute(
                 arguments: [id.description, Data(route), Data(heartRate)])
             try db.cachedStatement(sql: "DELETE FROM deleted_workout WHERE id = ?").execute(arguments: [id.description])
+            // A new row counted nowhere before (a deletion took its id out of the summaries).
+            if countsSummaries { try countSummary(of: id, heartRate: workout.heartRate, fromRebuild: false) }
             return ImportReply(id: id, result: .imported, routeVersion: 1)
         }
 
@@ -117,6 +120,7 @@ extension IndexTransaction {
             }
             let anchor = nextAnchor()
             try update(id, columns: columns, extra: ["source_id": identity.sourceID, "anchor": anchor])
+            try recountSummary(of: id, heartRate: workout.heartRate)
             return ImportReply(id: id, result: .refreshed, routeVersion: stored.routeVersion)
         }
 
@@ -132,6 +136,7 @@ extension IndexTransaction {
         try replace(
             id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
             heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
+        try recountSummary(of: id, heartRate: workout.heartRate)
         return ImportReply(id: id, result: .updated, routeVersion: version)
     }
 
@@ -305,6 +310,7 @@ extension IndexTransaction {
                 pictures.append(try decoder.picture(from: 1))
                 if let key: String = try decoder.optionalValue(5, "cache_key") { keys.append(key) }
             }
+            try uncountSummary(of: id)
             try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [id.description])
             for key in keys { try release(key) }
             try db.execute(

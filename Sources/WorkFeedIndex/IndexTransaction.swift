@@ -8,7 +8,8 @@ public import WorkFeedModel
 /// - enqueue: making sure pictures exist and are current (`IndexTransaction+Enqueue.swift`);
 /// - leasing: handing ready jobs to workers and taking leases back (`IndexTransaction+Leasing.swift`);
 /// - reports: what a worker's report, a retry or a failure does to a job (`IndexTransaction+Reports.swift`);
-/// - privacy zones and the privacy secret (`IndexTransaction+Privacy.swift`).
+/// - privacy zones and the privacy secret (`IndexTransaction+Privacy.swift`);
+/// - summaries, kept with every change to a workout (`IndexTransaction+Summaries.swift`).
 ///
 /// Reads inside the transaction go through ``reader``.
 public struct IndexTransaction {
@@ -24,11 +25,21 @@ public struct IndexTransaction {
     /// Pictures workers wrote that no job stores (``LeftoverPicture``): their files can go once
     /// this transaction has committed, unless something refers to their keys by then.
     public internal(set) var leftovers: [LeftoverPicture] = []
+    /// The zones owners without their own get, for the time in zones of summaries.
+    let zoneDefaults: SummaryZoneDefaults
+    /// ``WorkoutIndex/countsSummaries``.
+    let countsSummaries: Bool
+    /// The summary buckets this transaction changed, written once at its end
+    /// (``flushSummaryBuckets()``): a batch of imports touches the same week, month and year
+    /// buckets again and again. A count of 0 is a bucket to delete.
+    var summaryBuckets: [SummaryBucketKey: SummaryTotals] = [:]
 
-    init(db: Database, anchor: Int64, leases: LeaseTable) {
+    init(db: Database, anchor: Int64, leases: LeaseTable, zoneDefaults: SummaryZoneDefaults = .standard, countsSummaries: Bool = true) {
         self.db = db
         self.anchor = anchor
         self.leases = leases
+        self.zoneDefaults = zoneDefaults
+        self.countsSummaries = countsSummaries
     }
 
     mutating func nextAnchor() -> Int64 {

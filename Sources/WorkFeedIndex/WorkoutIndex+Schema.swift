@@ -369,6 +369,7 @@ extension WorkoutIndex {
                     CREATE INDEX withdrawn_picture_by_owner ON withdrawn_picture (owner, withdrawn_at);
                     """)
         }
+        registerSummaries(&migrator)
         registerPictureKindsMigration(&migrator)
         return migrator
     }

@@ -22,6 +22,12 @@ public final class WorkoutIndex {
     public var anchor: Int64 { lastAnchor }
     /// The jobs out with workers, as of the last committed transaction.
     public private(set) var leases = LeaseTable()
+    /// The heart-rate zones of owners who set none, for summaries' time in zones (the
+    /// coordinator sets its configured ones before its first write).
+    public var summaryZoneDefaults = SummaryZoneDefaults.standard
+    /// Whether workouts' changes are counted in summaries. Always, but for workfeed-bench's
+    /// measure of what counting costs (`summaries` group); an index written without is wrong.
+    public var countsSummaries = true
 
     /// How durable each transaction is.
     public enum Durability: String, Sendable, CaseIterable {
@@ -181,8 +187,10 @@ public final class WorkoutIndex {
     public func writeReleasingKeys<T>(_ body: (inout IndexTransaction) throws -> T) throws(IndexError) -> (result: T, released: ReleasedPictures) {
         do {
             let (result, anchor, leasesAfter, released) = try queue.write { db in
-                var transaction = IndexTransaction(db: db, anchor: lastAnchor, leases: self.leases)
+                var transaction = IndexTransaction(
+                    db: db, anchor: lastAnchor, leases: self.leases, zoneDefaults: summaryZoneDefaults, countsSummaries: countsSummaries)
                 let result = try body(&transaction)
+                try transaction.flushSummaryBuckets()
                 if transaction.anchor != lastAnchor {
                     try db.cachedStatement(
                         sql: "INSERT INTO meta(key, value) VALUES('anchor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"

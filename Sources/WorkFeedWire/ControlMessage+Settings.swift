@@ -34,12 +34,18 @@ public struct SettingsReply: Codable, Sendable, Hashable {
     /// Why the change was not made (the settings are unchanged): `bad-settings`, with the
     /// ``ControlRefusal/field`` that is wrong and the ``SettingsError/Code`` as ``ControlRefusal/reason``.
     public var refusal: ControlRefusal?
+    /// While the owner's summaries are being built again (a new time zone, first weekday or
+    /// zones: docs/summaries.md), how far the rebuild is.
+    public var summaries: SummaryRebuild?
 
-    public init(settings: OwnerSettings, heartRateZones: HeartRateZoneBounds, stale: Int = 0, refusal: ControlRefusal? = nil) {
+    public init(
+        settings: OwnerSettings, heartRateZones: HeartRateZoneBounds, stale: Int = 0, refusal: ControlRefusal? = nil, summaries: SummaryRebuild? = nil
+    ) {
         self.settings = settings
         self.heartRateZones = heartRateZones
         self.stale = stale
         self.refusal = refusal
+        self.summaries = summaries
     }
 }
 

@@ -19,6 +19,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case settings = "SETTINGS"
     /// Whether a picture's cache key was withdrawn (the gateway's 410 Gone).
     case picture = "PICTURE"
+    /// An owner's totals per day, week, month or year (``SummaryRequest``).
+    case summary = "SUMMARY"
 }
 
 /// `[WFC1][request id: u64, deadline: u64?][COMMAND][body: JSON][attachment...]`

@@ -340,6 +340,23 @@ import WorkFeedWire
         #expect(statusReread.anchor == status.anchor)
     }
 
+    /// The devices' distances of the tracks-in-map recordings, by file name: the FIT sessions'
+    /// totals (read with a separate Python FIT walker) and the GPX files' `TrackStatsExtension`
+    /// distance (read from the files' text here).
+    static func tracksInMapDistances() throws -> [String: Double] {
+        let folder = RealFiles.data.appendingPathComponent("tracks-in-map")
+        var expected: [String: Double] = [
+            "runpandas_garmin-fr645m_run_2019_hr.fit": 5839.77, "fitfiler_tomtom-runner3_ride_2021.fit": 5099.18,
+            "Zeeland__Activities__Radfahrt__Leihrad__2023-09-08-08-53-49_Breskens.fit": 20292.64,
+            "Zeeland__Activities__Radfahrt__Leihrad__2023-09-14-09-28-34_Deich_bis_Breskens.fit": 16756.89,
+        ]
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("zeeland").path) where file.hasSuffix(".gpx") {
+            let text = try String(contentsOf: folder.appendingPathComponent("zeeland/" + file), encoding: .utf8)
+            expected[file] = Double(try #require(text.firstMatch(of: /<gpxtrkx:Distance>([0-9.]+)</)).1)
+        }
+        return expected
+    }
+
     /// The real recordings of tracks-in-map import with their devices' distances: the FIT
     /// sessions' totals (read with a separate Python FIT walker) and the GPX files'
     /// `TrackStatsExtension` distance (read from the files' text here).
@@ -354,17 +371,8 @@ import WorkFeedWire
         for workout in feed.items.map(\.workout) {
             distances[URL(fileURLWithPath: workout.file?.name ?? "").lastPathComponent] = workout.distance
         }
-        var expected: [String: Double] = [
-            "runpandas_garmin-fr645m_run_2019_hr.fit": 5839.77, "fitfiler_tomtom-runner3_ride_2021.fit": 5099.18,
-            "Zeeland__Activities__Radfahrt__Leihrad__2023-09-08-08-53-49_Breskens.fit": 20292.64,
-            "Zeeland__Activities__Radfahrt__Leihrad__2023-09-14-09-28-34_Deich_bis_Breskens.fit": 16756.89,
-        ]
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("zeeland").path) where file.hasSuffix(".gpx") {
-            let text = try String(contentsOf: folder.appendingPathComponent("zeeland/" + file), encoding: .utf8)
-            expected[file] = Double(try #require(text.firstMatch(of: /<gpxtrkx:Distance>([0-9.]+)</)).1)
-        }
         #expect(distances.count == 8)
-        for (file, distance) in expected {
+        for (file, distance) in try Self.tracksInMapDistances() {
             #expect(distances[file] == distance, "\(file)")
         }
         #expect(feed.items.allSatisfy { $0.workout.deviceFigures?.contains("distance") == true })

@@ -58,11 +58,11 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 "v1: workouts, series, jobs, anchors", "v2: lease deadlines", "v3: leases in memory", "v4: map coverage",
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
                 "v9: owner settings",
-                "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures",
+                "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures", "v13: summaries",
                 "v14: picture kinds",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 13)
+        #expect(try reopened.appliedMigrations().count == 14)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
@@ -72,7 +72,7 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
         #expect(
             tables == [
                 "deleted_workout", "job", "job_count", "job_count_by_owner", "meta", "owner_settings", "picture_wanted", "privacy_zone",
-                "series", "withdrawn_picture", "workout",
+                "series", "summary_bucket", "summary_owner", "withdrawn_picture", "workout", "workout_summary",
             ])
     }
 

@@ -131,3 +131,24 @@ def test_expired_sign_in_says_so(system, browser):
     WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "status").get_attribute("data-reason") == "missing")
     assert "not signed in" in browser.find_element(By.ID, "status").text
     assert "workctl" not in browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_summary_header_shows_this_week_and_this_year(system, browser):
+    """The header's two rows are the last bucket of the week and year summaries the API gives
+    (the owner's current week and year in their calendar), per activity."""
+    browser.get(system.base + "/#token=" + system.token)
+    WebDriverWait(browser, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#summary dd")) == 2)
+    for period in ("week", "year"):
+        report = api(system, "/v1/summaries?period=" + period)
+        bucket = report["buckets"][-1]
+        row = browser.find_element(By.CSS_SELECTOR, f"#summary dd[data-period='{period}']")
+        assert int(row.get_attribute("data-count")) == bucket["total"]["count"]
+        if bucket["total"]["count"] == 0:
+            assert row.text == "No workouts"
+        else:
+            for activity in bucket["activities"]:
+                assert activity.capitalize() in row.text
+    # The imported runs are from November 2023: their year's bucket counts them all.
+    year = api(system, "/v1/summaries?period=year&from=2023-01-01&to=2023-12-31")
+    feed = api(system, "/v1/feed?limit=100")
+    assert year["buckets"][0]["total"]["count"] == len([w for w in feed["items"] if w["localStart"].startswith("2023")])

@@ -39,10 +39,13 @@ extension GatewayAPI {
 struct SettingsDocument: Encodable, Sendable {
     var settings: OwnerSettings
     var heartRateZones: HeartRateZoneBounds
+    /// While the owner's summaries are built again, how far (docs/summaries.md).
+    var summaries: SummaryRebuild?
 
     init(_ reply: SettingsReply) {
         settings = reply.settings
         heartRateZones = reply.heartRateZones
+        summaries = reply.summaries
     }
 }
 

@@ -1,0 +1,127 @@
+/// One bucket's figures as the API, the control protocol's SUMMARY reply and `workctl summary
+/// --json` show them (docs/openapi.yaml, `SummaryFigures`): metres, seconds, kilocalories, beats a
+/// minute.
+public struct SummaryFigures: Sendable, Hashable, Codable {
+    public var count: Int
+    public var distance: Double
+    /// Seconds in motion: each workout's moving time where its device recorded one, else its
+    /// elapsed time.
+    public var movingTime: Double
+    public var elapsedTime: Double
+    /// Metres climbed.
+    public var climb: Double
+    public var calories: Double
+    /// Weighted by each workout's elapsed time, over the workouts with heart rate.
+    public var heartRateAverage: Double?
+    public var heartRateMax: Double?
+    /// Seconds in each of the owner's heart-rate zones, lowest first (``SummaryReport/heartRateZones``).
+    public var timeInZones: [Double]
+    /// The workout with the greatest distance.
+    public var longest: WorkoutFigure?
+    /// The workout of at least a kilometre with the greatest average speed over its moving time
+    /// (the best pace, for runs and walks); only per activity, and not for `other`.
+    public var fastest: WorkoutFigure?
+
+    /// A workout that holds an extreme.
+    public struct WorkoutFigure: Sendable, Hashable, Codable {
+        public var id: WorkoutID
+        public var distance: Double
+        public var movingTime: Double
+        /// Metres a second.
+        public var speed: Double
+
+        public init(id: WorkoutID, distance: Double, movingTime: Double, speed: Double) {
+            self.id = id
+            self.distance = distance
+            self.movingTime = movingTime
+            self.speed = speed
+        }
+    }
+
+    public init(
+        count: Int, distance: Double, movingTime: Double, elapsedTime: Double, climb: Double, calories: Double, heartRateAverage: Double?,
+        heartRateMax: Double?, timeInZones: [Double], longest: WorkoutFigure?, fastest: WorkoutFigure?
+    ) {
+        self.count = count
+        self.distance = distance
+        self.movingTime = movingTime
+        self.elapsedTime = elapsedTime
+        self.climb = climb
+        self.calories = calories
+        self.heartRateAverage = heartRateAverage
+        self.heartRateMax = heartRateMax
+        self.timeInZones = timeInZones
+        self.longest = longest
+        self.fastest = fastest
+    }
+
+    /// A bucket without workouts, with `zones` zones.
+    public static func empty(zones: Int) -> SummaryFigures {
+        SummaryFigures(
+            count: 0, distance: 0, movingTime: 0, elapsedTime: 0, climb: 0, calories: 0, heartRateAverage: nil, heartRateMax: nil,
+            timeInZones: [Double](repeating: 0, count: zones), longest: nil, fastest: nil)
+    }
+}
+
+/// One bucket: its local start and end (with their offsets), the figures of all its workouts,
+/// and those of each activity it has.
+public struct SummaryBucket: Sendable, Hashable, Codable {
+    /// The bucket's first instant in the owner's zone, `2026-03-30T00:00:00+02:00`.
+    public var start: String
+    /// The next bucket's start.
+    public var end: String
+    public var total: SummaryFigures
+    /// Only the activities with a workout in the bucket (all of them when the request named none,
+    /// the one it named otherwise).
+    public var activities: [String: SummaryFigures]
+
+    public init(start: String, end: String, total: SummaryFigures, activities: [String: SummaryFigures]) {
+        self.start = start
+        self.end = end
+        self.total = total
+        self.activities = activities
+    }
+}
+
+/// An owner's summaries over a range (`GET /v1/summaries`, SUMMARY, `workctl summary --json`).
+public struct SummaryReport: Sendable, Hashable, Codable {
+    public var period: SummaryPeriod
+    /// The IANA zone the buckets are in: the owner's setting, else that of their latest workout.
+    public var timeZone: String
+    public var firstWeekday: Weekday
+    /// The lower bounds of the heart-rate zones above the first, in bpm (``SummaryFigures/timeInZones``).
+    public var heartRateZones: [Double]
+    /// The change log's anchor when the summary was read: `GET /v1/changes?since=` it for what
+    /// moved afterwards.
+    public var anchor: Int64
+    /// Present while the owner's summaries are being built again (a new time zone, first
+    /// weekday or zones): buckets count only the workouts done so far.
+    public var rebuilding: SummaryRebuild?
+    /// Every bucket from the one holding `from` to the one holding `to`, oldest first, empty ones
+    /// included.
+    public var buckets: [SummaryBucket]
+
+    public init(
+        period: SummaryPeriod, timeZone: String, firstWeekday: Weekday, heartRateZones: [Double], anchor: Int64, rebuilding: SummaryRebuild?,
+        buckets: [SummaryBucket]
+    ) {
+        self.period = period
+        self.timeZone = timeZone
+        self.firstWeekday = firstWeekday
+        self.heartRateZones = heartRateZones
+        self.anchor = anchor
+        self.rebuilding = rebuilding
+        self.buckets = buckets
+    }
+}
+
+/// How far a rebuild of an owner's summaries has come.
+public struct SummaryRebuild: Sendable, Hashable, Codable {
+    public var done: Int
+    public var total: Int
+
+    public init(done: Int, total: Int) {
+        self.done = done
+        self.total = total
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// `GET /v1/summaries` over HTTP, against a real coordinator (docs/summaries.md): an upload
+/// counts in its owner's buckets at once (the same transaction), with the same figures the feed
+/// gives it, in the owner's calendar; another owner sees none of it; a deletion takes it out; a
+/// bad parameter is a problem that names it.
+@Suite(.serialized) struct SummaryRouteTests {
+    @Test func anUploadCountsInItsOwnersBucketsAndADeletionTakesItOut() async throws {
+        let system = try await GatewaySystem()
+        do {
+            #expect(try await system.get("/v1/summaries").status == 401)
+            let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
+            let workout = upload.uploaded
+            let id = try #require(workout["id"] as? String)
+            let zone = try #require(workout["timeZone"] as? String)
+            let localStart = try #require(workout["localStart"] as? String)
+            let year = String(localStart.prefix(4))
+
+            let reply = try await system.get("/v1/summaries?period=year&from=\(year)-01-01&to=\(year)-12-31", as: "alice")
+            #expect(reply.status == 200)
+            #expect(reply.json["period"] as? String == "year")
+            #expect(reply.json["timeZone"] as? String == zone)
+            #expect(reply.json["firstWeekday"] as? String == "monday")
+            let buckets = try #require(reply.json["buckets"] as? [[String: Any]])
+            #expect(buckets.count == 1)
+            #expect((buckets[0]["start"] as? String)?.hasPrefix("\(year)-01-01T00:00:00") == true)
+            #expect((buckets[0]["end"] as? String)?.hasPrefix("\(Int(year)! + 1)-01-01T00:00:00") == true)
+            let total = try #require(buckets[0]["total"] as? [String: Any])
+            let activity = try #require(workout["activity"] as? String)
+            let own = try #require((buckets[0]["activities"] as? [String: Any])?[activity] as? [String: Any])
+            #expect(total["count"] as? Int == 1)
+            // The feed's figures, to the millimetre and millisecond the buckets keep.
+            let distance = try #require(workout["distance"] as? Double)
+            #expect(abs((total["distance"] as? Double ?? -1) - distance) <= 0.0005)
+            let elapsed = try #require(workout["elapsedTime"] as? Double)
+            #expect(abs((total["elapsedTime"] as? Double ?? -1) - elapsed) <= 0.0005)
+            #expect(total["heartRateMax"] as? Double == workout["heartRateMax"] as? Double)
+            let zones = try #require(total["timeInZones"] as? [Double])
+            #expect(zones.count == 4 && zones.reduce(0, +) > 0 && zones.reduce(0, +) <= elapsed)
+            #expect((own["longest"] as? [String: Any])?["id"] as? String == id)
+            #expect(own["count"] as? Int == 1)
+            // The anchor is the change log's: no workout changed after it (its pictures may, as the
+            // worker draws them).
+            let anchor = try #require(reply.json["anchor"] as? Int)
+            let changes = try await system.get("/v1/changes?since=\(anchor)", as: "alice")
+            let kinds = (changes.json["changes"] as? [[String: Any]] ?? []).compactMap { $0["change"] as? String }
+            #expect(kinds.allSatisfy { $0 == "pictures" })
+
+            // Bob has no workouts; a week of his is twelve empty buckets by default.
+            let bob = try await system.get("/v1/summaries?period=week", as: "bob")
+            let bobs = try #require(bob.json["buckets"] as? [[String: Any]])
+            #expect(bobs.count == 12)
+            #expect(bobs.allSatisfy { ($0["total"] as? [String: Any])?["count"] as? Int == 0 })
+
+            #expect(try await system.call("DELETE", "/v1/workouts/\(id)", token: system.token("alice")).status == 204)
+            let after = try await system.get("/v1/summaries?period=year&from=\(year)-01-01&to=\(year)-12-31", as: "alice")
+            let emptied = try #require((after.json["buckets"] as? [[String: Any]])?.first?["total"] as? [String: Any])
+            #expect(emptied["count"] as? Int == 0)
+            #expect((after.json["anchor"] as? Int ?? 0) > anchor)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    @Test func aBadParameterIsAProblemNamingIt() async throws {
+        let system = try await GatewaySystem()
+        do {
+            for (query, parameter) in [
+                ("period=fortnight", "period"), ("activity=swimming", "activity"), ("from=2026-03-30&to=2026-03-01", "from"),
+                ("from=2010-01-01&to=2026-01-01", "to"), ("from=2026-02-30", "from"), ("to=yesterday", "to"), ("from=1899-12-31", "from"),
+            ] {
+                let reply = try await system.get("/v1/summaries?\(query)", as: "alice")
+                #expect(reply.status == 400, "\(query)")
+                #expect(reply.json["type"] as? String == "urn:workfeed:problem:bad-parameter", "\(query)")
+                #expect(reply.json["parameter"] as? String == parameter, "\(query)")
+                #expect((reply.json["detail"] as? String)?.contains(parameter) == true, "\(query)")
+            }
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+}
