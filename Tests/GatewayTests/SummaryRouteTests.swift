@@ -7,7 +7,7 @@ import Testing
 /// bad parameter is a problem that names it.
 @Suite(.serialized) struct SummaryRouteTests {
     @Test func anUploadCountsInItsOwnersBucketsAndADeletionTakesItOut() async throws {
-        let system = try await GatewaySystem()
+        let system = try await GatewaySystem(reach: .router)
         do {
             #expect(try await system.get("/v1/summaries").status == 401)
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func aBadParameterIsAProblemNamingIt() async throws {
-        let system = try await GatewaySystem()
+        let system = try await GatewaySystem(reach: .router)
         do {
             for (query, parameter) in [
                 ("period=fortnight", "period"), ("activity=swimming", "activity"), ("from=2026-03-30&to=2026-03-01", "from"),
