@@ -136,6 +136,9 @@ def test_expired_sign_in_says_so(system, browser):
 def test_summary_header_shows_this_week_and_this_year(system, browser):
     """The header's two rows are the last bucket of the week and year summaries the API gives
     (the owner's current week and year in their calendar), per activity."""
+    # From another page: a test before may have left the browser on "/" (a new fragment alone
+    # would not load the page again).
+    browser.get("about:blank")
     browser.get(system.base + "/#token=" + system.token)
     WebDriverWait(browser, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#summary dd")) == 2)
     for period in ("week", "year"):
