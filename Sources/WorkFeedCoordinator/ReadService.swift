@@ -202,7 +202,7 @@ struct ReadAnswers {
                     workouts: try reader.workoutCount(owner: owner), counts: counts, leased: snapshot.leased, workers: snapshot.statusWorkers(),
                     ready: max(0, try reader.pendingReadyCount() - snapshot.leased),
                     finishedLastMinute: snapshot.finishedLastMinute, oldestPending: try reader.oldestPending(), anchor: try reader.currentAnchor(),
-                    events: eventsEndpoint))
+                    events: eventsEndpoint, summaryRebuilds: try reader.summaryRebuilds().filter { owner == nil || $0.key == owner }))
 
         case .failed:
             let body = try decode(FailedRequest.self, request)

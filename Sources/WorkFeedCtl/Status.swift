@@ -76,6 +76,13 @@ extension WorkCtl {
                 queue.append("oldest pending \(ProgressMeter.format(seconds: max(0, now.timeIntervalSince(oldest))))")
             }
             lines.append("queue: " + queue.joined(separator: ", "))
+            if let rebuilds = status.summaryRebuilds, !rebuilds.isEmpty {
+                let owners = rebuilds.keys.sorted().map { owner in
+                    let progress = rebuilds[owner]!
+                    return "\(owner) \(number(progress.done))/\(number(progress.total)) workouts"
+                }
+                lines.append("summaries rebuilding: " + owners.joined(separator: ", "))
+            }
             lines.append("")
 
             var pictures = TextTable([

@@ -8,12 +8,15 @@ extension IndexTransaction {
     /// Counts a workout in its owner's summaries as it is stored now, after taking out what it
     /// counted before (if anything): called in the transaction of every change to a workout
     /// (import, re-import, replacement), so that the summaries never differ from the feed.
-    /// - Parameter heartRate: the workout's heart-rate samples when the caller has them; read
-    ///   from its stored series otherwise.
-    mutating func recountSummary(of id: WorkoutID, heartRate: [HeartRateSample]? = nil) throws {
+    /// - Parameters:
+    ///   - record: the workout as its row now holds it when the caller has it (an import); read
+    ///     back otherwise.
+    ///   - heartRate: the workout's heart-rate samples when the caller has them; read from its
+    ///     stored series otherwise.
+    mutating func recountSummary(of id: WorkoutID, as record: WorkoutRecord? = nil, heartRate: [HeartRateSample]? = nil) throws {
         guard countsSummaries else { return }
         try uncountSummary(of: id)
-        try countSummary(of: id, heartRate: heartRate, fromRebuild: false)
+        try countSummary(of: id, as: record, heartRate: heartRate, fromRebuild: false)
     }
 
     /// Takes a workout out of its owner's buckets (before it is deleted or changed). Sums are
@@ -32,7 +35,7 @@ extension IndexTransaction {
         let day: Int = try decoder.value(2, "local_day")
         let contribution = try SummaryRows.contribution(row, from: 3, table: "workout_summary", id: id.description)
         try db.cachedStatement(sql: "DELETE FROM workout_summary WHERE workout_id = ?").execute(arguments: [id.description])
-        guard let state = try SummaryRows.readOwner(db, owner) else { return }
+        guard let state = try summaryOwner(owner) else { return }
         let calendar = try Self.calendar(state, owner: owner)
         let activity = ActivityType(rawValue: activityName)
         for period in SummaryPeriod.allCases {
@@ -61,11 +64,12 @@ extension IndexTransaction {
     /// Counts a stored workout in its owner's buckets, unless a rebuild of the owner's summaries
     /// will count it (it is waiting to start, or has not reached this workout yet). An undated
     /// workout belongs to no bucket.
+    /// - Parameter given: the workout as its row holds it, when the caller has it; read back otherwise.
     /// - Returns: whether it was counted.
     @discardableResult
-    mutating func countSummary(of id: WorkoutID, heartRate: [HeartRateSample]?, fromRebuild: Bool) throws -> Bool {
-        guard let record = try reader.workout(id), let start = record.start else { return false }
-        var state = try SummaryRows.readOwner(db, record.owner)
+    mutating func countSummary(of id: WorkoutID, as given: WorkoutRecord?, heartRate: [HeartRateSample]?, fromRebuild: Bool) throws -> Bool {
+        guard let record = try given ?? reader.workout(id), let start = record.start, start.timeIntervalSince1970.isFinite else { return false }
+        var state = try summaryOwner(record.owner)
         if state == nil {
             state = try startSummaries(owner: record.owner)
         } else if !fromRebuild, try defaultZoneMoved(record, state: state!) {
@@ -117,6 +121,7 @@ extension IndexTransaction {
 
     /// The first summaries of an owner: their calendar and zones as they are now, nothing counted.
     private mutating func startSummaries(owner: String) throws -> SummaryOwnerState {
+        summaryOwners[owner] = nil
         let wanted = try SummaryRows.wanted(db, owner: owner, defaults: zoneDefaults)
         try db.execute(
             sql: """
@@ -134,6 +139,7 @@ extension IndexTransaction {
     /// zone, first weekday or zones changed). Counting goes on meanwhile for workouts the rebuild
     /// has passed.
     public mutating func scheduleSummaryRebuild(owner: String) throws {
+        summaryOwners[owner] = nil
         let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM workout WHERE owner = ?", arguments: [owner]) ?? 0
         try db.execute(
             sql: """
@@ -175,6 +181,7 @@ extension IndexTransaction {
             let owner = try String.fetchOne(
                 db, sql: "SELECT owner FROM summary_owner WHERE rebuild_pending = 1 OR rebuild_after IS NOT NULL ORDER BY owner LIMIT 1")
         else { return nil }
+        summaryOwners[owner] = nil
         var state = try SummaryRows.readOwner(db, owner)!
         if state.rebuildPending {
             summaryBuckets = summaryBuckets.filter { $0.key.owner != owner }
@@ -191,17 +198,27 @@ extension IndexTransaction {
             db, sql: "SELECT id FROM workout WHERE owner = ? AND id > ? ORDER BY id LIMIT ?", arguments: [owner, after, limit])
         for text in ids {
             guard let id = WorkoutID(text) else { throw IndexError.corruptRow(table: "workout", row: text, column: "id", value: text) }
-            try countSummary(of: id, heartRate: nil, fromRebuild: true)
+            try countSummary(of: id, as: nil, heartRate: nil, fromRebuild: true)
         }
         let done = state.rebuildDone + ids.count
         let finished = ids.count < limit
         try db.execute(
             sql: "UPDATE summary_owner SET rebuild_after = ?, rebuild_done = ? WHERE owner = ?",
             arguments: [finished ? nil : ids.last, done, owner])
+        summaryOwners[owner] = nil
         return (owner, SummaryRebuild(done: done, total: max(done, state.rebuildTotal)), finished)
     }
 
     // MARK: Rows
+
+    /// An owner's summary state (``SummaryRows/readOwner(_:_:)``), read once a transaction: each
+    /// import of a batch needs it. Whatever writes `summary_owner` forgets it.
+    private mutating func summaryOwner(_ owner: String) throws -> SummaryOwnerState? {
+        if let known = summaryOwners[owner] { return known }
+        let state = try SummaryRows.readOwner(db, owner)
+        summaryOwners[owner] = state
+        return state
+    }
 
     static func calendar(_ state: SummaryOwnerState, owner: String) throws(IndexError) -> SummaryCalendar {
         guard let calendar = SummaryCalendar.shared(timeZone: state.timeZone, firstWeekday: state.firstWeekday) else {

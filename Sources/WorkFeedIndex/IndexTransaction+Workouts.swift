@@ -81,7 +81,7 @@ extension IndexTransaction {
                 try replace(
                     original.id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
                     heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
-                try recountSummary(of: original.id, heartRate: workout.heartRate)
+                try recountSummary(of: original.id, as: columns.counted(original.id, owner: owner), heartRate: workout.heartRate)
                 return ImportReply(
                     id: original.id, result: .replacedDuplicate, routeVersion: version, duplicateOf: original.id,
                     duplicateFile: original.fileName, reason: more)
@@ -102,7 +102,7 @@ extension IndexTransaction {
                 arguments: [id.description, Data(route), Data(heartRate)])
             try db.cachedStatement(sql: "DELETE FROM deleted_workout WHERE id = ?").execute(arguments: [id.description])
             // A new row counted nowhere before (a deletion took its id out of the summaries).
-            if countsSummaries { try countSummary(of: id, heartRate: workout.heartRate, fromRebuild: false) }
+            if countsSummaries { try countSummary(of: id, as: columns.counted(id, owner: owner), heartRate: workout.heartRate, fromRebuild: false) }
             return ImportReply(id: id, result: .imported, routeVersion: 1)
         }
 
@@ -120,7 +120,7 @@ extension IndexTransaction {
             }
             let anchor = nextAnchor()
             try update(id, columns: columns, extra: ["source_id": identity.sourceID, "anchor": anchor])
-            try recountSummary(of: id, heartRate: workout.heartRate)
+            try recountSummary(of: id, as: columns.counted(id, owner: owner), heartRate: workout.heartRate)
             return ImportReply(id: id, result: .refreshed, routeVersion: stored.routeVersion)
         }
 
@@ -136,7 +136,7 @@ extension IndexTransaction {
         try replace(
             id, identity: identity, columns: columns, route: route, heartRate: heartRate, routeHash: routeHash,
             heartRateHash: heartRateHash, samples: workout.heartRate.count, points: summary.pointCount, version: version, now: now)
-        try recountSummary(of: id, heartRate: workout.heartRate)
+        try recountSummary(of: id, as: columns.counted(id, owner: owner), heartRate: workout.heartRate)
         return ImportReply(id: id, result: .updated, routeVersion: version)
     }
 
@@ -335,8 +335,16 @@ private struct WorkoutColumns {
         "position_in_file", "tz_name", "tz_source", "original_kept",
     ]
     var values: [(any DatabaseValueConvertible)?]
+    private let activity: ActivityType
+    private let summary: WorkoutSummary
+    private let deviceFigures: [String]?
+    private let timeZone: String?
 
     init(workout: ImportedWorkout, summary: WorkoutSummary, device: DeviceSummary?, originalKept: Bool) {
+        activity = workout.activity
+        self.summary = summary
+        deviceFigures = device?.figures
+        timeZone = workout.timeZone
         let file = workout.file
         values = [
             workout.activity.rawValue, workout.name, summary.start?.timeIntervalSince1970, summary.end?.timeIntervalSince1970,
@@ -345,6 +353,19 @@ private struct WorkoutColumns {
             file?.size, file?.sha256, file?.format, file?.readerVersion, workout.positionInFile, workout.timeZone,
             workout.timeZoneSource?.rawValue, originalKept && file != nil,
         ]
+    }
+
+    /// The workout `id` of `owner` as these columns store it, as far as summaries read it
+    /// (``IndexTransaction/countSummary(of:as:heartRate:fromRebuild:)``: activity, times, zone and
+    /// figures), so that an import counts it without reading its row back. Versions, hashes and
+    /// file are not filled in.
+    func counted(_ id: WorkoutID, owner: String) -> WorkoutRecord {
+        var record = WorkoutRecord(
+            id: id, owner: owner, source: .gpx, sourceID: "", activity: activity, name: nil, summary: summary, timeZoneOffset: nil,
+            routeVersion: 0, routeHash: "", heartRateHash: "", anchor: 0)
+        record.deviceFigures = deviceFigures
+        record.timeZone = timeZone
+        return record
     }
 
     /// The original stays kept when this import did not send it again.

@@ -33,6 +33,8 @@ public struct IndexTransaction {
     /// (``flushSummaryBuckets()``): a batch of imports touches the same week, month and year
     /// buckets again and again. A count of 0 is a bucket to delete.
     var summaryBuckets: [SummaryBucketKey: SummaryTotals] = [:]
+    /// The owners' `summary_owner` rows this transaction has read and not changed since.
+    var summaryOwners: [String: SummaryOwnerState] = [:]
 
     init(db: Database, anchor: Int64, leases: LeaseTable, zoneDefaults: SummaryZoneDefaults = .standard, countsSummaries: Bool = true) {
         self.db = db

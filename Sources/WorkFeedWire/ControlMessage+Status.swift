@@ -55,12 +55,18 @@ public struct StatusReply: Codable, Sendable, Hashable {
     /// Where the coordinator publishes its events (`listen.events`; empty: it publishes none), so
     /// that `workctl watch` needs only the control endpoint.
     public var events: String?
+    /// The owners whose summaries wait for a rebuild or are in one (their time zone, first
+    /// weekday or heart-rate zones changed: docs/summaries.md), with its progress; with `owner`,
+    /// only theirs. `nil` from a coordinator without summaries.
+    public var summaryRebuilds: [String: SummaryRebuild]?
 
     public init(
         workouts: Int, counts: [Count], leased: Int, workers: [Worker], ready: Int? = nil,
-        finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil, events: String? = nil
+        finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil, events: String? = nil,
+        summaryRebuilds: [String: SummaryRebuild]? = nil
     ) {
         self.events = events
+        self.summaryRebuilds = summaryRebuilds
         self.workouts = workouts
         self.counts = counts
         self.leased = leased
