@@ -122,8 +122,8 @@ public enum ISO8601Time {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// The inverse of ``civil(fromDays:)``.
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+    /// The inverse of ``civil(fromDays:)``: days since 1970-01-01 of a proleptic Gregorian date.
+    public static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

@@ -93,26 +93,13 @@ public struct SummaryCalendar: Sendable {
 
     /// The local day of a calendar date (proleptic Gregorian), days since 1970-01-01.
     public static func day(year: Int, month: Int, day: Int) -> Int {
-        // Howard Hinnant's days_from_civil.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        Int(ISO8601Time.days(fromCivil: Int64(year), Int64(month), Int64(day)))
     }
 
     /// The calendar date of a local day.
     public static func civil(_ day: Int) -> (year: Int, month: Int, day: Int) {
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let d = dayOfYear - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        let date = ISO8601Time.civil(fromDays: Int64(day))
+        return (Int(date.year), Int(date.month), Int(date.day))
     }
 
     /// A local day written as a date, `2026-03-30`.
