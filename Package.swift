@@ -54,10 +54,29 @@ let package = Package(
         // libturbojpeg0-dev: JPEG tiles of raster tilesets.
         .systemLibrary(name: "CTurboJPEG"),
 
-        // Domain types shared by every part: workouts, routes, jobs, styles, the series codec.
+        // The values every part shares: workouts and routes, owners and their settings, jobs and
+        // picture kinds, failure codes, summaries, the feed's shape, the series codec.
         // swift-crypto: SHA-256 (content hashes, cache keys), faster than our own (docs/architecture.md).
         .target(
             name: "WorkFeedModel", dependencies: ["WorkFeedTimeZones", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictSettings),
+        // How a picture looks and the key that names it: colours, route, heatmap and map styles, a
+        // theme's style, PictureSpec and the cache key.
+        .target(name: "WorkFeedStyle", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        // Privacy zones and what they hide: the owner's zones and end trim, cutting a route.
+        .target(name: "WorkFeedPrivacy", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        // The owners' bearer tokens: signed with HS256 (workctl token create), checked with what the
+        // gateway is configured with (HS256, ES256, RS256; swift-crypto).
+        .target(
+            name: "WorkFeedTokens",
+            dependencies: [
+                "WorkFeedModel", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Leaving the cooperative pool: BlockingWork (bounded, on NIO's thread pool) and StopRequest
+        // (how a thread that owns ZeroMQ sockets is told to stop).
+        .target(
+            name: "WorkFeedThreads", dependencies: [.product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strictSettings),
         // The IANA time zone of a position: the shipped boundary file (deploy/make-timezones.sh) and its reader.
         .target(name: "WorkFeedTimeZones", resources: [.copy("Data")], swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
@@ -66,7 +85,7 @@ let package = Package(
         .target(
             name: "WorkFeedIndex",
             dependencies: [
-                "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -75,7 +94,7 @@ let package = Package(
         .target(
             name: "WorkFeedTiles",
             dependencies: [
-                "WorkFeedModel", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "WorkFeedStyle", "WorkFeedModel", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -84,7 +103,7 @@ let package = Package(
         .target(
             name: "WorkFeedRender",
             dependencies: [
-                "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -92,7 +111,7 @@ let package = Package(
         // ZeroMQ sockets and the coordinator/worker/control message formats.
         .target(
             name: "WorkFeedWire",
-            dependencies: ["WorkFeedModel", "CZeroMQ"],
+            dependencies: ["WorkFeedPrivacy", "WorkFeedModel", "CZeroMQ"],
             swiftSettings: strictSettings
         ),
         // Prometheus metrics and the small HTTP endpoint that serves them.
@@ -121,21 +140,19 @@ let package = Package(
         .target(
             name: "WorkFeedConfig",
             dependencies: [
-                "WorkFeedModel", "WorkFeedStore",
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
-                // NIOThreadPool, behind BlockingWork: blocking work off the cooperative pool.
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
         .target(
             name: "WorkFeedCoordinator",
             dependencies: [
-                "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
+                "WorkFeedThreads", "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 // Kept originals sealed with ChaCha20-Poly1305 when originals.key_file is set.
@@ -146,7 +163,7 @@ let package = Package(
         .target(
             name: "WorkFeedWorker",
             dependencies: [
-                "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore", "WorkFeedS3",
+                "WorkFeedThreads", "WorkFeedStyle", "WorkFeedModel", "WorkFeedRender", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore", "WorkFeedS3",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -156,7 +173,7 @@ let package = Package(
         .target(
             name: "WorkFeedCtl",
             dependencies: [
-                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig", "WorkFeedTiles", "WorkFeedStore",
+                "WorkFeedTokens", "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig", "WorkFeedTiles", "WorkFeedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -166,14 +183,12 @@ let package = Package(
         .target(
             name: "WorkFeedGateway",
             dependencies: [
-                "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedStore",
+                "WorkFeedTokens", "WorkFeedThreads", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                // ES256 and RS256 tokens (P-256 and RSA signatures).
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ],
@@ -221,7 +236,8 @@ let package = Package(
         .executableTarget(
             name: "workfeed-bench",
             dependencies: [
-                "WorkFeedModel", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire", "WorkFeedCoordinator",
+                "WorkFeedModel", "WorkFeedStyle", "WorkFeedStore", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire",
+                "WorkFeedCoordinator",
                 // The attack group's races (issue 23) run a real worker in the process.
                 "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", "WorkFeedTimeZones", .product(name: "Logging", package: "swift-log"),
                 // The "hash" group measures our SHA-256 against swift-crypto's.
@@ -230,7 +246,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedStyle", "WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(name: "WorkFeedStyleTests", dependencies: ["WorkFeedStyle", "WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(name: "WorkFeedPrivacyTests", dependencies: ["WorkFeedPrivacy", "WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(name: "WorkFeedThreadsTests", dependencies: ["WorkFeedThreads"], swiftSettings: strictSettings),
         // Reads Tests/Data/tzdata (zone1970.tab, with its origin beside it).
         .testTarget(name: "WorkFeedTimeZonesTests", dependencies: ["WorkFeedTimeZones", "WorkFeedImport", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
@@ -240,7 +259,7 @@ let package = Package(
         .testTarget(name: "WorkFeedS3Tests", dependencies: ["WorkFeedS3"], swiftSettings: strictSettings),
         .testTarget(
             name: "WorkFeedConfigTests",
-            dependencies: ["WorkFeedConfig", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["WorkFeedStyle", "WorkFeedConfig", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -252,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "WorkFeedRenderTests",
             dependencies: [
-                "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -279,7 +298,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
+                "WorkFeedPrivacy", "WorkFeedTokens", "WorkFeedStyle", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
                 "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
                 "WorkFeedS3", "WorkFeedS3Testing",
                 .product(name: "Logging", package: "swift-log"),
@@ -294,7 +313,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "WorkFeedGateway", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
+                "WorkFeedTokens", "WorkFeedThreads", "WorkFeedStyle", "WorkFeedGateway", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
                 "WorkFeedStore", "WorkFeedS3", "WorkFeedS3Testing",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
@@ -307,7 +326,7 @@ let package = Package(
         .testTarget(
             name: "ChaosTests",
             dependencies: [
-                "WorkFeedWire", "WorkFeedModel", "WorkFeedRender",
+                "WorkFeedStyle", "WorkFeedWire", "WorkFeedModel", "WorkFeedRender",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

@@ -2,6 +2,8 @@ import Foundation
 public import Logging
 public import WorkFeedStore
 public import WorkFeedModel
+public import WorkFeedStyle
+import WorkFeedPrivacy
 
 /// Everything the coordinator is configured with. `Config/coordinator.yaml` documents each key;
 /// ``defaults`` are the embedded defaults used when a key is absent.

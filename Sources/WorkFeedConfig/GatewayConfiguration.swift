@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import WorkFeedStore
 public import WorkFeedModel
+import WorkFeedStyle
 
 /// Everything the gateway is configured with. `Config/gateway.yaml` documents each key.
 public struct GatewayConfiguration: Sendable, Hashable {

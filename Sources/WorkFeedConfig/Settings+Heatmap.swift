@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 extension Settings {
     /// The heatmap's style under `prefix` (`heatmap`), every key optional.

@@ -1,5 +1,6 @@
 import Foundation
 import WorkFeedModel
+import WorkFeedStyle
 
 extension MapStyle {
     /// The configuration keys of one theme's map style, under `maps.<theme>.`.

@@ -1,5 +1,6 @@
 import Configuration
 import WorkFeedModel
+import WorkFeedStyle
 
 /// The themes a coordinator draws, as configuration declares them: `themes` lists them, and each
 /// one's look is `styles.<theme>.*` (the route) and `maps.<theme>.*` (the basemap), data like any

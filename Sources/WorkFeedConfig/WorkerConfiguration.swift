@@ -1,6 +1,7 @@
 public import Logging
 public import WorkFeedStore
 import WorkFeedModel
+import WorkFeedStyle
 
 /// Everything a worker is configured with. `Config/worker.yaml` documents each key.
 public struct WorkerConfiguration: Sendable, Hashable {

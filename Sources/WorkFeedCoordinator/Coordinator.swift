@@ -6,6 +6,7 @@ import WorkFeedStore
 public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
+import WorkFeedThreads
 
 /// The coordinator: owns the index, dispatches jobs to workers and answers workctl.
 ///

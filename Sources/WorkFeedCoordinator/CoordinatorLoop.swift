@@ -5,6 +5,7 @@ import WorkFeedIndex
 import WorkFeedMetrics
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedThreads
 
 /// The coordinator's event loop. Lives on the coordinator thread, which alone touches its sockets.
 ///
@@ -153,7 +154,7 @@ struct CoordinatorLoop: ~Copyable {
             metadata: [
                 "workers": "\(endpoints.workers)", "control": "\(endpoints.control)", "events": "\(endpoints.events)",
                 "curve": "\(keyPair != nil)", "index": "\(configuration.indexPath)",
-                "cache": "\(configuration.cacheDirectory)", "renderer": "\(PictureSpec.rendererVersion)",
+                "cache": "\(configuration.cacheDirectory)", "renderer": "\(BuildInfo.rendererVersion)",
             ])
     }
 

@@ -5,6 +5,8 @@ import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStore
 import WorkFeedWire
+import WorkFeedStyle
+import WorkFeedPrivacy
 
 extension Dispatcher {
     /// Answers one request that writes or must see the writer's state (IMPORT, ENQUEUE, DELETE,

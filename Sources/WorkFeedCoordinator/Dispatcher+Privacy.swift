@@ -5,6 +5,7 @@ import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStore
+import WorkFeedPrivacy
 
 extension Dispatcher {
     /// The secret (from `privacy.secret_file`, or made once and kept in the index), the end trim,

@@ -4,6 +4,7 @@ import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedStyle
 
 extension Dispatcher {
     /// Every owner's heart-rate zones, from their settings in the index. An owner whose explicit

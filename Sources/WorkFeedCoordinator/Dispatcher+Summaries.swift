@@ -3,6 +3,7 @@ import Logging
 import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedModel
+import WorkFeedStyle
 import WorkFeedWire
 
 extension CoordinatorConfiguration {

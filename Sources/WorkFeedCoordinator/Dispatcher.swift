@@ -247,16 +247,16 @@ struct Dispatcher {
         if let known { workers.values[known].lastHeard = now }
         switch message {
         case .ready(let capacity, let rendererVersion, let name, let workerBasemap, let instance):
-            guard rendererVersion == PictureSpec.rendererVersion else {
+            guard rendererVersion == BuildInfo.rendererVersion else {
                 logger.error(
                     "worker refused: its renderer version differs from the coordinator's",
-                    metadata: ["worker": "\(name)", "worker_renderer": "\(rendererVersion)", "renderer": "\(PictureSpec.rendererVersion)"])
+                    metadata: ["worker": "\(name)", "worker_renderer": "\(rendererVersion)", "renderer": "\(BuildInfo.rendererVersion)"])
                 outbox.worker.append(
                     (
                         identity,
                         .disconnect(
                             reason:
-                                "renderer version \(rendererVersion) differs from the coordinator's \(PictureSpec.rendererVersion): upgrade the worker",
+                                "renderer version \(rendererVersion) differs from the coordinator's \(BuildInfo.rendererVersion): upgrade the worker",
                             code: .rendererDiffers
                         )
                     ))

@@ -1,5 +1,6 @@
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStyle
 
 /// The picture specs the coordinator hands out, their JSON encodings (sent with every job), and the
 /// cache keys derived from them.

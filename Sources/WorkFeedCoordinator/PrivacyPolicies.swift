@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedPrivacy
 
 /// Every owner's privacy policy as the index thread needs it for cache keys and for cutting the
 /// routes it sends (docs/privacy.md): the configured end trim for everyone, each owner's zones,

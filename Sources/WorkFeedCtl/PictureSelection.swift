@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedStyle
 
 /// Which pictures a command is about, the same for `workctl enqueue` and `workctl retry`: the
 /// workouts (all, by id, or from a file), narrowed by activity and start time, and the kinds,

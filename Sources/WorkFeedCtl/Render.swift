@@ -6,6 +6,7 @@ import WorkFeedImport
 import WorkFeedModel
 import WorkFeedRender
 import WorkFeedTiles
+import WorkFeedStyle
 
 extension WorkCtl {
     /// `workctl render FILE...`: draws pictures here, without a coordinator.

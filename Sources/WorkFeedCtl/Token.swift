@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedTokens
 
 extension WorkCtl {
     /// `workctl token`: bearer tokens for the gateway (docs/gateway.md, "Tokens").

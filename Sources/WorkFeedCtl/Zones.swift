@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedPrivacy
 
 extension WorkCtl {
     /// `workctl zones list|add|remove --owner ID`: an owner's privacy zones (docs/privacy.md).

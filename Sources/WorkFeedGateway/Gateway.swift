@@ -8,6 +8,8 @@ public import WorkFeedConfig
 import WorkFeedModel
 import WorkFeedStore
 public import WorkFeedWire
+import WorkFeedThreads
+import WorkFeedTokens
 
 /// `workfeed-gateway`: the HTTP edge the phone app and browsers reach (docs/gateway.md).
 ///
@@ -32,10 +34,15 @@ public final class Gateway: Sendable {
         let curve: CurveClientKeys? =
             configuration.keyFile.isEmpty
             ? nil : CurveClientKeys(serverKey: configuration.serverKey, keyPair: try CurveKeyPair.load(file: configuration.keyFile))
-        let verifier = try TokenVerifier(
-            secret: try configuration.secret(),
-            publicKeyPEM: configuration.tokenPublicKeyFile.isEmpty
-                ? nil : try String(contentsOfFile: configuration.tokenPublicKeyFile, encoding: .utf8))
+        let verifier: TokenVerifier
+        do {
+            verifier = try TokenVerifier(
+                secret: try configuration.secret(),
+                publicKeyPEM: configuration.tokenPublicKeyFile.isEmpty
+                    ? nil : try String(contentsOfFile: configuration.tokenPublicKeyFile, encoding: .utf8))
+        } catch let error as TokenKeyError {
+            throw GatewayError(.badTokenKey, "tokens.public_key_file: \(error.message)")
+        }
         // A bucket that is missing, credentials refused, an endpoint that does not answer: stop
         // here (exit 73), naming the bucket, the endpoint and what the service said.
         let store: any PictureStore

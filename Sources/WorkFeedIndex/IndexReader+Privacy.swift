@@ -1,5 +1,6 @@
 import GRDB
-public import WorkFeedModel
+import WorkFeedModel
+public import WorkFeedPrivacy
 
 // MARK: Privacy zones (docs/privacy.md)
 

@@ -1,5 +1,6 @@
 public import Foundation
 public import WorkFeedModel
+public import WorkFeedPrivacy
 
 // The contract between the coordinator and its index: what a second implementation (PostgreSQL,
 // say) would have to provide, and the semantics the coordinator relies on. The SQLite index

@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
-public import WorkFeedModel
+import WorkFeedModel
+public import WorkFeedPrivacy
 
 // MARK: Privacy zones (docs/privacy.md)
 

@@ -1,5 +1,5 @@
 import GRDB
-public import WorkFeedModel
+import WorkFeedModel
 
 /// The index operations of one transaction (see ``WorkoutIndex/write(_:)``).
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import WorkFeedModel
+import WorkFeedStyle
 
 /// The heart-rate zones owners get when they set none (the coordinator's `heatmap.thresholds`
 /// and `heatmap.max_hr_percentages`), which the index needs to count time in zones.

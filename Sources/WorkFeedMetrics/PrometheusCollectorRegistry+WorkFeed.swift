@@ -22,7 +22,7 @@ extension PrometheusCollectorRegistry {
     func registerBuildInfo() {
         gauge(
             "workfeed_build_info",
-            labels: [("version", BuildInfo.version), ("build", BuildInfo.configuration), ("renderer", "\(PictureSpec.rendererVersion)")],
+            labels: [("version", BuildInfo.version), ("build", BuildInfo.configuration), ("renderer", "\(BuildInfo.rendererVersion)")],
             help: "Always 1; its labels say the release (version), debug or release build (build) and the renderer version."
         ).set(1.0)
     }

@@ -4,6 +4,11 @@ public enum BuildInfo {
     /// The release, raised with each one that changes what operators see.
     public static let version = "0.4.0"
 
+    /// The version of the drawing code. It is part of every cache key (`PictureSpec`), so that
+    /// changing how pictures look makes every picture stale; raise it whenever the bytes of any
+    /// picture change. Workers whose version differs from the coordinator's are refused.
+    public static let rendererVersion = 3
+
     #if DEBUG
     public static let configuration = "debug"
     #else
@@ -12,6 +17,6 @@ public enum BuildInfo {
 
     /// "0.4.0 (release build, renderer 2)".
     public static var description: String {
-        "\(version) (\(configuration) build, renderer \(PictureSpec.rendererVersion))"
+        "\(version) (\(configuration) build, renderer \(rendererVersion))"
     }
 }

@@ -1,5 +1,6 @@
 import WorkFeedModel
 import WorkFeedTiles
+import WorkFeedStyle
 
 /// The attribution laid out for one picture: the text and the box it is drawn on.
 struct AttributionLayout {

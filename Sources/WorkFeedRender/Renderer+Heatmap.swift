@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 extension Renderer {
     /// Background (map and names), the whole route's outline, then each piece in time order in

@@ -1,5 +1,6 @@
 import WorkFeedModel
 import WorkFeedTiles
+import WorkFeedStyle
 
 extension Renderer {
     /// Places and draws the map's names, after the map and before the route: the route lies over

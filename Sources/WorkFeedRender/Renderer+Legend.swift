@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 /// A heatmap's legend laid out in one corner: a colour swatch and bpm range per zone, hottest
 /// zone on top.

@@ -1,6 +1,7 @@
 import Foundation
 import WorkFeedModel
 import WorkFeedTiles
+import WorkFeedStyle
 
 extension Renderer {
     /// The map's zoom as MapLibre counts it (512-point tiles), for a fit at `scale`.

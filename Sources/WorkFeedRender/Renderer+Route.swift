@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 extension Renderer {
     /// Background, then the whole route's outline and line from one distance field, then marks.

@@ -1,5 +1,6 @@
 public import WorkFeedModel
 import WorkFeedTiles
+public import WorkFeedStyle
 
 /// Draws route and heatmap pictures into PNG bytes.
 ///

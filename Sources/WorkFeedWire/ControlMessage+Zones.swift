@@ -1,4 +1,5 @@
-public import WorkFeedModel
+import WorkFeedModel
+public import WorkFeedPrivacy
 
 // MARK: Privacy zones and withdrawn pictures: ZONES, PICTURE (docs/PROTOCOL.md)
 

@@ -6,6 +6,7 @@ import WorkFeedStore
 import WorkFeedRender
 import WorkFeedTiles
 import WorkFeedWire
+import WorkFeedStyle
 
 /// One render thread: takes jobs from the queue, draws them, writes the PNG and reports the outcome
 /// to the socket thread through its own inproc PUSH socket (sockets are not shared between threads).

@@ -1,6 +1,7 @@
 import Logging
 public import ServiceLifecycle
 import WorkFeedConfig
+import WorkFeedThreads
 
 /// The worker as a swift-service-lifecycle `Service`: the daemon runs it in a `ServiceGroup`,
 /// which turns SIGTERM and SIGINT into a graceful shutdown.

@@ -7,6 +7,7 @@ import WorkFeedStore
 public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
+import WorkFeedThreads
 
 /// A worker process's engine: one socket thread that talks to the coordinator (so heartbeats keep
 /// flowing while pictures render) and a pool of render threads.

@@ -7,6 +7,7 @@ import WorkFeedStore
 import WorkFeedRender
 import WorkFeedTiles
 import WorkFeedWire
+import WorkFeedThreads
 
 /// The worker's socket thread: owns the DEALER to the coordinator, the PULL that collects render
 /// results, and the wake socket. It never renders, so heartbeats go out on time however long a
@@ -182,7 +183,7 @@ struct WorkerLoop: ~Copyable {
             try dealer.connect(configuration.coordinatorEndpoint)
             try dealer.send(
                 WorkerMessage.ready(
-                    capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: basemap?.identity.hash ?? "",
+                    capacity: capacity, rendererVersion: BuildInfo.rendererVersion, name: name, basemap: basemap?.identity.hash ?? "",
                     instance: instance
                 ).frames)
             connected = true

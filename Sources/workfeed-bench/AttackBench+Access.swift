@@ -60,7 +60,7 @@ extension AttackBench {
                 if !ready {
                     ready =
                         (try? socket.send(
-                            WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "as-\(name)", basemap: "").frames,
+                            WorkerMessage.ready(capacity: 1, rendererVersion: BuildInfo.rendererVersion, name: "as-\(name)", basemap: "").frames,
                             dontWait: true)) != nil
                 }
                 guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0], let frames = try socket.receive(dontWait: true) else {
@@ -126,7 +126,7 @@ extension AttackBench {
         let socket = try ZMQSocket(target.context, type: .dealer)
         try socket.connect(target.endpoints.workers)
         let evil = "evil\n2026-01-01T00:00:00+0000 info workfeed.coordinator: worker=w [WorkFeedCoordinator] worker connected\u{1B}]0;pwned\u{07}"
-        try socket.send(WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: evil, basemap: "").frames)
+        try socket.send(WorkerMessage.ready(capacity: 1, rendererVersion: BuildInfo.rendererVersion, name: evil, basemap: "").frames)
         var refusal = ""
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline && refusal.isEmpty {

@@ -3,6 +3,7 @@ import Logging
 import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 import WorkFeedWorker
 

@@ -6,6 +6,7 @@ import WorkFeedCoordinator
 import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedStyle
 
 /// The "dispatch" group: how many jobs a second the coordinator hands out and records when
 /// rendering costs nothing.

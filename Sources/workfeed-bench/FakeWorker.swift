@@ -70,7 +70,7 @@ final class FakeWorker: Sendable {
         }
         let socket = try ZMQSocket(context, type: .dealer)
         try socket.connect(endpoint)
-        try socket.send(WorkerMessage.ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: "").frames)
+        try socket.send(WorkerMessage.ready(capacity: capacity, rendererVersion: BuildInfo.rendererVersion, name: name, basemap: "").frames)
         var lastSent = ContinuousClock.now
         while !stopping.load(ordering: .relaxed) {
             guard try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 100)[0] else {

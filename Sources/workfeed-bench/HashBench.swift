@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStyle
 
 /// The "hash" group: WorkFeedModel's ``WorkFeedModel/SHA256`` against swift-crypto's
 /// `Crypto.SHA256` (BoringSSL on Linux) used directly, on the two paths where WorkFeed hashes.
@@ -158,7 +159,7 @@ enum HashBench {
 private enum CryptoCacheKey {
     static func specHasher(encodedSpec: [UInt8]) -> Crypto.SHA256 {
         var hasher = Crypto.SHA256()
-        update(&hasher, "workfeed-cache-key-v1\nrenderer=\(PictureSpec.rendererVersion)\nspec=")
+        update(&hasher, "workfeed-cache-key-v1\nrenderer=\(BuildInfo.rendererVersion)\nspec=")
         hasher.update(data: encodedSpec)
         return hasher
     }

@@ -4,6 +4,7 @@ import WorkFeedImport
 import WorkFeedModel
 import WorkFeedRender
 import WorkFeedTiles
+import WorkFeedStyle
 
 /// The "map" group: map pictures on real tilesets, the first picture of an area (tiles read and
 /// decoded) and the following ones (tiles at hand), with where the time goes. Run from the

@@ -1,6 +1,7 @@
 import Foundation
 import WorkFeedModel
 import WorkFeedRender
+import WorkFeedStyle
 
 /// The "render" group: milliseconds per picture, the share spent in PNG encoding, bytes per
 /// picture, for synthetic workouts of several sizes, route and heatmap, @1x and @2x.

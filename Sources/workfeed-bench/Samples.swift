@@ -1,6 +1,7 @@
 import Foundation
 import WorkFeedModel
 import WorkFeedRender
+import WorkFeedStyle
 
 /// Writes light and dark route and heatmap pictures of a synthetic workout, to look at.
 enum Samples {

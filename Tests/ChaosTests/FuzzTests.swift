@@ -117,7 +117,7 @@ import WorkFeedWire
 
         let worker = try ZMQSocket(system.context, type: .dealer)
         try worker.connect(system.workerEndpoint)
-        try worker.send(WorkerMessage.ready(capacity: 2, rendererVersion: PictureSpec.rendererVersion, name: "hostile", basemap: "").frames)
+        try worker.send(WorkerMessage.ready(capacity: 2, rendererVersion: BuildInfo.rendererVersion, name: "hostile", basemap: "").frames)
         var reported = 0
         let deadline = Date().addingTimeInterval(30)
         while reported < 2 && Date() < deadline {

@@ -29,7 +29,7 @@ struct FakeWorker: ~Copyable {
         try socket.set(.sendTimeout(milliseconds: 500))
         try socket.connect(system.endpoints.workers)
         // A refused worker cannot even hand in its READY; that is the point of the test that makes one.
-        try? socket.send(WorkerMessage.ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: name, basemap: "").frames)
+        try? socket.send(WorkerMessage.ready(capacity: capacity, rendererVersion: BuildInfo.rendererVersion, name: name, basemap: "").frames)
         self.socket = socket
     }
 

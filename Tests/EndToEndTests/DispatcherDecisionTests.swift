@@ -71,7 +71,7 @@ import WorkFeedWire
     }
 
     static func ready(_ identity: [UInt8], capacity: Int) -> Batch.WorkerInput {
-        (identity, .ready(capacity: capacity, rendererVersion: PictureSpec.rendererVersion, name: "w\(identity[0])", basemap: ""))
+        (identity, .ready(capacity: capacity, rendererVersion: BuildInfo.rendererVersion, name: "w\(identity[0])", basemap: ""))
     }
 
     /// A write whose deadline passes while its batch runs is not committed: the batch is rolled

@@ -10,6 +10,7 @@ import WorkFeedModel
 import WorkFeedRender
 import WorkFeedWire
 import WorkFeedWorker
+import WorkFeedStyle
 
 /// A coordinator and two workers on loopback, with real sockets, a real index file and a real cache
 /// in a temporary directory.
@@ -252,7 +253,7 @@ func fixture(_ name: String) throws -> String {
         // A fake worker takes the job and then goes silent without answering.
         let silent = try ZMQSocket(system.context, type: .dealer)
         try silent.connect(system.endpoints.workers)
-        try silent.send(WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "silent", basemap: "").frames)
+        try silent.send(WorkerMessage.ready(capacity: 1, rendererVersion: BuildInfo.rendererVersion, name: "silent", basemap: "").frames)
         #expect(try ZMQPoll.poll([silent.pollItem()], timeoutMilliseconds: 5_000) == [true])
         guard case .job = try WorkerMessage(frames: try #require(try silent.receive())) else {
             Issue.record("expected a JOB")

@@ -22,7 +22,7 @@ import WorkFeedWire
             let thread = Thread { [self] in
                 defer { done.signal() }
                 guard let socket = try? ZMQSocket(context, type: .dealer), (try? socket.connect(endpoint)) != nil else { return }
-                try? socket.send(WorkerMessage.ready(capacity: 8, rendererVersion: PictureSpec.rendererVersion, name: "instant", basemap: "").frames)
+                try? socket.send(WorkerMessage.ready(capacity: 8, rendererVersion: BuildInfo.rendererVersion, name: "instant", basemap: "").frames)
                 var lastSent = ContinuousClock.now
                 while !stopping.load(ordering: .relaxed) {
                     guard (try? ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: 50))?[0] == true else {

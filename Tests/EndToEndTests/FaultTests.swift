@@ -56,7 +56,7 @@ import Logging
         #expect(reason.contains("set aside"), "\(reason)")
         // It comes back under the same name: refused, with the time left.
         try broken.socket.send(
-            WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "read-only-cache", basemap: "").frames)
+            WorkerMessage.ready(capacity: 1, rendererVersion: BuildInfo.rendererVersion, name: "read-only-cache", basemap: "").frames)
         var refusal: String?
         for _ in 0..<5 {
             guard case .disconnect(let reason, _)? = try broken.next(within: 2, heartbeat: false) else { continue }

@@ -5,6 +5,7 @@ import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedCtl
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 
 /// By-content picture names (`keys/…`, docs/gateway.md): workers make them, and a coordinator

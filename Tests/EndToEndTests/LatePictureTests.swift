@@ -6,6 +6,7 @@ import WorkFeedModel
 import WorkFeedRender
 import WorkFeedStore
 import WorkFeedWire
+import WorkFeedStyle
 
 /// Issue 23, findings 1 and 4: what a worker draws while its job's inputs change (an owner adds a
 /// privacy zone, a workout is deleted) is never stored as current, and its files do not stay

@@ -8,6 +8,7 @@ import WorkFeedModel
 import WorkFeedRender
 import WorkFeedWire
 import WorkFeedWorker
+import WorkFeedStyle
 
 /// Maps through the whole system: a coordinator and workers with tilesets, on loopback.
 @Suite(.serialized) struct MapSystemTests {

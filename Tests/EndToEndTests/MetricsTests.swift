@@ -187,7 +187,7 @@ func scrape(_ url: String, until done: (String) -> Bool) throws -> String {
         defer { system.stop() }
         let worker = try system.startWorker(name: "scraped") { $0.metricsListen = "127.0.0.1:0" }
         defer { worker.stop() }
-        let labels = ["version": BuildInfo.version, "build": BuildInfo.configuration, "renderer": "\(PictureSpec.rendererVersion)"]
+        let labels = ["version": BuildInfo.version, "build": BuildInfo.configuration, "renderer": "\(BuildInfo.rendererVersion)"]
         let coordinator = try httpGet(try #require(system.endpoints.metrics)).body
         #expect(sample(coordinator, "workfeed_build_info", labels: labels) == 1)
         #expect(coordinator.contains("# TYPE workfeed_build_info gauge"))

@@ -201,7 +201,7 @@ import WorkFeedWire
             try socket.set(.sendTimeout(milliseconds: 500))
             try socket.connect(system.endpoints.workers)
             try socket.send(
-                WorkerMessage.ready(capacity: 1, rendererVersion: PictureSpec.rendererVersion, name: "twin", basemap: "", instance: instance).frames)
+                WorkerMessage.ready(capacity: 1, rendererVersion: BuildInfo.rendererVersion, name: "twin", basemap: "", instance: instance).frames)
             return socket
         }
         let first = try connect("00000000000000aa")

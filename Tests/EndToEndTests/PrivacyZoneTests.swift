@@ -4,6 +4,7 @@ import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedImport
 import WorkFeedModel
+import WorkFeedPrivacy
 import WorkFeedRender
 import WorkFeedWire
 

@@ -8,6 +8,7 @@ import WorkFeedModel
 import WorkFeedRender
 import WorkFeedWire
 import WorkFeedWorker
+import WorkFeedStyle
 
 /// A theme added by configuration alone, through the whole system: listed in a configuration
 /// file with its styles, it is requested, drawn by a real worker, stored and listed like light and

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedTokens
 
 /// `workctl token secret` and `workctl token create`, the real executable.
 @Suite struct TokenCommandTests {

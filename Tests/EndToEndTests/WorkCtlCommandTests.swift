@@ -181,7 +181,7 @@ func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         let result = try WorkCtlProcess.run(["--version"])
         #expect(result.status == 0)
         #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == BuildInfo.description)
-        #expect(BuildInfo.description.contains("renderer \(PictureSpec.rendererVersion)"))
+        #expect(BuildInfo.description.contains("renderer \(BuildInfo.rendererVersion)"))
     }
 
     @Test(arguments: [("stauts", "status"), ("enqeue", "enqueue"), ("retyr", "retry"), ("shwo", "show")])

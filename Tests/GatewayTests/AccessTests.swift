@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WorkFeedModel
+import WorkFeedTokens
 
 /// Who may see what: every owner endpoint refuses requests without a valid token (401), and an
 /// owner never sees, requests, changes or deletes another owner's workouts (404, as for an id that

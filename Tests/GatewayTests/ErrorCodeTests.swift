@@ -5,6 +5,7 @@ import WorkFeedCoordinator
 @testable import WorkFeedGateway
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedThreads
 
 /// The coordinator's refusals reach the gateway as codes, and the gateway answers by the code,
 /// never by the message's words (issue 27).

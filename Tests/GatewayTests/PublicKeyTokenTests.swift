@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedTokens
 
 /// Tokens signed by an account system with a private key: ES256 (EC P-256) and RS256 (RSA), checked
 /// with its public key; the token never chooses an algorithm the gateway is not configured with.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStyle
 
 /// A theme the coordinator's configuration adds is requested on upload and served by the gateway
 /// like light and dark; a theme it does not list is 404.

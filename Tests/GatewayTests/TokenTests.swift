@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WorkFeedModel
+import WorkFeedTokens
 
 /// HMAC-SHA-256 against RFC 4231's test vectors, base64url, and tokens signed and checked.
 @Suite struct TokenTests {

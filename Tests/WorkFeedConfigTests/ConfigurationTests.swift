@@ -3,6 +3,7 @@ import Testing
 import Logging
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStyle
 
 @Suite struct ConfigurationTests {
     /// A configuration file in a temporary directory.

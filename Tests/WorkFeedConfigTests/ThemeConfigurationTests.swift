@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStyle
 
 /// Themes are configuration: a third one is declared in the file alone, and a key for a theme or
 /// an area that does not exist stops the start with a suggestion.

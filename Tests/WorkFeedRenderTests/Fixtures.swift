@@ -1,6 +1,7 @@
 import Foundation
 import WorkFeedModel
 import WorkFeedRender
+import WorkFeedStyle
 
 /// Small, exactly placed routes and styles for pixel-level assertions.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WorkFeedModel
 @testable import WorkFeedRender
+import WorkFeedStyle
 
 @Suite struct HeatmapTests {
     /// 41 points one second apart along the horizontal fixture route, cut into 4 pieces of 10 s;

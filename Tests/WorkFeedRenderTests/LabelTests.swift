@@ -5,6 +5,7 @@ import WorkFeedModel
 import WorkFeedTiles
 
 @testable import WorkFeedRender
+import WorkFeedStyle
 
 /// Names on the map, the dark map's contrast, the heatmap legend and the marks, on real tiles and
 /// recordings (the demo's Heidelberg tileset) and on tiles made here.

@@ -2,6 +2,7 @@ import Testing
 import WorkFeedModel
 
 @testable import WorkFeedRender
+import WorkFeedStyle
 
 /// The map's internal feature kinds and the style's tables agree entry by entry, whatever the
 /// order of the cases on either side.

@@ -6,6 +6,7 @@ import WorkFeedImport
 import WorkFeedModel
 import WorkFeedRender
 import WorkFeedTiles
+import WorkFeedStyle
 
 /// Real files for map pictures: the demo's Heidelberg tileset, real recordings inside and outside it.
 enum MapFixtures {

@@ -1,6 +1,7 @@
 import Testing
 import WorkFeedModel
 import WorkFeedRender
+import WorkFeedStyle
 
 @Suite struct PNGCodecTests {
     @Test func rgbaRoundTrips() throws {

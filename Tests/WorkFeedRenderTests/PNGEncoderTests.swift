@@ -1,6 +1,7 @@
 import Testing
 import WorkFeedModel
 @testable import WorkFeedRender
+import WorkFeedStyle
 
 @Suite struct PNGEncoderTests {
     /// Seeds the random pixels; printed in every failure message so a failing case can be rerun.

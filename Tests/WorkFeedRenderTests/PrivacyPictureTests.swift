@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import WorkFeedModel
 @testable import WorkFeedRender
+import WorkFeedStyle
+import WorkFeedPrivacy
 
 /// Privacy zones as a person sees them: decoded pictures of a real Heidelberg run, cut by the
 /// coordinator's policy, show no route pixel anywhere near a zone (issue 16).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WorkFeedModel
 import WorkFeedRender
+import WorkFeedStyle
 
 @Suite struct RoutePictureTests {
     @Test(arguments: [1, 2])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WorkFeedModel
 @testable import WorkFeedRender
+import WorkFeedStyle
 
 @Suite struct SimplifierTests {
     private func simplify(_ points: [SIMD2<Float>], tolerance: Float = 0.1) -> [SIMD2<Float>] {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WorkFeedModel
 @testable import WorkFeedRender
+import WorkFeedStyle
 
 /// Text through FreeType with Debian's DejaVu Sans (fonts-dejavu-core), as the renderer uses it.
 @Suite struct TextTests {

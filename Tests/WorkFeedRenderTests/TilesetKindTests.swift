@@ -4,6 +4,7 @@ import Testing
 import WorkFeedModel
 import WorkFeedRender
 import WorkFeedTiles
+import WorkFeedStyle
 
 /// Tilesets no fixture has, made for the test: raster tilesets (PNG and JPEG tiles) and a vector
 /// tileset in the Protomaps schema.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WorkFeedModel
+import WorkFeedTokens
 
 /// Lets a request through only with `Authorization: Bearer <token>` holding a valid ``OwnerToken``
 /// (signed with a configured algorithm, ``TokenVerifier``; unexpired; a valid `sub`), and puts its owner in the context. Anything else is 401 with

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import WorkFeedConfig
 import WorkFeedWire
+import WorkFeedThreads
 
 /// An error answered as RFC 9457 problem details (`application/problem+json`): a stable `type`
 /// (a URN a client can switch on), a `title` for it, the HTTP `status`, a `detail` saying what

@@ -1,5 +1,6 @@
 import WorkFeedConfig
 import WorkFeedStore
+import WorkFeedThreads
 
 /// The gateway's reads of the ``PictureStore`` (WorkFeedStore), from async code: each read runs
 /// on NIO's blocking thread pool (``BlockingWork``), never on the cooperative pool. The gateway

@@ -6,6 +6,7 @@ import WorkFeedConfig
 import WorkFeedModel
 import WorkFeedStore
 import WorkFeedWire
+import WorkFeedThreads
 
 extension GatewayAPI {
     /// `GET /v1/pictures/{key}.png`: a picture by its cache key. The key names the bytes, so the

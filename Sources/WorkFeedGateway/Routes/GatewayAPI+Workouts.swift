@@ -4,6 +4,7 @@ import Logging
 import WorkFeedConfig
 import WorkFeedImport
 import WorkFeedModel
+import WorkFeedThreads
 import WorkFeedWire
 
 extension GatewayAPI {

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedPrivacy
 
 extension GatewayAPI {
     /// `GET /v1/zones`: the caller's privacy zones, oldest first.

@@ -5,6 +5,7 @@ import Prometheus
 import WorkFeedConfig
 import WorkFeedModel
 import WorkFeedWire
+import WorkFeedThreads
 
 /// The gateway's endpoints (docs/openapi.yaml). Each handler asks the coordinator through
 /// ``CoordinatorClients`` for the owner its token named, and reads pictures through the

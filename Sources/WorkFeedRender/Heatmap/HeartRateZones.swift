@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 /// Picks a heart-rate zone's colour for an average rate.
 ///

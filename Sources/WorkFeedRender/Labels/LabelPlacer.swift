@@ -1,5 +1,6 @@
 import Foundation
 import WorkFeedModel
+import WorkFeedStyle
 
 /// A name placed on the picture: its boxes (what it takes, without the spacing kept around it)
 /// and how to draw it.

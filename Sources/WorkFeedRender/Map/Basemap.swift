@@ -1,8 +1,9 @@
 import Foundation
 public import Logging
 import Synchronization
-public import WorkFeedModel
+import WorkFeedModel
 public import WorkFeedTiles
+public import WorkFeedStyle
 
 /// The tilesets a worker draws maps from, and the tiles it keeps at hand: shared by every render
 /// thread of a process.

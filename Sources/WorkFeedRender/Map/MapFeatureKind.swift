@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 /// The internal set of map features every tile schema maps onto, in drawing order: areas first
 /// (broad cover, land use, water, buildings), then waterways, then roads by class, then rail.

@@ -1,6 +1,7 @@
 import Foundation
 import WorkFeedModel
 import WorkFeedTiles
+import WorkFeedStyle
 
 /// A raster tile's picture placed in pixels: the whole tile's square at `origin` with side
 /// `size`, of which the part inside `min...max` is drawn (a position's own square, or a quarter).

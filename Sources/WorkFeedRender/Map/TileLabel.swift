@@ -1,5 +1,6 @@
 import WorkFeedModel
 import WorkFeedTiles
+import WorkFeedStyle
 
 /// A name a tile offers the map: what it names, its text in the local script and in Latin letters,
 /// how important the tile says it is, and where it goes, in tile units (0...1 across the tile).

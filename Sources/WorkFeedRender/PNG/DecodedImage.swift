@@ -1,4 +1,5 @@
-public import WorkFeedModel
+import WorkFeedModel
+public import WorkFeedStyle
 
 /// A decoded picture as 8-bit RGBA rows, top to bottom, for tests and verification.
 public struct DecodedImage: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 /// The picture being drawn: opaque 8-bit RGB rows, the layout libpng encodes directly.
 final class Canvas {

@@ -1,4 +1,5 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 /// A colour in 0...255 Float channels with its opacity in 0...1, ready for blending.
 ///

@@ -2,6 +2,7 @@ import CFreeType
 import CHarfBuzz
 import Foundation
 import WorkFeedModel
+import WorkFeedStyle
 
 /// One font file opened through FreeType, shaped through HarfBuzz, and the glyph bitmaps it has
 /// rendered so far.

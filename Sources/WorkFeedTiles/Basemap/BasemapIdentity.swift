@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
-public import WorkFeedModel
+import WorkFeedModel
+public import WorkFeedStyle
 
 /// What a basemap is, as one hash: the tilesets' content identities in their configured order, the
 /// attribution text drawn, and the fonts its names and attribution are drawn with. It goes into the cache key of every

@@ -4,6 +4,7 @@ import WorkFeedWire
 
 #if canImport(Glibc)
 import Glibc
+import WorkFeedStyle
 #endif
 
 /// Sends random and mutated messages at the coordinator's two sockets from DEALER sockets of its
@@ -196,7 +197,7 @@ final class Fuzzer {
     private func workerTemplate() -> [[UInt8]] {
         switch random.next() % 7 {
         case 0:
-            return WorkerMessage.ready(capacity: Int(1 + random.next() % 4), rendererVersion: PictureSpec.rendererVersion, name: "fuzz", basemap: "")
+            return WorkerMessage.ready(capacity: Int(1 + random.next() % 4), rendererVersion: BuildInfo.rendererVersion, name: "fuzz", basemap: "")
                 .frames
         case 1:
             return WorkerMessage.heartbeat.frames
@@ -283,7 +284,7 @@ final class Fuzzer {
             let names = ["", String(repeating: "w", count: 10_000), "evil\nworker connected", "\u{1B}[31mred\u{1B}[0m", "fuzz"]
             return [
                 protocolFrame, Array("READY".utf8), capacities[Int(random.next() % 4)].bigEndianFrame,
-                random.next() % 5 == 0 ? UInt32.max.bigEndianFrame : UInt32(PictureSpec.rendererVersion).bigEndianFrame,
+                random.next() % 5 == 0 ? UInt32.max.bigEndianFrame : UInt32(BuildInfo.rendererVersion).bigEndianFrame,
                 Array(names[Int(random.next() % UInt64(names.count))].utf8), noise(Int(random.next() % 80)),
             ]
         case 1:
@@ -302,7 +303,7 @@ final class Fuzzer {
             return [protocolFrame, Array("ERROR".utf8), Array("\u{1B}]0;title\u{07}".utf8)]
         default:
             return [
-                protocolFrame, Array("READY".utf8), UInt32(1).bigEndianFrame, UInt32(PictureSpec.rendererVersion).bigEndianFrame,
+                protocolFrame, Array("READY".utf8), UInt32(1).bigEndianFrame, UInt32(BuildInfo.rendererVersion).bigEndianFrame,
                 Array("fuzz".utf8), Array(String(repeating: "A", count: 64).utf8),
             ]
         }

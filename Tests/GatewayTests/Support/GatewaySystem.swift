@@ -15,6 +15,7 @@ import WorkFeedWorker
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WorkFeedTokens
 #endif
 
 /// A coordinator, a worker and a gateway on loopback, with real sockets, a real index and cache in

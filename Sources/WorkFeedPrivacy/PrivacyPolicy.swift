@@ -1,4 +1,5 @@
 import Foundation
+public import WorkFeedModel
 
 /// What an owner's route pictures must not show (issue 16): the surroundings of their privacy
 /// zones and the first and last metres of every route. ``cut(_:workoutID:)`` applies it to a

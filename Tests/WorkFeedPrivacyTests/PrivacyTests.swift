@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WorkFeedModel
+import WorkFeedPrivacy
 
 /// Issue 16: privacy zones and the end trim, with secret jitter that is stable per zone and per
 /// workout, so that averaging pictures does not find the hidden place.

@@ -1,3 +1,4 @@
+public import WorkFeedModel
 /// What one theme looks like: the route's style and the basemap's. A theme is this value under a
 /// name (``Theme``); the coordinator's configuration holds one per configured theme
 /// (`styles.<theme>.*`, `maps.<theme>.*`), and nothing else in the system knows a theme's colours.

@@ -1,4 +1,5 @@
 import Foundation
+public import WorkFeedModel
 
 extension PictureSpec {
     /// The spec as JSON with sorted keys: the bytes sent with every job (docs/PROTOCOL.md) and
@@ -23,7 +24,7 @@ extension PictureSpec {
     /// coordinator keeps one per spec so that each job hashes only its series' hashes.
     public static func specHasher(encodedSpec: [UInt8]) -> SHA256 {
         var hasher = SHA256()
-        hasher.update("workfeed-cache-key-v1\nrenderer=\(rendererVersion)\nspec=")
+        hasher.update("workfeed-cache-key-v1\nrenderer=\(BuildInfo.rendererVersion)\nspec=")
         hasher.update(encodedSpec)
         return hasher
     }

@@ -7,14 +7,14 @@ import WorkFeedModel
 /// public key of an account system that signs with a private key (ES256: an EC P-256 key; RS256:
 /// an RSA key of 2048 bits or more), as PEM. A token is accepted only with an algorithm that is
 /// configured; the token never chooses one on its own.
-struct TokenVerifier: Sendable {
+public struct TokenVerifier: Sendable {
     let secret: [UInt8]?
     let ecKey: P256.Signing.PublicKey?
     let rsaKey: _RSA.Signing.PublicKey?
 
     /// - Parameter publicKeyPEM: an EC P-256 or RSA public key (`-----BEGIN PUBLIC KEY-----`).
-    /// - Throws: ``GatewayError`` when the PEM is neither.
-    init(secret: [UInt8]?, publicKeyPEM: String?) throws {
+    /// - Throws: ``TokenKeyError`` when the PEM is neither, or an RSA key is too short.
+    public init(secret: [UInt8]?, publicKeyPEM: String?) throws {
         self.secret = secret.flatMap { $0.isEmpty ? nil : $0 }
         guard let publicKeyPEM else {
             ecKey = nil
@@ -26,21 +26,21 @@ struct TokenVerifier: Sendable {
             rsaKey = nil
         } else if let key = try? _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM) {
             guard key.keySizeInBits >= 2048 else {
-                throw GatewayError(.badTokenKey, "tokens.public_key_file: an RSA key of \(key.keySizeInBits) bits; at least 2048")
+                throw TokenKeyError("an RSA key of \(key.keySizeInBits) bits; at least 2048")
             }
             ecKey = nil
             rsaKey = key
         } else {
-            throw GatewayError(.badTokenKey, "tokens.public_key_file: not an EC P-256 or RSA public key in PEM (-----BEGIN PUBLIC KEY-----)")
+            throw TokenKeyError("not an EC P-256 or RSA public key in PEM (-----BEGIN PUBLIC KEY-----)")
         }
     }
 
     /// The algorithms tokens may use here.
-    var algorithms: [String] {
+    public var algorithms: [String] {
         (secret == nil ? [] : ["HS256"]) + (ecKey == nil ? [] : ["ES256"]) + (rsaKey == nil ? [] : ["RS256"])
     }
 
-    func verify(_ token: String) throws(TokenError) -> OwnerToken {
+    public func verify(_ token: String) throws(TokenError) -> OwnerToken {
         try OwnerToken.verify(token) { (algorithm: String, input: [UInt8], signature: [UInt8]) throws(TokenError) in
             let valid: Bool
             switch algorithm {
@@ -64,4 +64,13 @@ struct TokenVerifier: Sendable {
             guard valid else { throw TokenError(.badSignature, "the token's signature does not match") }
         }
     }
+}
+
+/// A public key the verifier cannot check tokens with (``TokenVerifier/init(secret:publicKeyPEM:)``).
+public struct TokenKeyError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+
+    init(_ message: String) { self.message = message }
+
+    public var description: String { message }
 }

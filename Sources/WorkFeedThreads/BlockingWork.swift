@@ -1,5 +1,5 @@
 import Foundation
-public import NIOPosix
+import NIOPosix
 import Synchronization
 
 /// Runs blocking work (a file read, a parse, stopping threads and joining them) off Swift's

@@ -1,4 +1,5 @@
 import Foundation
+import WorkFeedModel
 
 /// Metres east and north of an origin on a flat plane (the equirectangular projection around it):
 /// the geometry of privacy zones.

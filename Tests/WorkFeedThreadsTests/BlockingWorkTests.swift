@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import WorkFeedConfig
+import WorkFeedThreads
 
 /// ``BlockingWork``: blocking work runs off the cooperative pool, at most `limit` pieces at once,
 /// and the next is refused at once instead of queued.

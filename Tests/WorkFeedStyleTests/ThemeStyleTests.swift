@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WorkFeedModel
+import WorkFeedStyle
 
 /// Themes and map styles as data: a theme is a name, a map style is tables keyed by area, line,
 /// road class and label kind, and the shipped styles encode exactly as they did before the tables.

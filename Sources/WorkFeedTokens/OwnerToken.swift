@@ -1,4 +1,5 @@
 public import Foundation
+import WorkFeedModel
 
 /// A bearer token naming an owner: a JSON Web Token (RFC 7519) signed with HMAC-SHA-256 (`HS256`),
 /// whose `sub` is the owner id and `exp` its expiry. The app's own account system signs them with

@@ -1,3 +1,4 @@
+public import WorkFeedModel
 /// A place whose surroundings an owner's route pictures never show: a home, a workplace, a
 /// friend's house (issue 16). Pictures hide a larger circle than this one, moved and widened by
 /// a secret (``PrivacyPolicy/hiddenCircle(for:)``), so that the cut does not trace this circle.

@@ -1,3 +1,4 @@
+public import WorkFeedModel
 /// The part of a route that a picture may show under a ``PrivacyPolicy``.
 public struct PrivacyCutResult: Sendable, Hashable {
     /// The visible pieces, each a segment of its own: nothing is drawn between them, so no line

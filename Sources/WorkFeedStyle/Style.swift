@@ -1,3 +1,4 @@
+public import WorkFeedModel
 /// An 8-bit sRGB colour with alpha, written `#rrggbb` or `#rrggbbaa` in configuration.
 public struct RGBA: Sendable, Hashable, Codable, CustomStringConvertible {
     public var red: UInt8
@@ -163,11 +164,6 @@ public struct PictureSpec: Sendable, Hashable, Codable {
         self.map = basemap == nil ? nil : map
         self.basemap = map == nil ? nil : basemap
     }
-
-    /// The version of the drawing code. It is part of every cache key, so that changing how pictures
-    /// look makes every picture stale; bump it whenever the bytes of any picture change. Workers
-    /// whose version differs from the coordinator's are refused.
-    public static let rendererVersion = 3
 
     public var pixelWidth: Int { width * scale }
     public var pixelHeight: Int { height * scale }
