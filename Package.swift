@@ -132,8 +132,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Tests only: a real S3-compatible server (moto, from var/test-python) started on loopback.
-        .target(name: "WorkFeedS3Testing", dependencies: ["WorkFeedS3"], swiftSettings: strictSettings),
+        // Tests only, what several test targets share: a real S3-compatible server (moto, from
+        // var/test-python) started on loopback, and log lines captured from a Logger.
+        .target(
+            name: "WorkFeedTesting", dependencies: ["WorkFeedS3", .product(name: "Logging", package: "swift-log")], swiftSettings: strictSettings),
         // Where pictures live: the PictureStore interface, the shared directory and S3 behind it.
         .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel", "WorkFeedS3"], swiftSettings: strictSettings),
         // Configuration files, environment and flags for every process.
@@ -253,7 +255,7 @@ let package = Package(
         // Reads Tests/Data/tzdata (zone1970.tab, with its origin beside it).
         .testTarget(name: "WorkFeedTimeZonesTests", dependencies: ["WorkFeedTimeZones", "WorkFeedImport", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
-            name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel", "WorkFeedS3", "WorkFeedS3Testing"],
+            name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel", "WorkFeedS3", "WorkFeedTesting"],
             swiftSettings: strictSettings),
         // Reads Tests/Data/aws-sigv4-test-suite.
         .testTarget(name: "WorkFeedS3Tests", dependencies: ["WorkFeedS3"], swiftSettings: strictSettings),
@@ -300,7 +302,7 @@ let package = Package(
             dependencies: [
                 "WorkFeedPrivacy", "WorkFeedTokens", "WorkFeedStyle", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
                 "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
-                "WorkFeedS3", "WorkFeedS3Testing",
+                "WorkFeedS3", "WorkFeedTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The registries' text, and the alert rules (deploy/prometheus) read as YAML.
@@ -314,7 +316,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "WorkFeedTokens", "WorkFeedThreads", "WorkFeedStyle", "WorkFeedGateway", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
-                "WorkFeedStore", "WorkFeedS3", "WorkFeedS3Testing",
+                "WorkFeedStore", "WorkFeedS3", "WorkFeedTesting",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,6 +6,7 @@ import Testing
 import WorkFeedConfig
 import WorkFeedIndex
 import WorkFeedModel
+import WorkFeedTesting
 import WorkFeedWire
 
 /// Fair service (issue 13, finding 2): one client's flood costs that client, not dispatch and not
@@ -191,27 +192,6 @@ import WorkFeedWire
         let logged = lines.all
         #expect(logged.count <= 3, "\(logged)")
         #expect(logged.last?.contains("suppressed") == true, "\(logged)")
-    }
-}
-
-/// Log lines collected by a ``CapturingHandler``.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-}
-
-/// Collects log lines, for tests.
-struct CapturingHandler: LogHandler {
-    let lines: LogLines
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        lines.append("\(event.message) \(event.metadata ?? [:])")
     }
 }
 

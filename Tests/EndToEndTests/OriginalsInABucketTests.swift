@@ -6,7 +6,7 @@ import WorkFeedCoordinator
 import WorkFeedCtl
 import WorkFeedModel
 import WorkFeedS3
-import WorkFeedS3Testing
+import WorkFeedTesting
 import WorkFeedStore
 import WorkFeedWire
 

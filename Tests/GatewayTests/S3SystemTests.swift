@@ -5,7 +5,7 @@ import WorkFeedCoordinator
 import WorkFeedGateway
 import WorkFeedModel
 import WorkFeedS3
-import WorkFeedS3Testing
+import WorkFeedTesting
 import WorkFeedStore
 import WorkFeedWire
 import WorkFeedWorker

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WorkFeedS3
-import WorkFeedS3Testing
+import WorkFeedTesting
 @testable import WorkFeedStore
 
 /// One suite for every ``FileStore`` (the kept originals' seam): a private directory and a bucket

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import WorkFeedModel
 import WorkFeedS3
-import WorkFeedS3Testing
+import WorkFeedTesting
 @testable import WorkFeedStore
 
 /// One suite for every ``PictureStore``: the directory store and the S3 store (on a real

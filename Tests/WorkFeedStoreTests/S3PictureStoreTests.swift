@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WorkFeedModel
 import WorkFeedS3
-import WorkFeedS3Testing
+import WorkFeedTesting
 @testable import WorkFeedStore
 
 /// What only the S3 store has: its errors' codes from a real server's answers (a missing bucket,

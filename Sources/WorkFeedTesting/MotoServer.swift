@@ -12,7 +12,7 @@ import Glibc
 /// port and stopped by the test. It keeps objects in memory: a restarted server is empty.
 public final class MotoServer: @unchecked Sendable {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // WorkFeedS3Testing
+        .deletingLastPathComponent()  // WorkFeedTesting
         .deletingLastPathComponent()  // Sources
         .deletingLastPathComponent()
     public static let executable = repositoryRoot.appendingPathComponent("var/test-python/bin/moto_server").path
