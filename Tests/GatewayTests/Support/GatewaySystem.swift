@@ -10,12 +10,12 @@ import WorkFeedCoordinator
 @testable import WorkFeedGateway
 import WorkFeedModel
 import WorkFeedStore
+import WorkFeedTokens
 import WorkFeedWire
 import WorkFeedWorker
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import WorkFeedTokens
 #endif
 
 /// A coordinator, a worker and a gateway on loopback, with real sockets, a real index and cache in
