@@ -19,7 +19,7 @@ import time
 
 import cairo
 
-# RouteStyle.light from WorkFeedModel/Style.swift, in points.
+# RouteStyle.light from WorkFeedStyle/Style.swift, in points.
 BACKGROUND = (0xF2, 0xF0, 0xEB)
 LINE = (0x1F, 0x6F, 0xEB)
 OUTLINE = (0xFF, 0xFF, 0xFF)
