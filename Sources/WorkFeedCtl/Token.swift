@@ -31,9 +31,10 @@ extension WorkCtl.Token {
         var expires: String = "30d"
 
         @Option(name: .long, help: "The file holding the secret (the gateway's tokens.secret_file; env WORKFEED_TOKENS_SECRET_FILE).")
-        var secretFile: String? = ProcessInfo.processInfo.environment["WORKFEED_TOKENS_SECRET_FILE"]
+        var secretFile: String?
 
-        func validate() throws {
+        mutating func validate() throws {
+            secretFile = secretFile ?? ProcessInfo.processInfo.environment["WORKFEED_TOKENS_SECRET_FILE"]
             try validateOwner(owner)
             if let number = Int(expires) {
                 // A bare number was read as seconds once: `--expires 30` made a 30-second token.

@@ -17,7 +17,7 @@ extension WorkCtl {
         @OptionGroup var connection: ConnectionOptions
 
         @Option(name: .long, help: "The coordinator's event endpoint (env WORKFEED_EVENTS; default: asked of the coordinator).")
-        var events: String? = ProcessInfo.processInfo.environment["WORKFEED_EVENTS"]
+        var events: String?
 
         @Option(name: .long, help: "Stop after this many events.")
         var count: Int?
@@ -30,7 +30,7 @@ extension WorkCtl {
 
         func run() throws {
             let endpoint: String
-            if let events, !events.isEmpty {
+            if let events = events ?? ProcessInfo.processInfo.environment["WORKFEED_EVENTS"], !events.isEmpty {
                 endpoint = events
             } else {
                 var client = try connection.client()

@@ -76,16 +76,19 @@ struct ConnectionOptions: ParsableArguments {
     var timeout: Int = 15
 
     @Option(name: .long, help: "This operator's CURVE key file from workctl keygen (env WORKFEED_KEY_FILE).")
-    var keyFile: String? = ProcessInfo.processInfo.environment["WORKFEED_KEY_FILE"]
+    var keyFile: String?
 
     @Option(name: .long, help: "The coordinator's public key, with --key-file (env WORKFEED_SERVER_KEY).")
-    var serverKey: String? = ProcessInfo.processInfo.environment["WORKFEED_SERVER_KEY"]
+    var serverKey: String?
 
     /// Lowers the message size limit (256 MiB), so that tests can reach it with small files.
     @Option(name: .long, help: .hidden)
     var maxMessageBytes: Int64?
 
-    func validate() throws {
+    mutating func validate() throws {
+        // From the environment when not given (ArgumentParser reads no environment of its own).
+        keyFile = keyFile ?? ProcessInfo.processInfo.environment["WORKFEED_KEY_FILE"]
+        serverKey = serverKey ?? ProcessInfo.processInfo.environment["WORKFEED_SERVER_KEY"]
         guard coordinator.hasPrefix("tcp://") || coordinator.hasPrefix("ipc://") || coordinator.hasPrefix("inproc://") else {
             throw ValidationError("--coordinator must be a ZeroMQ endpoint such as tcp://127.0.0.1:5556, not '\(coordinator)'")
         }

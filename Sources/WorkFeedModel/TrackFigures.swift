@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How a workout's climb and distance are worked out from its track when the device did not
 /// write them (docs/import.md, "Climb and distance"): values no device could have measured are

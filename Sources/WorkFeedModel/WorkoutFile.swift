@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The file a workout was read from, as the index remembers it: enough to find the file again, to
 /// tell whether another file is the same one, and to know which reader read it.

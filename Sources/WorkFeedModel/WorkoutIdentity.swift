@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What makes two imports the same workout: the one place where a workout's identity is decided.
 ///

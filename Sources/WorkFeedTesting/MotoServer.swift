@@ -41,7 +41,9 @@ public final class MotoServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path])
+        }
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
         process.standardError = output

@@ -30,7 +30,7 @@ import WorkFeedWire
         let system = try ChaosSystem(ChaosSystem.Settings(), label: "empty-index")
         defer { system.tearDown() }
         try FileManager.default.createDirectory(atPath: (system.indexPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: system.indexPath, contents: Data())
+        #expect(FileManager.default.createFile(atPath: system.indexPath, contents: Data()))
         try system.coordinator.start()
         let deadline = Date().addingTimeInterval(30)
         while system.coordinator.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }

@@ -35,7 +35,7 @@ import WorkFeedTokens
             // The secret is configured too (GatewaySystem's): HS256 tokens still work beside ES256.
             #expect(try await system.call("GET", "/v1/feed", token: system.token("alice")).status == 200)
             // An algorithm this gateway is not configured with is refused, whatever the signature.
-            let rs = try Self.token(owner: "alice", algorithm: "RS256") { _ in Data(repeating: 1, count: 256) }
+            let rs = Self.token(owner: "alice", algorithm: "RS256") { _ in Data(repeating: 1, count: 256) }
             let refused = try await system.call("GET", "/v1/feed", token: rs)
             #expect(refused.status == 401 && (refused.json["detail"] as? String ?? "").contains("accepts HS256, ES256"))
         } catch {
@@ -58,7 +58,7 @@ import WorkFeedTokens
             let tampered = good.dropLast(3) + (good.hasSuffix("AAA") ? "BBB" : "AAA")
             #expect(try await system.call("GET", "/v1/feed", token: String(tampered)).status == 401)
             // An ES256 token against an RSA key: not an algorithm of this gateway.
-            let es = try Self.token(owner: "bob", algorithm: "ES256") { _ in Data(repeating: 1, count: 64) }
+            let es = Self.token(owner: "bob", algorithm: "ES256") { _ in Data(repeating: 1, count: 64) }
             #expect(try await system.call("GET", "/v1/feed", token: es).status == 401)
         } catch {
             await system.stop()

@@ -252,7 +252,7 @@ import Glibc
         try store.put([1], for: picture, key: key)
         try store.put([2], for: heatmap, key: String(repeating: "0a", count: 32))
         try FileManager.default.createDirectory(atPath: root.path + "/route/zz", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root.path + "/route/zz/not-a-picture.png", contents: Data([1]))
+        #expect(FileManager.default.createFile(atPath: root.path + "/route/zz/not-a-picture.png", contents: Data([1])))
         let prefix = String(picture.workoutID.description.prefix(2))
         #expect(Set(try store.pictures(withPrefix: prefix)) == [picture, heatmap])
         #expect(Set(try store.pictures(withPrefix: "")) == [picture, heatmap])

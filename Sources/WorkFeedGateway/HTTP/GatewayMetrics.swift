@@ -23,16 +23,22 @@ final class GatewayMetrics: Sendable {
                 (
                     reason,
                     registry.makeCounter(
-                        name: "workfeed_gateway_pictures_refused_total", labels: [("reason", reason.rawValue)],
-                        help: "Picture requests answered 404 because what the cache holds under the key is not that picture.")
+                        descriptor: MetricNameDescriptor(
+                            metricName: "workfeed_gateway_pictures_refused", unitName: "total",
+                            helpText: "Picture requests answered 404 because what the cache holds under the key is not that picture."),
+                        labels: [("reason", reason.rawValue)])
                 )
             })
         memoryHits = registry.makeCounter(
-            name: "workfeed_gateway_picture_memory_hits_total", help: "Pictures served from the gateway's memory.")
+            descriptor: MetricNameDescriptor(
+                metricName: "workfeed_gateway_picture_memory_hits", unitName: "total", helpText: "Pictures served from the gateway's memory."))
         memoryMisses = registry.makeCounter(
-            name: "workfeed_gateway_picture_memory_misses_total", help: "Pictures read from the cache directory.")
+            descriptor: MetricNameDescriptor(
+                metricName: "workfeed_gateway_picture_memory_misses", unitName: "total", helpText: "Pictures read from the cache directory."))
         coordinatorFailures = registry.makeCounter(
-            name: "workfeed_gateway_coordinator_unavailable_total", help: "Requests answered 503 because the coordinator did not answer.")
+            descriptor: MetricNameDescriptor(
+                metricName: "workfeed_gateway_coordinator_unavailable", unitName: "total",
+                helpText: "Requests answered 503 because the coordinator did not answer."))
     }
 
     static let buckets: [Duration] = [
@@ -45,8 +51,9 @@ final class GatewayMetrics: Sendable {
         let counter = requests.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = registry.makeCounter(
-                name: "workfeed_gateway_requests_total", labels: [("route", route), ("method", method), ("status", String(status))],
-                help: "HTTP requests answered, by route, method and status code.")
+                descriptor: MetricNameDescriptor(
+                    metricName: "workfeed_gateway_requests", unitName: "total", helpText: "HTTP requests answered, by route, method and status code."),
+                labels: [("route", route), ("method", method), ("status", String(status))])
             counters[key] = counter
             return counter
         }
@@ -66,7 +73,9 @@ final class GatewayMetrics: Sendable {
         let byteCounter = bytes.withLock { counters in
             if let counter = counters[route] { return counter }
             let counter = registry.makeCounter(
-                name: "workfeed_gateway_response_bytes_total", labels: [("route", route)], help: "Bytes of response bodies, by route.")
+                descriptor: MetricNameDescriptor(
+                    metricName: "workfeed_gateway_response_bytes", unitName: "total", helpText: "Bytes of response bodies, by route."),
+                labels: [("route", route)])
             counters[route] = counter
             return counter
         }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What one workout adds to each bucket it counts in, in whole units (millimetres, milliseconds,
 /// calories), so that adding a workout and taking it away again leaves a bucket exactly as it was

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A bucket's figures as the index keeps them: sums in whole units (``SummaryContribution``) that
 /// workouts are added to and taken from, and the extremes (maximum heart rate, longest, fastest)
