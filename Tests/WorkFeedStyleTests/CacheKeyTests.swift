@@ -96,16 +96,14 @@ import WorkFeedStyle
 /// style) and then `workctl enqueue --all --stale` redraws. Pinned from release 0.4.0 (renderer 3),
 /// whose pictures the module split left byte for byte the same.
 @Suite struct CacheKeyPinTests {
-    static let routeHash = String(repeating: "a", count: 64)
-    static let heartRateHash = String(repeating: "b", count: 64)
-
     static func key(_ kind: PictureKind, _ theme: Theme, scale: Int, owner: String = "", privacy: String = "") -> String {
         let shipped = ThemeStyle.shipped[theme]!
         let spec = PictureSpec(
             kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: shipped.route, heatmap: .standard, map: shipped.map,
             basemap: "basemap-1")
         return PictureSpec.cacheKey(
-            kind: kind, specHasher: PictureSpec.specHasher(encodedSpec: spec.encoded()), routeHash: routeHash, heartRateHash: heartRateHash,
+            kind: kind, specHasher: PictureSpec.specHasher(encodedSpec: spec.encoded()), routeHash: CacheKeyScopeTests.routeHash,
+            heartRateHash: CacheKeyScopeTests.heartRateHash,
             privacy: privacy, owner: owner)
     }
 
