@@ -139,8 +139,10 @@ final class ReadService: Sendable {
             }
             switch taken {
             case .group(let group):
-                // Taken with others: their signals are not needed any more.
-                for _ in 1..<group.count { _ = available.wait(timeout: .now()) }
+                // The signals of the others taken with it are left alone: each wakes a thread
+                // that finds nothing, or finds what was queued since. Taking them here could take
+                // a signal of a request queued meanwhile whose own signal another thread spent
+                // on finding nothing, and leave that request waiting for the next one to arrive.
                 return group
             case .closed:
                 // Passed on, so that every thread wakes to see it, whichever signals it took.
