@@ -136,16 +136,8 @@ public final class Coordinator: Sendable {
         metricsServer.withLock { $0?.stop() }
         stopRequest.request()
         keyLinks.withLock { $0 }?.stop()
-        do {
-            let wake = try ZMQSocket(context, type: .pair)
-            try wake.connect(wakeEndpoint)
-            try wake.send([Array("STOP".utf8)])
-            // The socket stays open until the loop has ended: closed at once (linger 0), its
-            // message could be dropped before the loop reads it, and the stop would wait forever.
-            done.wait()
-        } catch {
+        if let error = context.wake(wakeEndpoint, untilStopped: { done.wait() }) {
             logger.error("could not wake the coordinator loop to stop it", metadata: ["error": "\(error)"])
-            done.wait()
         }
     }
 }

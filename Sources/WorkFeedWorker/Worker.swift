@@ -125,19 +125,8 @@ public final class Worker: Sendable {
             return
         }
         stopRequest.request()
-        do {
-            let wake = try ZMQSocket(context, type: .pair)
-            try wake.connect(wakeEndpoint)
-            // Never blocks: a loop that has already ended has no socket to take it (a PAIR send
-            // would wait for a peer for ever, on the caller's thread), and a running loop sees
-            // the stop request at its next turn anyway; the message only makes that sooner.
-            _ = try? wake.send([Array("STOP".utf8)], dontWait: true)
-            // The socket stays open until the loop has ended: closed at once (linger 0), its
-            // message could be dropped before the loop reads it, and the stop would wait forever.
-            waitUntilStopped()
-        } catch {
+        if let error = context.wake(wakeEndpoint, untilStopped: waitUntilStopped) {
             logger.error("could not wake the worker to stop it", metadata: ["error": "\(error)"])
-            waitUntilStopped()
         }
     }
 

@@ -20,7 +20,7 @@ import WorkFeedWire
         try index.write { transaction in
             for number in 0..<20 { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
         }
-        let context = try ZMQContext()
+        let context = ZMQContext()
         let doneEndpoint = "inproc://reads-done-\(UUID().uuidString)"
         let done = try ZMQSocket(context, type: .pull)
         try done.bind(doneEndpoint)

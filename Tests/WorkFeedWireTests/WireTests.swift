@@ -279,4 +279,29 @@ enum WireFuzz {
             #expect(error.description.contains("bind tcp://not an endpoint"))
         }
     }
+
+    /// A stop wakes a loop that still runs through its socket, and does not wait when the loop
+    /// has seen its stop flag and ended first (the coordinator's stop once waited for ever there,
+    /// a PAIR send to an endpoint nobody binds any more: stop 33).
+    @Test func wakingALoopSendsToItAndNeverWaitsForOneThatEnded() throws {
+        let context = ZMQContext()
+        let endpoint = "inproc://wake-\(UUID().uuidString)"
+        do {
+            let loop = try ZMQSocket(context, type: .pair)
+            try loop.bind(endpoint)
+            var heard: [[UInt8]]?
+            let error = context.wake(endpoint) {
+                heard = (try? ZMQPoll.poll([loop.pollItem()], timeoutMilliseconds: 5_000)) == [true] ? try? loop.receive() : nil
+            }
+            #expect(error == nil)
+            #expect(heard == [Array("STOP".utf8)])
+        }
+        // The loop's socket is closed: nobody takes the message.
+        let returned = DispatchSemaphore(value: 0)
+        Thread {
+            context.wake(endpoint) {}
+            returned.signal()
+        }.start()
+        #expect(returned.wait(timeout: .now() + 10) == .success, "waking an ended loop waited")
+    }
 }
