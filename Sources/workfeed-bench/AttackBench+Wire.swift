@@ -173,6 +173,12 @@ extension AttackBench {
             Thread.sleep(forTimeInterval: settings.small ? 0.5 : 1)
         }
         Thread.sleep(forTimeInterval: 1)
+        // On a loaded machine the read threads (nice 10) may not have answered enough of the
+        // flood yet to pass the budget: wait for that (up to 30 s) rather than judge an attack
+        // that has not happened yet.
+        for _ in 0..<150 where metricValue("workfeed_control_replies_dropped_total", in: (try? httpGetText(target.endpoints.metrics)) ?? "") == 0 {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
         let stalledClients = metricValue("workfeed_control_clients", in: (try? httpGetText(target.endpoints.metrics)) ?? "")
         // Further clients: refused while control.max_clients others hold requests or replies (a silent
         // client whose replies libzmq has taken off the coordinator's hands holds nothing).
