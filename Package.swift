@@ -292,6 +292,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The coordinator's decisions (dispatch order, fair share, leases, reports, deletes, zones):
+        // its dispatcher over a real index, without sockets or threads.
+        .testTarget(
+            name: "WorkFeedCoordinatorTests",
+            dependencies: [
+                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedIndex", "WorkFeedMetrics", "WorkFeedModel", "WorkFeedWire",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "WorkFeedWireTests",
             dependencies: ["WorkFeedWire", "WorkFeedModel"],

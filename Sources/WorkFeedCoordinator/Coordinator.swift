@@ -1,6 +1,7 @@
 public import Logging
 import Foundation
 import Synchronization
+import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStore
 public import WorkFeedConfig
@@ -75,19 +76,32 @@ public final class Coordinator: Sendable {
         } catch {
             throw CoordinatorError(.store, "cannot start: the picture store '\(configuration.cacheDirectory)' cannot be used", cause: error)
         }
+        switch ConfiguredIndex(configuration) {
+        case .sqlite(let index): return try start(index: index, store: store)
+        }
+    }
+
+    /// ``start()`` on the configured index: specialized for each backend (``ConfiguredIndex``).
+    private func start<Backend: IndexBackend>(index: Backend, store: any PictureStore) throws(CoordinatorError) -> Endpoints {
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Endpoints, CoordinatorError>?>(nil)
         let thread = Thread { [configuration, context, logger, wakeEndpoint, metrics, stopRequest] in
             do {
                 var loop = try CoordinatorLoop(
-                    configuration: configuration, context: context, wakeEndpoint: wakeEndpoint, stopRequest: stopRequest, metrics: metrics,
+                    index: index, configuration: configuration, context: context, wakeEndpoint: wakeEndpoint, stopRequest: stopRequest,
+                    metrics: metrics,
                     logger: logger)
                 outcome.withLock { $0 = .success(loop.endpoints) }
                 started.signal()
                 loop.run()
             } catch {
-                let failure = error as? CoordinatorError ?? CoordinatorError(.loop, "cannot start", cause: error)
+                let failure =
+                    switch error {
+                    case let error as CoordinatorError: error
+                    case let error as IndexError: CoordinatorError(.index, "cannot start: the index \(index.location) cannot be used", cause: error)
+                    default: CoordinatorError(.loop, "cannot start", cause: error)
+                    }
                 outcome.withLock { $0 = .failure(failure) }
                 started.signal()
             }
@@ -101,18 +115,25 @@ public final class Coordinator: Sendable {
             state.withLock { $0 = .running(done: done) }
             // The index is open and migrated: pictures drawn before by-content names get theirs.
             keyLinks.withLock {
-                $0 = KeyLinkSweep.start(
-                    indexPath: configuration.indexPath,
-                    store: store, logger: logger)
+                $0 = KeyLinkSweep.start(index: index, store: store, logger: logger)
             }
             if !configuration.metricsListen.isEmpty {
                 do {
-                    let gauges = try JobGauges(indexPath: configuration.indexPath, themes: configuration.themes, metrics: metrics, logger: logger)
+                    let gauges: JobGauges<Backend.ReadConnection>
+                    do {
+                        gauges = JobGauges(
+                            reading: try index.openReader(logger: logger), themes: configuration.themes, metrics: metrics, logger: logger)
+                    } catch {
+                        stop()
+                        throw CoordinatorError(.index, "cannot start: the index \(index.location) cannot be read for the metrics", cause: error)
+                    }
                     let server = try MetricsServer(
                         listen: configuration.metricsListen, registry: metrics.registry, beforeScrape: { gauges.refresh() }, logger: logger)
                     metricsServer.withLock { $0 = server }
                     let host = configuration.metricsListen.split(separator: ":").first.map(String.init) ?? "127.0.0.1"
                     endpoints.metrics = "http://\(host):\(server.port)/metrics"
+                } catch let error as CoordinatorError {
+                    throw error
                 } catch {
                     stop()
                     throw CoordinatorError(.metrics, "cannot serve metrics.listen = '\(configuration.metricsListen)'", cause: error)
@@ -149,8 +170,11 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// A listen address the configuration may not use (`listen.*`, `metrics.listen`).
         case listenAddress
-        /// The index could not be opened, or a socket bound (the loop did not start).
+        /// A socket could not be bound (the loop did not start).
         case loop
+        /// The index cannot be used (``cause``: an ``IndexError``, whose ``IndexError/code`` says why
+        /// and picks the exit status).
+        case index
         /// `privacy.secret_file` cannot be read, or is too short.
         case privacySecret
         /// The metrics endpoint could not be served.
@@ -162,13 +186,33 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
         case store
     }
 
-    /// The exit status that says why: 73 (EX_CANTCREAT) when the picture store cannot be used,
-    /// like a worker's; 69 (EX_UNAVAILABLE) otherwise.
-    public var exitCode: Int32 { code == .store ? 73 : 69 }
+    /// The exit status that says why (docs/operations.md, "Exit codes"): 73 (EX_CANTCREAT) when the
+    /// picture store cannot be used, like a worker's; for the index 75 (EX_TEMPFAIL) when another
+    /// coordinator holds it, 65 (EX_DATAERR) when what is there is no index or a damaged one, 74
+    /// (EX_IOERR) when it cannot be opened or read; 69 (EX_UNAVAILABLE) otherwise (a port taken).
+    public var exitCode: Int32 {
+        switch code {
+        case .store: return 73
+        case .index:
+            switch (cause as? IndexError)?.code {
+            case .locked?: return 75
+            case .notAnIndex?, .damaged?, .corruptRow?: return 65
+            case .unavailable?, .migration?, .failed?, .badCursor?, .refused?, nil: return 74
+            }
+        case .listenAddress, .loop, .privacySecret, .metrics, .originals: return 69
+        }
+    }
 
     public var code: Code
     public var message: String
     public var cause: (any Error & Sendable)?
+
+    /// The most precise code there is, for logs and scripts: the index error's own
+    /// (`index/index-locked`) when the index is what failed, else ``code``'s.
+    public var detailedCode: String {
+        if let index = cause as? IndexError { return "\(code.rawValue)/\(index.code.rawValue)" }
+        return code.rawValue
+    }
 
     init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code

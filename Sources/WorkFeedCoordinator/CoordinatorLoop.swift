@@ -60,10 +60,10 @@ struct CoordinatorLoop: ~Copyable {
     /// At most this many messages go into one batch, so that a turn's transaction stays short.
     static let maximumMessagesPerBatch = 4_000
 
-    /// Binds the sockets and starts the index thread.
+    /// Binds the sockets and starts the index thread and the read service on `index`.
     /// - Throws: ``IndexError`` when the index cannot be opened, ``ZMQError`` when a socket cannot be bound.
-    init(
-        configuration: CoordinatorConfiguration, context: ZMQContext, wakeEndpoint: String, stopRequest: StopRequest,
+    init<Backend: IndexBackend>(
+        index: Backend, configuration: CoordinatorConfiguration, context: ZMQContext, wakeEndpoint: String, stopRequest: StopRequest,
         metrics: CoordinatorMetrics, logger: Logger
     ) throws {
         self.stopRequest = stopRequest
@@ -109,19 +109,19 @@ struct CoordinatorLoop: ~Copyable {
         try readsDoneSocket.bind(readsDoneEndpoint)
         let removedReplies = Handoff<[RemovalQueue.Reply]>()
         try Self.startIndexThread(
-            configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
+            index: index, configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
             removals: (removedReplies, readsDoneEndpoint),
             done: indexThreadDone, metrics: metrics, dispatchState: dispatchState, logger: logger)
         let pictureSize = PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)
         do {
             reads = try ReadService(
-                indexPath: configuration.indexPath,
-                answers: { index in
-                    index.summaryZoneDefaults = configuration.summaryZoneDefaults
-                    return ReadAnswers(
-                        index: index, dispatch: dispatchState, pictureSize: pictureSize,
+                index: index,
+                answers: { connection in
+                    ReadAnswers(
+                        index: connection, dispatch: dispatchState, pictureSize: pictureSize,
                         scales: configuration.scales, themes: configuration.themes, eventsEndpoint: events,
-                        feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, logger: logger)
+                        feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, summaryZoneDefaults: configuration.summaryZoneDefaults,
+                        logger: logger)
                 },
                 context: context, doneEndpoint: readsDoneEndpoint, logger: logger)
         } catch {
@@ -153,15 +153,15 @@ struct CoordinatorLoop: ~Copyable {
             "coordinator listening",
             metadata: [
                 "workers": "\(endpoints.workers)", "control": "\(endpoints.control)", "events": "\(endpoints.events)",
-                "curve": "\(keyPair != nil)", "index": "\(configuration.indexPath)",
+                "curve": "\(keyPair != nil)", "index": "\(index.location)",
                 "cache": "\(configuration.cacheDirectory)", "renderer": "\(BuildInfo.rendererVersion)",
             ])
     }
 
     /// Opens the index on a thread of its own and runs the dispatcher there until its last batch;
     /// returns once the index is open (or throws why it could not be).
-    private static func startIndexThread(
-        configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
+    private static func startIndexThread<Backend: IndexBackend>(
+        index backend: Backend, configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
         outboxes: Handoff<Outbox>, removals removalsEnd: (replies: Handoff<[RemovalQueue.Reply]>, doneEndpoint: String),
         done: DispatchSemaphore, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger
     ) throws {
@@ -169,7 +169,9 @@ struct CoordinatorLoop: ~Copyable {
         let thread = Thread {
             defer { done.signal() }
             do {
-                var dispatcher = try Dispatcher(configuration: configuration, metrics: metrics, dispatchState: dispatchState, logger: logger)
+                var dispatcher = try Dispatcher(
+                    configuration: configuration, index: try backend.openWriter(logger: logger), metrics: metrics, dispatchState: dispatchState,
+                    logger: logger)
                 let doneSocket = try ZMQSocket(context, type: .pair)
                 try doneSocket.connect(doneEndpoint)
                 // Removals leave this thread: the store may be a round trip away.
@@ -179,7 +181,7 @@ struct CoordinatorLoop: ~Copyable {
                 opened.put(nil)
                 // Pictures nothing refers to (written late, or by a worker that died) are looked for
                 // once per start; the dispatcher decides and removes.
-                let orphans = OrphanSweep.start(indexPath: configuration.indexPath, store: dispatcher.store, inbox: inbox, logger: logger)
+                let orphans = OrphanSweep.start(index: backend, store: dispatcher.store, inbox: inbox, logger: logger)
                 while true {
                     let batch = inbox.take()
                     var outbox = dispatcher.process(batch)
@@ -349,7 +351,7 @@ struct CoordinatorLoop: ~Copyable {
             // paused): not carried out, as the client was told.
             if request.isPastDeadline() {
                 throttle.log("control-expired", "control request past its deadline; not carried out", level: .notice, logger: logger)
-                send(Dispatcher.expired(request), to: message.identity)
+                send(ControlReply.expired(request), to: message.identity)
                 continue
             }
             if let refusal = refusalOfANewClient(message.identity) {

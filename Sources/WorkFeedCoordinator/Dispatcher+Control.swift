@@ -23,7 +23,7 @@ extension Dispatcher {
     /// - Returns: the reply; a PROGRESS reply, or none, when the request goes on in the next
     ///   batch (``Outbox/continuing``: a long DELETE, done in steps).
     func handleControl(
-        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
+        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox
     ) -> ControlReply? {
         let request = work.request
         let (specsBefore, outboxBefore) = (specs, outbox)
@@ -50,7 +50,7 @@ extension Dispatcher {
 
     /// The reply to one write request: OK with its body, or none while a long request goes on.
     private func answer(
-        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
+        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws -> ControlReply? {
         let request = work.request
         func ok(_ body: [UInt8]) -> ControlReply { ControlReply(id: request.id, ok: true, body: body) }
@@ -89,7 +89,7 @@ extension Dispatcher {
             let kept = keepOriginal(of: body, attachments: request.attachments)
             var maybeUnreferenced = Set<String>()
             var reply = try transaction.importWorkout(
-                workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept,
+                workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, now: Date(),
                 replacedFile: { maybeUnreferenced.insert($0) })
             reply.owner = owner
             if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
@@ -126,9 +126,11 @@ extension Dispatcher {
             return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
 
         case .enqueue:
-            let body = try Self.check(try decode(EnqueueRequest.self, request), themes: configuration.themes)
+            let body = try decode(EnqueueRequest.self, request).checked(themes: configuration.themes)
             _ = try checkOwner(body.owner, "ENQUEUE")
-            let reply = try transaction.enqueue(body, scales: configuration.scales, interactivePerOwner: configuration.interactivePerOwner) {
+            let reply = try transaction.enqueue(
+                body, scales: configuration.scales, now: Date(), interactivePerOwner: configuration.interactivePerOwner
+            ) {
                 picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
@@ -176,7 +178,7 @@ extension Dispatcher {
     }
 
     /// ORIGINAL: the kept original of a workout, as a reply body and the compressed file.
-    private func original(_ request: ControlRequest, reader: IndexReader) throws -> (body: [UInt8], file: [UInt8]) {
+    private func original(_ request: ControlRequest, reader: Index.Reader) throws -> (body: [UInt8], file: [UInt8]) {
         let body = try decode(OriginalRequest.self, request)
         guard let found = try reader.file(of: body.id) else {
             throw ControlRequestError(.notFound, "ORIGINAL: workout \(body.id) is not in the index, or was imported before files were kept")
@@ -210,14 +212,14 @@ func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws(Cont
     }
 }
 
-extension Dispatcher {
+extension EnqueueRequest {
     /// Range-checks an ENQUEUE's values, naming the field that is out of range, and gives it the
     /// configured themes when it names none (``EnqueueRequest/themes``).
     /// - Parameter themes: the themes this coordinator draws; a theme not among them is refused
     ///   `not-found`.
-    static func check(_ body: EnqueueRequest, themes: [Theme]) throws(ControlRequestError) -> EnqueueRequest {
-        guard !body.kinds.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind") }
-        var body = body
+    func checked(themes: [Theme]) throws(ControlRequestError) -> EnqueueRequest {
+        guard !kinds.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind") }
+        var body = self
         if body.themes.isEmpty { body.themes = themes }
         if let unknown = body.themes.first(where: { !themes.contains($0) }) {
             throw ControlRequestError(
@@ -306,7 +308,7 @@ extension Dispatcher {
     /// owner's pictures new cache keys (``PrivacyPolicies``), so exactly that owner's generated
     /// pictures become stale and are queued again, and pictures that failed as wholly hidden get
     /// another chance; another owner's keys do not move.
-    func zones(_ body: ZonesRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox) throws -> [UInt8] {
+    func zones(_ body: ZonesRequest, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox) throws -> [UInt8] {
         guard let owner = try checkOwner(body.owner, "ZONES") else { throw ControlRequestError("ZONES needs an owner") }
         var added: PrivacyZone?
         var removed: Bool?
@@ -323,7 +325,7 @@ extension Dispatcher {
                 let message = "owner \(owner) has \(zones.count) privacy zones, the most there may be: remove one first"
                 return try ControlCodec.encode(ZonesReply(zones: zones, refusal: .init(code: "too-many-zones", message: message)))
             }
-            added = try transaction.addPrivacyZone(owner: owner, latitude: zone.latitude, longitude: zone.longitude, radius: zone.radius)
+            added = try transaction.addPrivacyZone(owner: owner, latitude: zone.latitude, longitude: zone.longitude, radius: zone.radius, now: Date())
         }
         if let id = body.remove { removed = try transaction.removePrivacyZone(owner: owner, id: id) }
         let zones = try transaction.reader.privacyZones(owner: owner)
@@ -331,7 +333,7 @@ extension Dispatcher {
         if added != nil || removed == true {
             // The pictures drawn under the old zones get new keys: their old URLs answer 410 once
             // their files are gone.
-            let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner)
+            let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner, now: Date(), keeping: IndexLimits.withdrawnPerOwner)
             logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn)"])
             specs.privacy.setZones(zones, of: owner)
             var request = EnqueueRequest(ids: nil, kinds: PictureKind.allCases, themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
@@ -340,7 +342,9 @@ extension Dispatcher {
             request.includeFailed = true
             request.reasonCodes = [FailureCode.hiddenByPrivacy.rawValue]
             request.priority = EnqueueRequest.privacyPriority
-            let reply = try transaction.enqueue(request, scales: configuration.scales, interactivePerOwner: configuration.interactivePerOwner) {
+            let reply = try transaction.enqueue(
+                request, scales: configuration.scales, now: Date(), interactivePerOwner: configuration.interactivePerOwner
+            ) {
                 picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }

@@ -10,7 +10,7 @@ extension Dispatcher {
     /// of workouts is deleted over several turns, so that dispatch, imports and other clients go
     /// on meanwhile and the client hears of progress well within its timeout (issue 25: 5,002
     /// workouts in one step took longer than workctl's 15 s).
-    static let deleteStep = 250
+    static var deleteStep: Int { 250 }
 
     /// One step of a DELETE: up to ``deleteStep`` of its workouts, with their series, jobs and
     /// pictures (the files once the batch commits), and the kept originals no other workout came
@@ -22,7 +22,7 @@ extension Dispatcher {
     /// Each step commits on its own: a coordinator stopped in the middle has deleted the steps
     /// before, and the same DELETE again deletes the rest.
     func deleteStep(
-        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
+        _ work: ControlWork, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws -> ControlReply? {
         let request = work.request
         let body = try decode(DeleteRequest.self, request)

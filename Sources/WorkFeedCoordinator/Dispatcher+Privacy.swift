@@ -11,7 +11,7 @@ extension Dispatcher {
     /// The secret (from `privacy.secret_file`, or made once and kept in the index), the end trim,
     /// and every owner's zones.
     /// - Throws: ``CoordinatorError`` naming the secret file when it cannot be read or is too short.
-    static func loadPrivacy(configuration: CoordinatorConfiguration, index: WorkoutIndex) throws -> PrivacyPolicies {
+    static func loadPrivacy(configuration: CoordinatorConfiguration, index: Index) throws -> PrivacyPolicies {
         var secret: [UInt8]
         if configuration.privacySecretFile.isEmpty {
             secret = try index.write { try $0.privacySecret() }

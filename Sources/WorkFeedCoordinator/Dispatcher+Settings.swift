@@ -10,7 +10,7 @@ extension Dispatcher {
     /// Every owner's heart-rate zones, from their settings in the index. An owner whose explicit
     /// bounds no longer fill the configured zones (the heatmap's colours were changed since) gets
     /// the configured zones, with a warning; their setting is kept as it is.
-    static func loadHeartRateZones(configuration: CoordinatorConfiguration, index: WorkoutIndex, logger: Logger) throws -> OwnerHeartRateZones {
+    static func loadHeartRateZones(configuration: CoordinatorConfiguration, index: Index, logger: Logger) throws -> OwnerHeartRateZones {
         let settings = try index.read { try $0.heartRateZoneSettings() }
         let zones = OwnerHeartRateZones(
             configured: configuration.heatmap.thresholds, percentages: configuration.maximumHeartRatePercentages, settings: settings)
@@ -32,7 +32,7 @@ extension Dispatcher {
     /// heatmaps become stale and are queued again at ``EnqueueRequest/settingsPriority``; route
     /// pictures and other owners' keys do not move, and neither does anything for the other settings.
     /// Bad values are answered with a refusal naming the field, and nothing changes.
-    func settings(_ body: SettingsRequest, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox) throws -> [UInt8] {
+    func settings(_ body: SettingsRequest, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox) throws -> [UInt8] {
         guard let owner = try checkOwner(body.owner, "SETTINGS") else { throw ControlRequestError("SETTINGS needs an owner") }
         let stored = try transaction.reader.ownerSettings(owner: owner)
         guard body.set != nil || body.unset != nil else {
@@ -52,7 +52,7 @@ extension Dispatcher {
         guard wanted != stored else {
             return try ControlCodec.encode(SettingsReply(settings: stored, heartRateZones: specs.heartRateZones.bounds(for: owner)))
         }
-        try transaction.setOwnerSettings(wanted, owner: owner)
+        try transaction.setOwnerSettings(wanted, owner: owner, now: Date())
         var stale = 0
         if specs.heartRateZones.set(wanted.heartRateZones, of: owner) {
             // The kinds drawn with the owner's zones: those drawn from heart rate.
@@ -61,7 +61,9 @@ extension Dispatcher {
             request.owner = owner
             request.existingOnly = true
             request.priority = EnqueueRequest.settingsPriority
-            let reply = try transaction.enqueue(request, scales: configuration.scales) { picture, routeHash, heartRateHash, owner in
+            let reply = try transaction.enqueue(
+                request, scales: configuration.scales, now: Date(), interactivePerOwner: EnqueueRequest.defaultInteractivePerOwner
+            ) { picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
             stale = reply.stale

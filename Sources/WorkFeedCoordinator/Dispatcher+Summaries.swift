@@ -16,14 +16,14 @@ extension CoordinatorConfiguration {
 extension Dispatcher {
     /// Workouts counted per rebuild step: a step is part of one batch's transaction, so it is
     /// kept short enough (tens of milliseconds) not to hold up dispatch.
-    static let summaryRebuildStep = 500
+    static var summaryRebuildStep: Int { 500 }
 
     /// At start: the index counts time in zones with the configured zones, and owners whose
     /// summaries were counted with other zones (the configuration changed) or another calendar
     /// are rebuilt.
-    static func prepareSummaries(configuration: CoordinatorConfiguration, index: WorkoutIndex, logger: Logger) throws {
+    static func prepareSummaries(configuration: CoordinatorConfiguration, index: Index, logger: Logger) throws {
         index.summaryZoneDefaults = configuration.summaryZoneDefaults
-        let scheduled = try index.write { try $0.checkSummaryCalendars() }
+        let scheduled = try index.write { try $0.checkSummaryCalendars(owners: nil) }
         let waiting = try index.read { try $0.summaryRebuilds() }
         if !waiting.isEmpty {
             logger.info(
@@ -34,7 +34,7 @@ extension Dispatcher {
 
     /// One step of a waiting summary rebuild, inside the batch's transaction (docs/summaries.md,
     /// "Rebuilds"); its progress is in `workctl status` and in the SUMMARY reply.
-    func rebuildSummaries(transaction: inout IndexTransaction) throws {
+    func rebuildSummaries(transaction: inout Index.Transaction) throws {
         guard let step = try transaction.rebuildSummariesStep(limit: Self.summaryRebuildStep) else { return }
         if step.finished {
             logger.info("owner's summaries built again", metadata: ["owner": "\(step.owner)", "workouts": "\(step.progress.done)"])
@@ -43,14 +43,15 @@ extension Dispatcher {
 }
 
 extension ReadAnswers {
-    /// SUMMARY: an owner's buckets, read from the index (IndexReader+Summaries.swift).
-    func summary(_ request: ControlRequest, reader: IndexReader) throws -> [UInt8] {
+    /// SUMMARY: an owner's buckets, read from the index (IndexReading's ``IndexReading/summaries(owner:period:from:to:activity:defaults:now:)``).
+    func summary(_ request: ControlRequest, reader: Connection.Reader) throws -> [UInt8] {
         let body = try decode(SummaryRequest.self, request)
         guard let owner = try checkOwner(body.owner, "SUMMARY") else { throw ControlRequestError("SUMMARY needs an owner") }
         do {
             let days = try body.days()
             let report = try reader.summaries(
-                owner: owner, period: body.period, from: days.from, to: days.to, activity: body.activity, defaults: index.summaryZoneDefaults)
+                owner: owner, period: body.period, from: days.from, to: days.to, activity: body.activity, defaults: summaryZoneDefaults,
+                now: Date())
             return try ControlCodec.encode(report)
         } catch let error as SummaryRangeError {
             throw ControlRequestError("SUMMARY: \(error.field): \(error.message)")

@@ -17,7 +17,7 @@ extension Dispatcher {
     /// attempt, it is told why, and a READY under its name is refused for `workers.set_aside_seconds`.
     func watchHealth(
         _ known: Dictionary<[UInt8], WorkerState>.Index, status: JobStatus, transient: Bool, code: FailureCode?, now: ContinuousClock.Instant,
-        workers: inout [[UInt8]: WorkerState], health: inout WorkerHealth, transaction: inout IndexTransaction, outbox: inout Outbox
+        workers: inout [[UInt8]: WorkerState], health: inout WorkerHealth, transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws {
         if status == .generated {
             workers.values[known].failureStreak = 0
@@ -58,7 +58,7 @@ extension Dispatcher {
     /// JOBs that could not be sent: their leases end without counting an attempt, and their
     /// worker, unreachable, is gone (a worker that comes back says READY again).
     func returnUnsent(
-        _ unsent: [(identity: [UInt8], lease: UInt64)], workers: inout [[UInt8]: WorkerState], transaction: inout IndexTransaction,
+        _ unsent: [(identity: [UInt8], lease: UInt64)], workers: inout [[UInt8]: WorkerState], transaction: inout Index.Transaction,
         outbox: inout Outbox
     ) throws {
         for (identity, lease) in unsent where transaction.returnLease(lease) {
@@ -74,7 +74,7 @@ extension Dispatcher {
 
     /// Workers silent past their expiry are gone; their leases return to the queue.
     func expireWorkers(
-        now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState], transaction: inout IndexTransaction, outbox: inout Outbox
+        now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState], transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws {
         for (identity, worker) in workers where now - worker.lastHeard > workerExpiry {
             workers.removeValue(forKey: identity)
@@ -85,10 +85,11 @@ extension Dispatcher {
     }
 
     func release(
-        _ worker: WorkerState, reason: String, cause: CoordinatorMetrics.LeaseLoss, countAttempt: Bool = true, transaction: inout IndexTransaction,
+        _ worker: WorkerState, reason: String, cause: CoordinatorMetrics.LeaseLoss, countAttempt: Bool = true, transaction: inout Index.Transaction,
         outbox: inout Outbox
     ) throws {
-        let effects = try transaction.releaseLeases(of: worker.key, reason: reason, code: cause.failureCode, countAttempt: countAttempt, retry: retry)
+        let effects = try transaction.releaseLeases(
+            of: worker.key, reason: reason, code: cause.failureCode, countAttempt: countAttempt, retry: retry, now: Date())
         outbox.tally.leaseLosses[cause, default: 0] += worker.inFlight.count
         for effect in effects { outbox.tally.record(effect, renderMicroseconds: nil) }
         if !worker.inFlight.isEmpty {
@@ -101,14 +102,14 @@ extension Dispatcher {
     /// loaded workers first.
     func dispatch(
         workers: inout [[UInt8]: WorkerState], specs: inout PictureSpecs, leaseCounter: inout UInt64,
-        transaction: inout IndexTransaction, outbox: inout Outbox
+        transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws {
         let order = workers.filter { $0.value.credits > 0 }
             .sorted { ($0.value.inFlight.count, $0.value.key) < ($1.value.inFlight.count, $1.value.key) }
         guard !order.isEmpty else { return }
         let identities = Dictionary(uniqueKeysWithValues: order.map { ($0.value.key, $0.key) })
         let jobs = try transaction.lease(
-            order.map { ($0.value.key, $0.value.credits) }, deadline: configuration.jobDeadlineSeconds
+            order.map { ($0.value.key, $0.value.credits) }, now: Date(), deadline: configuration.jobDeadlineSeconds
         ) {
             leaseCounter += 1
             return bootPrefix | leaseCounter
@@ -148,10 +149,10 @@ extension Dispatcher {
     /// Ends a job just leased without sending it to its worker: it fails `failed-no-retry` at once
     /// with `code`, and is reported like any other failure.
     private func failUnsent(
-        _ job: LeasedJob, _ detail: String, code: FailureCode, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox
+        _ job: LeasedJob, _ detail: String, code: FailureCode, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws {
         let report = JobReportRecord(lease: job.lease, outcome: .failedNoRetry, detail: detail, code: code)
-        let effect = try transaction.complete(report, from: job.worker, retry: retry) { picture, routeHash, heartRateHash, owner in
+        let effect = try transaction.complete(report, from: job.worker, retry: retry, now: Date()) { picture, routeHash, heartRateHash, owner in
             specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
         }
         if let event = CoordinatorEvent(effect) { outbox.events.append(event) }

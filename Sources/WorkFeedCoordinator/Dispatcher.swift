@@ -17,7 +17,10 @@ import WorkFeedWire
 /// A status a worker reported is in the index before its slot is given another job; a reply never
 /// reports something that might roll back. While one batch is in its transaction, the loop
 /// collects the next: the two threads work side by side.
-struct Dispatcher {
+///
+/// Generic over its index (``WorkoutIndexStore``), and specialized for each backend the
+/// coordinator opens (``ConfiguredIndex``): its transactions call the backend's own types.
+struct Dispatcher<Index: WorkoutIndexStore> {
     let configuration: CoordinatorConfiguration
     /// The kept originals (``OriginalFileStore``): the coordinator's alone, outside the picture store.
     let originals: OriginalFileStore
@@ -25,7 +28,7 @@ struct Dispatcher {
     let store: any PictureStore
     let logger: Logger
     let metrics: CoordinatorMetrics
-    let index: WorkoutIndex
+    let index: Index
     var lastDeadlineCheck = ContinuousClock.now
     /// The wall clock control requests' deadlines are read against (milliseconds since the Unix
     /// epoch); a test sets one of its own.
@@ -43,30 +46,6 @@ struct Dispatcher {
     let finishedCounter = RateWindow()
     var finishedLastMinute: Int { finishedCounter.total() }
 
-    /// What the dispatcher knows of a connected worker. Credits are `capacity - inFlight.count`.
-    struct WorkerState {
-        var name: String
-        /// The worker process's instance from READY (empty from older workers).
-        var instance: String = ""
-        var key: String
-        var capacity: Int
-        var inFlight: Set<UInt64> = []
-        var lastHeard: ContinuousClock.Instant
-        var done = 0
-        /// Transient failures reported one after the other, and when the first of them came.
-        var failureStreak = 0
-        var streakStarted: ContinuousClock.Instant?
-        var credits: Int { max(0, capacity - inFlight.count) }
-    }
-
-    /// Which workers fail where others succeed: kept beside the workers, and like them only once
-    /// a batch commits.
-    struct WorkerHealth {
-        /// When some worker last had a picture generated.
-        var lastGenerated: ContinuousClock.Instant?
-        /// Workers set aside, by name, until when.
-        var setAside: [String: ContinuousClock.Instant] = [:]
-    }
     var health = WorkerHealth()
 
     /// The basemap's identity hash; empty without tilesets. Workers must have the same one.
@@ -74,9 +53,11 @@ struct Dispatcher {
     /// Where each committed batch leaves what STATUS needs from memory (for the read service).
     let dispatchState: DispatchState
 
-    /// - Throws: ``IndexError`` when the index cannot be opened, ``TileError`` when a configured
+    /// A dispatcher over an open index (``IndexBackend/openWriter(logger:)``), which it prepares:
+    /// the privacy secret and zones, the owners' heart-rate zones and summaries are read from it.
+    /// - Throws: ``IndexError`` when the index cannot be read, ``TileError`` when a configured
     ///   tileset or the attribution font cannot be read.
-    init(configuration: CoordinatorConfiguration, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger) throws {
+    init(configuration: CoordinatorConfiguration, index: Index, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger) throws {
         self.dispatchState = dispatchState
         if configuration.basemapTilesets.isEmpty {
             basemap = ""
@@ -88,9 +69,7 @@ struct Dispatcher {
             basemap = identity.hash
             for tileset in identity.tilesets { logger.info("tileset", metadata: tileset.logMetadata) }
         }
-        index = try WorkoutIndex(
-            path: configuration.indexPath, durability: configuration.durability == .normal ? .normal : .full,
-            defaultOwner: configuration.defaultOwner, logger: logger)
+        self.index = index
         self.configuration = configuration
         let location = try configuration.storeLocation()
         store = try PictureStores.open(location, s3: configuration.s3Store)
@@ -122,7 +101,7 @@ struct Dispatcher {
         while true {
             let now = wallClock()
             for work in batch.controlMessages where work.request.isPastDeadline(at: now) {
-                expired.append((work.identity, Self.expired(work.request), work.bytes))
+                expired.append((work.identity, ControlReply.expired(work.request), work.bytes))
             }
             batch.controlMessages.removeAll { $0.request.isPastDeadline(at: now) }
             guard var outbox = apply(batch) else { continue }
@@ -132,13 +111,6 @@ struct Dispatcher {
             outbox.control = expired + outbox.control
             return outbox
         }
-    }
-
-    /// The answer to a request whose deadline passed before it was carried out.
-    static func expired(_ request: ControlRequest) -> ControlReply {
-        .error(
-            id: request.id, code: .expired,
-            "\(request.command.rawValue): its deadline passed before the coordinator could carry it out; nothing was done")
     }
 
     /// A write request's deadline passed while its batch ran: the batch is rolled back.
@@ -173,7 +145,7 @@ struct Dispatcher {
                 }
                 try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 if checkDeadlines {
-                    let expired = try transaction.expireLeases(retry: retry)
+                    let expired = try transaction.expireLeases(now: Date(), retry: retry)
                     outbox.tally.leaseLosses[.deadline, default: 0] += expired.count
                     for effect in expired {
                         outbox.tally.record(effect, renderMicroseconds: nil)
@@ -239,7 +211,7 @@ struct Dispatcher {
 
     mutating func handleWorker(
         _ identity: [UInt8], _ message: WorkerMessage, now: ContinuousClock.Instant, workers: inout [[UInt8]: WorkerState],
-        health: inout WorkerHealth, specs: inout PictureSpecs, transaction: inout IndexTransaction, outbox: inout Outbox,
+        health: inout WorkerHealth, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox,
         progress: inout ProgressReporter
     ) throws {
         // One lookup for the common messages (STATUS, HEARTBEAT); valid until a worker is added or removed.
@@ -330,7 +302,7 @@ struct Dispatcher {
                 }
             let effect = try transaction.complete(
                 JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map, code: report.code), from: key,
-                retry: retry
+                retry: retry, now: Date()
             ) { picture, routeHash, heartRateHash, owner in
                 specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
             }
@@ -378,5 +350,14 @@ struct Dispatcher {
         case .job, .error:
             outbox.worker.append((identity, .error("\(message.command) is sent by the coordinator, not to it")))
         }
+    }
+}
+
+extension ControlReply {
+    /// The answer to a request whose deadline passed before it was carried out.
+    static func expired(_ request: ControlRequest) -> ControlReply {
+        .error(
+            id: request.id, code: .expired,
+            "\(request.command.rawValue): its deadline passed before the coordinator could carry it out; nothing was done")
     }
 }

@@ -8,16 +8,17 @@ import WorkFeedModel
 /// The job gauges (jobs by status, queue depth, the oldest pending job's age), read from the index
 /// when Prometheus scrapes, through a read-only connection of their own: the counts scan the job table, which at a
 /// million jobs is too slow to repeat on the index thread between batches.
-final class JobGauges: Sendable {
-    private let index: Mutex<WorkoutIndex>
+final class JobGauges<Connection: IndexReadConnection>: Sendable {
+    private let index: Mutex<Connection>
     private let metrics: CoordinatorMetrics
     private let logger: Logger
     /// The configured themes, written on every scrape (0 where none): with any other theme the
     /// index still holds jobs of.
     private let themes: [Theme]
 
-    init(indexPath: String, themes: [Theme], metrics: CoordinatorMetrics, logger: Logger) throws(IndexError) {
-        index = Mutex(try WorkoutIndex(readingFrom: indexPath, logger: logger))
+    /// - Parameter connection: a read-only connection (``IndexBackend/openReader(logger:)``), the gauges' alone.
+    init(reading connection: sending Connection, themes: [Theme], metrics: CoordinatorMetrics, logger: Logger) {
+        index = Mutex(connection)
         self.themes = themes
         self.metrics = metrics
         self.logger = logger
@@ -31,7 +32,7 @@ final class JobGauges: Sendable {
                     // count that drops to nothing must read 0, not keep its last value (an alert on
                     // pending jobs would never clear).
                     var jobs: [String: Int] = [:]
-                    let counts = try reader.statusCounts()
+                    let counts = try reader.statusCounts(owner: nil)
                     let themes = themes + Set(counts.map(\.theme)).subtracting(themes).sorted()
                     for count in counts {
                         jobs["\(count.kind.rawValue) \(count.theme.rawValue) \(count.status.rawValue)", default: 0] += count.count
@@ -53,7 +54,7 @@ final class JobGauges: Sendable {
                             }
                         }
                     }
-                    metrics.queue(pendingReady: try reader.pendingReadyCount())
+                    metrics.queue(pendingReady: try reader.pendingReadyCount(now: Date()))
                     // updated_at is when the job became pending (or was last retried), in seconds
                     // since 1970 on this host's clock: a job waiting for a worker, or held by one
                     // that never answers, grows older here until it is generated or fails.

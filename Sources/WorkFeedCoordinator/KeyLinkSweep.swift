@@ -19,11 +19,11 @@ enum KeyLinkSweep {
         var description: String { "linked \(linked), already named \(alreadyNamed), no file \(missing), file of another key \(otherKey)" }
     }
 
-    /// Starts the sweep of the index at `indexPath` over the pictures in `store`.
-    static func start(indexPath: String, store: any PictureStore, logger: Logger) -> SweepThread {
+    /// Starts the sweep of the index (on a read-only connection of its own) over the pictures in `store`.
+    static func start(index: some IndexBackend, store: any PictureStore, logger: Logger) -> SweepThread {
         SweepThread(name: "coordinator-key-links") { thread in
             do {
-                let counts = try sweep(indexPath: indexPath, store: store, thread: thread)
+                let counts = try sweep(index: index, store: store, thread: thread)
                 if counts.linked > 0 || counts.otherKey > 0 {
                     logger.notice("by-content picture names made for pictures drawn before them", metadata: ["counts": "\(counts)"])
                 } else {
@@ -35,11 +35,11 @@ enum KeyLinkSweep {
         }
     }
 
-    static func sweep(indexPath: String, store: any PictureStore, thread: SweepThread) throws -> Counts {
+    static func sweep(index backend: some IndexBackend, store: any PictureStore, thread: SweepThread) throws -> Counts {
         var counts = Counts()
         var logger = Logger(label: "workfeed.coordinator.key-links")
         logger.logLevel = .error
-        let index = try WorkoutIndex(readingFrom: indexPath, logger: logger)
+        let index = try backend.openReader(logger: logger)
         try index.read { reader in
             try reader.generatedPictures { picture, key in
                 guard !thread.isStopping else { return false }

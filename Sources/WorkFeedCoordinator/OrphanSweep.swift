@@ -27,11 +27,12 @@ enum OrphanSweep {
         }
     }
 
-    /// Starts the sweep of `store` against the index at `indexPath`; what it finds goes to `inbox`.
-    static func start(indexPath: String, store: any PictureStore, inbox: Inbox, logger: Logger) -> SweepThread {
+    /// Starts the sweep of `store` against the index, on a read-only connection of its own; what
+    /// it finds goes to `inbox`.
+    static func start(index: some IndexBackend, store: any PictureStore, inbox: Inbox, logger: Logger) -> SweepThread {
         SweepThread(name: "coordinator-orphans") { thread in
             do {
-                let counts = try sweep(indexPath: indexPath, store: store, thread: thread) { inbox.add(leftovers: $0) }
+                let counts = try sweep(index: index, store: store, thread: thread) { inbox.add(leftovers: $0) }
                 if counts.orphanKeys + counts.orphanPictures > 0 {
                     logger.notice("pictures nothing refers to handed over for removal", metadata: ["counts": "\(counts)"])
                 } else {
@@ -44,11 +45,13 @@ enum OrphanSweep {
     }
 
     /// Looks through every folder of `store`, handing each folder's candidates to `found`.
-    static func sweep(indexPath: String, store: any PictureStore, thread: SweepThread, found: ([LeftoverPicture]) -> Void) throws -> Counts {
+    static func sweep(
+        index backend: some IndexBackend, store: any PictureStore, thread: SweepThread, found: ([LeftoverPicture]) -> Void
+    ) throws -> Counts {
         var counts = Counts()
         var logger = Logger(label: "workfeed.coordinator.orphans")
         logger.logLevel = .error
-        let index = try WorkoutIndex(readingFrom: indexPath, logger: logger)
+        let index = try backend.openReader(logger: logger)
         let hex = Array("0123456789abcdef")
         for high in hex {
             for low in hex {

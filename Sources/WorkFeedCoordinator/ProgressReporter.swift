@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import WorkFeedModel
 import WorkFeedIndex
@@ -38,7 +39,7 @@ struct ProgressReporter {
         return now - lastReport >= Self.interval
     }
 
-    mutating func report(_ transaction: IndexTransaction, workers: [[UInt8]: Dispatcher.WorkerState], logger: Logger, now: ContinuousClock.Instant) {
+    mutating func report(_ transaction: some IndexWriting, workers: [[UInt8]: WorkerState], logger: Logger, now: ContinuousClock.Instant) {
         let seconds = lastReport.map { Double((now - $0).components.seconds) + Double((now - $0).components.attoseconds) / 1e18 } ?? 0
         let rate = seconds > 0 ? Double(generated) / seconds : 0
         logger.info(
@@ -46,7 +47,7 @@ struct ProgressReporter {
             metadata: [
                 "generated": "\(generated)", "failed": "\(failed)", "retried": "\(retried)",
                 "rate_per_s": "\(Int(rate.rounded()))",
-                "ready": "\((try? transaction.readyCount()) ?? -1)",
+                "ready": "\((try? transaction.readyCount(now: Date())) ?? -1)",
                 "leased": "\(transaction.leasedCount)",
                 "workers": "\(workers.count)",
                 "turns_per_s": "\(seconds > 0 ? Int((Double(turns) / seconds).rounded()) : 0)",

@@ -40,18 +40,19 @@ final class ReadService: Sendable {
 
     private let threads: Int
 
-    /// Opens the read-only connections and starts the threads; returns once they read.
+    /// Opens the read-only connections (``IndexBackend/openReader(logger:)``) and starts the
+    /// threads; returns once they read.
     /// - Parameter doneEndpoint: an inproc PULL the loop has bound: a byte there wakes its poll.
     /// - Parameter threads: read threads, each with its own connection.
-    init(
-        indexPath: String, answers makeAnswers: @escaping @Sendable (WorkoutIndex) -> ReadAnswers, context: ZMQContext, doneEndpoint: String,
-        threads: Int = 2, logger: Logger
+    init<Backend: IndexBackend>(
+        index backend: Backend, answers makeAnswers: @escaping @Sendable (Backend.ReadConnection) -> ReadAnswers<Backend.ReadConnection>,
+        context: ZMQContext, doneEndpoint: String, threads: Int = 2, logger: Logger
     ) throws {
         self.threads = threads
         let opened = Handoff<(any Error)?>()
         for number in 0..<threads {
             startThread(
-                number, indexPath: indexPath, makeAnswers: makeAnswers, context: context, doneEndpoint: doneEndpoint, opened: opened, logger: logger)
+                number, backend: backend, makeAnswers: makeAnswers, context: context, doneEndpoint: doneEndpoint, opened: opened, logger: logger)
         }
         var failure: (any Error)?
         for _ in 0..<threads { failure = opened.take() ?? failure }
@@ -61,14 +62,15 @@ final class ReadService: Sendable {
         }
     }
 
-    private func startThread(
-        _ number: Int, indexPath: String, makeAnswers: @escaping @Sendable (WorkoutIndex) -> ReadAnswers, context: ZMQContext,
+    private func startThread<Backend: IndexBackend>(
+        _ number: Int, backend: Backend, makeAnswers: @escaping @Sendable (Backend.ReadConnection) -> ReadAnswers<Backend.ReadConnection>,
+        context: ZMQContext,
         doneEndpoint: String, opened: Handoff<(any Error)?>, logger: Logger
     ) {
         let thread = Thread { [self] in
             defer { finished.signal() }
             do {
-                let index = try WorkoutIndex(readingFrom: indexPath, logger: logger)
+                let index = try backend.openReader(logger: logger)
                 let done = try ZMQSocket(context, type: .push)
                 try done.connect(doneEndpoint)
                 // Reads yield the CPU to the loop, the index thread and the workers. (On Linux,
@@ -155,8 +157,8 @@ final class ReadService: Sendable {
 }
 
 /// The answers to read requests, from one read transaction each.
-struct ReadAnswers {
-    let index: WorkoutIndex
+struct ReadAnswers<Connection: IndexReadConnection> {
+    let index: Connection
     let dispatch: DispatchState
     let pictureSize: PictureSize
     /// The scales pictures are drawn at (an ENQUEUE that names none).
@@ -167,6 +169,8 @@ struct ReadAnswers {
     let eventsEndpoint: String
     /// A FEED page stops before its items pass this many bytes (its `next` goes on from there).
     let feedBudgetBytes: Int
+    /// The heart-rate zones of owners who set none, for SUMMARY's time in zones.
+    let summaryZoneDefaults: SummaryZoneDefaults
     let logger: Logger
 
     func answer(_ request: ControlRequest) -> (ok: Bool, body: [UInt8]) {
@@ -182,15 +186,15 @@ struct ReadAnswers {
         }
     }
 
-    private func body(_ request: ControlRequest, reader: IndexReader) throws -> [UInt8] {
+    private func body(_ request: ControlRequest, reader: Connection.Reader) throws -> [UInt8] {
         switch request.command {
         case .status:
             let body = try decode(StatusRequest.self, request)
             let owner = try checkOwner(body.owner, "STATUS")
             let snapshot = dispatch.read()
-            let found: [IndexReader.StatusCount]
+            let found: [Connection.Reader.StatusCount]
             if let selection = body.pictures {
-                var pictures = try Dispatcher.check(selection, themes: themes)
+                var pictures = try selection.checked(themes: themes)
                 // The owner asked about is the owner whose pictures are counted.
                 let named = try checkOwner(pictures.owner, "STATUS")
                 pictures.owner = owner ?? named
@@ -202,7 +206,7 @@ struct ReadAnswers {
             return try ControlCodec.encode(
                 StatusReply(
                     workouts: try reader.workoutCount(owner: owner), counts: counts, leased: snapshot.leased, workers: snapshot.statusWorkers(),
-                    ready: max(0, try reader.pendingReadyCount() - snapshot.leased),
+                    ready: max(0, try reader.pendingReadyCount(now: Date()) - snapshot.leased),
                     finishedLastMinute: snapshot.finishedLastMinute, oldestPending: try reader.oldestPending(), anchor: try reader.currentAnchor(),
                     events: eventsEndpoint, summaryRebuilds: try reader.summaryRebuilds().filter { owner == nil || $0.key == owner }))
 
@@ -237,7 +241,7 @@ struct ReadAnswers {
             let page: (workouts: [WorkoutRecord], next: String?)
             do {
                 page = try reader.feed(limit: body.limit, cursor: body.cursor, owner: try checkOwner(body.owner, "FEED"))
-            } catch let error as IndexError {
+            } catch let error as IndexError where error.code == .badCursor {
                 throw ControlRequestError("FEED: \(error)")
             }
             if body.summary == true {
@@ -259,7 +263,7 @@ struct ReadAnswers {
             if body.workouts == true {
                 // Each workout as it is now, once per page even when it changed in two ways.
                 let ids = Set(page.changes.filter { $0.change != .deleted }.map(\.id))
-                let items = try feedItems(try ids.compactMap { try reader.workout($0) }, reader: reader)
+                let items = try feedItems(try ids.compactMap { try reader.workout($0, owner: nil) }, reader: reader)
                 let byID = Dictionary(items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 for position in page.changes.indices where page.changes[position].change != .deleted {
                     page.changes[position].workout = byID[page.changes[position].id]
@@ -282,7 +286,7 @@ struct ReadAnswers {
 
     /// The workouts as the feed shows them (``FeedItem``): their pictures read in one query, and
     /// each owner's unit setting read once.
-    private func feedItems(_ workouts: [WorkoutRecord], reader: IndexReader) throws -> [FeedItem] {
+    private func feedItems(_ workouts: [WorkoutRecord], reader: Connection.Reader) throws -> [FeedItem] {
         let pictures = try reader.pictures(of: workouts.map(\.id))
         var units: [String: UnitSystem] = [:]
         let size = (width: pictureSize.width, height: pictureSize.height)
@@ -302,14 +306,14 @@ struct ReadAnswers {
     /// page that would pass the budget stops early with `next` at its last item, so that however
     /// large each workout's pictures list, no reply grows without bound. The JSON is the same as
     /// ``FeedReply``'s (sorted keys: items, next, pictureSize).
-    private func feedReply(_ page: (workouts: [WorkoutRecord], next: String?), reader: IndexReader) throws -> [UInt8] {
+    private func feedReply(_ page: (workouts: [WorkoutRecord], next: String?), reader: Connection.Reader) throws -> [UInt8] {
         var items: [[UInt8]] = []
         var total = 0
         var next = page.next
         for (position, workout) in page.workouts.enumerated() {
             let item = try ControlCodec.encode(WorkoutWithPictures(workout: workout, pictures: try reader.pictures(of: workout.id)))
             if total + item.count > feedBudgetBytes && !items.isEmpty {
-                next = IndexReader.feedCursor(after: page.workouts[position - 1])
+                next = Connection.Reader.feedCursor(after: page.workouts[position - 1])
                 break
             }
             items.append(item)

@@ -1,11 +1,41 @@
-/// An index operation failed: what we were doing and the SQLite (or other) cause.
+/// An index operation failed: what went wrong (``code``, for callers to switch on), what we were
+/// doing (``message``, for people) and the cause underneath (GRDB's `DatabaseError`, a server's
+/// error), as GRDB's `DatabaseError` keeps its result code beside its message.
 public struct IndexError: Error, CustomStringConvertible {
+    /// What went wrong, for callers: a coordinator's exit status and log say which, and nobody
+    /// reads ``message`` to find out.
+    public enum Code: String, Sendable, CaseIterable {
+        /// The index cannot be opened or reached: its directory or file cannot be made or read, or
+        /// its server does not answer.
+        case unavailable = "index-unavailable"
+        /// Another writer holds an index that admits one (a second coordinator on one SQLite file).
+        case locked = "index-locked"
+        /// What is there is no WorkFeed index: an empty file, a file that is not SQLite, another
+        /// application's database.
+        case notAnIndex = "not-an-index"
+        /// The index is damaged: its storage fails its own check.
+        case damaged = "index-damaged"
+        /// A stored row holds a value its column cannot hold (``corruptRow``).
+        case corruptRow = "corrupt-row"
+        /// The schema could not be brought up to date (nothing was changed).
+        case migration = "index-migration"
+        /// A FEED cursor that is not one of ours.
+        case badCursor = "bad-cursor"
+        /// A write the index's rules refuse: a zone past an owner's most, a workout with nothing to
+        /// identify it by.
+        case refused = "refused"
+        /// A read or write transaction failed (the cause says why); nothing of it was kept.
+        case failed = "index-failed"
+    }
+
+    public var code: Code
     public var message: String
     public var cause: (any Error)?
     /// Set when a stored row holds a value its column cannot hold (``corruptRow(table:row:column:value:)``).
     public var corruptRow: CorruptRow?
 
-    public init(_ message: String, cause: (any Error)? = nil) {
+    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
         self.message = message
         self.cause = cause
     }
@@ -35,6 +65,7 @@ public struct IndexError: Error, CustomStringConvertible {
     /// write transaction it happened in (if any) rolls back.
     static func corruptRow(table: String, row: String, column: String, value: String) -> IndexError {
         var error = IndexError(
+            .corruptRow,
             "the index's \(table) row \(row) is corrupt: its column \(column) holds \(value), which this version cannot read; "
                 + "the row was changed outside WorkFeed or by a newer version (restore the last backup, docs/operations.md, "
                 + "\"Backups of the index\", or correct the row)")
@@ -45,6 +76,7 @@ public struct IndexError: Error, CustomStringConvertible {
     /// The index file is damaged: what SQLite found, and what to do.
     static func damaged(_ path: String, detail: String) -> IndexError {
         IndexError(
+            .damaged,
             "the index at \(path) is damaged (\(detail)); the coordinator does not start on it. Restore the last backup "
                 + "(docs/operations.md, \"Backups of the index\"), or save what can be read into a new file with "
                 + "`sqlite3 \(path) .recover | sqlite3 recovered.sqlite` and check it (PRAGMA integrity_check) before using it")

@@ -19,7 +19,7 @@ final class IndexLock {
         path = indexPath + ".lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw IndexError("cannot open the index's lock file \(path): \(String(cString: strerror(errno)))")
+            throw IndexError(.unavailable, "cannot open the index's lock file \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno
@@ -29,10 +29,11 @@ final class IndexLock {
             if reason == EWOULDBLOCK {
                 let holder = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
                 throw IndexError(
+                    .locked,
                     "another coordinator (process \(holder)) has the index \(indexPath) open: only one coordinator may own an index "
                         + "(it holds the lock on \(path)); stop it first, or give this one another index.path")
             }
-            throw IndexError("cannot lock \(path): \(String(cString: strerror(reason)))")
+            throw IndexError(.unavailable, "cannot lock \(path): \(String(cString: strerror(reason)))")
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)

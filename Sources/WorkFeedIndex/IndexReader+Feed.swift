@@ -18,7 +18,7 @@ extension IndexReader {
             _ = arguments.append(contentsOf: [owner])
         }
         if let cursor {
-            guard let position = FeedCursor(cursor) else { throw IndexError("not a feed cursor: \(cursor.prefix(80))") }
+            guard let position = FeedCursor(cursor) else { throw IndexError(.badCursor, "not a feed cursor: \(cursor.prefix(80))") }
             // Written out rather than as a row value `(start, id) < (?, ?)`, which SQLite does not turn
             // into a range of the index: every page after the first walked the owner's feed from
             // its top (pages all over a feed of 100,000 workouts came at 147 a second, deploy/bench-gateway.sh).

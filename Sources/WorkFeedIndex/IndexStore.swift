@@ -1,44 +1,103 @@
 public import Foundation
+public import Logging
 public import WorkFeedModel
 public import WorkFeedPrivacy
 
-// The contract between the coordinator and its index: what a second implementation (PostgreSQL,
-// say) would have to provide, and the semantics the coordinator relies on. The SQLite index
-// (``WorkoutIndex``, ``IndexTransaction``, ``IndexReader``) conforms; the coordinator calls the
-// concrete types, so that nothing on its hot paths goes through a witness table, and the
-// conformances below are the check that the contract and the SQLite index agree.
-// docs/architecture.md, "Replacing the index", says which files a second implementation touches.
+// The contract between the coordinator and its index, and the semantics the coordinator relies
+// on. The coordinator is generic over it (``IndexBackend``, ``WorkoutIndexStore``), specialized
+// for each backend it is built with, so that nothing on its hot paths goes through a witness
+// table; the SQLite index (``SQLiteIndexBackend``, ``WorkoutIndex``, ``IndexTransaction``,
+// ``IndexReader``) is the embedded one. docs/architecture.md, "The index behind its contract",
+// says what a second backend provides and which tests it passes.
 
 /// The current cache key of a picture, given its workout's route and heart-rate hashes and its
 /// owner. The coordinator supplies it: it knows what else the key is made of (the styles, the
 /// owners' privacy policies and settings), the index does not.
 public typealias CacheKeyFunction = (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
 
-/// An index the coordinator owns: one writer (its index thread), transactions it batches a turn's
-/// work into, and read transactions beside them.
+/// Bounds every index keeps, whatever its backend.
+public enum IndexLimits {
+    /// Withdrawn picture keys kept per owner (``IndexWriting/rememberWithdrawnPictures(owner:now:keeping:)``):
+    /// the newest, so that an owner who changes zones often cannot grow the index without bound.
+    public static let withdrawnPerOwner = 20_000
+}
+
+/// Where an index is and how to open it. Every connection the coordinator has to its index (the
+/// writer on its index thread, the read service's and the metrics' readers, the start sweeps')
+/// is opened through one, never by a path: the coordinator's configuration names the backend in
+/// one place, and everything else is generic over it.
+///
+/// A backend value is cheap and `Sendable`: each thread opens its own connection from it.
+public protocol IndexBackend: Sendable {
+    associatedtype Store: WorkoutIndexStore
+    associatedtype ReadConnection: IndexReadConnection where ReadConnection.Reader == Store.Reader
+
+    /// Where the index is, for logs and errors (a file's path, a server's URL without its
+    /// password).
+    var location: String { get }
+
+    /// Opens the index for writing, creating it or bringing its schema up to date first.
+    /// - Throws: ``IndexError``: ``IndexError/Code/unavailable`` when it cannot be reached or
+    ///   made, ``IndexError/Code/locked`` when it admits one writer and another holds it,
+    ///   ``IndexError/Code/notAnIndex``, ``IndexError/Code/damaged``, ``IndexError/Code/migration``.
+    func openWriter(logger: Logger) throws(IndexError) -> Store
+    /// Opens a read-only connection beside the writer, for one thread; it sees every committed
+    /// transaction.
+    func openReader(logger: Logger) throws(IndexError) -> ReadConnection
+}
+
+/// Read transactions on a connection of one thread's.
+public protocol IndexReadConnection: AnyObject {
+    associatedtype Reader: IndexReading
+
+    /// Runs `body` in one read transaction: it sees one committed state throughout.
+    func read<T>(_ body: (Reader) throws -> T) throws(IndexError) -> T
+}
+
+/// An index the coordinator writes: transactions it batches a turn's work into, and read
+/// transactions beside them. Opened by an ``IndexBackend``.
 ///
 /// Semantics the coordinator relies on:
 /// - **Atomic transactions.** Everything one ``write(_:)`` did is committed together or not at all,
 ///   its leases and released keys included; when `body` throws, nothing it did is kept and
 ///   ``anchor`` and ``leases`` are as before.
-/// - **Committed means durable** to the degree configured (`index.durability`): the coordinator
-///   replies, publishes events and hands out jobs only after ``write(_:)`` has returned.
-/// - **One writer.** A second writer on the same index is refused when it opens, not detected later.
-/// - **Anchors only go up.** Every change to a workout, a job or a deletion takes a new anchor
-///   above every anchor handed out before, across restarts; a rolled-back transaction may leave a
-///   gap. CHANGES pages by them.
-/// - **Leases are not persisted.** They live in memory (``LeaseTable``) and are gone after a
-///   restart, when every `pending` job is ready again.
+/// - **Committed means durable** to the degree configured (`index.durability`; a server's own
+///   settings): the coordinator replies, publishes events and hands out jobs only after
+///   ``write(_:)`` has returned.
+/// - **Writers.** An index that admits one writer (SQLite) refuses a second when it opens
+///   (``IndexError/Code/locked``), not later. An index several coordinators write at once
+///   (PostgreSQL) makes each of them see the others' commits, and holds every rule below across
+///   them, as one writer would.
+/// - **Leases.** A lease says which writer's worker holds a job, with the job's anchor when it was
+///   leased and a deadline. A job is never leased twice while a lease on it lives, whichever
+///   writer asks; a lease ends when it is reported on, returned, released with its worker or past
+///   its deadline (``IndexWriting/expireLeases(now:retry:)``), and its job is ready again.
+///   An index shared by several writers keeps leases in its storage, so that when a writer dies,
+///   the others lease its jobs again once their deadlines pass. An index of one writer may keep
+///   them in memory (``LeaseTable``): they end with the writer, and after a restart every
+///   `pending` job is ready again.
+/// - **Reports against current inputs.** A report is checked against the job's current key in
+///   the transaction that stores it (``IndexWriting/complete(_:from:retry:now:cacheKey:)``), so
+///   that a change committed by any writer since the lease (a privacy zone, a new route) refuses
+///   the outdated picture.
+/// - **Anchors.** Every change to a workout, a job or a deletion takes a new anchor above every
+///   anchor handed out before, across restarts; a rolled-back transaction may leave a gap. A reader
+///   of CHANGES never skips a committed change nor sees one twice: with several writers, anchors
+///   are read only below the point where every smaller one is committed or abandoned.
+/// - **Periodic work** (the start sweeps, summary rebuilds) is done by one writer at a time; with
+///   one writer, by it.
 /// - **Reads see committed transactions only**, and may run beside a write (the read service and
 ///   the metrics read while the index thread writes).
-public protocol WorkoutIndexStore: AnyObject {
-    associatedtype Transaction: IndexWriting
-    associatedtype Reader: IndexReading
+public protocol WorkoutIndexStore: IndexReadConnection {
+    associatedtype Transaction: IndexWriting where Transaction.Reader == Reader
 
-    /// The last anchor committed.
+    /// The last anchor this writer committed (or saw committed when it opened).
     var anchor: Int64 { get }
-    /// The jobs out with workers, as of the last committed transaction.
+    /// The jobs out with this writer's workers, as of its last committed transaction.
     var leases: LeaseTable { get }
+    /// The heart-rate zones of owners who set none, for summaries' time in zones: set by the
+    /// coordinator (its configured zones) before its first write.
+    var summaryZoneDefaults: SummaryZoneDefaults { get set }
 
     /// Runs `body` in one transaction: committed whole when it returns, rolled back whole when it
     /// throws. What `body` throws comes back as an ``IndexError`` (itself, or with it as the cause).
@@ -47,8 +106,6 @@ public protocol WorkoutIndexStore: AnyObject {
     /// files can go): keys neither a job nor a lease refers to at its end, and the leftovers of
     /// refused and late reports.
     func writeReleasingKeys<T>(_ body: (inout Transaction) throws -> T) throws(IndexError) -> (result: T, released: ReleasedPictures)
-    /// Runs `body` in one read transaction: it sees one committed state throughout.
-    func read<T>(_ body: (Reader) throws -> T) throws(IndexError) -> T
     /// Makes what has been committed durable in the index's main storage (SQLite: a WAL
     /// checkpoint); the coordinator calls it when idle and at shutdown. May do nothing.
     func checkpoint() throws(IndexError)
@@ -147,6 +204,13 @@ public protocol IndexWriting {
     mutating func removePrivacyZones(owner: String) throws -> Int
     /// The secret that jitters privacy cuts: made once, then the same for the index's lifetime.
     mutating func privacySecret() throws -> [UInt8]
+    /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of the
+    /// owner's zones gives them new keys, so that their URLs answer 410 Gone
+    /// (``IndexReading/isWithdrawn(key:)``); a key another owner's picture shares is not
+    /// remembered. Keeps the owner's newest `limit`. How many were remembered.
+    mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int) throws -> Int
+    /// Forgets an owner's withdrawn picture keys (the owner is leaving).
+    mutating func forgetWithdrawnPictures(owner: String) throws
 
     // MARK: Owner settings
 
@@ -195,7 +259,8 @@ public protocol IndexReading {
     /// The counts among the pictures an ENQUEUE of `selection` covers.
     func statusCounts(of selection: EnqueueRequest, scales: [Int]) throws -> [StatusCount]
     func mapCoverageCounts() throws -> [(kind: PictureKind, theme: Theme, map: String, count: Int)]
-    /// Pending jobs past any back-off, leased ones included (leases are not in the index).
+    /// Pending jobs past any back-off, leased ones included (whoever holds them): STATUS takes the
+    /// coordinator's own leases off.
     func pendingReadyCount(now: Date) throws -> Int
     func oldestPending() throws -> Date?
 
@@ -206,6 +271,10 @@ public protocol IndexReading {
     func pictures(of ids: [WorkoutID]) throws -> [WorkoutID: [PictureRecord]]
     /// Every generated picture with its cache key, while `body` returns `true`.
     func generatedPictures(_ body: (PictureID, String) throws -> Bool) throws
+    /// Whether some job stores `key` as its picture's (a by-content name in use).
+    func isStored(key: String) throws -> Bool
+    /// The key `picture`'s job stores; `nil` when it has none or there is no such job.
+    func storedKey(of picture: PictureID) throws -> String?
     func failureGroups(limit: Int) throws -> [(code: String, count: Int, example: String)]
     func failedPictures(limit: Int) throws -> [PictureRecord]
     func failedCount() throws -> Int
@@ -227,6 +296,8 @@ public protocol IndexReading {
 
     func privacyZones(owner: String) throws -> [PrivacyZone]
     func ownersWithPrivacyZones() throws -> [String]
+    /// Whether `key` named a picture that a change of its owner's zones withdrew.
+    func isWithdrawn(key: String) throws -> Bool
 
     // MARK: Owner settings
 
@@ -244,8 +315,12 @@ public protocol IndexReading {
     ) throws -> SummaryReport
     /// The owners whose summaries wait for or are in a rebuild, with its progress.
     func summaryRebuilds() throws -> [String: SummaryRebuild]
+    /// What an owner's summaries were counted with, and their rebuild if one waits; `nil` for an
+    /// owner with no summaries.
+    func summaryState(owner: String) throws -> SummaryOwnerState?
 }
 
 extension WorkoutIndex: WorkoutIndexStore {}
+extension SQLiteIndexBackend: IndexBackend {}
 extension IndexTransaction: IndexWriting {}
 extension IndexReader: IndexReading {}

@@ -18,7 +18,7 @@ extension IndexTransaction {
         try PrivacyZone(id: 0, latitude: latitude, longitude: longitude, radius: radius).validate()
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM privacy_zone WHERE owner = ?", arguments: [owner]) ?? 0
         guard count < Self.maximumPrivacyZones else {
-            throw IndexError("owner \(owner) has \(count) privacy zones, the most there may be: remove one first")
+            throw IndexError(.refused, "owner \(owner) has \(count) privacy zones, the most there may be: remove one first")
         }
         try db.execute(
             sql: "INSERT INTO privacy_zone (owner, latitude, longitude, radius, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -35,7 +35,7 @@ extension IndexTransaction {
 
     /// The most withdrawn picture keys remembered per owner (``rememberWithdrawnPictures(owner:now:)``):
     /// an owner with 5,000 workouts and 4 pictures each fits one zone change, about 2 MB.
-    public static let maximumWithdrawnPerOwner = 20_000
+    public static let maximumWithdrawnPerOwner = IndexLimits.withdrawnPerOwner
 
     /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of the
     /// owner's privacy zones gives them new keys: once the old files are removed, their URLs

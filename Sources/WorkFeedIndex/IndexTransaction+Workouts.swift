@@ -37,7 +37,7 @@ extension IndexTransaction {
         replacedFile: (String) -> Void = { _ in }
     ) throws -> ImportReply {
         guard let identity = WorkoutIdentity(of: workout, owner: owner) else {
-            throw IndexError("\(workout.origin): the workout has neither a source id nor a file hash to identify it")
+            throw IndexError(.refused, "\(workout.origin): the workout has neither a source id nor a file hash to identify it")
         }
         // A heart-rate reading of 0 is no reading (a strap not worn, an app without a sensor): it
         // is never stored, so a workout whose readings are all 0 has no heart rate and no heatmap.
@@ -270,7 +270,7 @@ extension IndexTransaction {
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM workout WHERE id = ?", arguments: [id.description]) != nil else { return id }
             candidate.sourceID += "\u{0}again"
         }
-        throw IndexError("no free id for \(identity.source.rawValue) \(identity.sourceID)")
+        throw IndexError(.refused, "no free id for \(identity.source.rawValue) \(identity.sourceID)")
     }
 
     /// Seconds: two workouts starting closer than this (and overlapping) are one activity.

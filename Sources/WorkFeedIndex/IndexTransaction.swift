@@ -72,7 +72,7 @@ public struct IndexTransaction {
             self = before
             throw error
         }
-        guard let result else { throw IndexError("a savepoint ended without a result") }
+        guard let result else { throw IndexError(.failed, "a savepoint ended without a result") }
         return result
     }
 

@@ -384,7 +384,7 @@ extension WorkoutIndex {
                 return Self.migrator.migrations.filter { applied.contains($0) }
             }
         } catch {
-            throw IndexError("cannot read the schema version", cause: error)
+            throw IndexError(.failed, "cannot read the schema version", cause: error)
         }
     }
 }

@@ -56,7 +56,7 @@ public final class WorkoutIndex {
         do {
             try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw IndexError("cannot make the index's directory for \(path)", cause: error)
+            throw IndexError(.unavailable, "cannot make the index's directory for \(path)", cause: error)
         }
         lock = try IndexLock(indexPath: path)
         try Self.refuseWhatIsNotAnIndexFile(path)
@@ -76,7 +76,7 @@ public final class WorkoutIndex {
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             throw IndexError.damaged(path, detail: "\(error)")
         } catch {
-            throw IndexError("cannot open the index at \(path)", cause: error)
+            throw IndexError(.unavailable, "cannot open the index at \(path)", cause: error)
         }
         self.queue = queue
         try Self.check(queue, path: path, logger: logger)
@@ -87,7 +87,7 @@ public final class WorkoutIndex {
                 try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'anchor'") ?? 0
             }
         } catch {
-            throw IndexError("cannot open the index at \(path)", cause: error)
+            throw IndexError(.migration, "cannot open the index at \(path)", cause: error)
         }
         logger.debug("index opened", metadata: ["path": "\(path)", "anchor": "\(lastAnchor)"])
     }
@@ -100,12 +100,13 @@ public final class WorkoutIndex {
     static func refuseWhatIsNotAnIndexFile(_ path: String) throws(IndexError) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }  // a new index
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
-            throw IndexError("the index at \(path) is not a regular file: point index.path at the index file")
+            throw IndexError(.notAnIndex, "the index at \(path) is not a regular file: point index.path at the index file")
         }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         let wal = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.intValue ?? 0
         if size == 0 && wal == 0 {
             throw IndexError(
+                .notAnIndex,
                 "the index file \(path) is empty (0 bytes), so it holds no index: if it should hold your workouts, restore it from a "
                     + "backup (docs/operations.md, \"Backups of the index\"); to start a new, empty index, remove the file")
         }
@@ -115,6 +116,7 @@ public final class WorkoutIndex {
         guard header == Data("SQLite format 3\u{0}".utf8) else {
             let shown = String(decoding: header.prefix(16), as: UTF8.self).escapedForDisplay
             throw IndexError(
+                .notAnIndex,
                 "the file \(path) is not a WorkFeed index: it is not an SQLite database (it starts with '\(shown)'); point index.path at the index, "
                     + "or restore the index from a backup")
         }
@@ -136,12 +138,13 @@ public final class WorkoutIndex {
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             throw IndexError.damaged(path, detail: "\(error)")
         } catch {
-            throw IndexError("cannot read the index at \(path)", cause: error)
+            throw IndexError(.unavailable, "cannot read the index at \(path)", cause: error)
         }
         guard problems == ["ok"] else { throw IndexError.damaged(path, detail: problems.prefix(5).joined(separator: "; ")) }
         let ours = applicationID == Self.applicationID || migrations.contains("v1: workouts, series, jobs, anchors")
         guard ours || tables.isEmpty else {
             throw IndexError(
+                .notAnIndex,
                 "the file \(path) is an SQLite database of something else, not a WorkFeed index (application id \(applicationID), tables: "
                     + "\(tables.prefix(8).joined(separator: ", "))): point index.path at the index; WorkFeed changes no other database")
         }
@@ -169,7 +172,7 @@ public final class WorkoutIndex {
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
-            throw IndexError("cannot open the index at \(path) for reading", cause: error)
+            throw IndexError(.unavailable, "cannot open the index at \(path) for reading", cause: error)
         }
         lastAnchor = 0
         lock = nil
@@ -205,7 +208,7 @@ public final class WorkoutIndex {
         } catch let error as IndexError {
             throw error
         } catch {
-            throw IndexError("index write failed", cause: error)
+            throw IndexError(.failed, "index write failed", cause: error)
         }
     }
 
@@ -215,7 +218,7 @@ public final class WorkoutIndex {
         do {
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         } catch {
-            throw IndexError("checkpoint failed", cause: error)
+            throw IndexError(.failed, "checkpoint failed", cause: error)
         }
     }
 
@@ -226,7 +229,7 @@ public final class WorkoutIndex {
         } catch let error as IndexError {
             throw error
         } catch {
-            throw IndexError("index read failed", cause: error)
+            throw IndexError(.failed, "index read failed", cause: error)
         }
     }
 }

@@ -55,8 +55,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         do {
             _ = try coordinator.start()
         } catch {
-            logger.critical("coordinator cannot start", metadata: ["error": "\(error)"])
-            throw ExitCode(error.exitCode)  // 73 for the picture store, else 69 (EX_UNAVAILABLE)
+            logger.critical("coordinator cannot start", metadata: ["error": "\(error)", "code": "\(error.detailedCode)"])
+            throw ExitCode(error.exitCode)  // CoordinatorError.exitCode: the store 73, the index 65/74/75, else 69
         }
         // SIGTERM and SIGINT become a graceful shutdown of the group: the coordinator stops as tested
         // (docs/operations.md, "Stopping") and the process exits 0.

@@ -138,7 +138,7 @@ import WorkFeedWire
         let answers = ReadAnswers(
             index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1], themes: Theme.shipped,
             eventsEndpoint: "",
-            feedBudgetBytes: 8_000, logger: Logger(label: "test"))
+            feedBudgetBytes: 8_000, summaryZoneDefaults: .standard, logger: Logger(label: "test"))
         var seen: [WorkoutID] = []
         var cursor: String?
         var pages = 0

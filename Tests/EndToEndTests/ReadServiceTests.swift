@@ -25,12 +25,12 @@ import WorkFeedWire
         let done = try ZMQSocket(context, type: .pull)
         try done.bind(doneEndpoint)
         let service = try ReadService(
-            indexPath: path,
+            index: SQLiteIndexBackend(path: path),
             answers: { reader in
                 ReadAnswers(
                     index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1],
                     themes: Theme.shipped, eventsEndpoint: "", feedBudgetBytes: ControlLimits.feedReplyBudgetBytes,
-                    logger: Logger(label: "test"))
+                    summaryZoneDefaults: .standard, logger: Logger(label: "test"))
             },
             context: context, doneEndpoint: doneEndpoint, logger: Logger(label: "test"))
         defer { service.close() }

@@ -44,8 +44,10 @@ import WorkFeedWorker
             coordinator.stop()
             Issue.record("a coordinator started on a directory as its index")
         } catch {
-            #expect(error.code == .loop)
-            #expect(error.cause is IndexError, "cause: \(String(describing: error.cause))")
+            // Told apart from a port taken (69): the index's own code picks the exit status.
+            #expect(error.code == .index)
+            #expect((error.cause as? IndexError)?.code == .notAnIndex, "cause: \(String(describing: error.cause))")
+            #expect(error.exitCode == 65)
         }
     }
 }

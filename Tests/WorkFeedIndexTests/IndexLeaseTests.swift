@@ -232,7 +232,7 @@ import WorkFeedModel
                 _ = try tx.lease(limit: 1, to: "w") {
                     counter += 1; return counter
                 }
-                throw IndexError("the turn failed")
+                throw IndexError(.failed, "the turn failed")
             }
         }
         #expect(temporary.index.leases.count == 0)

@@ -1,10 +1,12 @@
 import Foundation
+import Logging
 import Testing
 import WorkFeedIndex
 import WorkFeedModel
 
 /// The semantics ``WorkoutIndexStore`` promises the coordinator, checked through the protocol
-/// alone, so that a second implementation can run the same checks (here: the SQLite index).
+/// alone, so that a second backend runs the same checks (here: the SQLite index, opened through
+/// its ``IndexBackend``).
 @Suite struct IndexStoreContractTests {
     struct Refused: Error {}
 
@@ -47,9 +49,9 @@ import WorkFeedModel
         }
     }
 
-    /// Leases live in memory: taken and committed, they are in ``WorkoutIndexStore/leases``, and the
-    /// leased jobs are still pending in the index.
-    func leasesAreNotStored(_ store: some WorkoutIndexStore) throws {
+    /// Leases are the writer's: taken and committed, they are in ``WorkoutIndexStore/leases``, and
+    /// the leased jobs are still pending in the index.
+    func leasesAreTheWritersAndTheirJobsPending(_ store: some WorkoutIndexStore) throws {
         _ = try store.write { transaction in
             try transaction.enqueue(
                 EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100, cacheKey: anyKey)
@@ -66,15 +68,51 @@ import WorkFeedModel
         #expect(pending == jobs.count)
     }
 
+    /// Readers opened through the backend see what the writer committed, and only that.
+    func readersSeeCommittedTransactions<Backend: IndexBackend>(_ backend: Backend) throws {
+        let writer = try backend.openWriter(logger: Logger(label: "test"))
+        let reader = try backend.openReader(logger: Logger(label: "test"))
+        _ = try writer.write { transaction in
+            try transaction.importWorkout(
+                sampleWorkout(sourceID: "seen"), owner: Owner.defaultName, allowDuplicates: false, originalKept: false, now: Date(),
+                replacedFile: { _ in })
+        }
+        #expect(try reader.read { try $0.workoutCount(owner: nil) } == 1)
+        _ = try? writer.write { transaction in
+            _ = try transaction.importWorkout(
+                sampleWorkout(sourceID: "rolled back"), owner: Owner.defaultName, allowDuplicates: false, originalKept: false, now: Date(),
+                replacedFile: { _ in })
+            throw Refused()
+        }
+        #expect(try reader.read { try $0.workoutCount(owner: nil) } == 1)
+        #expect(try reader.read { try $0.currentAnchor() } == writer.anchor)
+    }
+
     @Test func theSQLiteIndexKeepsTheContract() throws {
         try transactionsAreAtomic(TemporaryIndex().index)
         try anchorsOnlyGoUp(TemporaryIndex().index)
         let temporary = try TemporaryIndex()
         try anchorsOnlyGoUp(temporary.index)
-        try leasesAreNotStored(temporary.index)
-        // A restart forgets them: every pending job is ready again.
+        try leasesAreTheWritersAndTheirJobsPending(temporary.index)
+        // An index of one writer keeps them in memory: they end with it, and after a restart every
+        // pending job is ready again.
         let restarted = try temporary.restart()
         #expect(restarted.leases.count == 0)
         #expect(try temporary.ready() == 3)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-contract-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try readersSeeCommittedTransactions(SQLiteIndexBackend(path: directory.appendingPathComponent("index.sqlite").path))
+    }
+
+    /// A second writer on an index of one writer is refused when it opens, with a code that says so.
+    @Test func aSecondSQLiteWriterIsRefusedAsLocked() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-contract-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let backend = SQLiteIndexBackend(path: directory.appendingPathComponent("index.sqlite").path)
+        let first = try backend.openWriter(logger: Logger(label: "test"))
+        let error = #expect(throws: IndexError.self) { _ = try backend.openWriter(logger: Logger(label: "test")) }
+        #expect(error?.code == .locked)
+        withExtendedLifetime(first) {}
     }
 }

@@ -11,9 +11,9 @@ import WorkFeedWire
 /// the dispatcher, without sockets.
 @Suite struct ControlSavepointTests {
     @Test func aRequestThatFailsHalfWayLeavesNoTraceAndItsNeighboursCommit() throws {
-        var bench = try DispatcherDecisionTests.Bench()
+        var bench = try DispatcherBench<SQLiteIndexBackend>()
         var ids: [WorkoutID] = []
-        for file in DispatcherDecisionTests.files { ids.append(try bench.importing(file)) }
+        for number in 0..<3 { ids.append(try bench.importing(.twoPoint(number))) }
         _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]))])
         // The second workout's job gets a kind this version does not know, as a newer version or a
         // hand edit could leave it: reading it fails, after the first workout has been deleted.

@@ -3,76 +3,17 @@ import Logging
 import Synchronization
 import Testing
 import WorkFeedConfig
+import WorkFeedIndex
 @testable import WorkFeedCoordinator
-import WorkFeedImport
 import WorkFeedMetrics
 import WorkFeedModel
 import WorkFeedWire
 
 /// The dispatcher's decisions (credits, priorities, retries, silent workers) on a real index in a
 /// temporary directory, without sockets or sleeps: each test hands it batches and the instant
-/// each was cut, and reads what it would send (issue 11).
+/// each was cut, and reads what it would send (issue 11; ``DispatcherBench``).
 @Suite struct DispatcherDecisionTests {
-    /// A dispatcher over a fresh index, and the batches a test feeds it.
-    struct Bench: ~Copyable {
-        let directory: URL
-        var dispatcher: Dispatcher
-        var now = ContinuousClock.now
-        var nextRequest: UInt64 = 1
-
-        init(adjust: (inout CoordinatorConfiguration) -> Void = { _ in }) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-dispatcher-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent("cache"), withIntermediateDirectories: true)
-            var configuration = CoordinatorConfiguration.defaults
-            configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
-            configuration.cacheDirectory = directory.appendingPathComponent("cache").path
-            adjust(&configuration)
-            var logger = Logger(label: "test")
-            logger.logLevel = .error
-            dispatcher = try Dispatcher(configuration: configuration, metrics: CoordinatorMetrics(), dispatchState: DispatchState(), logger: logger)
-        }
-
-        deinit { try? FileManager.default.removeItem(at: directory) }
-
-        /// One batch at `now` (advanced by `after` first).
-        mutating func turn(after: Duration = .zero, workers: [Batch.WorkerInput] = [], control: [ControlRequest] = []) -> Outbox {
-            now += after
-            var batch = Batch()
-            batch.received = now
-            batch.workerMessages = workers
-            batch.controlMessages = control.map { ControlWork(identity: [9], request: $0, role: nil, bytes: $0.body.count) }
-            return dispatcher.process(batch)
-        }
-
-        mutating func request(_ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []) throws -> ControlRequest {
-            defer { nextRequest += 1 }
-            return ControlRequest(id: nextRequest, command: command, body: try ControlCodec.encode(body), attachments: attachments)
-        }
-
-        /// Imports a fixture; returns its id.
-        mutating func importing(_ name: String) throws -> WorkoutID {
-            let workout = try #require(try WorkoutFileReader.read(contentsOf: URL(fileURLWithPath: fixture(name))).first)
-            let outbox = turn(control: [
-                try request(
-                    .importWorkout, ImportRequest(workout, owner: nil),
-                    attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
-            ])
-            let reply = try #require(outbox.control.first?.reply)
-            return try ControlCodec.decode(ImportReply.self, from: reply.body).id
-        }
-    }
-
-    static let files = [
-        "strava_run_2015_short_gpxtpx-hr.gpx", "garmin-connect_ride_2020_short_ns3-hr.gpx", "apple-watch_run_2025_3seg_partial-hr.gpx",
-    ]
-
-    static func jobs(_ outbox: Outbox) -> [JobAssignment] {
-        outbox.worker.compactMap { if case .job(let job) = $0.message { job } else { nil } }
-    }
-
-    static func ready(_ identity: [UInt8], capacity: Int) -> Batch.WorkerInput {
-        (identity, .ready(capacity: capacity, rendererVersion: BuildInfo.rendererVersion, name: "w\(identity[0])", basemap: ""))
-    }
+    typealias Bench = DispatcherBench<SQLiteIndexBackend>
 
     /// A write whose deadline passes while its batch runs is not committed: the batch is rolled
     /// back and applied again without it, and its client is told `expired` (issue 23, finding 5).
@@ -106,29 +47,29 @@ import WorkFeedWire
 
     @Test func aWorkerGetsNoMoreJobsThanItHasCredits() throws {
         var bench = try Bench()
-        for file in Self.files { _ = try bench.importing(file) }
+        for number in 0..<3 { _ = try bench.importing(.twoPoint(number)) }
         _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]))])
         // Six jobs wait; a worker with two slots gets two.
-        let first = Self.jobs(bench.turn(workers: [Self.ready([1], capacity: 2)]))
+        let first = jobs(bench.turn(workers: [ready([1], capacity: 2)]))
         #expect(first.count == 2)
         // Nothing more while it holds both, even after a heartbeat.
-        #expect(Self.jobs(bench.turn(after: .milliseconds(100), workers: [([1], .heartbeat)])).isEmpty)
+        #expect(jobs(bench.turn(after: .milliseconds(100), workers: [([1], .heartbeat)])).isEmpty)
         // One report frees one credit: one job.
         let report = JobReport(lease: first[0].lease, outcome: .generated, detail: first[0].cacheKey, renderMicroseconds: 900)
-        let next = Self.jobs(bench.turn(workers: [([1], .status(report))]))
+        let next = jobs(bench.turn(workers: [([1], .status(report))]))
         #expect(next.count == 1 && !first.map(\.lease).contains(next[0].lease))
     }
 
     @Test func anInteractiveRequestGoesAheadOfBulkWork() throws {
         var bench = try Bench()
         var ids: [WorkoutID] = []
-        for file in Self.files { ids.append(try bench.importing(file)) }
+        for number in 0..<3 { ids.append(try bench.importing(.twoPoint(number))) }
         _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: Array(ids.prefix(2)), kinds: [.route], themes: [.light]))])
         _ = bench.turn(control: [
             try bench.request(
                 .enqueue, EnqueueRequest(ids: [ids[2]], kinds: [.route], themes: [.light], priority: EnqueueRequest.interactivePriority))
         ])
-        let leased = Self.jobs(bench.turn(workers: [Self.ready([1], capacity: 1)]))
+        let leased = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
         #expect(leased.map(\.workoutID) == [ids[2]])
     }
 
@@ -151,7 +92,7 @@ import WorkFeedWire
         }
         _ = try upload(0..<30, owner: "alice")
         let bob = try upload(100..<101, owner: "bob")
-        let first = Self.jobs(bench.turn(workers: [Self.ready([1], capacity: 2)]))
+        let first = jobs(bench.turn(workers: [ready([1], capacity: 2)]))
         #expect(first.count == 2)
         #expect(first.contains { $0.workoutID == bob[0] }, "bob's pictures wait behind alice's 60")
     }
@@ -161,13 +102,13 @@ import WorkFeedWire
             $0.initialBackoffSeconds = 60
             $0.environmentInitialBackoffSeconds = 60
         }
-        let id = try bench.importing(Self.files[0])
+        let id = try bench.importing(.twoPoint(0))
         _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))])
-        let job = try #require(Self.jobs(bench.turn(workers: [Self.ready([1], capacity: 1)])).first)
+        let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
         let failed = JobReport(lease: job.lease, outcome: .failedRetry, detail: "render thread busy", renderMicroseconds: 0)
         // The credit is back, but the only job backs off: nothing is leased at once.
-        #expect(Self.jobs(bench.turn(workers: [([1], .status(failed))])).isEmpty)
-        #expect(Self.jobs(bench.turn(after: .seconds(1), workers: [([1], .heartbeat)])).isEmpty)
+        #expect(jobs(bench.turn(workers: [([1], .status(failed))])).isEmpty)
+        #expect(jobs(bench.turn(after: .seconds(1), workers: [([1], .heartbeat)])).isEmpty)
     }
 
     @Test func aSilentWorkersJobsGoToAnotherWorker() throws {
@@ -177,11 +118,11 @@ import WorkFeedWire
             $0.initialBackoffSeconds = 0
             $0.environmentInitialBackoffSeconds = 0
         }
-        let id = try bench.importing(Self.files[0])
+        let id = try bench.importing(.twoPoint(0))
         _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))])
-        let held = try #require(Self.jobs(bench.turn(workers: [Self.ready([1], capacity: 1)])).first)
+        let held = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
         // A second worker arrives; the first says nothing past the heartbeat liveness.
-        #expect(Self.jobs(bench.turn(workers: [Self.ready([2], capacity: 1)])).isEmpty)
+        #expect(jobs(bench.turn(workers: [ready([2], capacity: 1)])).isEmpty)
         let configuration = CoordinatorConfiguration.defaults
         let silence = Duration.milliseconds(configuration.heartbeatIntervalMilliseconds * configuration.heartbeatLiveness + 1)
         let outbox = bench.turn(after: silence, workers: [([2], .heartbeat)])
@@ -190,6 +131,6 @@ import WorkFeedWire
             return job
         }
         #expect(moved.count == 1 && moved.first?.workoutID == held.workoutID && moved.first?.lease != held.lease)
-        #expect(Self.jobs(outbox).count == 1, "the silent worker gets nothing")
+        #expect(jobs(outbox).count == 1, "the silent worker gets nothing")
     }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import Testing
+import WorkFeedConfig
+@testable import WorkFeedCoordinator
+import WorkFeedIndex
+import WorkFeedMetrics
+import WorkFeedModel
+import WorkFeedWire
+
+/// A dispatcher over a fresh, real index of `Backend`, and the batches a test feeds it: no
+/// sockets, no threads, no sleeps. Each ``turn(after:workers:control:)`` is one batch as the loop
+/// would cut it, at an instant the test moves on; what comes back is what the coordinator would
+/// send (jobs, replies, removals), after the batch's transaction committed.
+struct DispatcherBench<Backend: IndexBackend>: ~Copyable {
+    let directory: URL
+    var dispatcher: Dispatcher<Backend.Store>
+    var now = ContinuousClock.now
+    var nextRequest: UInt64 = 1
+
+    /// - Parameters:
+    ///   - adjust: changes to the coordinator's defaults (back-offs, deadlines).
+    ///   - backend: the index, given the test's temporary directory.
+    init(
+        adjust: (inout CoordinatorConfiguration) -> Void = { _ in },
+        backend: (_ directory: URL, _ configuration: CoordinatorConfiguration) -> Backend
+    ) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-dispatcher-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("cache"), withIntermediateDirectories: true)
+        var configuration = CoordinatorConfiguration.defaults
+        configuration.indexPath = directory.appendingPathComponent("index.sqlite").path
+        configuration.cacheDirectory = directory.appendingPathComponent("cache").path
+        adjust(&configuration)
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let index = try backend(directory, configuration).openWriter(logger: logger)
+        dispatcher = try Dispatcher(
+            configuration: configuration, index: index, metrics: CoordinatorMetrics(), dispatchState: DispatchState(), logger: logger)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// One batch at `now` (advanced by `after` first).
+    mutating func turn(after: Duration = .zero, workers: [Batch.WorkerInput] = [], control: [ControlRequest] = []) -> Outbox {
+        now += after
+        var batch = Batch()
+        batch.received = now
+        batch.workerMessages = workers
+        batch.controlMessages = control.map { ControlWork(identity: [9], request: $0, role: nil, bytes: $0.body.count) }
+        return dispatcher.process(batch)
+    }
+
+    mutating func request(_ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []) throws -> ControlRequest {
+        defer { nextRequest += 1 }
+        return ControlRequest(id: nextRequest, command: command, body: try ControlCodec.encode(body), attachments: attachments)
+    }
+
+    /// The reply to one control request, carried out in a batch of its own.
+    mutating func answer(_ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = []) throws -> ControlReply {
+        let request = try request(command, body, attachments: attachments)
+        return try #require(turn(control: [request]).control.first { $0.reply.id == request.id }?.reply)
+    }
+
+    /// Imports a workout for `owner` (the default owner when `nil`); returns its id.
+    mutating func importing(_ workout: ImportedWorkout, owner: String? = nil) throws -> WorkoutID {
+        let reply = try answer(
+            .importWorkout, ImportRequest(workout, owner: owner),
+            attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+        #expect(reply.ok, "IMPORT: \(String(decoding: reply.body, as: UTF8.self))")
+        return try ControlCodec.decode(ImportReply.self, from: reply.body).id
+    }
+
+    /// The job counts by status, read from the index as committed.
+    func statuses() throws -> [JobStatus: Int] {
+        try dispatcher.index.read { reader in
+            try reader.statusCounts(owner: nil).reduce(into: [:]) { $0[$1.status, default: 0] += $1.count }
+        }
+    }
+}
+
+extension DispatcherBench where Backend == SQLiteIndexBackend {
+    /// Over the embedded SQLite index, in the test's temporary directory.
+    init(adjust: (inout CoordinatorConfiguration) -> Void = { _ in }) throws {
+        try self.init(adjust: adjust) { _, configuration in SQLiteIndexBackend(path: configuration.indexPath) }
+    }
+}
+
+/// The jobs an outbox sends, to any worker.
+func jobs(_ outbox: Outbox) -> [JobAssignment] {
+    outbox.worker.compactMap { if case .job(let job) = $0.message { job } else { nil } }
+}
+
+/// The jobs an outbox sends to one worker.
+func jobs(_ outbox: Outbox, to identity: [UInt8]) -> [JobAssignment] {
+    outbox.worker.compactMap { sent in
+        guard sent.identity == identity, case .job(let job) = sent.message else { return nil }
+        return job
+    }
+}
+
+/// A worker's READY, named after its identity's first byte.
+func ready(_ identity: [UInt8], capacity: Int) -> Batch.WorkerInput {
+    (identity, .ready(capacity: capacity, rendererVersion: BuildInfo.rendererVersion, name: "w\(identity[0])", basemap: ""))
+}
+
+/// A worker's report that it drew `job` as asked.
+func generated(_ job: JobAssignment) -> WorkerMessage {
+    .status(JobReport(lease: job.lease, outcome: .generated, detail: job.cacheKey, renderMicroseconds: 900))
+}
