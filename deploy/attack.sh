@@ -113,17 +113,17 @@ first=$!
 pids+=("$first")
 for _ in $(seq 1 200); do grep -q "coordinator listening" "$work/first.log" && break; sleep 0.05; done
 control=$(sed -nE 's/.*control=(tcp:[^ ]*).*coordinator listening.*/\1/p' "$work/first.log" | head -1)
-refused_start() { # NAME INDEX EXPECTED-TEXT: a coordinator on INDEX must exit 69 saying EXPECTED-TEXT
+refused_start() { # NAME INDEX EXIT EXPECTED-TEXT: a coordinator on INDEX must exit EXIT saying EXPECTED-TEXT
   local output status
   output=$(coordinator "$2" 2>&1)
   status=$?
-  if [ $status -eq 69 ] && grep -q "$3" <<<"$output"; then
-    verdict "$1" held "exit 69: $(grep -o "$3.*" <<<"$output" | head -1 | cut -c1-200)"
+  if [ $status -eq "$3" ] && grep -q "$4" <<<"$output"; then
+    verdict "$1" held "exit $3: $(grep -o "$4.*" <<<"$output" | head -1 | cut -c1-200)"
   else
     verdict "$1" broke "exit $status: ${output:0:300}"
   fi
 }
-refused_start second-coordinator "$work/index/index.sqlite" "another coordinator (process $first)"
+refused_start second-coordinator "$work/index/index.sqlite" 75 "another coordinator (process $first)"
 
 echo "attack damaged-index: tried to start a coordinator on an index with garbage written into its middle"
 if [ -n "$control" ]; then
@@ -135,7 +135,7 @@ wait "$first" 2>/dev/null
 size=$(stat -c %s "$work/index/index.sqlite" 2>/dev/null || echo 0)
 if [ "$size" -gt 16384 ]; then
   head -c 12288 /dev/urandom | dd of="$work/index/index.sqlite" bs=1 seek=$((size / 2 - 6144)) conv=notrunc 2>/dev/null
-  refused_start damaged-index "$work/index/index.sqlite" "is damaged"
+  refused_start damaged-index "$work/index/index.sqlite" 65 "is damaged"
 else
   verdict damaged-index broke "no index of $size bytes was made to damage: $(tail -3 "$work/first.log" | tr '\n' ' ')"
 fi
@@ -143,7 +143,7 @@ fi
 echo "attack empty-index: tried to start a coordinator on an index file of 0 bytes"
 mkdir -p "$work/empty"
 : >"$work/empty/index.sqlite"
-refused_start empty-index "$work/empty/index.sqlite" "is empty (0 bytes)"
+refused_start empty-index "$work/empty/index.sqlite" 65 "is empty (0 bytes)"
 [ -s "$work/empty/index.sqlite" ] && verdict empty-index-untouched broke "the empty file was written to"
 
 # --- 3. The full disk --------------------------------------------------------------------------------
