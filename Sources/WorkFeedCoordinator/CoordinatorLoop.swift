@@ -189,9 +189,12 @@ struct CoordinatorLoop: ~Copyable {
                         // The last batch: its replies go with it, after its removals.
                         removals.removeNow(outbox.removals)
                     } else if !outbox.removals.isEmpty {
-                        // Its replies wait for its removals ("deleted" means gone); its jobs do not.
-                        removals.enqueue(outbox.removals, holding: outbox.control)
-                        outbox.control = []
+                        // Its replies wait for its removals ("deleted" means gone); its jobs do
+                        // not, and neither do PROGRESS replies: they promise nothing of the files,
+                        // and a long DELETE's client must hear of each step while the removals
+                        // of the steps before are still going (LongDeleteTests: a 2 s timeout).
+                        removals.enqueue(outbox.removals, holding: outbox.control.filter { !$0.reply.isProgress })
+                        outbox.control.removeAll { !$0.reply.isProgress }
                     }
                     outbox.removals = []
                     outboxes.put(outbox)

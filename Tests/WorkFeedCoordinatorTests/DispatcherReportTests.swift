@@ -132,3 +132,41 @@ import WorkFeedWire
         #expect(next.map(\.workoutID) == newer)
     }
 }
+
+/// A long DELETE goes in steps, each in a batch of its own, each reported to a client that asked.
+@Suite struct DispatcherDeleteStepTests {
+    @Test func aLongDeleteGoesInStepsEachReported() throws {
+        var bench = try DispatcherBench<SQLiteIndexBackend>()
+        let count = Dispatcher<WorkoutIndex>.deleteStep * 2 + 10
+        let imports = try (0..<count).map { number in
+            let workout = ImportedWorkout.twoPoint(number)
+            return try bench.request(
+                .importWorkout, ImportRequest(workout, owner: "leaving"),
+                attachments: [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)])
+        }
+        let imported = bench.turn(control: imports).control
+        #expect(imported.count == count && imported.allSatisfy { $0.reply.ok })
+        let delete = try bench.request(.delete, DeleteRequest(ids: nil, owner: "leaving", progress: true))
+        var outbox = bench.turn(control: [delete])
+        var progress: [Int] = []
+        var steps = 0
+        while steps < 10 {
+            steps += 1
+            let replies = outbox.control.filter { $0.reply.id == delete.id }.map(\.reply)
+            #expect(replies.count == 1, "step \(steps): one reply")
+            guard let reply = replies.first else { break }
+            if !reply.isProgress {
+                let done = try ControlCodec.decode(DeleteReply.self, from: reply.body)
+                #expect(done.deleted.count == count)
+                break
+            }
+            progress.append(try ControlCodec.decode(ControlProgress.self, from: reply.body).done)
+            var batch = Batch()
+            batch.received = bench.now
+            batch.controlMessages = outbox.continuing
+            outbox = bench.dispatcher.process(batch)
+        }
+        #expect(progress == [250, 500])
+        #expect(try bench.dispatcher.index.read { try $0.workoutCount(owner: nil) } == 0)
+    }
+}
