@@ -118,22 +118,20 @@ public final class Coordinator: Sendable {
                 $0 = KeyLinkSweep.start(index: index, store: store, logger: logger)
             }
             if !configuration.metricsListen.isEmpty {
+                let reader: Backend.ReadConnection
                 do {
-                    let gauges: JobGauges<Backend.ReadConnection>
-                    do {
-                        gauges = JobGauges(
-                            reading: try index.openReader(logger: logger), themes: configuration.themes, metrics: metrics, logger: logger)
-                    } catch {
-                        stop()
-                        throw CoordinatorError(.index, "cannot start: the index \(index.location) cannot be read for the metrics", cause: error)
-                    }
+                    reader = try index.openReader(logger: logger)
+                } catch {
+                    stop()
+                    throw CoordinatorError(.index, "cannot start: the index \(index.location) cannot be read for the metrics", cause: error)
+                }
+                let gauges = JobGauges(reading: reader, themes: configuration.themes, metrics: metrics, logger: logger)
+                do {
                     let server = try MetricsServer(
                         listen: configuration.metricsListen, registry: metrics.registry, beforeScrape: { gauges.refresh() }, logger: logger)
                     metricsServer.withLock { $0 = server }
                     let host = configuration.metricsListen.split(separator: ":").first.map(String.init) ?? "127.0.0.1"
                     endpoints.metrics = "http://\(host):\(server.port)/metrics"
-                } catch let error as CoordinatorError {
-                    throw error
                 } catch {
                     stop()
                     throw CoordinatorError(.metrics, "cannot serve metrics.listen = '\(configuration.metricsListen)'", cause: error)

@@ -70,6 +70,16 @@ struct DispatcherBench<Backend: IndexBackend>: ~Copyable {
         return try ControlCodec.decode(ImportReply.self, from: reply.body).id
     }
 
+    /// Route pictures (light) of new two-point workouts of `owner`, queued; their ids.
+    mutating func queued(_ numbers: Range<Int>, owner: String? = nil) throws -> [WorkoutID] {
+        var ids: [WorkoutID] = []
+        for number in numbers { ids.append(try importing(.twoPoint(number), owner: owner)) }
+        var enqueue = EnqueueRequest(ids: ids, kinds: [.route], themes: [.light])
+        enqueue.owner = owner
+        #expect(try answer(.enqueue, enqueue).ok)
+        return ids
+    }
+
     /// The job counts by status, read from the index as committed.
     func statuses() throws -> [JobStatus: Int] {
         try dispatcher.index.read { reader in

@@ -102,8 +102,7 @@ import WorkFeedWire
             $0.initialBackoffSeconds = 60
             $0.environmentInitialBackoffSeconds = 60
         }
-        let id = try bench.importing(.twoPoint(0))
-        _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))])
+        _ = try bench.queued(0..<1)
         let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
         let failed = JobReport(lease: job.lease, outcome: .failedRetry, detail: "render thread busy", renderMicroseconds: 0)
         // The credit is back, but the only job backs off: nothing is leased at once.
@@ -118,8 +117,7 @@ import WorkFeedWire
             $0.initialBackoffSeconds = 0
             $0.environmentInitialBackoffSeconds = 0
         }
-        let id = try bench.importing(.twoPoint(0))
-        _ = bench.turn(control: [try bench.request(.enqueue, EnqueueRequest(ids: [id], kinds: [.route], themes: [.light]))])
+        _ = try bench.queued(0..<1)
         let held = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
         // A second worker arrives; the first says nothing past the heartbeat liveness.
         #expect(jobs(bench.turn(workers: [ready([2], capacity: 1)])).isEmpty)

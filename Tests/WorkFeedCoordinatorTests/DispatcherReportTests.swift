@@ -18,16 +18,6 @@ import WorkFeedWire
         configuration.environmentInitialBackoffSeconds = 0
     }
 
-    /// `owner`'s route pictures (light) of new two-point workouts, queued.
-    static func queued(_ bench: inout Bench, owner: String, numbers: Range<Int> = 0..<1) throws -> [WorkoutID] {
-        var ids: [WorkoutID] = []
-        for number in numbers { ids.append(try bench.importing(.twoPoint(number), owner: owner)) }
-        var enqueue = EnqueueRequest(ids: ids, kinds: [.route], themes: [.light])
-        enqueue.owner = owner
-        #expect(try bench.answer(.enqueue, enqueue).ok)
-        return ids
-    }
-
     static func removesPicture(_ outbox: Outbox, drawnUnder key: String) -> Bool {
         outbox.removals.contains { removal in
             switch removal {
@@ -41,7 +31,7 @@ import WorkFeedWire
     /// is refused, what it wrote goes, and the job is drawn again under the new key.
     @Test func aZoneAddedWhileAWorkerDrawsRefusesThePictureDrawnBeforeIt() throws {
         var bench = try Bench(adjust: Self.noBackoff)
-        _ = try Self.queued(&bench, owner: "alice")
+        _ = try bench.queued(0..<1, owner: "alice")
         let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
         let zones = try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
         #expect(zones.ok)
@@ -60,8 +50,8 @@ import WorkFeedWire
     /// file is gone) and queues it again; another owner's pictures keep theirs.
     @Test func aZoneAddedAfterwardsWithdrawsTheOwnersPicturesOnly() throws {
         var bench = try Bench(adjust: Self.noBackoff)
-        _ = try Self.queued(&bench, owner: "alice", numbers: 0..<1)
-        _ = try Self.queued(&bench, owner: "bob", numbers: 1..<2)
+        _ = try bench.queued(0..<1, owner: "alice")
+        _ = try bench.queued(1..<2, owner: "bob")
         let drawn = jobs(bench.turn(workers: [ready([1], capacity: 2)]))
         #expect(drawn.count == 2)
         _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
@@ -78,7 +68,7 @@ import WorkFeedWire
     /// stores nothing, and what it wrote is removed.
     @Test func aWorkoutDeletedWhileAWorkerDrawsItIsNotStoredBack() throws {
         var bench = try Bench(adjust: Self.noBackoff)
-        let ids = try Self.queued(&bench, owner: "alice")
+        let ids = try bench.queued(0..<1, owner: "alice")
         let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
         let reply = try bench.answer(.delete, DeleteRequest(ids: ids, owner: "alice"))
         #expect(try ControlCodec.decode(DeleteReply.self, from: reply.body).deleted == ids)
@@ -98,7 +88,7 @@ import WorkFeedWire
             // Deadlines are on the index's wall clock: a millisecond, and the test waits ten.
             $0.jobDeadlineSeconds = 0.001
         }
-        _ = try Self.queued(&bench, owner: "alice")
+        _ = try bench.queued(0..<1, owner: "alice")
         let first = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
         Thread.sleep(forTimeInterval: 0.01)
         // Deadlines are looked at once a second of the loop's clock.
@@ -115,7 +105,7 @@ import WorkFeedWire
     /// A few ready jobs are dealt one at a time over the idle workers, not queued on the first.
     @Test func aFewReadyJobsSpreadOverIdleWorkers() throws {
         var bench = try Bench()
-        _ = try Self.queued(&bench, owner: "alice", numbers: 0..<2)
+        _ = try bench.queued(0..<2, owner: "alice")
         let outbox = bench.turn(workers: [ready([1], capacity: 4), ready([2], capacity: 4)])
         #expect(jobs(outbox, to: [1]).count == 1)
         #expect(jobs(outbox, to: [2]).count == 1)
@@ -124,8 +114,8 @@ import WorkFeedWire
     /// Within an owner, the oldest job goes first.
     @Test func anOwnersOldestPictureGoesFirst() throws {
         var bench = try Bench()
-        let older = try Self.queued(&bench, owner: "alice", numbers: 0..<1)
-        let newer = try Self.queued(&bench, owner: "alice", numbers: 1..<2)
+        let older = try bench.queued(0..<1, owner: "alice")
+        let newer = try bench.queued(1..<2, owner: "alice")
         let first = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
         #expect(first.map(\.workoutID) == older)
         let next = jobs(bench.turn(workers: [([1], generated(first[0]))]))
