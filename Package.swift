@@ -40,6 +40,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Multipart uploads (curl -F, FormData, the phones' HTTP clients) at the gateway.
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // The PostgreSQL index of several coordinators (issue 34).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // TLS to the index's server (sslmode=require, verify-full).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries from Debian (libzmq3-dev, libpng-dev, zlib1g-dev), linked in their module maps.
@@ -87,6 +91,16 @@ let package = Package(
             dependencies: [
                 "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The PostgreSQL index (docs/postgres-index.md): its connection, schema and leases, over postgres-nio.
+        .target(
+            name: "WorkFeedIndexPostgres",
+            dependencies: [
+                "WorkFeedIndex", "WorkFeedModel", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -289,6 +303,15 @@ let package = Package(
             dependencies: [
                 "WorkFeedIndex", "WorkFeedModel",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The PostgreSQL index against a real server (WorkFeedTesting's PostgresTestServer).
+        .testTarget(
+            name: "WorkFeedIndexPostgresTests",
+            dependencies: [
+                "WorkFeedIndexPostgres", "WorkFeedIndex", "WorkFeedModel", "WorkFeedTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -63,7 +63,7 @@ public struct IndexError: Error, CustomStringConvertible {
     /// A stored value that cannot be what its column must hold: an unknown status, kind or theme,
     /// a NULL where a value must be, an unparseable workout id. Nothing is read past it, and the
     /// write transaction it happened in (if any) rolls back.
-    static func corruptRow(table: String, row: String, column: String, value: String) -> IndexError {
+    public static func corruptRow(table: String, row: String, column: String, value: String) -> IndexError {
         var error = IndexError(
             .corruptRow,
             "the index's \(table) row \(row) is corrupt: its column \(column) holds \(value), which this version cannot read; "

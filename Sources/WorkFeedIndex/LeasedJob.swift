@@ -14,4 +14,19 @@ public struct LeasedJob: Sendable, Hashable {
     public var heartRateHash: String
     public var route: [UInt8]
     public var heartRate: [UInt8]
+
+    public init(
+        jobID: Int64, lease: UInt64, worker: String, picture: PictureID, owner: String, routeHash: String, heartRateHash: String, route: [UInt8],
+        heartRate: [UInt8]
+    ) {
+        self.jobID = jobID
+        self.lease = lease
+        self.worker = worker
+        self.picture = picture
+        self.owner = owner
+        self.routeHash = routeHash
+        self.heartRateHash = heartRateHash
+        self.route = route
+        self.heartRate = heartRate
+    }
 }

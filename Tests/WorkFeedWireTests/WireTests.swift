@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WorkFeedModel
 import WorkFeedWire
@@ -267,6 +268,70 @@ enum WireFuzz {
         #expect(try ZMQPoll.poll([dealer.pollItem()], timeoutMilliseconds: 5_000) == [true])
         #expect(try WorkerMessage(frames: try #require(try dealer.receive())) == .heartbeat)
         #expect(try dealer.receive(dontWait: true) == nil)
+    }
+
+    /// A client that asked for progress waits as long as PROGRESS replies keep coming, each within
+    /// its timeout of the one before, though all of them together take far longer; and gives up,
+    /// naming the last report, once they stop (issue 25, and stop 42: the end-to-end test of a
+    /// long delete timed this with a coordinator's steps on a loaded machine).
+    @Test func theTimeoutOfARequestWithProgressIsOneOfSilence() throws {
+        let context = ZMQContext()
+        let endpoint = Mutex<String?>(nil)
+        let bound = DispatchSemaphore(value: 0)
+        let served = DispatchSemaphore(value: 0)
+        // A coordinator that reports 8 times 250 ms apart (2 s in all) and then answers, then
+        // reports once and falls silent.
+        let coordinator = Thread {
+            defer { served.signal() }
+            guard let router = try? ZMQSocket(context, type: .router), let address = try? router.bind("tcp://127.0.0.1:*") else {
+                bound.signal()
+                return
+            }
+            endpoint.withLock { $0 = address }
+            bound.signal()
+            for answers in [true, false] {
+                guard (try? ZMQPoll.poll([router.pollItem()], timeoutMilliseconds: 10_000)) == [true],
+                    var frames = try? router.receive(), !frames.isEmpty
+                else { return }
+                let identity = frames.removeFirst()
+                guard let request = try? ControlRequest(frames: frames) else { return }
+                for done in answers ? 1...8 : 1...1 {
+                    Thread.sleep(forTimeInterval: 0.25)
+                    let report = ControlReply.progress(id: request.id, ControlProgress(done: done, total: 9, unit: "workouts"))
+                    try? router.send([identity] + report.frames)
+                }
+                if answers {
+                    let body = (try? ControlCodec.encode(DeleteReply(deleted: [], missing: [], pictures: 0, series: 9))) ?? []
+                    try? router.send([identity] + ControlReply(id: request.id, ok: true, body: body).frames)
+                }
+            }
+        }
+        coordinator.start()
+        bound.wait()
+        let address = try #require(endpoint.withLock { $0 })
+        var client = try ControlClient(context: context, endpoint: address, timeoutMilliseconds: 1_000)
+
+        var reports: [Int] = []
+        let started = ContinuousClock.now
+        let reply = try client.request(.delete, DeleteRequest(ids: nil, owner: "leaving", progress: true), as: DeleteReply.self) {
+            reports.append($0.done)
+        }
+        let took = ContinuousClock.now - started
+        #expect(reply.series == 9)
+        #expect(reports == Array(1...8))
+        #expect(took > .milliseconds(1_500), "8 reports 250 ms apart came in \(took): the test proves nothing")
+
+        reports = []
+        do {
+            let _: DeleteReply = try client.request(.delete, DeleteRequest(ids: nil, owner: "leaving", progress: true)) {
+                reports.append($0.done)
+            }
+            Issue.record("a silent coordinator was waited for for ever")
+        } catch {
+            #expect(error.description.contains("within 1 s of its last progress report"), "\(error)")
+        }
+        #expect(reports == [1])
+        served.wait()
     }
 
     @Test func bindingABadEndpointIsAnErrorNamingIt() throws {

@@ -1,0 +1,209 @@
+import Foundation
+import PostgresNIO
+public import WorkFeedIndex
+import WorkFeedModel
+
+/// Leases kept in the job rows, shared by every coordinator of one index (docs/postgres-index.md,
+/// "Leases in the database"). A lease has two times: the render deadline (the job's fault: past
+/// it the holder takes the job back and an attempt counts) and the expiry (the coordinator's: its
+/// holder renews it while it lives; past it any coordinator's claim takes the job, no attempt
+/// counted, as a restarted SQLite coordinator costs its jobs nothing). Both are the database's
+/// `now()`: no coordinator's clock is compared with another's.
+///
+/// Every function runs inside the caller's transaction (``PostgresSession/transaction(_:_:)``).
+public enum PostgresLeases {
+    /// A job one claim leased.
+    public struct Claim: Sendable, Hashable {
+        /// Its place in the fair order of its claim: jobs are handed out in this order.
+        public var order: Int
+        public var job: LeasedJob
+        public var priority: Int
+        /// The job's anchor when it was leased: a report counts while the job keeps it.
+        public var anchor: Int64
+    }
+
+    /// How long a lease lives without being renewed (``renew(coordinator:leaseSeconds:in:)``):
+    /// a dead coordinator's jobs are claimed again this long after its last renewal.
+    public static let defaultLeaseSeconds = 30.0
+
+    /// Leases ready jobs (pending, not backing off, not leased or their lease expired), as
+    /// ``IndexWriting/lease(_:now:deadline:nextLease:)`` orders them: the highest priority first;
+    /// within a priority, owners in turn from the one after `lastServed`'s, each owner's oldest
+    /// first; dealt one at a time over `slots` in the order given. A job another claim has
+    /// locked at this moment is skipped, never waited for: two coordinators claiming at once get
+    /// different jobs.
+    /// - Parameters:
+    ///   - lastServed: the owner this coordinator served last at each priority; its turns go on
+    ///     from there (``lastServed(after:_:)``).
+    ///   - deadline: the render deadline, seconds from now.
+    /// - Returns: the leases in their fair order.
+    public static func claim(
+        coordinator: String, slots: [(worker: String, count: Int)], lastServed: [Int64: String], deadline: Double,
+        leaseSeconds: Double = defaultLeaseSeconds, in session: PostgresSession
+    ) throws(IndexError) -> [Claim] {
+        // One entry a free slot, dealt in turn over the workers.
+        var dealt: [String] = []
+        var remaining = slots.map { max(0, $0.count) }
+        while remaining.contains(where: { $0 > 0 }) {
+            for index in slots.indices where remaining[index] > 0 {
+                dealt.append(slots[index].worker)
+                remaining[index] -= 1
+            }
+        }
+        guard !dealt.isEmpty else { return [] }
+        let served = lastServed.sorted { $0.key > $1.key }
+        let priorities = served.map(\.key)
+        let owners = served.map(\.value)
+        // Candidates: four for every slot, room for the jobs other coordinators are claiming now.
+        let candidates = 4 * dealt.count
+        var query = PostgresQuery(unsafeSQL: claimStatement)
+        query.binds.append(coordinator)
+        query.binds.append(dealt)
+        query.binds.append(dealt.count)
+        query.binds.append(priorities)
+        query.binds.append(owners)
+        query.binds.append(deadline)
+        query.binds.append(leaseSeconds)
+        query.binds.append(candidates)
+        let rows = try session.query(query, "leasing jobs")
+        var claims: [Claim] = []
+        for row in rows {
+            let cells = row.makeRandomAccess()
+            do {
+                let jobID = try cells[1].decode(Int64.self)
+                let kindText = try cells[7].decode(String.self)
+                let themeText = try cells[8].decode(String.self)
+                guard let kind = PictureKind(rawValue: kindText) else { throw corrupt(jobID, "kind", kindText) }
+                guard let theme = Theme(rawValue: themeText) else { throw corrupt(jobID, "theme", themeText) }
+                let picture = PictureID(
+                    workoutID: WorkoutID(try cells[6].decode(UUID.self)), kind: kind, theme: theme, scale: try cells[9].decode(Int.self))
+                let job = LeasedJob(
+                    jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),
+                    picture: picture, owner: try cells[5].decode(String.self), routeHash: try cells[11].decode(String.self),
+                    heartRateHash: try cells[12].decode(String.self), route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
+                    heartRate: Array(try cells[14].decode(ByteBuffer.self).readableBytesView))
+                claims.append(
+                    Claim(
+                        order: try cells[0].decode(Int.self), job: job, priority: try cells[4].decode(Int.self),
+                        anchor: try cells[10].decode(Int64.self)))
+            } catch let error as IndexError {
+                throw error
+            } catch {
+                throw IndexError(.failed, "reading the jobs leased", cause: error)
+            }
+        }
+        // RETURNING's order is not defined: the fair order is the claim's own.
+        return claims.sorted { $0.order < $1.order }
+    }
+
+    static func corrupt(_ job: Int64, _ column: String, _ value: String) -> IndexError {
+        IndexError.corruptRow(table: "job", row: String(job), column: column, value: "'\(value)'")
+    }
+
+    /// `lastServed` after `claims`: at each priority, the owner of its last job.
+    public static func lastServed(after claims: [Claim], _ lastServed: [Int64: String]) -> [Int64: String] {
+        var served = lastServed
+        for claim in claims { served[Int64(claim.priority)] = claim.job.owner }
+        return served
+    }
+
+    /// Renews every lease `coordinator` holds for `leaseSeconds` from now: what it does while it
+    /// lives (and, with it, its workers). How many it holds.
+    @discardableResult
+    public static func renew(coordinator: String, leaseSeconds: Double = defaultLeaseSeconds, in session: PostgresSession) throws(IndexError) -> Int {
+        let result = try session.query(
+            """
+            UPDATE job SET lease_expires_at = now() + make_interval(secs => \(leaseSeconds))
+            WHERE lease_coordinator = \(coordinator) AND lease_id IS NOT NULL
+            """, "renewing the leases of \(coordinator)")
+        return result.metadata.rows ?? 0
+    }
+
+    /// Ends a lease whose JOB never reached its worker, counting no attempt: the job is ready
+    /// again at once. Whether the lease was current (it may have expired and been claimed anew).
+    @discardableResult
+    public static func returnLease(_ lease: UInt64, in session: PostgresSession) throws(IndexError) -> Bool {
+        let result = try session.query(
+            """
+            UPDATE job SET lease_id = NULL, lease_coordinator = NULL, lease_worker = NULL, lease_anchor = NULL, lease_key = NULL,
+                lease_deadline = NULL, lease_expires_at = NULL
+            WHERE lease_id = \(Int64(bitPattern: lease))
+            """, "returning lease \(lease)")
+        return (result.metadata.rows ?? 0) > 0
+    }
+
+    /// The claim (docs/postgres-index.md, "The claim", where each part is explained and measured):
+    /// $1 coordinator, $2 workers (one a free slot, in the order jobs are dealt), $3 slots,
+    /// $4/$5 the last owner served at each priority, $6 the render deadline in seconds, $7 the
+    /// lease's time in seconds, $8 the candidates in all, shared by the owners found.
+    static let claimStatement = """
+        WITH RECURSIVE
+        last_served AS (SELECT * FROM unnest($4::bigint[], $5::text[]) AS l(priority, owner)),
+        levels(priority) AS (
+            (SELECT priority FROM job WHERE status = 'pending' ORDER BY priority DESC LIMIT 1)
+          UNION ALL
+            SELECT (SELECT j.priority FROM job j WHERE j.status = 'pending' AND j.priority < levels.priority
+                    ORDER BY j.priority DESC LIMIT 1)
+            FROM levels WHERE levels.priority IS NOT NULL
+        ),
+        heads(priority, owner, pass, depth) AS (
+            SELECT l.priority, f.owner, f.pass, 1
+            FROM levels l LEFT JOIN last_served s ON s.priority = l.priority
+            CROSS JOIN LATERAL (
+                (SELECT j.owner, 0 AS pass FROM job j
+                 WHERE j.status = 'pending' AND j.priority = l.priority AND j.owner > coalesce(s.owner, '') ORDER BY j.owner LIMIT 1)
+                UNION ALL
+                (SELECT j.owner, 1 FROM job j WHERE j.status = 'pending' AND j.priority = l.priority ORDER BY j.owner LIMIT 1)
+                LIMIT 1) f
+            WHERE l.priority IS NOT NULL
+          UNION ALL
+            SELECT h.priority, n.owner, n.pass, h.depth + 1
+            FROM heads h LEFT JOIN last_served s ON s.priority = h.priority
+            CROSS JOIN LATERAL (
+                (SELECT j.owner, h.pass AS pass FROM job j
+                 WHERE j.status = 'pending' AND j.priority = h.priority AND j.owner > h.owner
+                   AND (h.pass = 0 OR j.owner <= s.owner) ORDER BY j.owner LIMIT 1)
+                UNION ALL
+                (SELECT j.owner, 1 FROM job j
+                 WHERE h.pass = 0 AND s.owner IS NOT NULL AND j.status = 'pending' AND j.priority = h.priority AND j.owner <= s.owner
+                 ORDER BY j.owner LIMIT 1)
+                LIMIT 1) n
+            WHERE h.depth < $3
+        ),
+        candidates AS (
+            SELECT c.id, h.priority, h.owner, h.pass, c.turn
+            FROM heads h CROSS JOIN LATERAL (
+                SELECT j.id, row_number() OVER (ORDER BY j.id) AS turn
+                FROM job j
+                WHERE j.status = 'pending' AND j.priority = h.priority AND j.owner = h.owner
+                  AND (j.not_before IS NULL OR j.not_before <= now())
+                  AND (j.lease_id IS NULL OR j.lease_expires_at < now())
+                ORDER BY j.id LIMIT (SELECT ceil($8::numeric / count(*))::int FROM heads)) c
+        ),
+        ordered AS (
+            SELECT id, priority, owner, row_number() OVER (ORDER BY priority DESC, turn, pass, owner) AS seq FROM candidates
+        ),
+        locked AS (
+            SELECT l.id, o.seq, o.priority, o.owner
+            FROM (SELECT * FROM ordered ORDER BY seq) o
+            CROSS JOIN LATERAL (
+                SELECT j.id FROM job j
+                WHERE j.id = o.id AND j.status = 'pending' AND (j.lease_id IS NULL OR j.lease_expires_at < now())
+                FOR UPDATE SKIP LOCKED) l
+            ORDER BY o.seq LIMIT $3
+        ),
+        dealt AS (
+            SELECT l.id, l.seq, w.worker
+            FROM (SELECT *, row_number() OVER (ORDER BY seq) AS slot FROM locked) l
+            JOIN unnest($2::text[]) WITH ORDINALITY AS w(worker, slot) ON w.slot = l.slot
+        )
+        UPDATE job SET
+            lease_id = nextval('lease_id_seq'), lease_coordinator = $1, lease_worker = d.worker, lease_anchor = job.anchor,
+            lease_key = NULL, lease_deadline = now() + make_interval(secs => $6),
+            lease_expires_at = now() + make_interval(secs => $7)
+        FROM dealt d, workout w, series s
+        WHERE job.id = d.id AND w.id = job.workout_id AND s.workout_id = job.workout_id
+        RETURNING d.seq, job.id, job.lease_id, job.lease_worker, job.priority, job.owner, job.workout_id, job.kind, job.theme, job.scale,
+            job.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate
+        """
+}

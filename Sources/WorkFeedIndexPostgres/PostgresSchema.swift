@@ -1,0 +1,92 @@
+import PostgresNIO
+public import WorkFeedIndex
+
+/// The PostgreSQL index's schema and its migrations (docs/postgres-index.md, "The schema").
+///
+/// Each coordinator brings the schema up to date when it opens the index, in one transaction
+/// behind a transaction-scoped advisory lock: coordinators that start together wait for each
+/// other, the first migrates, the others find nothing left to do. PostgreSQL's DDL is
+/// transactional, so a migration that fails leaves the schema as it was.
+public enum PostgresSchema {
+    /// The migrations this build knows, in order: version i + 1 is `migrations[i]`.
+    static let migrations: [(name: String, statements: [String])] = [
+        ("pg1: the index of SQLite v14, leases, leader, anchors by transaction", pg1)
+    ]
+
+    /// The version this build brings an index to.
+    public static var currentVersion: Int { migrations.count }
+
+    /// The advisory lock every migration holds (`hashtextextended('workfeed.index.migrations', 0)`).
+    static let lockKey = "workfeed.index.migrations"
+
+    /// Brings the schema of `session`'s database up to date.
+    /// - Parameter appliedBy: who migrates (host, pid, version), as `schema_migration` keeps it.
+    /// - Returns: the version found and the version now.
+    /// - Throws: ``IndexError/Code/notAnIndex`` for a database that holds tables but no WorkFeed
+    ///   schema, ``IndexError/Code/migration`` for one migrated by a newer version, or when a
+    ///   migration fails (nothing of it kept).
+    @discardableResult
+    public static func migrate(_ session: PostgresSession, appliedBy: String) throws(IndexError) -> (from: Int, to: Int) {
+        try session.transaction("bringing the index's schema up to date") { () throws -> (from: Int, to: Int) in
+            try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lockKey), 0))", "waiting for other coordinators' migrations")
+            let found = try version(session)
+            guard found <= currentVersion else {
+                throw IndexError(
+                    .migration,
+                    "the index at \(session.location) has schema version \(found), newer than this coordinator's \(currentVersion): "
+                        + "a newer WorkFeed migrated it; run that version (docs/operations.md, \"Upgrades\")")
+            }
+            for version in found..<currentVersion {
+                let migration = migrations[version]
+                for (number, statement) in migration.statements.enumerated() {
+                    do {
+                        try session.query(PostgresQuery(unsafeSQL: statement), "migration \(version + 1), statement \(number + 1)")
+                    } catch {
+                        throw IndexError(
+                            .migration, "the index at \(session.location) could not be migrated to version \(version + 1) (\(migration.name))",
+                            cause: error)
+                    }
+                }
+                try session.query(
+                    "INSERT INTO schema_migration (version, name, applied_by) VALUES (\(version + 1), \(migration.name), \(appliedBy))",
+                    "recording migration \(version + 1)")
+            }
+            return (found, currentVersion)
+        }
+    }
+
+    /// The schema version of the database: 0 when it is empty.
+    static func version(_ session: PostgresSession) throws(IndexError) -> Int {
+        let tables = try session.query(
+            """
+            SELECT count(*)::bigint, count(*) FILTER (WHERE c.relname = 'schema_migration')::bigint
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+            """, "reading the index's schema")
+        let (all, migrationTables) = try decode(tables, (Int64, Int64).self, "pg_class")
+        if migrationTables == 0 {
+            guard all == 0 else {
+                throw IndexError(
+                    .notAnIndex,
+                    "the database of \(session.location) holds \(all) tables or sequences but no WorkFeed index (no schema_migration): "
+                        + "give WorkFeed a database of its own")
+            }
+            return 0
+        }
+        let versions = try session.query("SELECT coalesce(max(version), 0)::bigint FROM schema_migration", "reading the schema version")
+        return Int(try decode(versions, Int64.self, "schema_migration"))
+    }
+
+    /// The one row of `result`, as `type`.
+    static func decode<T: PostgresDecodable>(_ result: PostgresQueryResult, _ type: T.Type, _ table: String) throws(IndexError) -> T {
+        guard let row = result.first(where: { _ in true }) else { throw IndexError(.failed, "reading \(table): no row") }
+        do { return try row.decode(T.self) } catch { throw IndexError(.failed, "reading \(table)", cause: error) }
+    }
+
+    static func decode<A: PostgresDecodable, B: PostgresDecodable>(
+        _ result: PostgresQueryResult, _ type: (A, B).Type, _ table: String
+    ) throws(IndexError) -> (A, B) {
+        guard let row = result.first(where: { _ in true }) else { throw IndexError(.failed, "reading \(table): no row") }
+        do { return try row.decode((A, B).self) } catch { throw IndexError(.failed, "reading \(table)", cause: error) }
+    }
+}

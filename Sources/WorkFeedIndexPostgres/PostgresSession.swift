@@ -1,0 +1,163 @@
+public import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+public import PostgresNIO
+public import WorkFeedIndex
+
+/// One connection to the index's database, for one thread: the coordinator's index thread, a
+/// reader, a sweep. Its calls block until the server answers, so it is used from threads of
+/// their own, never from Swift's cooperative pool (two threads here: a wait there would hold up
+/// every task); the connection's own I/O runs on NIO's event loops.
+///
+/// Every failure is an ``IndexError``: ``IndexError/Code/unavailable`` when the server cannot be
+/// reached, refuses the user or has no such database, or the connection is lost;
+/// ``IndexError/Code/failed`` for a statement the server refused, with its SQLSTATE and message.
+public final class PostgresSession {
+    public let location: PostgresIndexLocation
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Transactions that fail on a deadlock or a serialization conflict (SQLSTATE 40P01, 40001)
+    /// are run again, up to this many times in all: the other transaction has committed or given
+    /// up by then, and nothing outside the index followed the failed one.
+    public static let attempts = 5
+
+    private init(location: PostgresIndexLocation, connection: PostgresConnection, logger: Logger) {
+        self.location = location
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Closes the connection (postgres-nio requires one closed before it goes): the server ends
+    /// the session, and what it held (an open transaction, locks) is released at once.
+    deinit { close() }
+
+    /// Connects and sets up the session: `application_name` (what `pg_stat_activity` shows) and
+    /// `jit = off` (compiling the claim's plan took 170 ms of a 1.5 ms statement:
+    /// docs/postgres-index.md, "Decisions in short").
+    /// - Parameter name: what the session is for, as `pg_stat_activity` shows it.
+    public static func connect(
+        to location: PostgresIndexLocation, name: String, logger: Logger, timeout: TimeAmount = .seconds(10)
+    ) throws(IndexError) -> PostgresSession {
+        var configuration: PostgresConnection.Configuration
+        switch location.endpoint {
+        case .tcp(let host, let port):
+            let tls: PostgresConnection.Configuration.TLS
+            switch location.tls {
+            case .disable: tls = .disable
+            case .require, .verifyFull:
+                var client = TLSConfiguration.makeClientConfiguration()
+                if location.tls == .require { client.certificateVerification = .none }
+                do { tls = .require(try NIOSSLContext(configuration: client)) } catch {
+                    throw IndexError(.unavailable, "TLS for the index at \(location) cannot be set up", cause: error)
+                }
+            }
+            configuration = .init(host: host, port: port, username: location.user, password: location.password, database: location.database, tls: tls)
+        case .socket(let directory, let port):
+            configuration = .init(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: location.user, password: location.password, database: location.database)
+        }
+        configuration.options.connectTimeout = timeout
+        configuration.options.additionalStartupParameters = [("application_name", "workfeed \(name)"), ("jit", "off")]
+        do {
+            let connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+            return PostgresSession(location: location, connection: connection, logger: logger)
+        } catch {
+            throw Self.indexError(error, doing: "connecting to the index at \(location)")
+        }
+    }
+
+    /// Runs one statement and returns its rows.
+    /// - Parameter doing: what the statement is for, for the error ("leasing jobs").
+    @discardableResult
+    public func query(_ query: PostgresQuery, _ doing: @autoclosure () -> String) throws(IndexError) -> PostgresQueryResult {
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            throw Self.indexError(error, doing: doing())
+        }
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
+    /// deadlock or a serialization conflict runs it again (``attempts``), so `body` must do
+    /// nothing outside the index that it cannot do twice.
+    public func transaction<T>(_ doing: @autoclosure () -> String, _ body: () throws -> T) throws(IndexError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                try query("BEGIN", doing())
+                let result = try body()
+                try query("COMMIT", doing())
+                return result
+            } catch {
+                let failure = error as? IndexError ?? IndexError(.failed, "\(doing()) failed", cause: error)
+                // A lost connection rolled back by itself; otherwise undo what was done.
+                if failure.code != .unavailable { _ = try? query("ROLLBACK", "rolling back \(doing())") }
+                guard failure.isConflict, attempt < Self.attempts else { throw failure }
+                logger.debug("index transaction retried", metadata: ["doing": "\(doing())", "attempt": "\(attempt)", "error": "\(failure)"])
+                attempt += 1
+            }
+        }
+    }
+
+    /// Closes the connection and waits until it is closed; the session cannot be used after.
+    /// Closing one that is closed does nothing.
+    public func close() {
+        guard !connection.isClosed else { return }
+        _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+    }
+
+    /// SQLSTATEs that say the index cannot be reached as configured (besides class 08, the
+    /// connection exceptions): invalid_authorization_specification, invalid_password,
+    /// invalid_catalog_name (no such database), too_many_connections, admin_shutdown,
+    /// crash_shutdown, cannot_connect_now.
+    static let unreachable: Set<String> = ["28000", "28P01", "3D000", "53300", "57P01", "57P02", "57P03"]
+
+    /// What `error`, thrown while `doing`, means for the index.
+    static func indexError(_ error: any Error, doing: String) -> IndexError {
+        if let error = error as? IndexError { return error }
+        guard let error = error as? PSQLError else { return IndexError(.failed, "\(doing) failed", cause: error) }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "(no message)"
+            let server = PostgresServerError(sqlState: state, message: message)
+            switch state {
+            case _ where unreachable.contains(state) || state.hasPrefix("08"):
+                return IndexError(.unavailable, doing, cause: server)
+            default:
+                return IndexError(.failed, doing, cause: server)
+            }
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .sslUnsupported, .failedToAddSSLHandler:
+            let underlying = error.underlying.map { ": \($0)" } ?? ""
+            return IndexError(.unavailable, "\(doing): \(error.code)\(underlying)")
+        case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+            return IndexError(
+                .unavailable,
+                "\(doing): the server asks for a password this coordinator does not have or cannot send (\(error.code)): "
+                    + "index.password_file, WORKFEED_INDEX_PASSWORD_FILE")
+        default:
+            return IndexError(.failed, "\(doing): \(error.code)", cause: error)
+        }
+    }
+}
+
+/// What the server said when it refused a statement: kept as an ``IndexError``'s cause.
+public struct PostgresServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The SQLSTATE (`40P01`, `23505`, ...).
+    public var sqlState: String
+    public var message: String
+
+    public var description: String { "the server said \(message) (SQLSTATE \(sqlState))" }
+}
+
+extension IndexError {
+    /// The server's refusal, when that is what it is.
+    public var serverError: PostgresServerError? { cause as? PostgresServerError }
+
+    /// A deadlock or serialization failure: the transaction may be run again as it was.
+    var isConflict: Bool { serverError?.sqlState == "40P01" || serverError?.sqlState == "40001" }
+}

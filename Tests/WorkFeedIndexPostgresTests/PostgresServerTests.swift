@@ -1,0 +1,197 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+import WorkFeedIndex
+import WorkFeedIndexPostgres
+import WorkFeedModel
+import WorkFeedTesting
+
+/// A database of its own on the shared test server, migrated, and sessions to it.
+struct PostgresFixture {
+    static let logger = Logger(label: "postgres-tests")
+    let server: PostgresTestServer
+    let database: String
+    let location: PostgresIndexLocation
+
+    init(migrated: Bool = true) throws {
+        server = try PostgresTestServer.shared.get()
+        database = try server.createDatabase()
+        location = try PostgresIndexLocation(url: server.socketURL(database: database))
+        if migrated { try PostgresSchema.migrate(try session("migration"), appliedBy: "test") }
+    }
+
+    func session(_ name: String) throws(IndexError) -> PostgresSession {
+        try PostgresSession.connect(to: location, name: name, logger: Self.logger)
+    }
+
+    /// `count` workouts of `owner`, each with one pending route job at `priority`, the jobs'
+    /// ids in the workouts' order (oldest first).
+    static func addJobs(owner: String, count: Int, priority: Int = 0, in session: PostgresSession) throws {
+        try session.query(
+            """
+            INSERT INTO workout (id, owner, source, source_id, activity, distance, point_count, route_version, route_hash, hr_hash, anchor)
+            SELECT gen_random_uuid(), \(owner), 'test', \(owner) || '-' || lpad(n::text, 6, '0'), 'running', 1000, 2, 1, 'r' || n, 'h' || n,
+                workfeed_anchor(n::int)
+            FROM generate_series(1, \(count)) n
+            """, "adding workouts")
+        try session.query(
+            """
+            INSERT INTO series (workout_id, route, heart_rate)
+            SELECT w.id, '\\x0102'::bytea, '\\x03'::bytea FROM workout w LEFT JOIN series s ON s.workout_id = w.id
+            WHERE w.owner = \(owner) AND s.workout_id IS NULL
+            """, "adding series")
+        try session.query(
+            """
+            INSERT INTO job (workout_id, owner, kind, theme, scale, status, priority, updated_at, anchor)
+            SELECT w.id, w.owner, 'route', 'light', 1, 'pending', \(priority), now(), workfeed_anchor(1)
+            FROM workout w LEFT JOIN job j ON j.workout_id = w.id WHERE w.owner = \(owner) AND j.id IS NULL ORDER BY w.source_id
+            """, "adding jobs")
+    }
+
+    /// What a worker's `generated` report does to the row, for these tests of the claim alone:
+    /// the job generated, its lease ended.
+    static func finish(_ claims: [PostgresLeases.Claim], in session: PostgresSession) throws {
+        let leases = claims.map { Int64(bitPattern: $0.job.lease) }
+        try session.query(
+            """
+            UPDATE job SET status = 'generated', lease_id = NULL, lease_coordinator = NULL, lease_worker = NULL, lease_anchor = NULL,
+                lease_key = NULL, lease_deadline = NULL, lease_expires_at = NULL, attempts = attempts + 1
+            WHERE lease_id = ANY(\(leases))
+            """, "finishing jobs")
+    }
+}
+
+@Suite(.enabled(if: PostgresTestServer.isInstalled, Comment(rawValue: PostgresTestServer.skipReason)))
+struct PostgresSchemaTests {
+    /// Coordinators that start together on a new database migrate it once: the advisory lock
+    /// makes the others wait, and they find it done.
+    @Test func coordinatorsStartingTogetherMigrateOnce() throws {
+        let fixture = try PostgresFixture(migrated: false)
+        let results = Mutex<[Result<Int, IndexError>]>([])
+        let all = DispatchGroup()
+        for number in 0..<4 {
+            all.enter()
+            Thread.detachNewThread {
+                defer { all.leave() }
+                let result = Result { () throws(IndexError) -> Int in
+                    let session = try fixture.session("coordinator-\(number)")
+                    return try PostgresSchema.migrate(session, appliedBy: "coordinator-\(number)").from
+                }
+                results.withLock { $0.append(result) }
+            }
+        }
+        all.wait()
+        let found = try results.withLock { try $0.map { try $0.get() } }
+        #expect(found.sorted() == [0, 1, 1, 1])
+        let session = try fixture.session("check")
+        let rows = try session.query("SELECT version, applied_by FROM schema_migration", "reading")
+        #expect(rows.count == PostgresSchema.currentVersion)
+        // Opened again: nothing to do.
+        #expect(try PostgresSchema.migrate(session, appliedBy: "again") == (PostgresSchema.currentVersion, PostgresSchema.currentVersion))
+    }
+
+    /// Another application's database is not taken for an empty index, and is left alone.
+    @Test func aDatabaseOfAnotherApplicationIsNotAnIndex() throws {
+        let fixture = try PostgresFixture(migrated: false)
+        let session = try fixture.session("foreign")
+        try session.query("CREATE TABLE invoices (id bigint PRIMARY KEY)", "making another application's table")
+        do {
+            try PostgresSchema.migrate(session, appliedBy: "test")
+            Issue.record("migrated another application's database")
+        } catch {
+            #expect(error.code == .notAnIndex)
+            #expect(error.message.contains("holds 1 tables or sequences but no WorkFeed index"), "\(error)")
+        }
+        let tables = try session.query("SELECT count(*)::bigint FROM pg_tables WHERE schemaname = 'public'", "counting")
+        #expect(try tables.first { _ in true }?.decode(Int64.self) == 1)
+    }
+
+    /// A newer coordinator's schema is refused, and nothing is changed.
+    @Test func aNewerSchemaIsRefused() throws {
+        let fixture = try PostgresFixture()
+        let session = try fixture.session("newer")
+        try session.query("INSERT INTO schema_migration (version, name, applied_by) VALUES (99, 'pg99: from the future', 'v9')", "")
+        do {
+            try PostgresSchema.migrate(session, appliedBy: "test")
+            Issue.record("opened a newer schema")
+        } catch {
+            #expect(error.code == .migration)
+            #expect(error.message.contains("schema version 99, newer than this coordinator's \(PostgresSchema.currentVersion)"), "\(error)")
+        }
+    }
+
+    /// What cannot be reached is `unavailable`, naming where and why; a password comes from its
+    /// file over TCP, where the server asks for one.
+    @Test func whatCannotBeReachedIsUnavailableAndSaysWhy() throws {
+        let fixture = try PostgresFixture()
+        let nothing = try PostgresIndexLocation(url: "postgres://workfeed@127.0.0.1:\(try MotoServer.freePort())/x?sslmode=disable")
+        do {
+            _ = try PostgresSession.connect(to: nothing, name: "nothing", logger: PostgresFixture.logger, timeout: .seconds(2))
+            Issue.record("connected to nothing")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("connecting to the index at postgres://workfeed@127.0.0.1:"), "\(error)")
+        }
+
+        let absent = try PostgresIndexLocation(url: fixture.server.socketURL(database: "no_such_database"))
+        do {
+            _ = try PostgresSession.connect(to: absent, name: "absent", logger: PostgresFixture.logger)
+            Issue.record("connected to a database that does not exist")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.description.contains("database \"no_such_database\" does not exist"), "\(error)")
+            #expect(error.serverError?.sqlState == "3D000")
+        }
+
+        let tcp = fixture.server.tcpURL(database: fixture.database)
+        do {
+            _ = try PostgresSession.connect(to: try PostgresIndexLocation(url: tcp), name: "no password", logger: PostgresFixture.logger)
+            Issue.record("connected without the password the server asks for")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("index.password_file"), "\(error)")
+        }
+        let withPassword = try PostgresIndexLocation(url: tcp, passwordFile: fixture.server.passwordFile)
+        let session = try PostgresSession.connect(to: withPassword, name: "password", logger: PostgresFixture.logger)
+        let rows = try session.query("SELECT current_setting('jit'), current_setting('application_name')", "reading settings")
+        let settings = try #require(rows.first { _ in true }).decode((String, String).self)
+        #expect(settings.0 == "off" && settings.1 == "workfeed password")
+    }
+
+    /// A deadlock between two transactions is run again, not reported: the one the server picks
+    /// as its victim retries and both commit.
+    @Test func aDeadlockedTransactionIsRunAgain() throws {
+        let fixture = try PostgresFixture()
+        let setup = try fixture.session("setup")
+        try setup.query("CREATE TABLE pair (id int PRIMARY KEY, n int NOT NULL)", "")
+        try setup.query("INSERT INTO pair VALUES (1, 0), (2, 0)", "")
+        let attempts = Mutex([0, 0])
+        let errors = Mutex<[IndexError]>([])
+        let both = DispatchGroup()
+        for (number, order) in [(0, [1, 2]), (1, [2, 1])] {
+            both.enter()
+            Thread.detachNewThread {
+                defer { both.leave() }
+                do {
+                    let session = try fixture.session("deadlock-\(number)")
+                    try session.transaction("updating in the order \(order)") {
+                        attempts.withLock { $0[number] += 1 }
+                        try session.query("UPDATE pair SET n = n + 1 WHERE id = \(order[0])", "first row")
+                        Thread.sleep(forTimeInterval: 0.3)
+                        try session.query("UPDATE pair SET n = n + 1 WHERE id = \(order[1])", "second row")
+                    }
+                } catch {
+                    errors.withLock { $0.append(error as? IndexError ?? IndexError(.failed, "\(error)")) }
+                }
+            }
+        }
+        both.wait()
+        #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0 })")
+        // One of them was the victim and ran again.
+        #expect(attempts.withLock { $0 }.sorted() == [1, 2])
+        let rows = try setup.query("SELECT n FROM pair ORDER BY id", "")
+        #expect(try rows.map { try $0.decode(Int.self) } == [2, 2])
+    }
+}
