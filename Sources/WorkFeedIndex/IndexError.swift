@@ -24,6 +24,9 @@ public struct IndexError: Error, CustomStringConvertible {
         /// A write the index's rules refuse: a zone past an owner's most, a workout with nothing to
         /// identify it by.
         case refused = "refused"
+        /// Periodic work was fenced off: this writer's term as the leader of several has ended
+        /// (another leads now), and nothing of the transaction was kept.
+        case lostLead = "lost-lead"
         /// A read or write transaction failed (the cause says why); nothing of it was kept.
         case failed = "index-failed"
     }
