@@ -15,10 +15,11 @@ struct PostgresFixture {
     let database: String
     let location: PostgresIndexLocation
 
-    init(migrated: Bool = true) throws {
-        server = try PostgresTestServer.shared.get()
-        database = try server.createDatabase()
-        location = try PostgresIndexLocation(url: server.socketURL(database: database))
+    /// - Parameter server: the server of the database; the one every test shares unless given.
+    init(migrated: Bool = true, on server: PostgresTestServer? = nil) throws {
+        self.server = try server ?? PostgresTestServer.shared.get()
+        database = try self.server.createDatabase()
+        location = try PostgresIndexLocation(url: self.server.socketURL(database: database))
         if migrated { try PostgresSchema.migrate(try session("migration"), appliedBy: "test") }
     }
 
@@ -27,12 +28,14 @@ struct PostgresFixture {
     }
 
     /// `count` workouts of `owner`, each with one pending route job at `priority`, the jobs'
-    /// ids in the workouts' order (oldest first).
+    /// ids in the workouts' order (oldest first). Each change takes an anchor of its own, as a
+    /// writer's do: the k-th workout or job of its statement's transaction the k-th.
     static func addJobs(owner: String, count: Int, priority: Int = 0, in session: PostgresSession) throws {
         try session.query(
             """
             INSERT INTO workout (id, owner, source, source_id, activity, distance, point_count, route_version, route_hash, hr_hash, anchor)
-            SELECT gen_random_uuid(), \(owner), 'test', \(owner) || '-' || lpad(n::text, 6, '0'), 'running', 1000, 2, 1, 'r' || n, 'h' || n,
+            SELECT gen_random_uuid(), \(owner), 'test', \(owner) || '-' || lpad((n + (SELECT count(*) FROM workout WHERE owner = \(owner)))::text, 6, '0'),
+                'running', 1000, 2, 1, 'r' || n, 'h' || n,
                 workfeed_anchor(n::int)
             FROM generate_series(1, \(count)) n
             """, "adding workouts")
@@ -45,7 +48,8 @@ struct PostgresFixture {
         try session.query(
             """
             INSERT INTO job (workout_id, owner, kind, theme, scale, status, priority, updated_at, anchor)
-            SELECT w.id, w.owner, 'route', 'light', 1, 'pending', \(priority), now(), workfeed_anchor(1)
+            SELECT w.id, w.owner, 'route', 'light', 1, 'pending', \(priority), now(),
+                workfeed_anchor((row_number() OVER (ORDER BY w.source_id))::int)
             FROM workout w LEFT JOIN job j ON j.workout_id = w.id WHERE w.owner = \(owner) AND j.id IS NULL ORDER BY w.source_id
             """, "adding jobs")
     }
