@@ -127,14 +127,17 @@ extension IndexTransaction {
         _ lease: LeaseTable.Lease, reason: String, code: FailureCode, retry: RetryPolicy, now: Date
     ) throws -> CompletionEffect {
         guard let previous = try attempts(of: lease) else { return .staleLease }
-        let attempts = previous + 1
         let anchor = nextAnchor()
-        if attempts >= retry.maximumAttempts {
-            let final = "gave up after \(attempts) attempts: \(reason)"
+        let attempts: Int
+        let retryAt: Date
+        switch retry.afterFailedAttempt(previous, reason: reason) {
+        case .fail(_, let final):
             try markFailed(lease.jobID, reason: final, code: code, now: now, anchor: anchor)
             return .updated(lease.picture, .failedNoRetry, reason: final, retryAt: nil, code: code)
+        case .retry(let counted, let seconds):
+            attempts = counted
+            retryAt = now.addingTimeInterval(seconds)
         }
-        let retryAt = now.addingTimeInterval(retry.backoff(afterAttempt: attempts))
         try db.execute(
             sql: "UPDATE job SET reason = ?, reason_code = ?, attempts = ?, not_before = ?, updated_at = ?, anchor = ? WHERE id = ?",
             arguments: [reason, code.rawValue, attempts, retryAt.timeIntervalSince1970, now.timeIntervalSince1970, anchor, lease.jobID])

@@ -24,11 +24,30 @@ public struct RetryPolicy: Sendable, Hashable {
         self.environmentMaximumBackoff = environmentMaximumBackoff
     }
 
+    /// What happens to a job whose lease came back without a picture after `previous` attempts
+    /// before it: tried again after a back-off, or, at its last attempt, failed for good with a
+    /// reason that says so. Every index backend decides by it.
+    public func afterFailedAttempt(_ previous: Int, reason: String) -> RetryVerdict {
+        let attempts = previous + 1
+        guard attempts < maximumAttempts else { return .fail(attempts: attempts, reason: "gave up after \(attempts) attempts: \(reason)") }
+        return .retry(attempts: attempts, afterSeconds: backoff(afterAttempt: attempts))
+    }
+
     func backoff(afterAttempt attempt: Int) -> Double {
         min(maximumBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))
     }
 
-    func environmentBackoff(afterDeferral deferral: Int) -> Double {
+    /// The wait of a job put off for the `deferral`-th time by a failure of a worker's
+    /// surroundings (no attempt counted).
+    public func environmentBackoff(afterDeferral deferral: Int) -> Double {
         min(environmentMaximumBackoff, environmentInitialBackoff * pow(2, Double(min(60, max(0, deferral - 1)))))
     }
+}
+
+/// What ``RetryPolicy/afterFailedAttempt(_:reason:)`` decided.
+public enum RetryVerdict: Sendable, Hashable {
+    /// Pending again, `attempts` counted, ready after `afterSeconds`.
+    case retry(attempts: Int, afterSeconds: Double)
+    /// `failed-no-retry`, with the reason to store.
+    case fail(attempts: Int, reason: String)
 }

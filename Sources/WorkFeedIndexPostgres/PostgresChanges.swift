@@ -47,18 +47,11 @@ public enum PostgresChanges {
                     ORDER BY 2, 1 LIMIT \(wanted)
                     """, "reading the changes since \(anchor)")
             }
-        var changes: [WorkoutChange] = []
-        for row in rows {
-            do {
-                let (id, anchor, kind) = try row.decode((UUID, Int64, String).self)
-                // The query names only the three kinds.
-                guard let change = WorkoutChange.Kind(rawValue: kind) else { throw IndexError(.failed, "an unknown change \(kind)") }
-                changes.append(WorkoutChange(anchor: anchor, id: WorkoutID(id), change: change))
-            } catch let error as IndexError {
-                throw error
-            } catch {
-                throw IndexError(.failed, "reading the changes since \(anchor)", cause: error)
-            }
+        var changes = try rows.decoded("the changes since \(anchor)") { row in
+            let (id, anchor, kind) = try row.decode((UUID, Int64, String).self)
+            // The query names only the three kinds.
+            guard let change = WorkoutChange.Kind(rawValue: kind) else { throw IndexError(.failed, "an unknown change \(kind)") }
+            return WorkoutChange(anchor: anchor, id: WorkoutID(id), change: change)
         }
         let more = changes.count > limit
         if more { changes.removeLast() }
@@ -69,13 +62,9 @@ public enum PostgresChanges {
     /// read everything up to now goes on from (``IndexReading/currentAnchor()``).
     public static func currentAnchor(in session: PostgresSession) throws(IndexError) -> Int64 {
         let rows = try session.query("SELECT workfeed_anchor_horizon() - 1", "reading the anchors' horizon")
-        do {
-            guard let row = rows.first(where: { _ in true }) else { throw IndexError(.failed, "no horizon") }
-            return try row.decode(Int64.self)
-        } catch let error as IndexError {
-            throw error
-        } catch {
-            throw IndexError(.failed, "reading the anchors' horizon", cause: error)
+        guard let horizon = try rows.firstDecoded("the anchors' horizon", { try $0.decode(Int64.self) }) else {
+            throw IndexError(.failed, "reading the anchors' horizon: no row")
         }
+        return horizon
     }
 }

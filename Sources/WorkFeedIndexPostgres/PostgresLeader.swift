@@ -36,9 +36,7 @@ public enum PostgresLeader {
                 expires_at = now() + make_interval(secs => \(termSeconds))
             WHERE role = 'periodic' AND expires_at < now() RETURNING term
             """, "taking the lead")
-        return try rows.first { _ in true }.map { row throws(IndexError) in
-            Term(holder: coordinator, number: try decode(row.decode(Int64.self)))
-        }
+        return try rows.firstDecoded("the term taken") { Term(holder: coordinator, number: try $0.decode(Int64.self)) }
     }
 
     /// Renews `term` for `termSeconds` from now; `false` when it has run out or another holds
@@ -86,13 +84,9 @@ public enum PostgresLeader {
             SELECT holder, term, extract(epoch FROM expires_at - now())::float8 FROM leader
             WHERE role = 'periodic' AND expires_at > now()
             """, "reading who leads")
-        return try rows.first { _ in true }.map { row throws(IndexError) in
-            let (holder, number, left) = try decode(row.decode((String, Int64, Double).self))
+        return try rows.firstDecoded("the leader row") { row in
+            let (holder, number, left) = try row.decode((String, Int64, Double).self)
             return (Term(holder: holder, number: number), left)
         }
-    }
-
-    private static func decode<T>(_ value: @autoclosure () throws -> T) throws(IndexError) -> T {
-        do { return try value() } catch { throw IndexError(.failed, "reading the leader row", cause: error) }
     }
 }

@@ -66,38 +66,29 @@ public enum PostgresLeases {
         query.binds.append(leaseSeconds)
         query.binds.append(candidates)
         let rows = try session.query(query, "leasing jobs")
-        var claims: [Claim] = []
-        for row in rows {
+        let claims = try rows.decoded("the jobs leased") { row in
             let cells = row.makeRandomAccess()
-            do {
-                let jobID = try cells[1].decode(Int64.self)
-                let kindText = try cells[7].decode(String.self)
-                let themeText = try cells[8].decode(String.self)
-                guard let kind = PictureKind(rawValue: kindText) else { throw corrupt(jobID, "kind", kindText) }
-                guard let theme = Theme(rawValue: themeText) else { throw corrupt(jobID, "theme", themeText) }
-                let picture = PictureID(
-                    workoutID: WorkoutID(try cells[6].decode(UUID.self)), kind: kind, theme: theme, scale: try cells[9].decode(Int.self))
-                let job = LeasedJob(
-                    jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),
-                    picture: picture, owner: try cells[5].decode(String.self), routeHash: try cells[11].decode(String.self),
-                    heartRateHash: try cells[12].decode(String.self), route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
-                    heartRate: Array(try cells[14].decode(ByteBuffer.self).readableBytesView))
-                claims.append(
-                    Claim(
-                        order: try cells[0].decode(Int.self), job: job, priority: try cells[4].decode(Int.self),
-                        anchor: try cells[10].decode(Int64.self)))
-            } catch let error as IndexError {
-                throw error
-            } catch {
-                throw IndexError(.failed, "reading the jobs leased", cause: error)
-            }
+            let jobID = try cells[1].decode(Int64.self)
+            let picture = try picture(
+                "job", row: String(jobID), workout: cells[6].decode(UUID.self), kind: cells[7].decode(String.self),
+                theme: cells[8].decode(String.self), scale: cells[9].decode(Int.self))
+            let job = LeasedJob(
+                jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),
+                picture: picture, owner: try cells[5].decode(String.self), routeHash: try cells[11].decode(String.self),
+                heartRateHash: try cells[12].decode(String.self), route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
+                heartRate: Array(try cells[14].decode(ByteBuffer.self).readableBytesView))
+            return Claim(
+                order: try cells[0].decode(Int.self), job: job, priority: try cells[4].decode(Int.self), anchor: try cells[10].decode(Int64.self))
         }
         // RETURNING's order is not defined: the fair order is the claim's own.
         return claims.sorted { $0.order < $1.order }
     }
 
-    static func corrupt(_ job: Int64, _ column: String, _ value: String) -> IndexError {
-        IndexError.corruptRow(table: "job", row: String(job), column: column, value: "'\(value)'")
+    /// The picture a row names; a kind or theme this version does not know is a corrupt row.
+    static func picture(_ table: String, row: String, workout: UUID, kind: String, theme: String, scale: Int) throws(IndexError) -> PictureID {
+        guard let known = PictureKind(rawValue: kind) else { throw IndexError.corruptRow(table: table, row: row, column: "kind", value: "'\(kind)'") }
+        guard let themed = Theme(rawValue: theme) else { throw IndexError.corruptRow(table: table, row: row, column: "theme", value: "'\(theme)'") }
+        return PictureID(workoutID: WorkoutID(workout), kind: known, theme: themed, scale: scale)
     }
 
     /// `lastServed` after `claims`: at each priority, the owner of its last job.
@@ -117,6 +108,12 @@ public enum PostgresLeases {
             WHERE lease_coordinator = \(coordinator) AND lease_id IS NOT NULL
             """, "renewing the leases of \(coordinator)")
         return result.metadata.rows ?? 0
+    }
+
+    /// Remembers the cache key sent with a lease's JOB: a `generated` report must quote it, and
+    /// a report on a job whose key has changed since is refused (``PostgresReports``).
+    public static func recordCacheKey(_ key: String, for lease: UInt64, in session: PostgresSession) throws(IndexError) {
+        try session.query("UPDATE job SET lease_key = \(key) WHERE lease_id = \(Int64(bitPattern: lease))", "recording the key of lease \(lease)")
     }
 
     /// Ends a lease whose JOB never reached its worker, counting no attempt: the job is ready

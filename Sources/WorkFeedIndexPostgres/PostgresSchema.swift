@@ -63,7 +63,9 @@ public enum PostgresSchema {
             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
             """, "reading the index's schema")
-        let (all, migrationTables) = try decode(tables, (Int64, Int64).self, "pg_class")
+        guard let (all, migrationTables) = try tables.firstDecoded("pg_class", { try $0.decode((Int64, Int64).self) }) else {
+            throw IndexError(.failed, "reading the index's schema: no row")
+        }
         if migrationTables == 0 {
             guard all == 0 else {
                 throw IndexError(
@@ -74,19 +76,6 @@ public enum PostgresSchema {
             return 0
         }
         let versions = try session.query("SELECT coalesce(max(version), 0)::bigint FROM schema_migration", "reading the schema version")
-        return Int(try decode(versions, Int64.self, "schema_migration"))
-    }
-
-    /// The one row of `result`, as `type`.
-    static func decode<T: PostgresDecodable>(_ result: PostgresQueryResult, _ type: T.Type, _ table: String) throws(IndexError) -> T {
-        guard let row = result.first(where: { _ in true }) else { throw IndexError(.failed, "reading \(table): no row") }
-        do { return try row.decode(T.self) } catch { throw IndexError(.failed, "reading \(table)", cause: error) }
-    }
-
-    static func decode<A: PostgresDecodable, B: PostgresDecodable>(
-        _ result: PostgresQueryResult, _ type: (A, B).Type, _ table: String
-    ) throws(IndexError) -> (A, B) {
-        guard let row = result.first(where: { _ in true }) else { throw IndexError(.failed, "reading \(table): no row") }
-        do { return try row.decode((A, B).self) } catch { throw IndexError(.failed, "reading \(table)", cause: error) }
+        return Int(try versions.firstDecoded("schema_migration", { try $0.decode(Int64.self) }) ?? 0)
     }
 }

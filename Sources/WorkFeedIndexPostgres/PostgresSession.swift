@@ -161,3 +161,22 @@ extension IndexError {
     /// A deadlock or serialization failure: the transaction may be run again as it was.
     var isConflict: Bool { serverError?.sqlState == "40P01" || serverError?.sqlState == "40001" }
 }
+
+extension Sequence where Element == PostgresRow {
+    /// Each row through `decode`, in order. A value that cannot be decoded is an ``IndexError``
+    /// naming what was being read; one `decode` throws itself (a corrupt row) comes as it is.
+    func decoded<T>(_ reading: @autoclosure () -> String, _ decode: (PostgresRow) throws -> T) throws(IndexError) -> [T] {
+        do {
+            return try map(decode)
+        } catch let error as IndexError {
+            throw error
+        } catch {
+            throw IndexError(.failed, "reading \(reading())", cause: error)
+        }
+    }
+
+    /// The first row through `decode` (``decoded(_:_:)``); `nil` when there is none.
+    func firstDecoded<T>(_ reading: @autoclosure () -> String, _ decode: (PostgresRow) throws -> T) throws(IndexError) -> T? {
+        try prefix(1).decoded(reading(), decode).first
+    }
+}

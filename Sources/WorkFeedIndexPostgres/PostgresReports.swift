@@ -1,0 +1,203 @@
+import Foundation
+import PostgresNIO
+public import WorkFeedIndex
+public import WorkFeedModel
+
+/// The anchors one write transaction takes: its k-th change takes `workfeed_anchor(k)`
+/// (docs/postgres-index.md, "Anchors"). A transaction counts its own.
+public struct PostgresAnchors: Sendable, Hashable {
+    /// Changes so far.
+    public private(set) var taken: Int = 0
+
+    public init() {}
+
+    /// The next change's k.
+    public mutating func next() -> Int {
+        taken += 1
+        return taken
+    }
+}
+
+/// Workers' reports, checked in the transaction that stores them against the job as it stands,
+/// whichever coordinator leased it (docs/postgres-index.md, "Reports checked in the transaction
+/// that stores them"): the job row is locked `FOR UPDATE`, and its owner's `owner_state` row
+/// `FOR SHARE`, which every change a cache key hashes (zones, heart-rate zones) updates first, so
+/// that no such change commits between the check and the store.
+public enum PostgresReports {
+    /// What a report did: its effect, the picture it wrote that no job stores (a refused or late
+    /// report's), and the key the job stored before and no longer does.
+    public struct Outcome: Sendable, Hashable {
+        public var effect: CompletionEffect
+        public var leftover: LeftoverPicture?
+        /// The key the job stored before this report replaced or withdrew it: its files go unless
+        /// another job stores it (checked when the transaction ends).
+        public var unstoredKey: String?
+    }
+
+    /// Records `worker`'s report on a lease, as ``IndexWriting/complete(_:from:retry:now:cacheKey:)``
+    /// does: on a current lease of that worker only (anything else is
+    /// ``CompletionEffect/staleLease`` and changes nothing), refused as
+    /// ``CompletionEffect/outdated(_:)`` when the job's key is no longer the one it was leased
+    /// with, otherwise generated, failed for good, tried again after a back-off, or put off
+    /// without an attempt for a failure of the worker's surroundings. Times are the database's.
+    public static func complete(
+        _ report: JobReportRecord, from worker: String, retry: RetryPolicy, cacheKey: CacheKeyFunction, anchors: inout PostgresAnchors,
+        in session: PostgresSession
+    ) throws(IndexError) -> Outcome {
+        let lease = Int64(bitPattern: report.lease)
+        let drawn = report.outcome == .generated ? report.detail : nil
+        guard let job = try leasedJob(lease, in: session), job.worker == worker else {
+            // A late report: the lease ended, or was never this worker's. The picture it wrote is
+            // nobody's; its by-picture name is known while the ended lease is remembered.
+            guard let drawn else { return Outcome(effect: .staleLease) }
+            let picture = try Self.endedLease(lease, in: session)
+            return Outcome(effect: .staleLease, leftover: LeftoverPicture(picture: picture, key: drawn))
+        }
+        try session.query("SELECT 1 FROM owner_state WHERE owner = \(job.owner) FOR SHARE", "locking the policy of \(job.owner)")
+        // The report ends the lease, whatever it says.
+        try session.query(
+            """
+            UPDATE job SET lease_id = NULL, lease_coordinator = NULL, lease_worker = NULL, lease_anchor = NULL, lease_key = NULL,
+                lease_deadline = NULL, lease_expires_at = NULL
+            WHERE id = \(job.id)
+            """, "ending lease \(report.lease)")
+        let leftover = drawn.map { LeftoverPicture(picture: job.picture, key: $0) }
+        // Still pending with the inputs it was leased with?
+        guard job.status == "pending", job.anchor == job.leaseAnchor else { return Outcome(effect: .staleLease, leftover: leftover) }
+        if let leased = job.leaseKey, cacheKey(job.picture, job.routeHash, job.heartRateHash, job.owner) != leased {
+            return Outcome(effect: .outdated(job.picture), leftover: leftover)
+        }
+        switch report.outcome {
+        case .generated where job.leaseKey != nil && job.leaseKey != report.detail:
+            // Stored as generated, the key would claim a picture of other inputs.
+            let reason = "the worker reported cache key \(report.detail.prefix(64)), the job's is \(job.leaseKey ?? "")"
+            let effect = try retryOrFail(job, reason: reason, code: .keyMismatch, retry: retry, anchors: &anchors, in: session)
+            return Outcome(effect: effect, leftover: leftover)
+        case .generated:
+            try session.query(
+                """
+                UPDATE job SET status = 'generated', cache_key = \(report.detail), reason = NULL, reason_code = NULL, attempts = 0,
+                    deferrals = 0, priority = 0, not_before = NULL, updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int),
+                    map = \(report.map.rawValue)
+                WHERE id = \(job.id)
+                """, "storing the picture of job \(job.id)")
+            let replaced = job.cacheKey.flatMap { $0 == report.detail ? nil : $0 }
+            return Outcome(effect: .updated(job.picture, .generated, reason: nil, retryAt: nil, code: nil), unstoredKey: replaced)
+        case .failedNoRetry:
+            let code = report.failureCode
+            // The picture drawn before the owner's zones hid the whole route shows what is now
+            // hidden: it must not stay readable under its old key.
+            let withdraws = code == .hiddenByPrivacy
+            try markFailed(job, reason: report.detail, code: code, withdrawingKey: withdraws, anchors: &anchors, in: session)
+            return Outcome(
+                effect: .updated(job.picture, .failedNoRetry, reason: report.detail, retryAt: nil, code: code),
+                unstoredKey: withdraws ? job.cacheKey : nil)
+        case .failedRetry:
+            let code = report.failureCode
+            guard code.isEnvironmental else {
+                return Outcome(effect: try retryOrFail(job, reason: report.detail, code: code, retry: retry, anchors: &anchors, in: session))
+            }
+            // Not the job's fault: no attempt counted, a longer wait each time.
+            let seconds = retry.environmentBackoff(afterDeferral: job.deferrals + 1)
+            let retryAt = try waitAgain(
+                job, reason: report.detail, code: code, attempts: job.attempts, deferrals: job.deferrals + 1, seconds: seconds, anchors: &anchors,
+                in: session)
+            return Outcome(effect: .updated(job.picture, .pending, reason: report.detail, retryAt: retryAt, code: code))
+        }
+    }
+
+    /// A lease that ended without a picture: the job waits and is tried again, or, after its last
+    /// attempt, fails for good (``RetryPolicy/afterFailedAttempt(_:reason:)``).
+    static func retryOrFail(
+        _ job: LeasedRow, reason: String, code: FailureCode, retry: RetryPolicy, anchors: inout PostgresAnchors, in session: PostgresSession
+    ) throws(IndexError) -> CompletionEffect {
+        switch retry.afterFailedAttempt(job.attempts, reason: reason) {
+        case .fail(_, let final):
+            try markFailed(job, reason: final, code: code, withdrawingKey: false, anchors: &anchors, in: session)
+            return .updated(job.picture, .failedNoRetry, reason: final, retryAt: nil, code: code)
+        case .retry(let attempts, let seconds):
+            let retryAt = try waitAgain(
+                job, reason: reason, code: code, attempts: attempts, deferrals: job.deferrals, seconds: seconds, anchors: &anchors, in: session)
+            return .updated(job.picture, .pending, reason: reason, retryAt: retryAt, code: code)
+        }
+    }
+
+    /// The job pending again, ready `seconds` from now (the database's); when that is.
+    static func waitAgain(
+        _ job: LeasedRow, reason: String, code: FailureCode, attempts: Int, deferrals: Int, seconds: Double, anchors: inout PostgresAnchors,
+        in session: PostgresSession
+    ) throws(IndexError) -> Date {
+        let rows = try session.query(
+            """
+            UPDATE job SET reason = \(reason), reason_code = \(code.rawValue), attempts = \(attempts), deferrals = \(deferrals),
+                not_before = now() + make_interval(secs => \(seconds)), updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int)
+            WHERE id = \(job.id) RETURNING not_before
+            """, "putting off job \(job.id)")
+        guard let retryAt = try rows.firstDecoded("when job \(job.id) is tried again", { try $0.decode(Date.self) }) else {
+            throw IndexError(.failed, "job \(job.id) went while locked")
+        }
+        return retryAt
+    }
+
+    static func markFailed(
+        _ job: LeasedRow, reason: String, code: FailureCode, withdrawingKey: Bool, anchors: inout PostgresAnchors, in session: PostgresSession
+    ) throws(IndexError) {
+        try session.query(
+            """
+            UPDATE job SET status = 'failed-no-retry', reason = \(reason), reason_code = \(code.rawValue), not_before = NULL,
+                updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int),
+                cache_key = CASE WHEN \(withdrawingKey) THEN NULL ELSE cache_key END
+            WHERE id = \(job.id)
+            """, "failing job \(job.id)")
+    }
+
+    /// A leased job as its report finds it, locked.
+    struct LeasedRow {
+        var id: Int64
+        var picture: PictureID
+        var owner: String
+        var worker: String
+        var leaseAnchor: Int64
+        var leaseKey: String?
+        var anchor: Int64
+        var status: String
+        var cacheKey: String?
+        var attempts: Int
+        var deferrals: Int
+        var routeHash: String
+        var heartRateHash: String
+    }
+
+    /// The job `lease` is on, locked for this transaction; `nil` when no job holds that lease.
+    static func leasedJob(_ lease: Int64, in session: PostgresSession) throws(IndexError) -> LeasedRow? {
+        let rows = try session.query(
+            """
+            SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, j.owner, j.lease_worker, j.lease_anchor, j.lease_key, j.anchor, j.status,
+                j.cache_key, j.attempts, j.deferrals, w.route_hash, w.hr_hash
+            FROM job j JOIN workout w ON w.id = j.workout_id WHERE j.lease_id = \(lease) FOR UPDATE OF j
+            """, "finding the job of lease \(lease)")
+        return try rows.firstDecoded("the job of lease \(lease)") { row in
+            let cells = row.makeRandomAccess()
+            let id = try cells[0].decode(Int64.self)
+            let picture = try PostgresLeases.picture(
+                "job", row: String(id), workout: cells[1].decode(UUID.self), kind: cells[2].decode(String.self), theme: cells[3].decode(String.self),
+                scale: cells[4].decode(Int.self))
+            return LeasedRow(
+                id: id, picture: picture, owner: try cells[5].decode(String.self), worker: try cells[6].decode(String.self),
+                leaseAnchor: try cells[7].decode(Int64.self), leaseKey: try cells[8].decode(String?.self), anchor: try cells[9].decode(Int64.self),
+                status: try cells[10].decode(String.self), cacheKey: try cells[11].decode(String?.self), attempts: try cells[12].decode(Int.self),
+                deferrals: try cells[13].decode(Int.self), routeHash: try cells[14].decode(String.self),
+                heartRateHash: try cells[15].decode(String.self))
+        }
+    }
+
+    /// The picture of a lease that ended without its report, while it is remembered.
+    static func endedLease(_ lease: Int64, in session: PostgresSession) throws(IndexError) -> PictureID? {
+        let rows = try session.query(
+            "SELECT workout_id, kind, theme, scale FROM ended_lease WHERE lease_id = \(lease)", "finding ended lease \(lease)")
+        return try rows.firstDecoded("ended lease \(lease)") { row in
+            let (workout, kind, theme, scale) = try row.decode((UUID, String, String, Int).self)
+            return try PostgresLeases.picture("ended_lease", row: String(lease), workout: workout, kind: kind, theme: theme, scale: scale)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import PostgresNIO
+import Testing
+import WorkFeedIndex
+import WorkFeedIndexPostgres
+import WorkFeedModel
+import WorkFeedTesting
+
+/// Workers' reports checked in the transaction that stores them, whichever coordinator leased
+/// the job (docs/postgres-index.md, "Reports checked in the transaction that stores them"),
+/// against a real server.
+@Suite(.enabled(if: PostgresTestServer.isInstalled, Comment(rawValue: PostgresTestServer.skipReason)))
+struct PostgresReportTests {
+    /// A picture's key as the coordinators would compute it: its route hash and a policy version
+    /// the test changes (an owner's zones).
+    final class Keys: @unchecked Sendable {
+        var policy = 1
+        func key(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner: String) -> String {
+            "key-\(route)-\(picture.theme.rawValue)-\(owner)-v\(policy)"
+        }
+    }
+
+    struct Leased {
+        let fixture: PostgresFixture
+        let session: PostgresSession
+        let claims: [PostgresLeases.Claim]
+        let keys = Keys()
+
+        /// `count` jobs of ann leased by coordinator c1 to worker w1, each JOB sent with its key.
+        init(count: Int = 1) throws {
+            fixture = try PostgresFixture()
+            session = try fixture.session("c1")
+            try PostgresFixture.addJobs(owner: "ann", count: count, in: session)
+            let session = self.session
+            let keys = self.keys
+            claims = try session.transaction("leasing") {
+                let claims = try PostgresLeases.claim(coordinator: "c1", slots: [("w1", count)], lastServed: [:], deadline: 120, in: session)
+                for claim in claims {
+                    let job = claim.job
+                    try PostgresLeases.recordCacheKey(keys.key(job.picture, job.routeHash, job.heartRateHash, job.owner), for: job.lease, in: session)
+                }
+                return claims
+            }
+        }
+
+        func key(of claim: PostgresLeases.Claim) -> String {
+            keys.key(claim.job.picture, claim.job.routeHash, claim.job.heartRateHash, claim.job.owner)
+        }
+
+        /// A report through `coordinator`'s session, in a transaction of its own.
+        func report(
+            _ claim: PostgresLeases.Claim, _ outcome: JobReportRecord.Outcome, detail: String? = nil, code: FailureCode? = nil,
+            worker: String = "w1", through coordinator: PostgresSession? = nil
+        ) throws -> PostgresReports.Outcome {
+            let session = coordinator ?? self.session
+            let record = JobReportRecord(lease: claim.job.lease, outcome: outcome, detail: detail ?? key(of: claim), map: .full, code: code)
+            let keys = self.keys
+            return try session.transaction("a report") {
+                var anchors = PostgresAnchors()
+                return try PostgresReports.complete(record, from: worker, retry: RetryPolicy(), cacheKey: keys.key, anchors: &anchors, in: session)
+            }
+        }
+
+        /// The job's row: status, attempts, deferrals, cache key, reason code, whether it is leased, its anchor.
+        func row(_ claim: PostgresLeases.Claim) throws -> (String, Int, Int, String?, String?, Bool, Int64) {
+            try #require(
+                try session.query(
+                    """
+                    SELECT status, attempts, deferrals, cache_key, reason_code, lease_id IS NOT NULL, anchor FROM job WHERE id = \(claim.job.jobID)
+                    """, ""
+                ).first { _ in true }
+            ).decode((String, Int, Int, String?, String?, Bool, Int64).self)
+        }
+    }
+
+    /// A picture reported through another coordinator than the one that leased the job is
+    /// stored: the lease is in the row, not in a coordinator's memory. A second report on the
+    /// same lease, or one from another worker, changes nothing.
+    @Test func aReportThroughAnyCoordinatorIsStoredOnce() throws {
+        let leased = try Leased()
+        let claim = try #require(leased.claims.first)
+        let c2 = try leased.fixture.session("c2")
+        let before = try leased.row(claim)
+
+        #expect(try leased.report(claim, .generated, worker: "w9", through: c2).effect == .staleLease)
+        let stored = try leased.report(claim, .generated, through: c2)
+        #expect(stored.effect == .updated(claim.job.picture, .generated, reason: nil, retryAt: nil, code: nil))
+        #expect(stored.leftover == nil && stored.unstoredKey == nil)
+        let after = try leased.row(claim)
+        #expect(after.0 == "generated" && after.3 == leased.key(of: claim) && after.5 == false)
+        #expect(after.6 > before.6, "a stored picture takes a new anchor")
+
+        // Late: the lease ended with the first report. Its picture is named by key only.
+        let late = try leased.report(claim, .generated, detail: "key-late")
+        #expect(late.effect == .staleLease)
+        #expect(late.leftover == LeftoverPicture(picture: nil, key: "key-late"))
+        #expect(try leased.row(claim).3 == leased.key(of: claim))
+    }
+
+    /// An owner's zones changed while the worker drew: the picture is refused, the job ready
+    /// again at once with no attempt counted, and what the worker wrote is a leftover.
+    @Test func aPictureOfInputsThatChangedIsRefused() throws {
+        let leased = try Leased()
+        let claim = try #require(leased.claims.first)
+        let drawn = leased.key(of: claim)
+        leased.keys.policy = 2
+        let refused = try leased.report(claim, .generated, detail: drawn)
+        #expect(refused.effect == .outdated(claim.job.picture))
+        #expect(refused.leftover == LeftoverPicture(picture: claim.job.picture, key: drawn))
+        let row = try leased.row(claim)
+        #expect(row.0 == "pending" && row.1 == 0 && row.3 == nil && row.5 == false)
+        let again = try leased.session.transaction("leasing") {
+            try PostgresLeases.claim(coordinator: "c2", slots: [("w2", 1)], lastServed: [:], deadline: 120, in: leased.session)
+        }
+        #expect(again.map(\.job.jobID) == [claim.job.jobID])
+    }
+
+    /// A transient failure counts an attempt and waits (the database's clock); the last attempt
+    /// fails the job for good, saying so. A key the lease was not sent with counts as one.
+    @Test func failuresCountAttemptsUntilTheLast() throws {
+        let leased = try Leased(count: 2)
+        let first = leased.claims[0]
+        let failed = try leased.report(first, .failedRetry, detail: "timed out", code: .timedOut)
+        guard case .updated(_, .pending, "timed out", let retryAt?, .timedOut?) = failed.effect else {
+            Issue.record("\(failed.effect)")
+            return
+        }
+        #expect(retryAt > Date().addingTimeInterval(-5) && retryAt < Date().addingTimeInterval(65))
+        #expect(try leased.row(first).1 == 1)
+
+        let mismatch = try leased.report(leased.claims[1], .generated, detail: "key-of-something-else")
+        guard case .updated(_, .pending, let reason?, _, .keyMismatch?) = mismatch.effect else {
+            Issue.record("\(mismatch.effect)")
+            return
+        }
+        #expect(reason.contains("the worker reported cache key key-of-something-else"))
+        #expect(mismatch.leftover == LeftoverPicture(picture: leased.claims[1].job.picture, key: "key-of-something-else"))
+
+        // The attempts of a job at its last: failed for good.
+        try leased.session.query("UPDATE job SET attempts = 2, not_before = NULL WHERE id = \(first.job.jobID)", "")
+        let again = try leased.session.transaction("leasing") {
+            try PostgresLeases.claim(coordinator: "c1", slots: [("w1", 1)], lastServed: [:], deadline: 120, in: leased.session)
+        }
+        let last = try leased.report(try #require(again.first), .failedRetry, detail: "timed out", code: .timedOut)
+        #expect(
+            last.effect == .updated(first.job.picture, .failedNoRetry, reason: "gave up after 3 attempts: timed out", retryAt: nil, code: .timedOut))
+        #expect(try leased.row(first).0 == "failed-no-retry")
+    }
+
+    /// A full cache is the worker's surroundings, not the job: no attempt counts, the job waits
+    /// longer each time. A route hidden whole by the owner's zones fails for good and its old
+    /// picture's key goes with it.
+    @Test func theWorkersSurroundingsCountNoAttemptAndAHiddenRouteWithdrawsItsKey() throws {
+        let leased = try Leased(count: 2)
+        let full = try leased.report(leased.claims[0], .failedRetry, detail: "no space", code: .cacheFull)
+        guard case .updated(_, .pending, _, _?, .cacheFull?) = full.effect else {
+            Issue.record("\(full.effect)")
+            return
+        }
+        let row = try leased.row(leased.claims[0])
+        #expect(row.1 == 0 && row.2 == 1)
+
+        let hidden = leased.claims[1]
+        try leased.session.query("UPDATE job SET cache_key = 'key-drawn-before' WHERE id = \(hidden.job.jobID)", "")
+        let withdrawn = try leased.report(hidden, .failedNoRetry, detail: "the privacy zones hide the whole route", code: .hiddenByPrivacy)
+        #expect(withdrawn.unstoredKey == "key-drawn-before")
+        let after = try leased.row(hidden)
+        #expect(after.0 == "failed-no-retry" && after.3 == nil && after.4 == FailureCode.hiddenByPrivacy.rawValue)
+    }
+}
