@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 public import WorkFeedIndex
-import WorkFeedModel
+public import WorkFeedModel
 
 /// Leases kept in the job rows, shared by every coordinator of one index (docs/postgres-index.md,
 /// "Leases in the database"). A lease has two times: the render deadline (the job's fault: past
@@ -127,6 +127,50 @@ public enum PostgresLeases {
             WHERE lease_id = \(Int64(bitPattern: lease))
             """, "returning lease \(lease)")
         return (result.metadata.rows ?? 0) > 0
+    }
+
+    /// Takes back the leases `coordinator`'s worker holds (the worker is gone), counting an
+    /// attempt against each job when asked (a worker that died or went silent may have been
+    /// killed by its job; one that said goodbye was not), as
+    /// ``IndexWriting/releaseLeases(of:reason:code:countAttempt:retry:now:)`` does.
+    /// - Returns: what happened to each job whose lease still held a claim on it.
+    public static func takeBack(
+        worker: String, of coordinator: String, reason: String, code: FailureCode, countAttempt: Bool, retry: RetryPolicy,
+        anchors: inout PostgresAnchors, in session: PostgresSession
+    ) throws(IndexError) -> [CompletionEffect] {
+        let rows = try LeasedRow.locked(
+            """
+            \(unescaped: LeasedRow.selection)
+            WHERE j.lease_coordinator = \(coordinator) AND j.lease_worker = \(worker) AND j.lease_id IS NOT NULL FOR UPDATE OF j
+            """, "the leases of worker \(worker)", in: session)
+        try LeasedRow.end(rows, remembered: true, in: session)
+        guard countAttempt else { return [] }
+        var effects: [CompletionEffect] = []
+        for row in rows where row.isCurrent {
+            effects.append(try PostgresReports.retryOrFail(row, reason: reason, code: code, retry: retry, anchors: &anchors, in: session))
+        }
+        return effects
+    }
+
+    /// Takes back `coordinator`'s leases past their render deadline, counting an attempt: a job
+    /// that keeps timing out ends `failed-no-retry` instead of holding the pool for ever
+    /// (``IndexWriting/expireLeases(now:retry:)``). The deadline is the database's clock.
+    public static func expireOverdue(
+        of coordinator: String, retry: RetryPolicy, anchors: inout PostgresAnchors, in session: PostgresSession
+    ) throws(IndexError) -> [CompletionEffect] {
+        let rows = try LeasedRow.locked(
+            """
+            \(unescaped: LeasedRow.selection)
+            WHERE j.lease_coordinator = \(coordinator) AND j.lease_id IS NOT NULL AND j.lease_deadline < now() FOR UPDATE OF j
+            """, "the overdue leases of \(coordinator)", in: session)
+        try LeasedRow.end(rows, remembered: true, in: session)
+        var effects: [CompletionEffect] = []
+        for row in rows where row.isCurrent {
+            let effect = try PostgresReports.retryOrFail(
+                row, reason: "timed out on worker \(row.worker)", code: .timedOut, retry: retry, anchors: &anchors, in: session)
+            effects.append(effect)
+        }
+        return effects
     }
 
     /// The claim (docs/postgres-index.md, "The claim", where each part is explained and measured):

@@ -46,7 +46,9 @@ public enum PostgresReports {
     ) throws(IndexError) -> Outcome {
         let lease = Int64(bitPattern: report.lease)
         let drawn = report.outcome == .generated ? report.detail : nil
-        guard let job = try leasedJob(lease, in: session), job.worker == worker else {
+        let found = try LeasedRow.locked(
+            "\(unescaped: LeasedRow.selection) WHERE j.lease_id = \(lease) FOR UPDATE OF j", "the job of lease \(lease)", in: session)
+        guard let job = found.first, job.worker == worker else {
             // A late report: the lease ended, or was never this worker's. The picture it wrote is
             // nobody's; its by-picture name is known while the ended lease is remembered.
             guard let drawn else { return Outcome(effect: .staleLease) }
@@ -55,15 +57,10 @@ public enum PostgresReports {
         }
         try session.query("SELECT 1 FROM owner_state WHERE owner = \(job.owner) FOR SHARE", "locking the policy of \(job.owner)")
         // The report ends the lease, whatever it says.
-        try session.query(
-            """
-            UPDATE job SET lease_id = NULL, lease_coordinator = NULL, lease_worker = NULL, lease_anchor = NULL, lease_key = NULL,
-                lease_deadline = NULL, lease_expires_at = NULL
-            WHERE id = \(job.id)
-            """, "ending lease \(report.lease)")
+        try LeasedRow.end([job], remembered: false, in: session)
         let leftover = drawn.map { LeftoverPicture(picture: job.picture, key: $0) }
         // Still pending with the inputs it was leased with?
-        guard job.status == "pending", job.anchor == job.leaseAnchor else { return Outcome(effect: .staleLease, leftover: leftover) }
+        guard job.isCurrent else { return Outcome(effect: .staleLease, leftover: leftover) }
         if let leased = job.leaseKey, cacheKey(job.picture, job.routeHash, job.heartRateHash, job.owner) != leased {
             return Outcome(effect: .outdated(job.picture), leftover: leftover)
         }
@@ -149,46 +146,6 @@ public enum PostgresReports {
                 cache_key = CASE WHEN \(withdrawingKey) THEN NULL ELSE cache_key END
             WHERE id = \(job.id)
             """, "failing job \(job.id)")
-    }
-
-    /// A leased job as its report finds it, locked.
-    struct LeasedRow {
-        var id: Int64
-        var picture: PictureID
-        var owner: String
-        var worker: String
-        var leaseAnchor: Int64
-        var leaseKey: String?
-        var anchor: Int64
-        var status: String
-        var cacheKey: String?
-        var attempts: Int
-        var deferrals: Int
-        var routeHash: String
-        var heartRateHash: String
-    }
-
-    /// The job `lease` is on, locked for this transaction; `nil` when no job holds that lease.
-    static func leasedJob(_ lease: Int64, in session: PostgresSession) throws(IndexError) -> LeasedRow? {
-        let rows = try session.query(
-            """
-            SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, j.owner, j.lease_worker, j.lease_anchor, j.lease_key, j.anchor, j.status,
-                j.cache_key, j.attempts, j.deferrals, w.route_hash, w.hr_hash
-            FROM job j JOIN workout w ON w.id = j.workout_id WHERE j.lease_id = \(lease) FOR UPDATE OF j
-            """, "finding the job of lease \(lease)")
-        return try rows.firstDecoded("the job of lease \(lease)") { row in
-            let cells = row.makeRandomAccess()
-            let id = try cells[0].decode(Int64.self)
-            let picture = try PostgresLeases.picture(
-                "job", row: String(id), workout: cells[1].decode(UUID.self), kind: cells[2].decode(String.self), theme: cells[3].decode(String.self),
-                scale: cells[4].decode(Int.self))
-            return LeasedRow(
-                id: id, picture: picture, owner: try cells[5].decode(String.self), worker: try cells[6].decode(String.self),
-                leaseAnchor: try cells[7].decode(Int64.self), leaseKey: try cells[8].decode(String?.self), anchor: try cells[9].decode(Int64.self),
-                status: try cells[10].decode(String.self), cacheKey: try cells[11].decode(String?.self), attempts: try cells[12].decode(Int.self),
-                deferrals: try cells[13].decode(Int.self), routeHash: try cells[14].decode(String.self),
-                heartRateHash: try cells[15].decode(String.self))
-        }
     }
 
     /// The picture of a lease that ended without its report, while it is remembered.

@@ -167,4 +167,72 @@ struct PostgresReportTests {
         let after = try leased.row(hidden)
         #expect(after.0 == "failed-no-retry" && after.3 == nil && after.4 == FailureCode.hiddenByPrivacy.rawValue)
     }
+
+    /// A worker that went silent loses its leases, each counting an attempt; its late report,
+    /// through any coordinator, still names the picture it wrote. One that said goodbye costs
+    /// its jobs nothing.
+    @Test func aGoneWorkersLeasesAreTakenBackAndItsLateReportNamesItsPicture() throws {
+        let leased = try Leased(count: 2)
+        let effects = try leased.session.transaction("taking back") {
+            var anchors = PostgresAnchors()
+            return try PostgresLeases.takeBack(
+                worker: "w1", of: "c1", reason: "worker w1 went silent", code: .workerSilent, countAttempt: true, retry: RetryPolicy(),
+                anchors: &anchors, in: leased.session)
+        }
+        #expect(effects.count == 2)
+        #expect(effects.allSatisfy { if case .updated(_, .pending, "worker w1 went silent", _?, .workerSilent?) = $0 { true } else { false } })
+        #expect(try leased.claims.map { try leased.row($0).1 } == [1, 1])
+
+        let c2 = try leased.fixture.session("c2")
+        let late = try leased.report(leased.claims[0], .generated, through: c2)
+        #expect(late.effect == .staleLease)
+        #expect(late.leftover == LeftoverPicture(picture: leased.claims[0].job.picture, key: leased.key(of: leased.claims[0])))
+
+        // Leased again and given back by a worker that said goodbye: no attempt counted.
+        let again = try leased.session.transaction("leasing") {
+            try PostgresLeases.claim(coordinator: "c1", slots: [("w1", 2)], lastServed: [:], deadline: 120, in: leased.session)
+        }
+        #expect(again.isEmpty, "both wait out their back-off")
+        try leased.session.query("UPDATE job SET not_before = NULL", "")
+        let back = try leased.session.transaction("leasing") {
+            try PostgresLeases.claim(coordinator: "c1", slots: [("w1", 2)], lastServed: [:], deadline: 120, in: leased.session)
+        }
+        #expect(back.count == 2)
+        let polite = try leased.session.transaction("taking back") {
+            var anchors = PostgresAnchors()
+            return try PostgresLeases.takeBack(
+                worker: "w1", of: "c1", reason: "worker w1 said goodbye", code: .workerRestarted, countAttempt: false, retry: RetryPolicy(),
+                anchors: &anchors, in: leased.session)
+        }
+        #expect(polite.isEmpty)
+        #expect(try leased.claims.map { try leased.row($0).1 } == [1, 1])
+        #expect(try leased.claims.map { try leased.row($0).5 } == [false, false])
+    }
+
+    /// A lease past its render deadline (the database's clock) is taken back by its coordinator
+    /// and counts an attempt; another coordinator's leases are its own to expire.
+    @Test func aLeasePastItsDeadlineCountsAnAttempt() throws {
+        let fixture = try PostgresFixture()
+        let session = try fixture.session("c1")
+        try PostgresFixture.addJobs(owner: "ann", count: 2, in: session)
+        let short = try session.transaction("leasing") {
+            try PostgresLeases.claim(coordinator: "c1", slots: [("w1", 1)], lastServed: [:], deadline: 0.2, in: session)
+        }
+        _ = try session.transaction("leasing") {
+            try PostgresLeases.claim(coordinator: "c2", slots: [("w2", 1)], lastServed: [:], deadline: 0.2, in: session)
+        }
+        Thread.sleep(forTimeInterval: 0.4)
+        let expired = try session.transaction("expiring") {
+            var anchors = PostgresAnchors()
+            return try PostgresLeases.expireOverdue(of: "c1", retry: RetryPolicy(), anchors: &anchors, in: session)
+        }
+        #expect(expired.count == 1)
+        guard case .updated(let picture, .pending, "timed out on worker w1", _?, .timedOut?) = try #require(expired.first) else {
+            Issue.record("\(expired)")
+            return
+        }
+        #expect(picture == short[0].job.picture)
+        let leased = try session.query("SELECT lease_coordinator FROM job WHERE lease_id IS NOT NULL", "").map { try $0.decode(String.self) }
+        #expect(leased == ["c2"])
+    }
 }
