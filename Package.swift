@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "WorkFeedIndexPostgres",
             dependencies: [
-                "WorkFeedIndex", "WorkFeedModel", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -310,7 +310,7 @@ let package = Package(
         .testTarget(
             name: "WorkFeedIndexPostgresTests",
             dependencies: [
-                "WorkFeedIndexPostgres", "WorkFeedIndex", "WorkFeedModel", "WorkFeedTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "WorkFeedIndexPostgres", "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", "WorkFeedTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -40,8 +40,12 @@ public enum PostgresReports {
     /// ``CompletionEffect/outdated(_:)`` when the job's key is no longer the one it was leased
     /// with, otherwise generated, failed for good, tried again after a back-off, or put off
     /// without an attempt for a failure of the worker's surroundings. Times are the database's.
+    /// - Parameter policyAt: called with the owner and its policy version (0 when it never changed)
+    ///   before `cacheKey` is: the coordinator reloads the owner's zones and settings when its
+    ///   copy is of another version, so that the key compared is the one the index holds now.
     public static func complete(
-        _ report: JobReportRecord, from worker: String, retry: RetryPolicy, cacheKey: CacheKeyFunction, anchors: inout PostgresAnchors,
+        _ report: JobReportRecord, from worker: String, retry: RetryPolicy, cacheKey: CacheKeyFunction,
+        policyAt: (_ owner: String, _ version: Int64) throws(IndexError) -> Void = { _, _ in }, anchors: inout PostgresAnchors,
         in session: PostgresSession
     ) throws(IndexError) -> Outcome {
         let lease = Int64(bitPattern: report.lease)
@@ -55,7 +59,12 @@ public enum PostgresReports {
             let picture = try Self.endedLease(lease, in: session)
             return Outcome(effect: .staleLease, leftover: LeftoverPicture(picture: picture, key: drawn))
         }
-        try session.query("SELECT 1 FROM owner_state WHERE owner = \(job.owner) FOR SHARE", "locking the policy of \(job.owner)")
+        // The owner's policy as of now, held until the transaction ends: the coordinator brings
+        // what its cache keys are made of up to that version before the key is compared.
+        let version = try session.query(
+            "SELECT policy_version FROM owner_state WHERE owner = \(job.owner) FOR SHARE", "locking the policy of \(job.owner)"
+        ).firstDecoded("the policy version of \(job.owner)") { try $0.decode(Int64.self) }
+        try policyAt(job.owner, version ?? 0)
         // The report ends the lease, whatever it says.
         try LeasedRow.end([job], remembered: false, in: session)
         let leftover = drawn.map { LeftoverPicture(picture: job.picture, key: $0) }

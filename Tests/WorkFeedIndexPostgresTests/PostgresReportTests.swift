@@ -11,10 +11,10 @@ import WorkFeedTesting
 /// against a real server.
 @Suite(.enabled(if: PostgresTestServer.isInstalled, Comment(rawValue: PostgresTestServer.skipReason)))
 struct PostgresReportTests {
-    /// A picture's key as the coordinators would compute it: its route hash and a policy version
-    /// the test changes (an owner's zones).
+    /// A picture's key as the coordinators would compute it: its route hash and the owner's
+    /// policy version (its zones), as the report's transaction last read it.
     final class Keys: @unchecked Sendable {
-        var policy = 1
+        var policy: Int64 = 1
         func key(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner: String) -> String {
             "key-\(route)-\(picture.theme.rawValue)-\(owner)-v\(policy)"
         }
@@ -57,7 +57,9 @@ struct PostgresReportTests {
             let keys = self.keys
             return try session.transaction("a report") {
                 var anchors = PostgresAnchors()
-                return try PostgresReports.complete(record, from: worker, retry: RetryPolicy(), cacheKey: keys.key, anchors: &anchors, in: session)
+                return try PostgresReports.complete(
+                    record, from: worker, retry: RetryPolicy(), cacheKey: keys.key, policyAt: { _, version in keys.policy = version },
+                    anchors: &anchors, in: session)
             }
         }
 
@@ -103,7 +105,9 @@ struct PostgresReportTests {
         let leased = try Leased()
         let claim = try #require(leased.claims.first)
         let drawn = leased.key(of: claim)
-        leased.keys.policy = 2
+        try leased.session.transaction("adding a zone") {
+            _ = try PostgresPrivacy.addZone(owner: "ann", latitude: 52, longitude: 4, radius: 200, in: leased.session)
+        }
         let refused = try leased.report(claim, .generated, detail: drawn)
         #expect(refused.effect == .outdated(claim.job.picture))
         #expect(refused.leftover == LeftoverPicture(picture: claim.job.picture, key: drawn))
@@ -234,5 +238,39 @@ struct PostgresReportTests {
         #expect(picture == short[0].job.picture)
         let leased = try session.query("SELECT lease_coordinator FROM job WHERE lease_id IS NOT NULL", "").map { try $0.decode(String.self) }
         #expect(leased == ["c2"])
+    }
+
+    /// A zone added through another coordinator while a report is checked: the report waits for
+    /// the zone's transaction (the owner's policy row), then is checked against the zones it made
+    /// and refused; it is never stored under the key of the zones before.
+    @Test func aReportWaitsForAZoneChangeAndIsCheckedAgainstIt() throws {
+        let leased = try Leased()
+        let claim = try #require(leased.claims.first)
+        let events = EventLog()
+        let zoneAdded = DispatchSemaphore(value: 0)
+        let committed = DispatchSemaphore(value: 0)
+        let fixture = leased.fixture
+        Thread.detachNewThread {
+            defer { committed.signal() }
+            do {
+                let c2 = try fixture.session("c2")
+                try c2.transaction("adding a zone") {
+                    _ = try PostgresPrivacy.addZone(owner: "ann", latitude: 52, longitude: 4, radius: 200, in: c2)
+                    zoneAdded.signal()
+                    Thread.sleep(forTimeInterval: 0.5)
+                    events.append("zone committed")
+                }
+            } catch {
+                events.append("zone failed: \(error)")
+            }
+        }
+        zoneAdded.wait()
+        let outcome = try leased.report(claim, .generated)
+        events.append("report checked")
+        committed.wait()
+        #expect(events.all == ["zone committed", "report checked"])
+        #expect(outcome.effect == .outdated(claim.job.picture))
+        #expect(leased.keys.policy == 2)
+        #expect(try leased.row(claim).0 == "pending")
     }
 }

@@ -52,6 +52,8 @@ struct PostgresFixture {
                 workfeed_anchor((row_number() OVER (ORDER BY w.source_id))::int)
             FROM workout w LEFT JOIN job j ON j.workout_id = w.id WHERE w.owner = \(owner) AND j.id IS NULL ORDER BY w.source_id
             """, "adding jobs")
+        // As an import does: the owner's policy row, with the owner's first workout.
+        try session.query("INSERT INTO owner_state (owner) VALUES (\(owner)) ON CONFLICT (owner) DO NOTHING", "adding the owner")
     }
 
     /// What a worker's `generated` report does to the row, for these tests of the claim alone:
