@@ -54,38 +54,26 @@ struct PostgresLeaseTests {
         for owner in 0..<20 { try PostgresFixture.addJobs(owner: "owner-\(owner)", count: 100, in: setup) }
 
         let leased = Mutex<[String: [Int64]]>([:])
-        let failures = Mutex<[String]>([])
         let started = ContinuousClock.now
-        let both = DispatchGroup()
-        for coordinator in ["c1", "c2"] {
-            both.enter()
-            Thread.detachNewThread {
-                defer { both.leave() }
-                do {
-                    let session = try fixture.session(coordinator)
-                    var served: [Int64: String] = [:]
-                    var previous: [PostgresLeases.Claim] = []
-                    while true {
-                        // A turn: the last batch's reports and the next claim in one transaction.
-                        let claims = try session.transaction("a turn of \(coordinator)") {
-                            try PostgresFixture.finish(previous, in: session)
-                            return try PostgresLeases.claim(
-                                coordinator: coordinator, slots: [("\(coordinator)-w1", 8), ("\(coordinator)-w2", 8)], lastServed: served,
-                                deadline: 120, in: session)
-                        }
-                        leased.withLock { $0[coordinator, default: []] += claims.map(\.job.jobID) }
-                        if claims.isEmpty, previous.isEmpty { break }
-                        served = PostgresLeases.lastServed(after: claims, served)
-                        previous = claims
-                    }
-                } catch {
-                    failures.withLock { $0.append("\(coordinator): \(error)") }
+        let failures = fixture.concurrently(["c1", "c2"]) { coordinator, session in
+            var served: [Int64: String] = [:]
+            var previous: [PostgresLeases.Claim] = []
+            while true {
+                // A turn: the last batch's reports and the next claim in one transaction.
+                let claims = try session.transaction("a turn of \(coordinator)") {
+                    try PostgresFixture.finish(previous, in: session)
+                    return try PostgresLeases.claim(
+                        coordinator: coordinator, slots: [("\(coordinator)-w1", 8), ("\(coordinator)-w2", 8)], lastServed: served,
+                        deadline: 120, in: session)
                 }
+                leased.withLock { $0[coordinator, default: []] += claims.map(\.job.jobID) }
+                if claims.isEmpty, previous.isEmpty { break }
+                served = PostgresLeases.lastServed(after: claims, served)
+                previous = claims
             }
         }
-        both.wait()
         let took = ContinuousClock.now - started
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(failures.isEmpty, "\(failures)")
         let byCoordinator = leased.withLock { $0 }
         let all = byCoordinator.values.joined()
         #expect(all.count == 2_000, "leased \(all.count) times")

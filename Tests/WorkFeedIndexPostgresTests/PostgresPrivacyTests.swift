@@ -18,25 +18,19 @@ struct PostgresPrivacyTests {
         let fixture = try PostgresFixture()
         let stored = Mutex(0)
         let refused = Mutex<[String]>([])
-        let both = DispatchGroup()
-        for coordinator in ["c1", "c2"] {
-            both.enter()
-            Thread.detachNewThread {
-                defer { both.leave() }
-                guard let session = try? fixture.session(coordinator) else { return }
-                for number in 0..<20 {
-                    do {
-                        try session.transaction("adding a zone") {
-                            _ = try PostgresPrivacy.addZone(owner: "ann", latitude: 50 + Double(number) / 100, longitude: 4, radius: 300, in: session)
-                        }
-                        stored.withLock { $0 += 1 }
-                    } catch {
-                        refused.withLock { $0.append("\(error)") }
+        let failures = fixture.concurrently(["c1", "c2"]) { _, session in
+            for number in 0..<20 {
+                do {
+                    try session.transaction("adding a zone") {
+                        _ = try PostgresPrivacy.addZone(owner: "ann", latitude: 50 + Double(number) / 100, longitude: 4, radius: 300, in: session)
                     }
+                    stored.withLock { $0 += 1 }
+                } catch {
+                    refused.withLock { $0.append("\(error)") }
                 }
             }
         }
-        both.wait()
+        #expect(failures.isEmpty)
         let session = try fixture.session("check")
         #expect(stored.withLock { $0 } == PrivacyZone.maximumPerOwner)
         #expect(try PostgresPrivacy.zones(owner: "ann", in: session).count == PrivacyZone.maximumPerOwner)
@@ -60,21 +54,13 @@ struct PostgresPrivacyTests {
     /// Coordinators starting together make one secret between them.
     @Test func theSecretIsMadeOnceForEveryCoordinator() throws {
         let fixture = try PostgresFixture()
-        let secrets = Mutex<[Result<[UInt8], IndexError>]>([])
-        let all = DispatchGroup()
-        for number in 0..<4 {
-            all.enter()
-            Thread.detachNewThread {
-                defer { all.leave() }
-                let made = Result { () throws(IndexError) -> [UInt8] in
-                    let session = try fixture.session("c\(number)")
-                    return try session.transaction("the secret") { try PostgresPrivacy.secret(in: session) }
-                }
-                secrets.withLock { $0.append(made) }
-            }
+        let secrets = Mutex<[[UInt8]]>([])
+        let failures = fixture.concurrently(["c1", "c2", "c3", "c4"]) { _, session in
+            let secret = try session.transaction("the secret") { try PostgresPrivacy.secret(in: session) }
+            secrets.withLock { $0.append(secret) }
         }
-        all.wait()
-        let made = try secrets.withLock { try $0.map { try $0.get() } }
+        #expect(failures.isEmpty, "\(failures)")
+        let made = secrets.withLock { $0 }
         #expect(made.count == 4 && Set(made).count == 1 && made[0].count == 32)
     }
 

@@ -56,6 +56,22 @@ struct PostgresFixture {
         try session.query("INSERT INTO owner_state (owner) VALUES (\(owner)) ON CONFLICT (owner) DO NOTHING", "adding the owner")
     }
 
+    /// Runs `body` for each coordinator at once, each on a thread of its own with a session of
+    /// its own; what each threw.
+    func concurrently(_ coordinators: [String], _ body: @escaping @Sendable (String, PostgresSession) throws -> Void) -> [String] {
+        let failures = Mutex<[String]>([])
+        let all = DispatchGroup()
+        for coordinator in coordinators {
+            all.enter()
+            Thread.detachNewThread {
+                defer { all.leave() }
+                do { try body(coordinator, try session(coordinator)) } catch { failures.withLock { $0.append("\(coordinator): \(error)") } }
+            }
+        }
+        all.wait()
+        return failures.withLock { $0 }
+    }
+
     /// What a worker's `generated` report does to the row, for these tests of the claim alone:
     /// the job generated, its lease ended.
     static func finish(_ claims: [PostgresLeases.Claim], in session: PostgresSession) throws {
