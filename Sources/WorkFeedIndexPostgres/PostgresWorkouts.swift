@@ -1,0 +1,41 @@
+import Foundation
+import PostgresNIO
+public import WorkFeedIndex
+public import WorkFeedModel
+
+/// Reads of the workouts themselves (``IndexReading``'s first group).
+public enum PostgresWorkouts {
+    /// Workouts in the index, or an owner's.
+    public static func count(owner: String?, in session: PostgresSession) throws(IndexError) -> Int {
+        let rows =
+            if let owner {
+                try session.query("SELECT count(*)::bigint FROM workout WHERE owner = \(owner)", "counting the workouts of \(owner)")
+            } else {
+                try session.query("SELECT count(*)::bigint FROM workout", "counting the workouts")
+            }
+        return try rows.firstDecoded("the workouts") { try $0.decode(Int.self) } ?? 0
+    }
+
+    /// Every workout id of an owner, in id order.
+    public static func ids(owner: String, in session: PostgresSession) throws(IndexError) -> [WorkoutID] {
+        try session.query("SELECT id FROM workout WHERE owner = \(owner) ORDER BY id", "listing the workouts of \(owner)")
+            .decoded("the workouts of \(owner)") { WorkoutID(try $0.decode(UUID.self)) }
+    }
+
+    /// Workout ids starting with a prefix of hex digits (hyphens optional, any case), in id
+    /// order: a range of ids, the prefix filled out with 0s below and fs above. A prefix that is
+    /// not hex digits, or is longer than an id, matches nothing.
+    public static func ids(withPrefix prefix: String, limit: Int, in session: PostgresSession) throws(IndexError) -> [WorkoutID] {
+        let hex = prefix.lowercased().filter { $0 != "-" }
+        guard hex.count <= 32, hex.allSatisfy(\.isHexDigit) else { return [] }
+        func id(_ filler: Character) -> UUID? {
+            let digits = Array(hex + String(repeating: filler, count: 32 - hex.count))
+            let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }
+            return UUID(uuidString: parts.joined(separator: "-"))
+        }
+        guard let low = id("0"), let high = id("f") else { return [] }
+        return try session.query(
+            "SELECT id FROM workout WHERE id >= \(low) AND id <= \(high) ORDER BY id LIMIT \(limit)", "finding workouts by the prefix \(prefix)"
+        ).decoded("the workouts by the prefix \(prefix)") { WorkoutID(try $0.decode(UUID.self)) }
+    }
+}
