@@ -38,4 +38,22 @@ public enum PostgresWorkouts {
             "SELECT id FROM workout WHERE id >= \(low) AND id <= \(high) ORDER BY id LIMIT \(limit)", "finding workouts by the prefix \(prefix)"
         ).decoded("the workouts by the prefix \(prefix)") { WorkoutID(try $0.decode(UUID.self)) }
     }
+
+    /// The files (SHA-256) these workouts came from.
+    public static func fileHashes(of ids: [WorkoutID], in session: PostgresSession) throws(IndexError) -> Set<String> {
+        Set(
+            try session.query(
+                "SELECT DISTINCT file_sha256 FROM workout WHERE id = ANY(\(ids.map(\.uuid))) AND file_sha256 IS NOT NULL",
+                "reading the files of \(ids.count) workouts"
+            ).decoded("the files of \(ids.count) workouts") { try $0.decode(String.self) })
+    }
+
+    /// Of these files (SHA-256), those no workout refers to any more, in order.
+    public static func unreferencedFiles(_ hashes: Set<String>, in session: PostgresSession) throws(IndexError) -> [String] {
+        try session.query(
+            """
+            SELECT h FROM unnest(\(hashes.sorted())::text[]) AS h WHERE NOT EXISTS (SELECT 1 FROM workout WHERE file_sha256 = h) ORDER BY h
+            """, "finding the files no workout refers to"
+        ).decoded("the files no workout refers to") { try $0.decode(String.self) }
+    }
 }

@@ -62,4 +62,20 @@ struct PostgresReadTests {
         #expect(try PostgresWorkouts.ids(withPrefix: "not-hex", limit: 10, in: session).isEmpty)
         #expect(try PostgresWorkouts.ids(withPrefix: hex + "0", limit: 10, in: session).isEmpty)
     }
+
+    /// The files workouts came from, and those none refers to any more (whose originals can go).
+    @Test func filesOfWorkoutsAndFilesNobodyRefersTo() throws {
+        let fixture = try PostgresFixture()
+        let session = try fixture.session("c1")
+        try PostgresFixture.addJobs(owner: "ann", count: 3, in: session)
+        let ids = try PostgresWorkouts.ids(owner: "ann", in: session)
+        // Two workouts from one file (a TCX with two activities), one from another.
+        try session.query("UPDATE workout SET file_sha256 = 'aaa' WHERE id = ANY(\(Array(ids.prefix(2)).map(\.uuid)))", "")
+        try session.query("UPDATE workout SET file_sha256 = 'bbb' WHERE id = \(ids[2].uuid)", "")
+        #expect(try PostgresWorkouts.fileHashes(of: ids, in: session) == ["aaa", "bbb"])
+        #expect(try PostgresWorkouts.fileHashes(of: [ids[0]], in: session) == ["aaa"])
+        try session.query("DELETE FROM workout WHERE id = \(ids[0].uuid) OR id = \(ids[2].uuid)", "")
+        #expect(try PostgresWorkouts.unreferencedFiles(["aaa", "bbb", "ccc"], in: session) == ["bbb", "ccc"])
+        #expect(try PostgresWorkouts.unreferencedFiles([], in: session).isEmpty)
+    }
 }
