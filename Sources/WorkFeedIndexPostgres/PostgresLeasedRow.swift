@@ -33,6 +33,13 @@ struct LeasedRow {
         FROM job j JOIN workout w ON w.id = j.workout_id
         """
 
+    /// What an `UPDATE job SET` writes to end a job's lease: the one list of the lease's columns,
+    /// also written by the statements that store a report's outcome, which end the lease with it.
+    static let endingLease = """
+        lease_id = NULL, lease_coordinator = NULL, lease_worker = NULL, lease_anchor = NULL, lease_key = NULL, lease_deadline = NULL,
+            lease_expires_at = NULL
+        """
+
     /// The rows `query` (``selection`` and a condition) locks, in id order.
     static func locked(_ query: PostgresQuery, _ reading: String, in session: PostgresSession) throws(IndexError) -> [LeasedRow] {
         try session.query(query, "locking \(reading)").decoded(reading) { row in
@@ -59,9 +66,7 @@ struct LeasedRow {
         let ids = rows.map(\.id)
         try session.query(
             """
-            UPDATE job SET lease_id = NULL, lease_coordinator = NULL, lease_worker = NULL, lease_anchor = NULL, lease_key = NULL,
-                lease_deadline = NULL, lease_expires_at = NULL
-            WHERE id = ANY(\(ids))
+            UPDATE job SET \(unescaped: endingLease) WHERE id = ANY(\(ids))
             """, "ending \(rows.count) leases")
         guard remembered else { return }
         try session.query(

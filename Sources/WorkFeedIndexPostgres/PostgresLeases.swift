@@ -122,9 +122,7 @@ public enum PostgresLeases {
     public static func returnLease(_ lease: UInt64, in session: PostgresSession) throws(IndexError) -> Bool {
         let result = try session.query(
             """
-            UPDATE job SET lease_id = NULL, lease_coordinator = NULL, lease_worker = NULL, lease_anchor = NULL, lease_key = NULL,
-                lease_deadline = NULL, lease_expires_at = NULL
-            WHERE lease_id = \(Int64(bitPattern: lease))
+            UPDATE job SET \(unescaped: LeasedRow.endingLease) WHERE lease_id = \(Int64(bitPattern: lease))
             """, "returning lease \(lease)")
         return (result.metadata.rows ?? 0) > 0
     }

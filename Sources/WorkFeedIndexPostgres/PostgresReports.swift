@@ -65,12 +65,16 @@ public enum PostgresReports {
             "SELECT policy_version FROM owner_state WHERE owner = \(job.owner) FOR SHARE", "locking the policy of \(job.owner)"
         ).firstDecoded("the policy version of \(job.owner)") { try $0.decode(Int64.self) }
         try policyAt(job.owner, version ?? 0)
-        // The report ends the lease, whatever it says.
-        try LeasedRow.end([job], remembered: false, in: session)
+        // The report ends the lease, whatever it says: on its own when nothing is stored, else in
+        // the statement that stores the outcome (one row version, one round trip).
         let leftover = drawn.map { LeftoverPicture(picture: job.picture, key: $0) }
         // Still pending with the inputs it was leased with?
-        guard job.isCurrent else { return Outcome(effect: .staleLease, leftover: leftover) }
+        guard job.isCurrent else {
+            try LeasedRow.end([job], remembered: false, in: session)
+            return Outcome(effect: .staleLease, leftover: leftover)
+        }
         if let leased = job.leaseKey, cacheKey(job.picture, job.routeHash, job.heartRateHash, job.owner) != leased {
+            try LeasedRow.end([job], remembered: false, in: session)
             return Outcome(effect: .outdated(job.picture), leftover: leftover)
         }
         switch report.outcome {
@@ -84,7 +88,7 @@ public enum PostgresReports {
                 """
                 UPDATE job SET status = 'generated', cache_key = \(report.detail), reason = NULL, reason_code = NULL, attempts = 0,
                     deferrals = 0, priority = 0, not_before = NULL, updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int),
-                    map = \(report.map.rawValue)
+                    map = \(report.map.rawValue), \(unescaped: LeasedRow.endingLease)
                 WHERE id = \(job.id)
                 """, "storing the picture of job \(job.id)")
             let replaced = job.cacheKey.flatMap { $0 == report.detail ? nil : $0 }
@@ -136,7 +140,8 @@ public enum PostgresReports {
         let rows = try session.query(
             """
             UPDATE job SET reason = \(reason), reason_code = \(code.rawValue), attempts = \(attempts), deferrals = \(deferrals),
-                not_before = now() + make_interval(secs => \(seconds)), updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int)
+                not_before = now() + make_interval(secs => \(seconds)), updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int),
+                \(unescaped: LeasedRow.endingLease)
             WHERE id = \(job.id) RETURNING not_before
             """, "putting off job \(job.id)")
         guard let retryAt = try rows.firstDecoded("when job \(job.id) is tried again", { try $0.decode(Date.self) }) else {
@@ -152,7 +157,7 @@ public enum PostgresReports {
             """
             UPDATE job SET status = 'failed-no-retry', reason = \(reason), reason_code = \(code.rawValue), not_before = NULL,
                 updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int),
-                cache_key = CASE WHEN \(withdrawingKey) THEN NULL ELSE cache_key END
+                cache_key = CASE WHEN \(withdrawingKey) THEN NULL ELSE cache_key END, \(unescaped: LeasedRow.endingLease)
             WHERE id = \(job.id)
             """, "failing job \(job.id)")
     }
