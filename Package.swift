@@ -311,7 +311,7 @@ let package = Package(
             name: "WorkFeedIndexPostgresTests",
             dependencies: [
                 "WorkFeedIndexPostgres", "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", "WorkFeedTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -9,17 +9,23 @@ extension IndexReader {
     /// - Throws: ``IndexError`` naming the column of a stored value this version cannot read.
     public func ownerSettings(owner: String) throws -> OwnerSettings {
         guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT owner, hr_maximum, hr_bounds, units, time_zone, first_weekday FROM owner_settings WHERE owner = ?",
-                arguments: [owner])
+            let row = try Row.fetchOne(db, sql: "SELECT \(Self.settingsColumns) FROM owner_settings WHERE owner = ?", arguments: [owner])
         else { return OwnerSettings() }
+        return try Self.ownerSettings(row)
+    }
+
+    /// The columns of `owner_settings` ``ownerSettings(_:)`` reads, in its order.
+    public static let settingsColumns = "owner, hr_maximum, hr_bounds, units, time_zone, first_weekday"
+
+    /// Settings from a row of ``settingsColumns``.
+    static func ownerSettings(_ row: some StoredRow) throws(IndexError) -> OwnerSettings {
         let decoder = RowDecoder(row, table: "owner_settings")
         var settings = OwnerSettings()
-        settings.heartRateZones = try Self.heartRateZones(decoder, row: row)
+        settings.heartRateZones = try heartRateZones(decoder, row: row)
         settings.units = try decoder.optionalKnown(3, "units")
         settings.timeZone = try decoder.optionalValue(4, "time_zone")
         if let number: Int = try decoder.optionalValue(5, "first_weekday") {
-            guard let day = Weekday(rawValue: number) else { throw decoder.corrupt("first_weekday", row[5] as DatabaseValue) }
+            guard let day = Weekday(rawValue: number) else { throw decoder.corrupt("first_weekday", row.storedValue(5)) }
             settings.firstWeekday = day
         }
         return settings
@@ -40,17 +46,17 @@ extension IndexReader {
 
     /// The zones of a row whose columns 1 and 2 are `hr_maximum` and `hr_bounds`, checked as they
     /// were when stored: a value changed outside WorkFeed is a corrupt row, not a zone.
-    private static func heartRateZones(_ decoder: RowDecoder<Row>, row: Row) throws -> HeartRateZoneSetting? {
+    private static func heartRateZones<Source: StoredRow>(_ decoder: RowDecoder<Source>, row: Source) throws(IndexError) -> HeartRateZoneSetting? {
         let setting: HeartRateZoneSetting
         if let maximum: Double = try decoder.optionalValue(1, "hr_maximum") {
             setting = .maximumHeartRate(maximum)
-            guard (try? setting.validate()) != nil else { throw decoder.corrupt("hr_maximum", row[1] as DatabaseValue) }
+            guard (try? setting.validate()) != nil else { throw decoder.corrupt("hr_maximum", row.storedValue(1)) }
         } else if let text: String = try decoder.optionalValue(2, "hr_bounds") {
             guard let bounds = try? JSONDecoder().decode([Double].self, from: Data(text.utf8)) else {
-                throw decoder.corrupt("hr_bounds", row[2] as DatabaseValue)
+                throw decoder.corrupt("hr_bounds", row.storedValue(2))
             }
             setting = .bounds(bounds)
-            guard (try? setting.validate()) != nil else { throw decoder.corrupt("hr_bounds", row[2] as DatabaseValue) }
+            guard (try? setting.validate()) != nil else { throw decoder.corrupt("hr_bounds", row.storedValue(2)) }
         } else {
             return nil
         }

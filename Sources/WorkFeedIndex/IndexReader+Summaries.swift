@@ -65,8 +65,8 @@ extension IndexReader {
             let end = calendar.bucketEnd(period, start: start)
             let found = rows[start] ?? [:]
             var activities: [String: SummaryFigures] = [:]
-            for (name, totals) in found where name != IndexTransaction.allActivities { activities[name] = totals.figures }
-            let total = activity.map { activities[$0.rawValue] } ?? found[IndexTransaction.allActivities]?.figures
+            for (name, totals) in found where name != SummaryBucketKey.allActivities { activities[name] = totals.figures }
+            let total = activity.map { activities[$0.rawValue] } ?? found[SummaryBucketKey.allActivities]?.figures
             buckets.append(
                 SummaryBucket(
                     start: calendar.localText(calendar.startInstant(ofDay: start)), end: calendar.localText(calendar.startInstant(ofDay: end)),

@@ -68,14 +68,14 @@ public struct IndexReader {
     /// The columns ``workoutRecord(_:)`` reads, in its order: select them by name, decode them by
     /// position (a lookup by name lower-cases and hashes the name for every value, which was most of
     /// the time of a feed page).
-    static let workoutColumns = """
+    public static let workoutColumns = """
         id, owner, source, source_id, activity, name, tz_offset, route_version, route_hash, hr_hash, anchor, start_at, end_at, \
         distance, duration, elevation_gain, hr_avg, hr_max, point_count, calories, hr_samples, device_source, device_figures, \
         file_name, file_sha256, file_size, file_format, reader_version, original_kept, position_in_file, tz_name, tz_source
         """
 
     /// A workout from ``workoutColumns``.
-    static func workoutRecord(_ row: Row) throws(IndexError) -> WorkoutRecord {
+    static func workoutRecord(_ row: some StoredRow) throws(IndexError) -> WorkoutRecord {
         let workout = RowDecoder(row, table: "workout")
         var record = WorkoutRecord(
             id: try workout.workoutID(0, "id"),

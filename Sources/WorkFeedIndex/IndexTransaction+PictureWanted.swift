@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import WorkFeedModel
+public import WorkFeedModel
 
 // A picture whose kind needs an input a workout lacks (a heatmap of a workout without heart rate)
 // gets no job, since it could only fail: it is remembered in `picture_wanted` (migration "v14:
@@ -11,7 +11,7 @@ extension PictureInput {
     /// A condition on `workout w` that holds when the workout has this input; `nil` when every
     /// workout is offered the picture (a route series is always stored, perhaps empty: see
     /// ``PictureInput/route``).
-    var workoutCondition: String? {
+    public var workoutCondition: String? {
         switch self {
         case .route: nil
         case .heartRate: "w.hr_samples > 0"
@@ -22,7 +22,7 @@ extension PictureInput {
 extension PictureKind {
     /// A condition on `workout w` that holds when the workout has every input this kind needs
     /// that a workout may lack; `nil` when every workout can have the picture.
-    var workoutCondition: String? {
+    public var workoutCondition: String? {
         let conditions = PictureInput.allCases.filter(needs.contains).compactMap(\.workoutCondition)
         return conditions.isEmpty ? nil : conditions.map { "(\($0))" }.joined(separator: " AND ")
     }

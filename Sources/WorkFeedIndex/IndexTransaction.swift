@@ -28,13 +28,10 @@ public struct IndexTransaction {
     /// The zones owners without their own get, for the time in zones of summaries.
     let zoneDefaults: SummaryZoneDefaults
     /// ``WorkoutIndex/countsSummaries``.
-    let countsSummaries: Bool
+    public let countsSummaries: Bool
     /// The summary buckets this transaction changed, written once at its end
-    /// (``flushSummaryBuckets()``): a batch of imports touches the same week, month and year
-    /// buckets again and again. A count of 0 is a bucket to delete.
-    var summaryBuckets: [SummaryBucketKey: SummaryTotals] = [:]
-    /// The owners' `summary_owner` rows this transaction has read and not changed since.
-    var summaryOwners: [String: SummaryOwnerState] = [:]
+    /// (``flushSummaryBuckets()``), and the owners' states it read.
+    public var summaryWork = SummaryWork()
 
     init(db: Database, anchor: Int64, leases: LeaseTable, zoneDefaults: SummaryZoneDefaults = .standard, countsSummaries: Bool = true) {
         self.db = db

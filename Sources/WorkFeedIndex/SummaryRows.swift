@@ -43,11 +43,12 @@ public struct SummaryOwnerState: Sendable, Hashable {
     }
 }
 
-/// Reading and writing the summary tables' rows (WorkoutIndex+SummarySchema.swift).
-enum SummaryRows {
-    static let contributionColumns = "distance, moving, elapsed, climb, calories, hr_time, hr_weighted, hr_max, zones"
+/// Reading and writing the summary tables' rows (WorkoutIndex+SummarySchema.swift), of every
+/// backend: another backend's rows are read as ``StoredValue``s.
+public enum SummaryRows {
+    public static let contributionColumns = "distance, moving, elapsed, climb, calories, hr_time, hr_weighted, hr_max, zones"
 
-    static func zonesText(_ zones: [Int64]) -> String { zones.map(String.init).joined(separator: ",") }
+    public static func zonesText(_ zones: [Int64]) -> String { zones.map(String.init).joined(separator: ",") }
 
     static func zones(_ text: String, table: String, row: String) throws(IndexError) -> [Int64] {
         guard !text.isEmpty else { return [] }
@@ -62,7 +63,7 @@ enum SummaryRows {
     }
 
     /// A contribution from `row`'s ``contributionColumns`` starting at `from`.
-    static func contribution(_ row: Row, from: Int, table: String, id: String) throws(IndexError) -> SummaryContribution {
+    static func contribution(_ row: some StoredRow, from: Int, table: String, id: String) throws(IndexError) -> SummaryContribution {
         let decoder = RowDecoder(row, table: table)
         return SummaryContribution(
             distance: try decoder.value(from, "distance"), movingTime: try decoder.value(from + 1, "moving"),
@@ -73,14 +74,22 @@ enum SummaryRows {
     }
 
     static func contributionValues(_ c: SummaryContribution) -> [(any DatabaseValueConvertible)?] {
-        [c.distance, c.movingTime, c.elapsedTime, c.climb, c.calories, c.heartRateTime, c.heartRateWeighted, c.heartRateMax, zonesText(c.zoneTimes)]
+        storedValues(c).map(\.databaseValue)
+    }
+
+    /// A contribution's values in the order of ``contributionColumns``.
+    public static func storedValues(_ c: SummaryContribution) -> [StoredValue] {
+        [
+            .integer(c.distance), .integer(c.movingTime), .integer(c.elapsedTime), .integer(c.climb), .integer(c.calories),
+            .integer(c.heartRateTime), .integer(c.heartRateWeighted), c.heartRateMax.map(StoredValue.real) ?? .null, .text(zonesText(c.zoneTimes)),
+        ]
     }
 
     /// The bucket columns after the key: count, the sums, then the extremes.
-    static let bucketColumns =
+    public static let bucketColumns =
         "count, \(contributionColumns), longest_id, longest_distance, longest_moving, fastest_id, fastest_distance, fastest_moving"
 
-    static func totals(_ row: Row, from: Int, id: String) throws(IndexError) -> SummaryTotals {
+    static func totals(_ row: some StoredRow, from: Int, id: String) throws(IndexError) -> SummaryTotals {
         let decoder = RowDecoder(row, table: "summary_bucket")
         var totals = SummaryTotals()
         totals.count = try decoder.value(from, "count")
@@ -99,13 +108,34 @@ enum SummaryRows {
     }
 
     static func totalsValues(_ t: SummaryTotals) -> [(any DatabaseValueConvertible)?] {
-        [t.count] + contributionValues(t.sums) + [
-            t.longest?.id.description, t.longest?.distance, t.longest?.movingTime, t.fastest?.id.description, t.fastest?.distance,
-            t.fastest?.movingTime,
-        ]
+        storedValues(t).map(\.databaseValue)
     }
 
-    static func ownerState(_ row: Row, owner: String) throws(IndexError) -> SummaryOwnerState? {
+    /// A bucket's values in the order of ``bucketColumns``.
+    public static func storedValues(_ t: SummaryTotals) -> [StoredValue] {
+        func extreme(_ e: SummaryTotals.Extreme?) -> [StoredValue] {
+            guard let e else { return [.null, .null, .null] }
+            return [.text(e.id.description), .integer(e.distance), .integer(e.movingTime)]
+        }
+        return [.integer(t.count)] + storedValues(t.sums) + extreme(t.longest) + extreme(t.fastest)
+    }
+
+    /// A bucket from values in the order of ``bucketColumns``; `id` names it in errors.
+    public static func totals(_ values: [StoredValue], id: String) throws(IndexError) -> SummaryTotals {
+        try totals(StoredValues(values: values), from: 0, id: id)
+    }
+
+    /// A contribution from values in the order of ``contributionColumns``.
+    public static func contribution(_ values: [StoredValue], table: String, id: String) throws(IndexError) -> SummaryContribution {
+        try contribution(StoredValues(values: values), from: 0, table: table, id: id)
+    }
+
+    /// An owner's state from values in the order of ``ownerColumns``.
+    public static func ownerState(_ values: [StoredValue], owner: String) throws(IndexError) -> SummaryOwnerState? {
+        try ownerState(StoredValues(values: values), owner: owner)
+    }
+
+    static func ownerState(_ row: some StoredRow, owner: String) throws(IndexError) -> SummaryOwnerState? {
         let decoder = RowDecoder(row, table: "summary_owner")
         let pending: Bool = try decoder.value(3, "rebuild_pending")
         guard let zone: String = try decoder.optionalValue(0, "time_zone"), let day: Int = try decoder.optionalValue(1, "first_weekday"),
@@ -126,9 +156,9 @@ enum SummaryRows {
             rebuildDone: try decoder.value(5, "rebuild_done"), rebuildTotal: try decoder.value(6, "rebuild_total"))
     }
 
-    static let ownerColumns = "time_zone, first_weekday, zone_bounds, rebuild_pending, rebuild_after, rebuild_done, rebuild_total"
+    public static let ownerColumns = "time_zone, first_weekday, zone_bounds, rebuild_pending, rebuild_after, rebuild_done, rebuild_total"
 
-    static func boundsText(_ bounds: [Double]) -> String { bounds.map { String($0) }.joined(separator: ",") }
+    public static func boundsText(_ bounds: [Double]) -> String { bounds.map { String($0) }.joined(separator: ",") }
 
     static func readOwner(_ db: Database, _ owner: String) throws -> SummaryOwnerState? {
         guard
@@ -143,11 +173,8 @@ enum SummaryRows {
     static func wanted(
         _ db: Database, owner: String, defaults: SummaryZoneDefaults
     ) throws -> (timeZone: String, firstWeekday: Weekday, bounds: [Double]) {
-        let settings = try IndexReader(db: db).ownerSettings(owner: owner)
-        var zone = settings.timeZone
-        if zone == nil { zone = try latestZone(db, owner: owner) }
-        if let known = zone, TimeZone(identifier: known) == nil { zone = nil }
-        return (zone ?? "UTC", settings.firstWeekday ?? .monday, defaults.bounds(settings.heartRateZones))
+        try wantedSummaryCalendar(
+            settings: IndexReader(db: db).ownerSettings(owner: owner), latestZone: { try latestZone(db, owner: owner) }, defaults: defaults)
     }
 
     /// The zone of the owner's latest dated workout that has one.

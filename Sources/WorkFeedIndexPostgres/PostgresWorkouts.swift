@@ -56,4 +56,19 @@ public enum PostgresWorkouts {
             """, "finding the files no workout refers to"
         ).decoded("the files no workout refers to") { try $0.decode(String.self) }
     }
+
+    /// A workout, read by the index's own decoder (``IndexReader/workoutRecord(_:)``).
+    public static func record(_ id: WorkoutID, in session: PostgresSession) throws(IndexError) -> WorkoutRecord? {
+        try session.query("SELECT \(unescaped: IndexReader.workoutColumns) FROM workout WHERE id = \(id.uuid)", "reading workout \(id)")
+            .firstDecoded("workout \(id)") { row in try IndexReader.workoutRecord(row.storedValues(names: IndexReader.workoutColumnNames)) }
+    }
+
+    /// An owner's settings, read by the index's own decoder (``IndexReader/ownerSettings(_:)``); empty when they set none.
+    public static func settings(owner: String, in session: PostgresSession) throws(IndexError) -> OwnerSettings {
+        try session.query(
+            "SELECT \(unescaped: IndexReader.settingsColumns) FROM owner_settings WHERE owner = \(owner)", "reading the settings of \(owner)"
+        ).firstDecoded("the settings of \(owner)") { row in
+            try IndexReader.ownerSettings(row.storedValues(names: PostgresTransaction.names(IndexReader.settingsColumns)))
+        } ?? OwnerSettings()
+    }
 }
