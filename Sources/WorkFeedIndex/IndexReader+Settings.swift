@@ -17,6 +17,27 @@ extension IndexReader {
     /// The columns of `owner_settings` ``ownerSettings(_:)`` reads, in its order.
     public static let settingsColumns = "owner, hr_maximum, hr_bounds, units, time_zone, first_weekday"
 
+    /// The columns of `owner_settings` an owner's settings are written to, in the order of ``storedValues(_:)``.
+    public static let writtenSettingsColumns = "hr_maximum, hr_bounds, units, time_zone, first_weekday"
+
+    /// Validated settings as stored, in the order of ``writtenSettingsColumns``: zones as a maximum
+    /// heart rate or as bounds in JSON (one of them), the rest as their words and numbers.
+    public static func storedValues(_ settings: OwnerSettings) -> [StoredValue] {
+        var maximum = StoredValue.null
+        var bounds = StoredValue.null
+        switch settings.heartRateZones {
+        case .maximumHeartRate(let value)?: maximum = .real(value)
+        case .bounds(let values)?:
+            // Validated settings hold finite numbers, which JSON always encodes.
+            bounds = (try? JSONEncoder().encode(values)).map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null
+        case nil: break
+        }
+        return [
+            maximum, bounds, settings.units.map { .text($0.rawValue) } ?? .null, settings.timeZone.map(StoredValue.text) ?? .null,
+            settings.firstWeekday.map { .integer(Int64($0.rawValue)) } ?? .null,
+        ]
+    }
+
     /// Settings from a row of ``settingsColumns``.
     static func ownerSettings(_ row: some StoredRow) throws(IndexError) -> OwnerSettings {
         let decoder = RowDecoder(row, table: "owner_settings")

@@ -15,25 +15,15 @@ extension IndexTransaction {
             _ = try removeOwnerSettings(owner: owner)
             return
         }
-        var maximum: Double?
-        var bounds: String?
-        switch settings.heartRateZones {
-        case .maximumHeartRate(let value)?: maximum = value
-        case .bounds(let values)?: bounds = String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
-        case nil: break
-        }
         try db.execute(
             sql: """
-                INSERT INTO owner_settings (owner, hr_maximum, hr_bounds, units, time_zone, first_weekday, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO owner_settings (owner, \(IndexReader.writtenSettingsColumns), updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (owner) DO UPDATE SET hr_maximum = excluded.hr_maximum, hr_bounds = excluded.hr_bounds,
                     units = excluded.units, time_zone = excluded.time_zone, first_weekday = excluded.first_weekday,
                     updated_at = excluded.updated_at
                 """,
-            arguments: [
-                owner, maximum, bounds, settings.units?.rawValue, settings.timeZone, settings.firstWeekday?.rawValue,
-                now.timeIntervalSince1970,
-            ])
+            arguments: StatementArguments(
+                [owner.databaseValue] + IndexReader.storedValues(settings).map(\.databaseValue) + [now.timeIntervalSince1970.databaseValue]))
         try checkSummaryCalendars(owners: [owner])
     }
 

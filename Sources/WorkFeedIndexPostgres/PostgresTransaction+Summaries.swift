@@ -225,3 +225,49 @@ extension PostgresTransaction: SummaryStorage {
             .joined(separator: ", ")
     }
 }
+
+// MARK: Owner settings (docs/settings.md)
+
+extension PostgresTransaction {
+    /// Replaces an owner's settings, checked first, as ``IndexWriting/setOwnerSettings(_:owner:now:)``
+    /// does; empty settings remove the owner's. A change of heart-rate zones (which heatmaps' keys
+    /// hash) raises the owner's policy version first (``PostgresPrivacy/raisePolicyVersion(owner:in:)``),
+    /// so that a report checked against the old zones cannot commit after it; a new time zone,
+    /// first weekday or zones schedules a rebuild of the owner's summaries.
+    /// - Throws: ``SettingsError`` for a value out of range (nothing is stored), ``IndexError``.
+    public mutating func setOwnerSettings(_ settings: OwnerSettings, owner: String) throws {
+        try settings.validate()
+        guard !settings.isEmpty else {
+            _ = try removeOwnerSettings(owner: owner)
+            return
+        }
+        try lockOwner(owner)
+        if try PostgresWorkouts.settings(owner: owner, in: session).heartRateZones != settings.heartRateZones {
+            _ = try PostgresPrivacy.raisePolicyVersion(owner: owner, in: session)
+        }
+        var bindings = PostgresBindings()
+        bindings.append(owner)
+        for value in IndexReader.storedValues(settings) { value.bind(into: &bindings) }
+        try session.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO owner_settings (owner, \(IndexReader.writtenSettingsColumns), updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())
+                    ON CONFLICT (owner) DO UPDATE SET hr_maximum = excluded.hr_maximum, hr_bounds = excluded.hr_bounds,
+                        units = excluded.units, time_zone = excluded.time_zone, first_weekday = excluded.first_weekday,
+                        updated_at = excluded.updated_at
+                    """, binds: bindings), "storing the settings of \(owner)")
+        try checkSummaryCalendars(owners: [owner])
+    }
+
+    /// Removes an owner's settings (the owner is leaving); whether there were any.
+    public mutating func removeOwnerSettings(owner: String) throws -> Bool {
+        try lockOwner(owner)
+        let removed = try session.query(
+            "DELETE FROM owner_settings WHERE owner = \(owner) RETURNING hr_maximum IS NOT NULL OR hr_bounds IS NOT NULL",
+            "removing the settings of \(owner)"
+        ).firstDecoded("the removed settings of \(owner)") { try $0.decode(Bool.self) }
+        if removed == true { _ = try PostgresPrivacy.raisePolicyVersion(owner: owner, in: session) }
+        try checkSummaryCalendars(owners: [owner])
+        return removed != nil
+    }
+}

@@ -17,6 +17,8 @@ import WorkFeedModel
         case importing(ImportedWorkout, owner: String, allowDuplicates: Bool = false)
         /// Deletes the workouts of these earlier steps' replies.
         case deleting([Int], owner: String?)
+        /// Sets an owner's settings, then rebuilds every summary that waits.
+        case setting(OwnerSettings, owner: String)
     }
 
     /// A run of `points` points and `samples` heart-rate samples, from a file named `file`.
@@ -55,6 +57,9 @@ import WorkFeedModel
         .deleting([10, 11], owner: "anna"),
         .importing(run(file: "b.gpx", shift: 0.01, start: 1_702_000_000), owner: "anna"),
         .deleting([12], owner: nil),
+        .setting(OwnerSettings(heartRateZones: .maximumHeartRate(190), timeZone: "Asia/Tokyo", firstWeekday: .sunday), owner: "anna"),
+        .importing(run(file: "e.gpx", start: 1_703_000_000), owner: "anna"),
+        .setting(OwnerSettings(), owner: "anna"),
     ]
 
     @Test func theSameImportsAndDeletesGiveWhatTheyGiveOnSQLite() throws {
@@ -98,18 +103,44 @@ import WorkFeedModel
                 #expect(deleted.mapValues(Set.init) == expected.mapValues(Set.init), "step \(number)")
                 #expect(!deleted.isEmpty)
                 ids.append(chosen[0])
+            case .setting(let settings, let owner):
+                var sqliteScheduled: [String] = []
+                try sqlite.write { transaction in
+                    try transaction.setOwnerSettings(settings, owner: owner)
+                    sqliteScheduled = try transaction.reader.summaryRebuilds().keys.sorted()
+                }
+                let scheduled = try session.transaction("setting") {
+                    var transaction = PostgresTransaction(session: session)
+                    try transaction.setOwnerSettings(settings, owner: owner)
+                    let waiting = try transaction.firstRebuildingOwner()
+                    try transaction.finish()
+                    return waiting
+                }
+                #expect([scheduled].compactMap { $0 } == sqliteScheduled, "step \(number)")
+                #expect(try PostgresWorkouts.settings(owner: owner, in: session) == sqlite.read { try $0.ownerSettings(owner: owner) })
+                while try sqlite.write({ try $0.rebuildSummariesStep(limit: 2) }) != nil {}
+                while try session.transaction(
+                    "rebuilding",
+                    {
+                        var transaction = PostgresTransaction(session: session)
+                        let step = try transaction.rebuildSummariesStep(limit: 2)
+                        try transaction.finish()
+                        return step
+                    }) != nil
+                {}
+                ids.append(ids[0])
             }
         }
         // Every rule was taken at least once.
         #expect(
             results == [
                 .imported, .keptRicher, .keptRicher, .updated, .updated, .imported, .replacedDuplicate, .duplicate, .imported, .refreshed, .imported,
-                .imported, .imported, .imported,
+                .imported, .imported, .imported, .imported,
             ])
 
         // The stored workouts, but for their anchors (each backend counts its own).
         let sqliteRecords = try sqlite.read { reader in try reader.workoutIDs(owner: "anna") + reader.workoutIDs(owner: "ben") }
-        #expect(sqliteRecords.count == 5)
+        #expect(sqliteRecords.count == 6)
         for id in sqliteRecords {
             var expected = try #require(try sqlite.read { try $0.workout(id) })
             var stored = try #require(try PostgresWorkouts.record(id, in: session))
@@ -117,7 +148,7 @@ import WorkFeedModel
             stored.anchor = 0
             #expect(stored == expected)
         }
-        #expect(try PostgresWorkouts.count(owner: nil, in: session) == 5)
+        #expect(try PostgresWorkouts.count(owner: nil, in: session) == 6)
 
         // What the summaries counted, row by row.
         let contribution = "workout_id, owner, activity, local_day, \(SummaryRows.contributionColumns)"
