@@ -2,82 +2,46 @@ public import Foundation
 import GRDB
 public import WorkFeedModel
 
-extension IndexTransaction {
-    /// Makes sure the requested pictures exist and are current: missing jobs are created `pending`,
-    /// `generated` ones whose cache key no longer matches their inputs become `pending` again.
-    /// `failed-no-retry` jobs are left as they are. Pictures of workouts that lack what their kind
-    /// needs (``PictureKind/needs``: a heatmap of a workout without heart-rate samples) are not
-    /// queued: they are remembered, and a re-import that brings the input queues them; those
-    /// lacking heart rate are counted in ``EnqueueReply/skippedNoHeartRate``.
-    ///
-    /// For each kind, theme and scale asked for, with an anchor of its own, in this order:
-    /// 1. ``createMissingJobs(_:)`` (unless the request is for existing jobs only), and for a kind
-    ///    that needs what a workout may lack, ``rememberWanted(workoutFilter:lacking:arguments:)``;
-    /// 2. ``countWaitingAndFailed(_:)``: jobs already pending, and failures;
-    /// 3. ``sortGenerated(_:cacheKey:)``: generated jobs whose key is current, and the stale ones;
-    /// 4. with `includeFailed`, ``failedToRevive(_:)``, the failures to try again (of the codes asked for);
-    /// 5. ``makePending(stale:_:)`` and ``revive(_:_:)``;
-    /// 6. with a priority above 0 (an interactive request), ``raisePriority(_:)`` of what is waiting;
-    /// 7. then, once for the whole request, ``boundInteractive(owner:bound:)`` of each owner it
-    ///    concerns: an owner's first `interactivePerOwner` pending pictures above priority 0 keep
-    ///    their priority, the rest wait as bulk work (priority 0).
-    /// - Parameter cacheKey: the current cache key of a picture given its route and heart-rate
-    ///   hashes and its workout's owner (whose privacy zones it hides).
-    /// - Parameter interactivePerOwner: how many pending pictures of one owner may wait above
-    ///   priority 0 (configuration's `jobs.interactive_per_owner`).
-    public mutating func enqueue(
-        _ request: EnqueueRequest, scales: [Int], now: Date = Date(), interactivePerOwner: Int = EnqueueRequest.defaultInteractivePerOwner,
-        cacheKey: CacheKeyFunction
-    ) throws -> EnqueueReply {
-        var reply = EnqueueReply()
-        let selection = WorkoutSelection(request)
-        // Codes are checked by the caller to be short lower-case words; JSON-encoded all the same.
-        let codesJSON: String? = request.reasonCodes.map { codes in
-            String(decoding: (try? JSONEncoder().encode(codes)) ?? Data("[]".utf8), as: UTF8.self)
-        }
-        for kind in request.kinds {
-            for theme in request.themes {
-                for scale in request.scales ?? scales {
-                    let scope = EnqueueScope(
-                        kind: kind, theme: theme, scale: scale, anchor: nextAnchor(), request: request, selection: selection,
-                        codesJSON: codesJSON, now: now)
-                    if request.existingOnly != true {
-                        reply.created += try createMissingJobs(scope)
-                        if let condition = kind.workoutCondition {
-                            try rememberWanted(workoutFilter: scope.workoutFilter, lacking: condition, arguments: scope.arguments)
-                            if kind.usesHeartRate, reply.skippedNoHeartRate == nil {
-                                reply.skippedNoHeartRate = try countLacking(
-                                    workoutFilter: scope.workoutFilter, lacking: PictureInput.heartRate.workoutCondition ?? "1",
-                                    arguments: scope.arguments)
-                            }
-                        }
-                    }
-                    let waiting = try countWaitingAndFailed(scope)
-                    reply.alreadyPending += waiting.alreadyPending
-                    let generated = try sortGenerated(scope, cacheKey: cacheKey)
-                    reply.current += generated.current
-                    let revived = request.includeFailed == true ? try failedToRevive(scope) : []
-                    try makePending(stale: generated.stale, scope)
-                    reply.stale += generated.stale.count
-                    try revive(revived, scope)
-                    reply.revived += revived.count
-                    // Failures left as they are: all of them, or those whose code was not asked for.
-                    reply.failed += waiting.failed - revived.count
-                    if let priority = request.priority, priority > 0 { try raisePriority(scope) }
-                }
-            }
-        }
-        if let priority = request.priority, priority > 0 {
-            // The gateway always names the owner; an operator's request without one may concern
-            // any owner with interactive pictures waiting.
-            let owners =
-                try request.owner.map { [$0] }
-                ?? String.fetchAll(db, sql: "SELECT DISTINCT owner FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority > 0")
-            var bulk = 0
-            for owner in owners { bulk += try boundInteractive(owner: owner, bound: interactivePerOwner, preferring: request.ids) }
-            if bulk > 0 { reply.queuedAsBulk = bulk }
-        }
-        return reply
+// MARK: Enqueue: SQLite's steps (the rules: EnqueueRules.swift)
+
+extension IndexTransaction: EnqueueStorage {
+    public struct Scope {
+        fileprivate let scope: EnqueueScope
+    }
+
+    public mutating func enqueueScope(_ picture: EnqueuePicture, now: Date) -> Scope {
+        Scope(scope: EnqueueScope(picture, anchor: nextAnchor(), now: now))
+    }
+
+    public mutating func createMissingJobs(_ scope: Scope) throws -> Int { try createMissingJobs(scope.scope) }
+
+    public mutating func rememberWanted(_ scope: Scope, lacking condition: String) throws {
+        try rememberWanted(workoutFilter: scope.scope.workoutFilter, lacking: condition, arguments: scope.scope.arguments)
+    }
+
+    public func countLacking(_ scope: Scope, lacking condition: String) throws -> Int {
+        try countLacking(workoutFilter: scope.scope.workoutFilter, lacking: condition, arguments: scope.scope.arguments)
+    }
+
+    public func countWaitingAndFailed(_ scope: Scope) throws -> (alreadyPending: Int, failed: Int) { try countWaitingAndFailed(scope.scope) }
+
+    public func generatedJobs(
+        _ scope: Scope,
+        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ routeHash: String, _ heartRateHash: String, _ owner: String) throws -> Void
+    ) throws {
+        try generatedJobs(scope.scope, body)
+    }
+
+    public func failedToRevive(_ scope: Scope) throws -> [Int64] { try failedToRevive(scope.scope) }
+
+    public mutating func makePending(stale: [Int64], _ scope: Scope) throws { try makePending(stale: stale, scope.scope) }
+
+    public mutating func revive(_ ids: [Int64], _ scope: Scope) throws { try revive(ids, scope.scope) }
+
+    public mutating func raisePriority(_ scope: Scope) throws { try raisePriority(scope.scope) }
+
+    public func ownersWithInteractiveJobs() throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT DISTINCT owner FROM job INDEXED BY job_fair WHERE status = 'pending' AND priority > 0")
     }
 
     /// Keeps at most `bound` of `owner`'s pending jobs above priority 0 and makes the rest bulk
@@ -88,7 +52,7 @@ extension IndexTransaction {
     /// only this owner's interactive jobs are read.
     /// - Parameter preferring: the workouts the request names, whose pictures are kept first.
     /// - Returns: how many jobs became bulk work.
-    func boundInteractive(owner: String, bound: Int, preferring ids: [WorkoutID]? = nil) throws -> Int {
+    public func boundInteractive(owner: String, bound: Int, preferring ids: [WorkoutID]? = nil) throws -> Int {
         var kept = 0
         var demoted = 0
         var priority = Int64.max
@@ -156,13 +120,11 @@ extension IndexTransaction {
         return (alreadyPending, failed)
     }
 
-    /// The scope's generated jobs, by whether their cache key is still the current one.
-    /// - Returns: how many are current, and the ids of the stale ones.
-    private func sortGenerated(
-        _ scope: EnqueueScope, cacheKey: CacheKeyFunction
-    ) throws -> (current: Int, stale: [Int64]) {
-        var current = 0
-        var stale: [Int64] = []
+    /// The scope's generated jobs, with what their current key is made of.
+    private func generatedJobs(
+        _ scope: EnqueueScope,
+        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ routeHash: String, _ heartRateHash: String, _ owner: String) throws -> Void
+    ) throws {
         let generated = try Row.fetchCursor(
             db,
             sql: """
@@ -174,15 +136,10 @@ extension IndexTransaction {
         while let row = try generated.next() {
             let job = RowDecoder(row, table: "job")
             let workout = RowDecoder(row, table: "workout", idColumn: 1)
-            let picture = PictureID(workoutID: try job.workoutID(1, "workout_id"), kind: scope.kind, theme: scope.theme, scale: scope.scale)
-            let key = cacheKey(picture, try workout.value(3, "route_hash"), try workout.value(4, "hr_hash"), try workout.value(5, "owner"))
-            if (try job.optionalValue(2, "cache_key") as String?) == key {
-                current += 1
-            } else {
-                stale.append(try job.value(0, "id"))
-            }
+            try body(
+                try job.value(0, "id"), try job.workoutID(1, "workout_id"), try job.optionalValue(2, "cache_key"), try workout.value(3, "route_hash"),
+                try workout.value(4, "hr_hash"), try workout.value(5, "owner"))
         }
-        return (current, stale)
     }
 
     /// The scope's `failed-no-retry` jobs to try again: all of them, or those of the codes asked for.
@@ -232,7 +189,7 @@ extension IndexTransaction {
 /// One picture (kind, theme, scale) of an enqueue, over the workouts it selects: the SQL and
 /// named arguments every step shares (`:kind`, `:theme`, `:scale`, `:now`, `:anchor`,
 /// `:priority`, `:codes` and the selection's).
-private struct EnqueueScope {
+fileprivate struct EnqueueScope {
     let kind: PictureKind
     let theme: Theme
     let scale: Int
@@ -250,10 +207,14 @@ private struct EnqueueScope {
     let jobs: String
     let arguments: StatementArguments
 
-    init(
-        kind: PictureKind, theme: Theme, scale: Int, anchor: Int64, request: EnqueueRequest, selection: WorkoutSelection, codesJSON: String?,
-        now: Date
-    ) {
+    init(_ picture: EnqueuePicture, anchor: Int64, now: Date) {
+        let request = picture.request
+        let selection = WorkoutSelection(request)
+        let (kind, theme, scale) = (picture.kind, picture.theme, picture.scale)
+        // Codes are checked by the caller to be short lower-case words; JSON-encoded all the same.
+        let codesJSON: String? = request.reasonCodes.map { codes in
+            String(decoding: (try? JSONEncoder().encode(codes)) ?? Data("[]".utf8), as: UTF8.self)
+        }
         self.kind = kind
         self.theme = theme
         self.scale = scale

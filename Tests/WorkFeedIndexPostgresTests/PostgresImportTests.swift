@@ -63,12 +63,8 @@ import WorkFeedModel
     ]
 
     @Test func theSameImportsAndDeletesGiveWhatTheyGiveOnSQLite() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-pg-import-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try WorkoutIndex(path: directory.appendingPathComponent("index.sqlite").path, logger: Logger(label: "test"))
-        let fixture = try PostgresFixture()
-        let session = try fixture.session("imports")
-        defer { session.close() }
+        let both = try BothIndexes("imports")
+        let (sqlite, session) = (both.sqlite, both.session)
 
         var ids: [WorkoutID] = []
         var results: [ImportResult] = []
@@ -80,12 +76,8 @@ import WorkFeedModel
                 let expected = try sqlite.write {
                     try $0.importWorkout(workout, owner: owner, allowDuplicates: allowDuplicates, replacedFile: { replacedInSQLite.append($0) })
                 }
-                let reply = try session.transaction("importing") {
-                    var transaction = PostgresTransaction(session: session)
-                    let reply = try transaction.importWorkout(
-                        workout, owner: owner, allowDuplicates: allowDuplicates, replacedFile: { replacedInPostgres.append($0) })
-                    try transaction.finish()
-                    return reply
+                let reply = try both.postgres {
+                    try $0.importWorkout(workout, owner: owner, allowDuplicates: allowDuplicates, replacedFile: { replacedInPostgres.append($0) })
                 }
                 #expect(reply == expected, "step \(number): \(workout.origin)")
                 #expect(replacedInPostgres == replacedInSQLite, "step \(number)")
@@ -94,12 +86,7 @@ import WorkFeedModel
             case .deleting(let steps, let owner):
                 let chosen = steps.map { ids[$0] }
                 let expected = try sqlite.write { try $0.delete(chosen, owner: owner) }
-                let deleted = try session.transaction("deleting") {
-                    var transaction = PostgresTransaction(session: session)
-                    let deleted = try transaction.delete(chosen, owner: owner)
-                    try transaction.finish()
-                    return deleted
-                }
+                let deleted = try both.postgres { try $0.delete(chosen, owner: owner) }
                 #expect(deleted.mapValues(Set.init) == expected.mapValues(Set.init), "step \(number)")
                 #expect(!deleted.isEmpty)
                 ids.append(chosen[0])
@@ -109,25 +96,14 @@ import WorkFeedModel
                     try transaction.setOwnerSettings(settings, owner: owner)
                     sqliteScheduled = try transaction.reader.summaryRebuilds().keys.sorted()
                 }
-                let scheduled = try session.transaction("setting") {
-                    var transaction = PostgresTransaction(session: session)
+                let scheduled = try both.postgres { transaction in
                     try transaction.setOwnerSettings(settings, owner: owner)
-                    let waiting = try transaction.firstRebuildingOwner()
-                    try transaction.finish()
-                    return waiting
+                    return try transaction.firstRebuildingOwner()
                 }
                 #expect([scheduled].compactMap { $0 } == sqliteScheduled, "step \(number)")
                 #expect(try PostgresWorkouts.settings(owner: owner, in: session) == sqlite.read { try $0.ownerSettings(owner: owner) })
                 while try sqlite.write({ try $0.rebuildSummariesStep(limit: 2) }) != nil {}
-                while try session.transaction(
-                    "rebuilding",
-                    {
-                        var transaction = PostgresTransaction(session: session)
-                        let step = try transaction.rebuildSummariesStep(limit: 2)
-                        try transaction.finish()
-                        return step
-                    }) != nil
-                {}
+                while try both.postgres({ try $0.rebuildSummariesStep(limit: 2) }) != nil {}
                 ids.append(ids[0])
             }
         }
@@ -153,50 +129,18 @@ import WorkFeedModel
         // What the summaries counted, row by row.
         let contribution = "workout_id, owner, activity, local_day, \(SummaryRows.contributionColumns)"
         #expect(
-            try postgresRows("SELECT \(contribution) FROM workout_summary ORDER BY workout_id", in: session)
-                == sqliteRows("SELECT \(contribution) FROM workout_summary ORDER BY workout_id", in: sqlite))
+            try both.postgresRows("SELECT \(contribution) FROM workout_summary ORDER BY workout_id")
+                == both.sqliteRows("SELECT \(contribution) FROM workout_summary ORDER BY workout_id"))
         let buckets = "owner, period, start_day, activity, \(SummaryRows.bucketColumns)"
-        let expectedBuckets = try sqliteRows("SELECT \(buckets) FROM summary_bucket ORDER BY owner, period, start_day, activity", in: sqlite)
+        let expectedBuckets = try both.sqliteRows("SELECT \(buckets) FROM summary_bucket ORDER BY owner, period, start_day, activity")
         #expect(expectedBuckets.count > 20)
-        #expect(try postgresRows("SELECT \(buckets) FROM summary_bucket ORDER BY owner, period, start_day, activity", in: session) == expectedBuckets)
+        #expect(try both.postgresRows("SELECT \(buckets) FROM summary_bucket ORDER BY owner, period, start_day, activity") == expectedBuckets)
         let owners = "owner, \(SummaryRows.ownerColumns)"
         #expect(
-            try postgresRows("SELECT \(owners) FROM summary_owner ORDER BY owner", in: session)
-                == sqliteRows("SELECT \(owners) FROM summary_owner ORDER BY owner", in: sqlite))
+            try both.postgresRows("SELECT \(owners) FROM summary_owner ORDER BY owner")
+                == both.sqliteRows("SELECT \(owners) FROM summary_owner ORDER BY owner"))
         #expect(
-            try postgresRows("SELECT id, owner FROM deleted_workout ORDER BY id", in: session)
-                == sqliteRows("SELECT id, owner FROM deleted_workout ORDER BY id", in: sqlite))
-    }
-
-    /// Rows as text, each value as SQLite shows it (a boolean as 0 or 1, a uuid in lower case).
-    private func sqliteRows(_ sql: String, in index: WorkoutIndex) throws -> [[String]] {
-        try index.read { reader in
-            try Row.fetchAll(reader.db, sql: sql).map { row in row.databaseValues.map { Self.text($0) } }
-        }
-    }
-
-    private func postgresRows(_ sql: String, in session: PostgresSession) throws -> [[String]] {
-        try session.query(PostgresQuery(unsafeSQL: sql), "reading").map { row in
-            try row.makeRandomAccess().map { cell in
-                guard cell.bytes != nil else { return "NULL" }
-                switch cell.dataType {
-                case .bool: return try cell.decode(Bool.self) ? "1" : "0"
-                case .int2, .int4, .int8: return String(try cell.decode(Int64.self))
-                case .float8: return String(try cell.decode(Double.self))
-                case .uuid: return try cell.decode(UUID.self).uuidString.lowercased()
-                default: return try cell.decode(String.self)
-                }
-            }
-        }
-    }
-
-    private static func text(_ value: DatabaseValue) -> String {
-        switch value.storage {
-        case .null: "NULL"
-        case .int64(let number): String(number)
-        case .double(let number): String(number)
-        case .string(let text): text
-        case .blob(let bytes): "\(bytes.count) bytes"
-        }
+            try both.postgresRows("SELECT id, owner FROM deleted_workout ORDER BY id")
+                == both.sqliteRows("SELECT id, owner FROM deleted_workout ORDER BY id"))
     }
 }
