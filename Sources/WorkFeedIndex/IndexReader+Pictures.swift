@@ -59,10 +59,10 @@ extension IndexReader {
 
     /// The columns ``pictureRecord(_:)`` reads, in its order; the last, the job's id, names the
     /// row in errors.
-    static let pictureColumns = "workout_id, kind, theme, scale, status, reason, cache_key, attempts, updated_at, map, reason_code, job.id"
+    public static let pictureColumns = "workout_id, kind, theme, scale, status, reason, cache_key, attempts, updated_at, map, reason_code, job.id"
 
     /// A picture from ``pictureColumns``.
-    static func pictureRecord(_ row: Row) throws(IndexError) -> PictureRecord {
+    static func pictureRecord(_ row: some StoredRow) throws(IndexError) -> PictureRecord {
         let job = RowDecoder(row, table: "job", idColumn: 11)
         return PictureRecord(
             picture: try job.picture(from: 0),

@@ -97,7 +97,7 @@ extension IndexTransaction {
         // The new anchor makes a worker's late report on the old inputs stale (see LeaseTable.Lease.anchor).
         try db.execute(
             sql: """
-                UPDATE job SET status = 'pending', reason = NULL, attempts = 0, not_before = NULL, updated_at = ?, anchor = ?
+                UPDATE job SET status = 'pending', reason = NULL, reason_code = NULL, attempts = 0, not_before = NULL, updated_at = ?, anchor = ?
                 WHERE workout_id = ?
                 """,
             arguments: [now.timeIntervalSince1970, anchor, id.description])

@@ -39,6 +39,11 @@ extension IndexReader {
         try workoutRecord(StoredValues(values: values))
     }
 
+    /// A picture from the values of ``pictureColumns``, in their order.
+    public static func pictureRecord(_ values: [StoredValue]) throws(IndexError) -> PictureRecord {
+        try pictureRecord(StoredValues(values: values))
+    }
+
     /// Settings from the values of ``settingsColumns``, in their order.
     public static func ownerSettings(_ values: [StoredValue]) throws(IndexError) -> OwnerSettings {
         try ownerSettings(StoredValues(values: values))

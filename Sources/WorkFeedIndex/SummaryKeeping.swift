@@ -135,7 +135,7 @@ extension SummaryStorage {
         guard let counted = try countedWorkout(id) else { return }
         try setCountedWorkout(id, nil)
         guard let state = try summaryOwner(counted.owner) else { return }
-        let calendar = try Self.calendar(state, owner: counted.owner)
+        let calendar = try SummaryCalendar.of(state, owner: counted.owner)
         let activity = ActivityType(rawValue: counted.activity)
         for period in SummaryPeriod.allCases {
             let start = calendar.bucketStart(period, containing: counted.day)
@@ -185,7 +185,7 @@ extension SummaryStorage {
         }
         let samples = try heartRate ?? storedHeartRate(of: id)
         let contribution = SummaryContribution(record: record, heartRate: samples, zoneBounds: state.zoneBounds)
-        let calendar = try Self.calendar(state, owner: record.owner)
+        let calendar = try SummaryCalendar.of(state, owner: record.owner)
         let day = calendar.day(of: start)
         try setCountedWorkout(id, CountedWorkout(owner: record.owner, activity: record.activity.rawValue, day: day, contribution: contribution))
         for period in SummaryPeriod.allCases {
@@ -291,9 +291,76 @@ extension SummaryStorage {
         if let changed = summaryWork.buckets[key] { return changed.count > 0 ? changed : nil }
         return try summaryBucketRow(key)
     }
+}
 
+extension SummaryReport {
+    /// An owner's summaries (``IndexReading/summaries(owner:period:from:to:activity:defaults:now:)``):
+    /// every bucket of `period` from the one holding local day `from` to the one holding `to`
+    /// (both in the owner's zone), empty ones included.
+    /// - Parameters:
+    ///   - from: a local day (``SummaryCalendar``); `nil`: eleven buckets before `to`'s.
+    ///   - to: a local day; `nil`: today in the owner's zone (kept within ten years after `from`).
+    ///   - activity: only this activity (it is then also the `total`); `nil`: all, each apart too.
+    ///   - stored: the owner's summary state as stored; `wanted`, the calendar and zones an owner
+    ///     not counted yet would get.
+    ///   - buckets: the stored buckets whose first days are in `firstStart...lastStart`, by first
+    ///     day and activity (of `activity` only, when given).
+    /// - Throws: ``SummaryRangeError`` for `from` after `to` or a range over ten years.
+    public static func assemble(
+        owner: String, period: SummaryPeriod, from: Int?, to: Int?, activity: ActivityType?, now: Date, stored: SummaryOwnerState?,
+        wanted: () throws -> (timeZone: String, firstWeekday: Weekday, bounds: [Double]), anchor: Int64,
+        buckets: (_ firstStart: Int, _ lastStart: Int) throws -> [Int: [String: SummaryTotals]]
+    ) throws -> SummaryReport {
+        let state: SummaryOwnerState
+        if let stored, !stored.zoneBounds.isEmpty || !stored.rebuildPending {
+            state = stored
+        } else {
+            let wanted = try wanted()
+            state = SummaryOwnerState(
+                timeZone: wanted.timeZone, firstWeekday: wanted.firstWeekday, zoneBounds: wanted.bounds, rebuildPending: false, rebuildAfter: nil,
+                rebuildDone: 0, rebuildTotal: 0)
+        }
+        let calendar = try SummaryCalendar.of(state, owner: owner)
+        // Without `to`: today, but never before `from` nor more than ten years after it.
+        var last = to ?? calendar.day(of: now)
+        if to == nil, let from { last = min(max(last, from), from + SummaryPeriod.maximumRangeDays) }
+        var first = from ?? calendar.bucketStart(period, containing: last)
+        if from == nil {
+            // Twelve buckets, as far as ten years go (ten years of years).
+            for _ in 0..<11 {
+                let previous = calendar.bucketStart(period, containing: first - 1)
+                guard last - previous <= SummaryPeriod.maximumRangeDays else { break }
+                first = previous
+            }
+        }
+        try SummaryRangeError.check(from: first, to: last)
+        let firstStart = calendar.bucketStart(period, containing: first)
+        let lastStart = calendar.bucketStart(period, containing: last)
+        let rows = try buckets(firstStart, lastStart)
+        let zones = state.zoneBounds.count + 1
+        var report: [SummaryBucket] = []
+        var start = firstStart
+        while start <= lastStart {
+            let end = calendar.bucketEnd(period, start: start)
+            let found = rows[start] ?? [:]
+            var activities: [String: SummaryFigures] = [:]
+            for (name, totals) in found where name != SummaryBucketKey.allActivities { activities[name] = totals.figures }
+            let total = activity.map { activities[$0.rawValue] } ?? found[SummaryBucketKey.allActivities]?.figures
+            report.append(
+                SummaryBucket(
+                    start: calendar.localText(calendar.startInstant(ofDay: start)), end: calendar.localText(calendar.startInstant(ofDay: end)),
+                    total: total ?? .empty(zones: zones), activities: activities))
+            start = end
+        }
+        return SummaryReport(
+            period: period, timeZone: state.timeZone, firstWeekday: state.firstWeekday, heartRateZones: state.zoneBounds, anchor: anchor,
+            rebuilding: stored?.rebuild, buckets: report)
+    }
+}
+
+extension SummaryCalendar {
     /// The calendar of an owner's summaries.
-    public static func calendar(_ state: SummaryOwnerState, owner: String) throws(IndexError) -> SummaryCalendar {
+    public static func of(_ state: SummaryOwnerState, owner: String) throws(IndexError) -> SummaryCalendar {
         guard let calendar = SummaryCalendar.shared(timeZone: state.timeZone, firstWeekday: state.firstWeekday) else {
             throw IndexError.corruptRow(
                 table: "summary_owner", row: owner, column: "time_zone", value: "'\(state.timeZone)', a zone this system does not know")

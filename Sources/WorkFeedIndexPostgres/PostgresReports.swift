@@ -16,6 +16,21 @@ public struct PostgresAnchors: Sendable, Hashable {
         taken += 1
         return taken
     }
+
+    /// The most changes one transaction may make: k is the low 20 bits of an anchor.
+    public static let limit = (1 << 20) - 1
+
+    /// k for `count` changes of one statement: the first of them (the i-th change, from 0,
+    /// takes the first + i).
+    /// - Throws: ``IndexError`` (`refused`) when the transaction would make more than ``limit``
+    ///   changes (a request that large must be split).
+    public mutating func reserve(_ count: Int) throws(IndexError) -> Int {
+        guard taken + count <= Self.limit else {
+            throw IndexError(.refused, "one transaction may change at most \(Self.limit) rows of the index; this one would change \(taken + count)")
+        }
+        defer { taken += count }
+        return taken + 1
+    }
 }
 
 /// Workers' reports, checked in the transaction that stores them against the job as it stands,

@@ -20,10 +20,12 @@ struct PostgresStatement {
 }
 
 extension PostgresTransaction: EnqueueStorage {
-    /// One picture of an enqueue: its anchor's k, and the workouts the request selects.
+    /// One picture of an enqueue, and the workouts the request selects. Each job it creates or
+    /// changes takes an anchor of its own (docs/postgres-index.md, "Anchors"), from `firstK` on:
+    /// those the scope made are told from older ones by that.
     public struct Scope: Sendable {
         let picture: EnqueuePicture
-        let k: Int
+        let firstK: Int
 
         /// The request's workouts as a condition on `workout w`, bound into `statement`.
         func workouts(_ statement: inout PostgresStatement) -> String {
@@ -47,24 +49,36 @@ extension PostgresTransaction: EnqueueStorage {
                 ? "FROM job j WHERE \(picture)" : "FROM job j JOIN workout w ON w.id = j.workout_id WHERE \(picture) AND \(workouts)"
         }
 
-        /// The scope's anchor, computed once a statement.
-        func anchor(_ statement: inout PostgresStatement) -> String { "(SELECT workfeed_anchor(\(statement.bind(k))::int))" }
+        /// A condition on job `j`: the scope made or changed it (its anchor is one of this
+        /// transaction's, from the scope's first on).
+        func madeHere(_ statement: inout PostgresStatement) -> String {
+            "j.anchor BETWEEN (SELECT workfeed_anchor(\(statement.bind(firstK))::int)) AND (SELECT workfeed_anchor(\(statement.bind(PostgresAnchors.limit))::int))"
+        }
 
         var described: String { "\(picture.kind.rawValue) \(picture.theme.rawValue) @\(picture.scale)x" }
     }
 
     public mutating func enqueueScope(_ picture: EnqueuePicture, now: Date) -> Scope {
-        Scope(picture: picture, k: anchors.next())
+        Scope(picture: picture, firstK: anchors.taken + 1)
     }
 
     public mutating func createMissingJobs(_ scope: Scope) throws -> Int {
-        var statement = PostgresStatement()
         let needs = scope.picture.kind.workoutCondition.map { " AND \($0)" } ?? ""
+        var count = PostgresStatement()
+        let selected = scope.workouts(&count)
+        count.sql = "SELECT count(*)::bigint FROM workout w WHERE \(selected)\(needs)"
+        let candidates =
+            try session.query(count.query, "counting the workouts of the \(scope.described) pictures").firstDecoded("the count") {
+                try $0.decode(Int.self)
+            } ?? 0
+        guard candidates > 0 else { return 0 }
+        let first = try anchors.reserve(candidates)
+        var statement = PostgresStatement()
         let (kind, theme, scale) = (
             statement.bind(scope.picture.kind.rawValue), statement.bind(scope.picture.theme.rawValue), statement.bind(scope.picture.scale)
         )
         let priority = statement.bind(scope.picture.priority)
-        let anchor = scope.anchor(&statement)
+        let anchor = "workfeed_anchor((\(statement.bind(first)) + row_number() OVER (ORDER BY w.id) - 1)::int)"
         let workouts = scope.workouts(&statement)
         statement.sql = """
             INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor, owner)
@@ -102,9 +116,9 @@ extension PostgresTransaction: EnqueueStorage {
 
     public func countWaitingAndFailed(_ scope: Scope) throws -> (alreadyPending: Int, failed: Int) {
         var statement = PostgresStatement()
-        let anchor = scope.anchor(&statement)
+        let fresh = scope.madeHere(&statement)
         let jobs = scope.jobs(&statement)
-        statement.sql = "SELECT j.status, j.anchor = \(anchor), count(*)::bigint \(jobs) AND j.status <> 'generated' GROUP BY 1, 2"
+        statement.sql = "SELECT j.status, \(fresh), count(*)::bigint \(jobs) AND j.status <> 'generated' GROUP BY 1, 2"
         var alreadyPending = 0
         var failed = 0
         for (status, fresh, count) in try session.query(statement.query, "counting the waiting and failed \(scope.described) jobs")
@@ -157,15 +171,15 @@ extension PostgresTransaction: EnqueueStorage {
 
     /// Jobs become pending at the request's priority, their attempts and failures forgotten (and
     /// ready at once, past any back-off, when `readyAtOnce`).
-    private func makePending(_ ids: [Int64], _ scope: Scope, readyAtOnce: Bool, _ doing: String) throws {
+    private mutating func makePending(_ ids: [Int64], _ scope: Scope, readyAtOnce: Bool, _ doing: String) throws {
         guard !ids.isEmpty else { return }
+        let first = try anchors.reserve(ids.count)
         var statement = PostgresStatement()
         let priority = statement.bind(scope.picture.priority)
-        let anchor = scope.anchor(&statement)
         statement.sql = """
             UPDATE job SET status = 'pending', attempts = 0, deferrals = 0, reason = NULL, reason_code = NULL, priority = \(priority),
-                \(readyAtOnce ? "not_before = NULL, " : "")updated_at = now(), anchor = \(anchor)
-            WHERE id = ANY(\(statement.bind(ids)))
+                \(readyAtOnce ? "not_before = NULL, " : "")updated_at = now(), anchor = workfeed_anchor((\(statement.bind(first)) + u.n - 1)::int)
+            FROM unnest(\(statement.bind(ids))::bigint[]) WITH ORDINALITY AS u(id, n) WHERE job.id = u.id
             """
         try session.query(statement.query, doing)
     }

@@ -207,12 +207,18 @@ public struct PostgresTransaction {
             UPDATE series SET route = \(ByteBuffer(bytes: incoming.route)), heart_rate = \(ByteBuffer(bytes: incoming.heartRate))
             WHERE workout_id = \(id.uuid)
             """, "replacing the series of workout \(id)")
-        try session.query(
-            """
-            UPDATE job SET status = 'pending', reason = NULL, reason_code = NULL, attempts = 0, not_before = NULL, updated_at = now(),
-                anchor = (SELECT anchor FROM workout WHERE id = \(id.uuid))
-            WHERE workout_id = \(id.uuid)
-            """, "making the pictures of workout \(id) pending again")
+        // Each job its own anchor (docs/postgres-index.md, "Anchors").
+        let jobs = try session.query("SELECT id FROM job WHERE workout_id = \(id.uuid) ORDER BY id", "listing the jobs of workout \(id)")
+            .decoded("the jobs of workout \(id)") { try $0.decode(Int64.self) }
+        if !jobs.isEmpty {
+            let first = try anchors.reserve(jobs.count)
+            try session.query(
+                """
+                UPDATE job SET status = 'pending', reason = NULL, reason_code = NULL, attempts = 0, not_before = NULL, updated_at = now(),
+                    anchor = workfeed_anchor((\(first) + u.n - 1)::int)
+                FROM unnest(\(jobs)::bigint[]) WITH ORDINALITY AS u(id, n) WHERE job.id = u.id
+                """, "making the pictures of workout \(id) pending again")
+        }
         try movePictures(of: id)
     }
 
@@ -222,14 +228,25 @@ public struct PostgresTransaction {
     private mutating func movePictures(of id: WorkoutID) throws {
         for kind in PictureKind.allCases {
             guard let condition = kind.workoutCondition else { continue }
-            try session.query(
-                """
-                INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor, owner)
-                SELECT p.workout_id, p.kind, p.theme, p.scale, 'pending', p.priority, now(), w.anchor, w.owner
-                FROM picture_wanted p JOIN workout w ON w.id = p.workout_id
-                WHERE p.workout_id = \(id.uuid) AND p.kind = \(kind.rawValue) AND \(unescaped: condition)
-                ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
-                """, "making the wanted \(kind.rawValue) pictures of workout \(id) jobs")
+            let wanted =
+                try session.query(
+                    """
+                    SELECT count(*)::bigint FROM picture_wanted p JOIN workout w ON w.id = p.workout_id
+                    WHERE p.workout_id = \(id.uuid) AND p.kind = \(kind.rawValue) AND \(unescaped: condition)
+                    """, "counting the wanted \(kind.rawValue) pictures of workout \(id)"
+                ).firstDecoded("the wanted pictures") { try $0.decode(Int.self) } ?? 0
+            if wanted > 0 {
+                let first = try anchors.reserve(wanted)
+                try session.query(
+                    """
+                    INSERT INTO job (workout_id, kind, theme, scale, status, priority, updated_at, anchor, owner)
+                    SELECT p.workout_id, p.kind, p.theme, p.scale, 'pending', p.priority, now(),
+                        workfeed_anchor((\(first) + row_number() OVER (ORDER BY p.theme, p.scale) - 1)::int), w.owner
+                    FROM picture_wanted p JOIN workout w ON w.id = p.workout_id
+                    WHERE p.workout_id = \(id.uuid) AND p.kind = \(kind.rawValue) AND \(unescaped: condition)
+                    ON CONFLICT (workout_id, kind, theme, scale) DO NOTHING
+                    """, "making the wanted \(kind.rawValue) pictures of workout \(id) jobs")
+            }
             try session.query(
                 """
                 DELETE FROM picture_wanted WHERE workout_id = \(id.uuid) AND kind = \(kind.rawValue)

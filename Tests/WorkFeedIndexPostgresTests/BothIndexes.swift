@@ -71,6 +71,17 @@ final class BothIndexes {
         }
     }
 
+    /// Whether every change in PostgreSQL has an anchor of its own (workouts, jobs, tombstones):
+    /// a reader of CHANGES goes on from the last anchor it was given.
+    func everyChangeHasItsOwnAnchor() throws -> Bool {
+        let counts = try postgresRows(
+            """
+            SELECT count(*), count(DISTINCT anchor) FROM (
+                SELECT anchor FROM workout UNION ALL SELECT anchor FROM job UNION ALL SELECT anchor FROM deleted_workout) a
+            """)
+        return counts.count == 1 && counts[0][0] == counts[0][1]
+    }
+
     /// Whether `sql` gives the same rows in both.
     func same(_ sql: String) throws -> Bool { try postgresRows(sql) == sqliteRows(sql) }
 }

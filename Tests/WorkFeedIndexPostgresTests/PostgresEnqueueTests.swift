@@ -78,6 +78,19 @@ import WorkFeedModel
             if number == 5 { #expect(expected.revived > 0 && expected.failed > 0) }
             if number == 3 { #expect(expected.current > 0 && expected.stale > 0) }
             if number == 1 { #expect(expected.skippedNoHeartRate == 2) }
+            #expect(try both.everyChangeHasItsOwnAnchor(), "\(label)")
         }
+
+        // A new version of a workout without heart rate, now with it: its pictures pending again,
+        // its wanted heatmap a job.
+        let richer = PostgresImportTests.run(file: "run-3.gpx", samples: 10, start: 1_700_000_000 + 3 * 86_400)
+        let expected = try sqlite.write { try $0.importWorkout(richer, owner: "anna") }
+        #expect(try both.postgres { try $0.importWorkout(richer, owner: "anna") } == expected)
+        #expect(expected.result == .replacedDuplicate)
+        let jobs = "SELECT workout_id, kind, theme, scale, status, priority, attempts, reason_code FROM job ORDER BY workout_id, kind, theme, scale"
+        let (inPostgres, inSQLite) = (try both.postgresRows(jobs), try both.sqliteRows(jobs))
+        #expect(inPostgres == inSQLite, "\(inPostgres.filter { !inSQLite.contains($0) }) against \(inSQLite.filter { !inPostgres.contains($0) })")
+        #expect(try both.same("SELECT workout_id, kind, theme, scale, priority FROM picture_wanted ORDER BY workout_id, kind, theme, scale"))
+        #expect(try both.everyChangeHasItsOwnAnchor())
     }
 }

@@ -114,6 +114,8 @@ import WorkFeedModel
                 .imported, .imported, .imported, .imported,
             ])
 
+        #expect(try both.everyChangeHasItsOwnAnchor())
+
         // The stored workouts, but for their anchors (each backend counts its own).
         let sqliteRecords = try sqlite.read { reader in try reader.workoutIDs(owner: "anna") + reader.workoutIDs(owner: "ben") }
         #expect(sqliteRecords.count == 6)
