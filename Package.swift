@@ -150,6 +150,10 @@ let package = Package(
         // var/test-python) started on loopback, and log lines captured from a Logger.
         .target(
             name: "WorkFeedTesting", dependencies: ["WorkFeedS3", .product(name: "Logging", package: "swift-log")], swiftSettings: strictSettings),
+        // The index contract's semantics, checked through its protocols alone, for every backend's tests.
+        .target(
+            name: "WorkFeedIndexContract", dependencies: ["WorkFeedIndex", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings),
         // Where pictures live: the PictureStore interface, the shared directory and S3 behind it.
         .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel", "WorkFeedS3"], swiftSettings: strictSettings),
         // Configuration files, environment and flags for every process.
@@ -301,7 +305,7 @@ let package = Package(
         .testTarget(
             name: "WorkFeedIndexTests",
             dependencies: [
-                "WorkFeedIndex", "WorkFeedModel",
+                "WorkFeedIndex", "WorkFeedIndexContract", "WorkFeedModel",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -310,7 +314,8 @@ let package = Package(
         .testTarget(
             name: "WorkFeedIndexPostgresTests",
             dependencies: [
-                "WorkFeedIndexPostgres", "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", "WorkFeedTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "WorkFeedIndexPostgres", "WorkFeedIndex", "WorkFeedIndexContract", "WorkFeedModel", "WorkFeedPrivacy", "WorkFeedTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

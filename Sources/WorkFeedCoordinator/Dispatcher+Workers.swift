@@ -61,7 +61,7 @@ extension Dispatcher {
         _ unsent: [(identity: [UInt8], lease: UInt64)], workers: inout [[UInt8]: WorkerState], transaction: inout Index.Transaction,
         outbox: inout Outbox
     ) throws {
-        for (identity, lease) in unsent where transaction.returnLease(lease) {
+        for (identity, lease) in unsent where try transaction.returnLease(lease) {
             workers[identity]?.inFlight.remove(lease)
         }
         for identity in Set(unsent.map(\.identity)) {
@@ -125,7 +125,7 @@ extension Dispatcher {
             }
             workers[identity]!.inFlight.insert(job.lease)
             let cacheKey = specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash, owner: job.owner)
-            transaction.recordCacheKey(cacheKey, for: job.lease)
+            try transaction.recordCacheKey(cacheKey, for: job.lease)
             // The worker gets the route already cut: it never receives what a privacy zone hides.
             let route: [UInt8]
             switch Self.visibleRoute(job, policy: specs.privacy.policy(for: job.owner)) {

@@ -186,13 +186,13 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         metrics.workers(
             connected: workersAfter.count, slots: workersAfter.values.reduce(0) { $0 + $1.capacity },
             busy: workersAfter.values.reduce(0) { $0 + $1.inFlight.count })
-        metrics.leased(index.leases.count)
+        metrics.leased(index.leasedCount)
         dispatchState.publish(
             DispatchState.Snapshot(
                 workers: workersAfter.values.map {
                     .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard)
                 },
-                leased: index.leases.count, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
+                leased: index.leasedCount, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
         workers = workersAfter
         health = healthAfter
         specs = specsAfter

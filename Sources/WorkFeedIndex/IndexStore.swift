@@ -93,8 +93,9 @@ public protocol WorkoutIndexStore: IndexReadConnection {
 
     /// The last anchor this writer committed (or saw committed when it opened).
     var anchor: Int64 { get }
-    /// The jobs out with this writer's workers, as of its last committed transaction.
-    var leases: LeaseTable { get }
+    /// How many jobs are out with this writer's workers, as of its last committed transaction
+    /// (SQLite: its ``LeaseTable``; PostgreSQL: the job rows this coordinator leased).
+    var leasedCount: Int { get }
     /// The heart-rate zones of owners who set none, for summaries' time in zones: set by the
     /// coordinator (its configured zones) before its first write.
     var summaryZoneDefaults: SummaryZoneDefaults { get set }
@@ -119,10 +120,6 @@ public protocol IndexWriting {
 
     /// Reads inside this transaction: they see its changes so far.
     var reader: Reader { get }
-    /// The last anchor handed out, this transaction's changes included.
-    var anchorSoFar: Int64 { get }
-    /// The leases as this transaction has left them so far; kept only if it commits.
-    var leases: LeaseTable { get }
     /// Cache keys no job refers to any more after this transaction.
     var releasedKeys: [String] { get }
     /// Pictures workers wrote that no job stores: refused and late reports' (``LeftoverPicture``).
@@ -171,9 +168,9 @@ public protocol IndexWriting {
     /// and a deadline.
     mutating func lease(_ slots: [(worker: String, count: Int)], now: Date, deadline: Double, nextLease: () -> UInt64) throws -> [LeasedJob]
     /// The cache key sent with a lease's JOB, which a `generated` report must quote.
-    mutating func recordCacheKey(_ key: String, for lease: UInt64)
+    mutating func recordCacheKey(_ key: String, for lease: UInt64) throws
     /// Ends a lease whose JOB never reached its worker, counting no attempt; whether it was current.
-    @discardableResult mutating func returnLease(_ lease: UInt64) -> Bool
+    @discardableResult mutating func returnLease(_ lease: UInt64) throws -> Bool
     /// Takes back a gone worker's leases, counting an attempt against each job when asked (stored
     /// with `reason` for people and `code`, what the loss was).
     mutating func releaseLeases(
@@ -320,7 +317,9 @@ public protocol IndexReading {
     func summaryState(owner: String) throws -> SummaryOwnerState?
 }
 
-extension WorkoutIndex: WorkoutIndexStore {}
+extension WorkoutIndex: WorkoutIndexStore {
+    public var leasedCount: Int { leases.count }
+}
 extension SQLiteIndexBackend: IndexBackend {}
 extension IndexTransaction: IndexWriting {}
 extension IndexReader: IndexReading {}

@@ -105,17 +105,8 @@ public struct IndexTransaction {
     /// key released early in a transaction may be stored again later in it (a job with the same
     /// inputs generated in the same batch), and a lease taken in it may be drawing it.
     public func releasedPictures() throws -> ReleasedPictures {
-        var released = ReleasedPictures()
-        var seen = Set<String>()
-        for key in releasedKeys + leftovers.map(\.key) where seen.insert(key).inserted {
-            if try !isReferenced(key) { released.keys.append(key) }
-        }
-        var pictures = Set<LeftoverPicture>()
-        for leftover in leftovers where pictures.insert(leftover).inserted {
-            guard let picture = leftover.picture, try !isReferenced(picture, key: leftover.key) else { continue }
-            released.pictures.append(leftover)
-            if let stored = try reader.storedKey(of: picture) { released.current[picture] = stored }
-        }
-        return released
+        try ReleasedPictures(
+            keys: releasedKeys, leftovers: leftovers, isReferenced: isReferenced, isReferencedPicture: isReferenced,
+            storedKey: reader.storedKey(of:))
     }
 }

@@ -39,3 +39,32 @@ public struct ReleasedPictures: Sendable, Hashable {
 
     public var isEmpty: Bool { keys.isEmpty && pictures.isEmpty }
 }
+
+extension ReleasedPictures {
+    /// The files a transaction leaves for nobody, as it stands at its end: the released keys and
+    /// the leftovers' keys that neither a job nor a lease refers to now, and the leftovers'
+    /// by-picture names whose own job neither stores nor is drawing their key (two workouts with
+    /// the same inputs share a key, not a by-picture name). Checked at the end, because a key
+    /// released early in a transaction may be stored again later in it (a job with the same
+    /// inputs generated in the same batch), and a lease taken in it may be drawing it.
+    /// - Parameters:
+    ///   - isReferenced: whether a job stores the key, or a worker is drawing a picture under it now.
+    ///   - isReferencedPicture: whether the picture's job stores the key, or a worker is drawing it under that key now.
+    ///   - storedKey: the key a picture's job stores.
+    public init(
+        keys: [String], leftovers: [LeftoverPicture], isReferenced: (String) throws -> Bool,
+        isReferencedPicture: (PictureID, String) throws -> Bool, storedKey: (PictureID) throws -> String?
+    ) rethrows {
+        self.init()
+        var seen = Set<String>()
+        for key in keys + leftovers.map(\.key) where seen.insert(key).inserted {
+            if try !isReferenced(key) { self.keys.append(key) }
+        }
+        var pictures = Set<LeftoverPicture>()
+        for leftover in leftovers where pictures.insert(leftover).inserted {
+            guard let picture = leftover.picture, try !isReferencedPicture(picture, leftover.key) else { continue }
+            self.pictures.append(leftover)
+            if let stored = try storedKey(picture) { current[picture] = stored }
+        }
+    }
+}

@@ -222,7 +222,7 @@ extension SummaryStorage {
     }
 
     /// The calendar and zones `owner`'s summaries should be counted with now.
-    func wantedCalendar(owner: String) throws -> (timeZone: String, firstWeekday: Weekday, bounds: [Double]) {
+    public func wantedCalendar(owner: String) throws -> (timeZone: String, firstWeekday: Weekday, bounds: [Double]) {
         try wantedSummaryCalendar(
             settings: summarySettings(owner: owner), latestZone: { try latestTimeZone(owner: owner) }, defaults: summaryZoneDefaults)
     }

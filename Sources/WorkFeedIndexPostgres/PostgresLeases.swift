@@ -98,6 +98,14 @@ public enum PostgresLeases {
         return served
     }
 
+    /// How many jobs `coordinator`'s workers hold.
+    public static func count(of coordinator: String, in session: PostgresSession) throws(IndexError) -> Int {
+        try session.query(
+            "SELECT count(*)::bigint FROM job WHERE lease_coordinator = \(coordinator) AND lease_id IS NOT NULL",
+            "counting the leases of \(coordinator)"
+        ).firstDecoded("the leases of \(coordinator)") { try $0.decode(Int.self) } ?? 0
+    }
+
     /// Renews every lease `coordinator` holds for `leaseSeconds` from now: what it does while it
     /// lives (and, with it, its workers). How many it holds.
     @discardableResult

@@ -84,11 +84,13 @@ public final class PostgresSession {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
     /// deadlock or a serialization conflict runs it again (``attempts``), so `body` must do
     /// nothing outside the index that it cannot do twice.
-    public func transaction<T>(_ doing: @autoclosure () -> String, _ body: () throws -> T) throws(IndexError) -> T {
+    public func transaction<T>(
+        _ doing: @autoclosure () -> String, isolation: Isolation = .readCommitted, _ body: () throws -> T
+    ) throws(IndexError) -> T {
         var attempt = 1
         while true {
             do {
-                try query("BEGIN", doing())
+                try query(isolation.begin, doing())
                 let result = try body()
                 try query("COMMIT", doing())
                 return result
@@ -99,6 +101,22 @@ public final class PostgresSession {
                 guard failure.isConflict, attempt < Self.attempts else { throw failure }
                 logger.debug("index transaction retried", metadata: ["doing": "\(doing())", "attempt": "\(attempt)", "error": "\(failure)"])
                 attempt += 1
+            }
+        }
+    }
+
+    /// How a transaction sees the others' commits.
+    public enum Isolation: Sendable {
+        /// Each statement sees what was committed before it began (PostgreSQL's default): the
+        /// writers', whose rules lock what they depend on.
+        case readCommitted
+        /// One committed state throughout, and no writes: a read transaction's.
+        case snapshot
+
+        var begin: PostgresQuery {
+            switch self {
+            case .readCommitted: "BEGIN"
+            case .snapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
             }
         }
     }

@@ -25,20 +25,24 @@ public enum PostgresStatus {
                     GROUP BY 1, 2, 3, 4 HAVING sum(jobs) > 0 ORDER BY 1, 2, 3, 4
                     """, "reading the job counts")
             }
-        return try rows.decoded("the job counts") { row in
-            let (kind, theme, scale, status, count) = try row.decode((String, String, Int, String, Int).self)
-            let key = "\(kind)/\(theme)/\(scale)/\(status)"
-            guard let known = PictureKind(rawValue: kind) else {
-                throw IndexError.corruptRow(table: "job_count", row: key, column: "kind", value: "'\(kind)'")
-            }
-            guard let themed = Theme(rawValue: theme) else {
-                throw IndexError.corruptRow(table: "job_count", row: key, column: "theme", value: "'\(theme)'")
-            }
-            guard let state = JobStatus(rawValue: status) else {
-                throw IndexError.corruptRow(table: "job_count", row: key, column: "status", value: "'\(status)'")
-            }
-            return (kind: known, theme: themed, scale: scale, status: state, count: count)
+        return try rows.decoded("the job counts") { try statusCount($0, table: "job_count") }
+    }
+
+    /// A row of kind, theme, scale, status and count.
+    static func statusCount(
+        _ row: PostgresRow, table: String
+    ) throws(IndexError) -> (kind: PictureKind, theme: Theme, scale: Int, status: JobStatus, count: Int) {
+        let (kind, theme, scale, status, count): (String, String, Int, String, Int)
+        do { (kind, theme, scale, status, count) = try row.decode((String, String, Int, String, Int).self) } catch {
+            throw IndexError(.failed, "a count of \(table) could not be read: \(String(reflecting: error))", cause: error)
         }
+        let key = "\(kind)/\(theme)/\(scale)/\(status)"
+        guard let known = PictureKind(rawValue: kind) else { throw IndexError.corruptRow(table: table, row: key, column: "kind", value: "'\(kind)'") }
+        guard let themed = Theme(rawValue: theme) else { throw IndexError.corruptRow(table: table, row: key, column: "theme", value: "'\(theme)'") }
+        guard let state = JobStatus(rawValue: status) else {
+            throw IndexError.corruptRow(table: table, row: key, column: "status", value: "'\(status)'")
+        }
+        return (kind: known, theme: themed, scale: scale, status: state, count: count)
     }
 
     /// Pending jobs past any back-off (the database's clock), leased ones included, whoever

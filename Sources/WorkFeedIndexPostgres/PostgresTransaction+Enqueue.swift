@@ -17,6 +17,19 @@ struct PostgresStatement {
     }
 
     var query: PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: bindings) }
+
+    /// The workouts a request names (ids, activities, a start-time window, an owner) as a
+    /// condition on `workout w`, its values bound here: ENQUEUE and the STATUS that follows its
+    /// jobs select the same workouts.
+    mutating func workouts(of request: EnqueueRequest) -> String {
+        var conditions: [String] = []
+        if let ids = request.ids { conditions.append("w.id = ANY(\(bind(ids.map(\.uuid))))") }
+        if let activities = request.activities { conditions.append("w.activity = ANY(\(bind(activities.map(\.rawValue))))") }
+        if let since = request.since { conditions.append("w.start_at >= \(bind(since.timeIntervalSince1970))") }
+        if let until = request.until { conditions.append("w.start_at < \(bind(until.timeIntervalSince1970))") }
+        if let owner = request.owner { conditions.append("w.owner = \(bind(owner))") }
+        return conditions.isEmpty ? "true" : conditions.joined(separator: " AND ")
+    }
 }
 
 extension PostgresTransaction: EnqueueStorage {
@@ -28,16 +41,7 @@ extension PostgresTransaction: EnqueueStorage {
         let firstK: Int
 
         /// The request's workouts as a condition on `workout w`, bound into `statement`.
-        func workouts(_ statement: inout PostgresStatement) -> String {
-            let request = picture.request
-            var conditions: [String] = []
-            if let ids = request.ids { conditions.append("w.id = ANY(\(statement.bind(ids.map(\.uuid))))") }
-            if let activities = request.activities { conditions.append("w.activity = ANY(\(statement.bind(activities.map(\.rawValue))))") }
-            if let since = request.since { conditions.append("w.start_at >= \(statement.bind(since.timeIntervalSince1970))") }
-            if let until = request.until { conditions.append("w.start_at < \(statement.bind(until.timeIntervalSince1970))") }
-            if let owner = request.owner { conditions.append("w.owner = \(statement.bind(owner))") }
-            return conditions.isEmpty ? "true" : conditions.joined(separator: " AND ")
-        }
+        func workouts(_ statement: inout PostgresStatement) -> String { statement.workouts(of: picture.request) }
 
         /// `FROM … WHERE …` of the scope's jobs `j` (joined with their workouts `w` only when the
         /// selection needs them), to which a step adds its own conditions.

@@ -17,18 +17,28 @@ public import WorkFeedModel
 /// one activity, or counting into the same buckets, take turns; other owners never wait.
 public struct PostgresTransaction {
     public let session: PostgresSession
+    /// The coordinator whose transaction this is: the holder of the leases it takes.
+    public let coordinator: String
     public var anchors = PostgresAnchors()
     public let summaryZoneDefaults: SummaryZoneDefaults
     public let countsSummaries: Bool
     public var summaryWork = SummaryWork()
+    /// The owner whose job was leased last at each priority (the next claim starts after it);
+    /// the store keeps it from one transaction to the next.
+    public var lastServed: [Int64: String] = [:]
     /// Cache keys no job stored any more when this transaction let them go (checked again when
     /// it ends: a key let go may be stored again later in it).
     public private(set) var releasedKeys: [String] = []
+    /// Pictures workers wrote that no job stores (``LeftoverPicture``).
+    public internal(set) var leftovers: [LeftoverPicture] = []
     /// The owners whose lock this transaction holds.
     private var lockedOwners: Set<String> = []
 
-    public init(session: PostgresSession, zoneDefaults: SummaryZoneDefaults = .standard, countsSummaries: Bool = true) {
+    public init(
+        session: PostgresSession, coordinator: String = "", zoneDefaults: SummaryZoneDefaults = .standard, countsSummaries: Bool = true
+    ) {
         self.session = session
+        self.coordinator = coordinator
         self.summaryZoneDefaults = zoneDefaults
         self.countsSummaries = countsSummaries
     }

@@ -1,0 +1,111 @@
+import Foundation
+public import Logging
+public import WorkFeedIndex
+public import WorkFeedModel
+
+/// The semantics ``WorkoutIndexStore`` promises the coordinator, checked through the protocols
+/// alone, so that every backend runs the same checks (SQLite's in `WorkFeedIndexTests`,
+/// PostgreSQL's in `WorkFeedIndexPostgresTests`). Each check starts from an empty index and
+/// throws a ``Violation`` naming what did not hold.
+public enum IndexStoreContract {
+    public struct Violation: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    struct Refused: Error {}
+
+    static func check(_ condition: Bool, _ what: @autoclosure () -> String) throws {
+        if !condition { throw Violation(description: what()) }
+    }
+
+    /// A ten-point run with its own source id, hours from any other.
+    public static func workout(_ sourceID: String) -> ImportedWorkout {
+        let start = 1_700_000_000 + Double(sourceID.utf8.reduce(0) { $0 + Int($1) }) * 3600
+        let points = (0..<10).map { i in
+            RoutePoint(
+                latitude: 52.5 + Double(i) * 0.001, longitude: 13.4, elevation: 30, time: Date(timeIntervalSince1970: start + Double(i) * 10))
+        }
+        return ImportedWorkout(
+            source: .tcx, sourceID: sourceID, activity: .running, route: Route(segments: [points]), heartRate: [], origin: "\(sourceID).tcx")
+    }
+
+    static func importing(_ sourceID: String, into transaction: inout some IndexWriting) throws -> ImportReply {
+        try transaction.importWorkout(
+            workout(sourceID), owner: Owner.defaultName, allowDuplicates: false, originalKept: false, now: Date(), replacedFile: { _ in })
+    }
+
+    /// A transaction that throws keeps nothing: no workout, no anchor, no lease.
+    public static func transactionsAreAtomic(_ store: some WorkoutIndexStore) throws {
+        let anchor = store.anchor
+        do {
+            try store.write { transaction in
+                _ = try importing("atomic", into: &transaction)
+                var lease: UInt64 = 100
+                _ = try transaction.lease([("w-1", 8)], now: Date(), deadline: 60) {
+                    lease += 1
+                    return lease
+                }
+                throw Refused()
+            }
+            throw Violation(description: "a transaction that threw was committed")
+        } catch let error as IndexError {
+            try check(error.cause is Refused, "what the transaction threw comes back as the cause, not \(error)")
+        }
+        try check(store.anchor == anchor, "the anchor moved from \(anchor) to \(store.anchor) with a rolled-back transaction")
+        try check(store.leasedCount == 0, "\(store.leasedCount) leases of a rolled-back transaction")
+        try check(try store.read { try $0.workoutCount(owner: nil) } == 0, "a rolled-back import was stored")
+    }
+
+    /// Every change takes an anchor above the last committed one, and CHANGES lists it.
+    public static func anchorsOnlyGoUp(_ store: some WorkoutIndexStore) throws {
+        var last = store.anchor
+        for number in 0..<3 {
+            let reply = try store.write { transaction in try importing("anchor-\(number)", into: &transaction) }
+            try check(store.anchor > last, "the anchor \(store.anchor) after a write is not above \(last)")
+            let current = try store.read { try $0.currentAnchor() }
+            try check(current == store.anchor, "the readers' anchor \(current) is not the writer's \(store.anchor)")
+            let changes = try store.read { try $0.changes(since: last, limit: 10, owner: nil) }.changes
+            try check(changes.map(\.id) == [reply.id], "CHANGES after \(last) lists \(changes), not the one import")
+            last = store.anchor
+        }
+    }
+
+    /// Leases are the writer's: taken and committed, they are counted in
+    /// ``WorkoutIndexStore/leasedCount``, and the leased jobs are still pending in the index.
+    public static func leasesAreTheWritersAndTheirJobsPending(_ store: some WorkoutIndexStore) throws {
+        for number in 0..<3 { _ = try store.write { transaction in try importing("leased-\(number)", into: &transaction) } }
+        _ = try store.write { transaction in
+            try transaction.enqueue(
+                EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100,
+                cacheKey: { _, _, _, _ in "k" })
+        }
+        var lease: UInt64 = 0
+        let jobs = try store.write { transaction in
+            try transaction.lease([("w-1", 8)], now: Date(), deadline: 60) {
+                lease += 1
+                return lease
+            }
+        }
+        try check(jobs.count == 3, "8 slots leased \(jobs.count) of 3 ready jobs")
+        try check(store.leasedCount == jobs.count, "\(store.leasedCount) leases counted, \(jobs.count) taken")
+        let pending = try store.read { try $0.statusCounts(owner: nil) }.filter { $0.status == .pending }.map(\.count).reduce(0, +)
+        try check(pending == jobs.count, "\(pending) jobs pending, \(jobs.count) leased")
+        let again = try store.write { transaction in try transaction.lease([("w-2", 8)], now: Date(), deadline: 60) { 1_000 } }
+        try check(again.isEmpty, "a leased job was leased again: \(again)")
+    }
+
+    /// Readers opened through the backend see what the writer committed, and only that.
+    public static func readersSeeCommittedTransactions<Backend: IndexBackend>(_ backend: Backend) throws {
+        let writer = try backend.openWriter(logger: Logger(label: "test"))
+        let reader = try backend.openReader(logger: Logger(label: "test"))
+        _ = try writer.write { transaction in try importing("seen", into: &transaction) }
+        try check(try reader.read { try $0.workoutCount(owner: nil) } == 1, "the reader does not see a committed import")
+        _ = try? writer.write { transaction in
+            _ = try importing("rolled back", into: &transaction)
+            throw Refused()
+        }
+        try check(try reader.read { try $0.workoutCount(owner: nil) } == 1, "the reader sees a rolled-back import")
+        let current = try reader.read { try $0.currentAnchor() }
+        try check(current == writer.anchor, "the reader's anchor \(current) is not the writer's \(writer.anchor)")
+    }
+}

@@ -1,0 +1,119 @@
+public import Logging
+public import WorkFeedIndex
+
+/// The PostgreSQL index (issue 34) as the coordinator opens it: where it is and which
+/// coordinator opens it (the holder of the leases its writer takes). Each thread opens its own
+/// connection from it.
+public struct PostgresIndexBackend: IndexBackend {
+    public let index: PostgresIndexLocation
+    /// This coordinator's id, unique among the coordinators sharing the index.
+    public let coordinator: String
+
+    public init(_ index: PostgresIndexLocation, coordinator: String) {
+        self.index = index
+        self.coordinator = coordinator
+    }
+
+    public var location: String { index.description }
+
+    /// Connects and brings the schema up to date (several coordinators starting at once run a
+    /// migration once: ``PostgresSchema/migrate(_:appliedBy:)``). Several writers are admitted:
+    /// the index is shared.
+    public func openWriter(logger: Logger) throws(IndexError) -> PostgresIndexStore {
+        let session = try PostgresSession.connect(to: index, name: "\(coordinator) writer", logger: logger)
+        do {
+            try PostgresSchema.migrate(session, appliedBy: coordinator)
+        } catch {
+            session.close()
+            throw error
+        }
+        let store = PostgresIndexStore(session: session, coordinator: coordinator)
+        _ = store.anchor
+        return store
+    }
+
+    public func openReader(logger: Logger) throws(IndexError) -> PostgresReadConnection {
+        PostgresReadConnection(session: try PostgresSession.connect(to: index, name: "\(coordinator) reader", logger: logger))
+    }
+}
+
+/// A read-only connection of one thread's.
+public final class PostgresReadConnection: IndexReadConnection {
+    let session: PostgresSession
+
+    init(session: PostgresSession) { self.session = session }
+
+    deinit { session.close() }
+
+    /// `body` in one transaction, `REPEATABLE READ, READ ONLY`: one committed state throughout.
+    public func read<T>(_ body: (PostgresReader) throws -> T) throws(IndexError) -> T {
+        try session.transaction("reading", isolation: .snapshot) { try body(PostgresReader(session: session)) }
+    }
+}
+
+/// A coordinator's writer on the PostgreSQL index: its transactions (``PostgresTransaction``) and
+/// reads beside them, on one connection of the index thread's.
+public final class PostgresIndexStore: WorkoutIndexStore {
+    let session: PostgresSession
+    public let coordinator: String
+    public var summaryZoneDefaults: SummaryZoneDefaults = .standard
+    /// Kept from one transaction to the next, as a committed transaction left it.
+    private var lastServed: [Int64: String] = [:]
+    private var lastAnchor: Int64 = 0
+    /// Whether a write committed since ``lastAnchor`` was read.
+    private var anchorOutdated = true
+
+    init(session: PostgresSession, coordinator: String) {
+        self.session = session
+        self.coordinator = coordinator
+    }
+
+    deinit { session.close() }
+
+    /// The anchor every smaller one is committed or gone below (``PostgresChanges/currentAnchor(in:)``)
+    /// when the store opened or after its last committed write: read when first asked after a
+    /// commit (a rolled-back write leaves it as it was), the last one read when the server cannot
+    /// be asked.
+    public var anchor: Int64 {
+        if anchorOutdated, let current = try? PostgresChanges.currentAnchor(in: session) {
+            lastAnchor = current
+            anchorOutdated = false
+        }
+        return lastAnchor
+    }
+
+    /// This coordinator's leases (a gauge: the last count is not kept; 0 when it cannot be read).
+    public var leasedCount: Int { (try? PostgresLeases.count(of: coordinator, in: session)) ?? 0 }
+
+    public func read<T>(_ body: (PostgresReader) throws -> T) throws(IndexError) -> T {
+        try session.transaction("reading", isolation: .snapshot) { try body(PostgresReader(session: session)) }
+    }
+
+    public func write<T>(_ body: (inout PostgresTransaction) throws -> T) throws(IndexError) -> T {
+        try writeReleasingKeys(body, releasing: false).result
+    }
+
+    public func writeReleasingKeys<T>(_ body: (inout PostgresTransaction) throws -> T) throws(IndexError) -> (result: T, released: ReleasedPictures) {
+        try writeReleasingKeys(body, releasing: true)
+    }
+
+    private func writeReleasingKeys<T>(
+        _ body: (inout PostgresTransaction) throws -> T, releasing: Bool
+    ) throws(IndexError) -> (result: T, released: ReleasedPictures) {
+        var served = lastServed
+        let done = try session.transaction("writing") {
+            var transaction = PostgresTransaction(session: session, coordinator: coordinator, zoneDefaults: summaryZoneDefaults)
+            transaction.lastServed = lastServed
+            let result = try body(&transaction)
+            try transaction.finish()
+            served = transaction.lastServed
+            return (result, releasing ? try transaction.releasedPictures() : ReleasedPictures())
+        }
+        lastServed = served
+        anchorOutdated = true
+        return done
+    }
+
+    /// Nothing to do: the server makes what it commits durable itself.
+    public func checkpoint() throws(IndexError) {}
+}

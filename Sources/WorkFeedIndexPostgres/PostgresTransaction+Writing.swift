@@ -1,0 +1,146 @@
+public import Foundation
+import PostgresNIO
+public import WorkFeedIndex
+public import WorkFeedModel
+public import WorkFeedPrivacy
+
+// MARK: The index contract's writes (IndexWriting) over the parts: leases, reports, zones
+
+extension PostgresTransaction: IndexWriting {
+    public var reader: PostgresReader { PostgresReader(session: session) }
+
+    public mutating func discard(_ leftover: LeftoverPicture) {
+        guard CacheLayout.isCacheKey(leftover.key) else { return }
+        leftovers.append(leftover)
+    }
+
+    /// A SAVEPOINT: when `body` throws, the rows it changed are rolled back, and so is what this
+    /// transaction keeps beside them (anchors, released keys, leftovers, changed buckets, the
+    /// owners it locked, whose locks a rolled-back savepoint gives back).
+    public mutating func savepoint<T>(_ body: (inout PostgresTransaction) throws -> T) throws -> T {
+        let before = self
+        try session.query("SAVEPOINT workfeed_step", "starting a step")
+        do {
+            let result = try body(&self)
+            try session.query("RELEASE SAVEPOINT workfeed_step", "ending a step")
+            return result
+        } catch {
+            self = before
+            try session.query("ROLLBACK TO SAVEPOINT workfeed_step", "undoing a step")
+            try session.query("RELEASE SAVEPOINT workfeed_step", "ending an undone step")
+            throw error
+        }
+    }
+
+    // MARK: Workouts and settings, as the contract names them (the database's clock)
+
+    public mutating func importWorkout(
+        _ workout: ImportedWorkout, owner: String, allowDuplicates: Bool, originalKept: Bool, now: Date, replacedFile: (String) -> Void
+    ) throws -> ImportReply {
+        try importWorkout(workout, owner: owner, allowDuplicates: allowDuplicates, originalKept: originalKept, replacedFile: replacedFile)
+    }
+
+    public mutating func setOwnerSettings(_ settings: OwnerSettings, owner: String, now: Date) throws {
+        try setOwnerSettings(settings, owner: owner)
+    }
+
+    // MARK: Leasing
+
+    /// This coordinator's leases, as the transaction stands (a gauge: 0 when it cannot be read).
+    public var leasedCount: Int { (try? PostgresLeases.count(of: coordinator, in: session)) ?? 0 }
+
+    public func readyCount(now: Date) throws -> Int {
+        try session.query(
+            """
+            SELECT count(*)::bigint FROM job WHERE status = 'pending' AND (not_before IS NULL OR not_before <= now())
+                AND (lease_id IS NULL OR lease_expires_at < now())
+            """, "counting the ready jobs"
+        ).firstDecoded("the ready jobs") { try $0.decode(Int.self) } ?? 0
+    }
+
+    /// The fair claim (``PostgresLeases/claim(coordinator:slots:lastServed:deadline:leaseSeconds:in:)``):
+    /// lease ids are the database's, so that no two coordinators ever hand out the same one;
+    /// `nextLease` is not asked.
+    public mutating func lease(_ slots: [(worker: String, count: Int)], now: Date, deadline: Double, nextLease: () -> UInt64) throws -> [LeasedJob] {
+        let claims = try PostgresLeases.claim(coordinator: coordinator, slots: slots, lastServed: lastServed, deadline: deadline, in: session)
+        lastServed = PostgresLeases.lastServed(after: claims, lastServed)
+        return claims.sorted { $0.order < $1.order }.map(\.job)
+    }
+
+    public mutating func recordCacheKey(_ key: String, for lease: UInt64) throws {
+        try PostgresLeases.recordCacheKey(key, for: lease, in: session)
+    }
+
+    public mutating func returnLease(_ lease: UInt64) throws -> Bool {
+        try PostgresLeases.returnLease(lease, in: session)
+    }
+
+    public mutating func releaseLeases(
+        of worker: String, reason: String, code: FailureCode, countAttempt: Bool, retry: RetryPolicy, now: Date
+    ) throws -> [CompletionEffect] {
+        try PostgresLeases.takeBack(
+            worker: worker, of: coordinator, reason: reason, code: code, countAttempt: countAttempt, retry: retry, anchors: &anchors, in: session)
+    }
+
+    public mutating func expireLeases(now: Date, retry: RetryPolicy) throws -> [CompletionEffect] {
+        try PostgresLeases.expireOverdue(of: coordinator, retry: retry, anchors: &anchors, in: session)
+    }
+
+    // MARK: Reports
+
+    public mutating func complete(
+        _ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date, cacheKey: CacheKeyFunction
+    ) throws -> CompletionEffect {
+        let outcome = try PostgresReports.complete(report, from: worker, retry: retry, cacheKey: cacheKey, anchors: &anchors, in: session)
+        if let leftover = outcome.leftover { discard(leftover) }
+        if let key = outcome.unstoredKey { try release(key) }
+        return outcome.effect
+    }
+
+    // MARK: Privacy
+
+    public mutating func addPrivacyZone(owner: String, latitude: Double, longitude: Double, radius: Double, now: Date) throws -> PrivacyZone {
+        try PostgresPrivacy.addZone(owner: owner, latitude: latitude, longitude: longitude, radius: radius, in: session)
+    }
+
+    public mutating func removePrivacyZone(owner: String, id: Int64) throws -> Bool {
+        try PostgresPrivacy.removeZone(owner: owner, id: id, in: session)
+    }
+
+    public mutating func removePrivacyZones(owner: String) throws -> Int {
+        try PostgresPrivacy.removeZones(owner: owner, in: session)
+    }
+
+    public mutating func privacySecret() throws -> [UInt8] { try PostgresPrivacy.secret(in: session) }
+
+    public mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int) throws -> Int {
+        try PostgresPrivacy.rememberWithdrawn(owner: owner, keeping: limit, in: session)
+    }
+
+    public mutating func forgetWithdrawnPictures(owner: String) throws { try PostgresPrivacy.forgetWithdrawn(owner: owner, in: session) }
+
+    // MARK: What the transaction leaves for nobody
+
+    /// The files this transaction leaves for nobody, as it stands at its end (``ReleasedPictures/init(keys:leftovers:isReferenced:isReferencedPicture:storedKey:)``):
+    /// a key is referenced while a job of any coordinator stores it or a lease of any coordinator
+    /// was sent with it.
+    public func releasedPictures() throws -> ReleasedPictures {
+        try ReleasedPictures(
+            keys: releasedKeys, leftovers: leftovers,
+            isReferenced: { key in
+                try session.query(
+                    "SELECT 1 FROM job WHERE cache_key = \(key) OR (lease_id IS NOT NULL AND lease_key = \(key)) LIMIT 1",
+                    "looking for the key \(key)"
+                ).contains { _ in true }
+            },
+            isReferencedPicture: { picture, key in
+                try session.query(
+                    """
+                    SELECT 1 FROM job
+                    WHERE workout_id = \(picture.workoutID.uuid) AND kind = \(picture.kind.rawValue) AND theme = \(picture.theme.rawValue)
+                        AND scale = \(picture.scale) AND (cache_key = \(key) OR (lease_id IS NOT NULL AND lease_key = \(key)))
+                    """, "looking for \(picture) under the key \(key)"
+                ).contains { _ in true }
+            }, storedKey: reader.storedKey(of:))
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import Testing
+import WorkFeedIndex
+import WorkFeedIndexContract
+import WorkFeedIndexPostgres
+import WorkFeedModel
+import WorkFeedTesting
+
+/// The index contract (``IndexStoreContract``) on the PostgreSQL index, opened through its
+/// ``IndexBackend`` as a coordinator opens it, each check on a database of its own; and what an
+/// index of several writers promises besides: a second writer is admitted, sees the first one's
+/// commits, and never leases what the other holds. The anchors' horizon is the whole cluster's
+/// (PostgresChangesTests): these tests have a server of their own, one test at a time.
+@Suite(.serialized, .enabled(if: PostgresTestServer.isInstalled, Comment(rawValue: PostgresTestServer.skipReason)))
+struct PostgresContractTests {
+    static let server = Result<PostgresTestServer, PostgresTestServerError> { () throws(PostgresTestServerError) in
+        try PostgresTestServer()
+    }
+
+    func backend(_ coordinator: String = "c1", on fixture: PostgresFixture? = nil) throws -> PostgresIndexBackend {
+        PostgresIndexBackend(try fixture?.location ?? PostgresFixture(migrated: false, on: Self.server.get()).location, coordinator: coordinator)
+    }
+
+    @Test func thePostgresIndexKeepsTheContract() throws {
+        let logger = Logger(label: "test")
+        try IndexStoreContract.transactionsAreAtomic(try backend().openWriter(logger: logger))
+        try IndexStoreContract.anchorsOnlyGoUp(try backend().openWriter(logger: logger))
+        let shared = try backend()
+        try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(try shared.openWriter(logger: logger))
+        // Leases are the index's: a writer opened again (a restarted coordinator) still holds its
+        // jobs until they expire, and no job is ready.
+        let restarted = try shared.openWriter(logger: logger)
+        #expect(restarted.leasedCount == 3)
+        #expect(try restarted.write { try $0.readyCount(now: Date()) } == 0)
+        try IndexStoreContract.readersSeeCommittedTransactions(try backend())
+    }
+
+    @Test func aSecondWriterIsAdmittedAndSeesTheFirstOnesCommits() throws {
+        let fixture = try PostgresFixture(migrated: false, on: Self.server.get())
+        let logger = Logger(label: "test")
+        let first = try backend("c1", on: fixture).openWriter(logger: logger)
+        let second = try backend("c2", on: fixture).openWriter(logger: logger)
+        for number in 0..<4 {
+            _ = try (number % 2 == 0 ? first : second).write { transaction in
+                try transaction.importWorkout(
+                    IndexStoreContract.workout("shared-\(number)"), owner: Owner.defaultName, allowDuplicates: false, originalKept: false,
+                    now: Date(),
+                    replacedFile: { _ in })
+            }
+        }
+        #expect(try first.read { try $0.workoutCount(owner: nil) } == 4)
+        _ = try second.write { transaction in
+            try transaction.enqueue(
+                EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100,
+                cacheKey: { _, _, _, _ in "k" })
+        }
+        let mine = try first.write { try $0.lease([("w-1", 3)], now: Date(), deadline: 60) { 0 } }
+        let theirs = try second.write { try $0.lease([("w-2", 8)], now: Date(), deadline: 60) { 0 } }
+        #expect(mine.count == 3 && theirs.count == 1)
+        #expect(Set(mine.map(\.picture)).isDisjoint(with: theirs.map(\.picture)))
+        #expect(first.leasedCount == 3 && second.leasedCount == 1)
+    }
+}
