@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "WorkFeedCoordinator",
             dependencies: [
-                "WorkFeedThreads", "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedIndex", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
+                "WorkFeedThreads", "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedWire", "WorkFeedConfig", "WorkFeedMetrics", "WorkFeedTiles", "WorkFeedStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 // Kept originals sealed with ChaCha20-Poly1305 when originals.key_file is set.

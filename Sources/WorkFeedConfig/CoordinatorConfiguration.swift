@@ -8,8 +8,16 @@ import WorkFeedPrivacy
 /// Everything the coordinator is configured with. `Config/coordinator.yaml` documents each key;
 /// ``defaults`` are the embedded defaults used when a key is absent.
 public struct CoordinatorConfiguration: Sendable, Hashable {
-    /// The SQLite index file.
+    /// The SQLite index file (when ``indexURL`` is empty).
     public var indexPath = "var/index.sqlite"
+    /// `index.url`: a PostgreSQL index (`postgres://user@host:port/database`, docs/postgres-index.md,
+    /// "Connecting") that several coordinators share; empty: the SQLite file at ``indexPath``.
+    public var indexURL = ""
+    /// `index.password_file`: the file whose first line is the PostgreSQL password; empty: none.
+    public var indexPasswordFile = ""
+    /// `coordinator.id`: this coordinator among those sharing a PostgreSQL index (the holder of
+    /// its leases; the same after a restart). Empty: the host name and the control endpoint.
+    public var coordinatorID = ""
     /// `full`: every commit survives power loss; `normal`: survives a process crash.
     public var durability = Durability.full
     /// The shared picture cache, as the coordinator sees it (reported to operators).
@@ -134,7 +142,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// The keys a coordinator configuration file may hold besides the themes' (``keys(themes:)``).
     static let keys: Set<String> = StoreKeys.keys.union(
         [
-            "index.path", "index.durability", "cache.directory", "listen.workers", "listen.control", "listen.events",
+            "index.path", "index.url", "index.password_file", "coordinator.id", "index.durability", "cache.directory", "listen.workers",
+            "listen.control", "listen.events",
             "jobs.deadline_seconds", "jobs.interactive_per_owner", "security.key_file", "security.allowed_keys", "security.worker_keys",
             "security.operator_keys",
             "security.gateway_keys", "metrics.listen", "metrics.allow_remote",
@@ -159,6 +168,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.themes = try settings.themeList()
         if let file { try Settings.checkKeys(file: file, known: keys(themes: c.themes), themes: c.themes) }
         c.indexPath = settings.string("index.path", default: c.indexPath)
+        c.indexURL = settings.string("index.url", default: c.indexURL)
+        c.indexPasswordFile = settings.string("index.password_file", default: c.indexPasswordFile)
+        c.coordinatorID = settings.string("coordinator.id", default: c.coordinatorID)
         c.durability = try settings.choice("index.durability", default: Durability.full)
         c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
         c.s3Store = try settings.s3Store()

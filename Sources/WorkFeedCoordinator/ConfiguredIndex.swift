@@ -1,5 +1,7 @@
+import Foundation
 import WorkFeedConfig
 import WorkFeedIndex
+import WorkFeedIndexPostgres
 
 /// The index a coordinator's configuration names: the one place a backend is chosen.
 ///
@@ -10,8 +12,18 @@ import WorkFeedIndex
 enum ConfiguredIndex: Sendable {
     /// `index.path`: the embedded SQLite file, one coordinator's.
     case sqlite(SQLiteIndexBackend)
+    /// `index.url`: a PostgreSQL database several coordinators share (docs/postgres-index.md).
+    case postgres(PostgresIndexBackend)
 
-    init(_ configuration: CoordinatorConfiguration) {
+    /// - Throws: ``IndexError`` for an `index.url` or `index.password_file` that cannot be used
+    ///   (the message names the key).
+    init(_ configuration: CoordinatorConfiguration) throws(IndexError) {
+        guard configuration.indexURL.isEmpty else {
+            let location = try PostgresIndexLocation(
+                url: configuration.indexURL, passwordFile: configuration.indexPasswordFile.isEmpty ? nil : configuration.indexPasswordFile)
+            self = .postgres(PostgresIndexBackend(location, coordinator: Self.coordinatorID(configuration)))
+            return
+        }
         let durability: WorkoutIndex.Durability =
             switch configuration.durability {
             case .full: .full
@@ -20,10 +32,17 @@ enum ConfiguredIndex: Sendable {
         self = .sqlite(SQLiteIndexBackend(path: configuration.indexPath, durability: durability, defaultOwner: configuration.defaultOwner))
     }
 
+    /// `coordinator.id`, else this host's name and the control endpoint (unique on a host: it is
+    /// bound), so that a restarted coordinator is the same one.
+    static func coordinatorID(_ configuration: CoordinatorConfiguration) -> String {
+        configuration.coordinatorID.isEmpty ? "\(ProcessInfo.processInfo.hostName) \(configuration.controlEndpoint)" : configuration.coordinatorID
+    }
+
     /// Where the index is, for logs.
     var location: String {
         switch self {
         case .sqlite(let backend): backend.location
+        case .postgres(let backend): backend.location
         }
     }
 }

@@ -76,8 +76,13 @@ public final class Coordinator: Sendable {
         } catch {
             throw CoordinatorError(.store, "cannot start: the picture store '\(configuration.cacheDirectory)' cannot be used", cause: error)
         }
-        switch ConfiguredIndex(configuration) {
+        let configured: ConfiguredIndex
+        do { configured = try ConfiguredIndex(configuration) } catch {
+            throw CoordinatorError(.index, "cannot start: \(error.message)", cause: error)
+        }
+        switch configured {
         case .sqlite(let index): return try start(index: index, store: store)
+        case .postgres(let index): return try start(index: index, store: store)
         }
     }
 

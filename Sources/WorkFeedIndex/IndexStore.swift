@@ -176,7 +176,9 @@ public protocol IndexWriting {
     mutating func releaseLeases(
         of worker: String, reason: String, code: FailureCode, countAttempt: Bool, retry: RetryPolicy, now: Date
     ) throws -> [CompletionEffect]
-    /// Takes back leases past their deadline, counting an attempt.
+    /// Takes back leases past their deadline, counting an attempt. The coordinator calls it about
+    /// every second; an index that keeps leases in its storage renews this writer's living ones
+    /// here too, so that only a dead writer's lapse.
     mutating func expireLeases(now: Date, retry: RetryPolicy) throws -> [CompletionEffect]
 
     // MARK: Reports

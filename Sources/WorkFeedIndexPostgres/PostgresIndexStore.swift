@@ -1,4 +1,5 @@
 public import Logging
+import PostgresNIO
 public import WorkFeedIndex
 
 /// The PostgreSQL index (issue 34) as the coordinator opens it: where it is and which
@@ -23,6 +24,14 @@ public struct PostgresIndexBackend: IndexBackend {
         let session = try PostgresSession.connect(to: index, name: "\(coordinator) writer", logger: logger)
         do {
             try PostgresSchema.migrate(session, appliedBy: coordinator)
+            // A coordinator opening again (restarted under the same id) starts with no leases,
+            // as SQLite's does: its previous run's workers' reports will find nothing.
+            try session.transaction("returning the leases of \(coordinator)'s previous run") {
+                let rows = try LeasedRow.locked(
+                    "\(unescaped: LeasedRow.selection) WHERE j.lease_coordinator = \(coordinator) AND j.lease_id IS NOT NULL FOR UPDATE OF j",
+                    "the leases of \(coordinator)'s previous run", in: session)
+                try LeasedRow.end(rows, remembered: true, in: session)
+            }
         } catch {
             session.close()
             throw error

@@ -82,8 +82,12 @@ extension PostgresTransaction: IndexWriting {
             worker: worker, of: coordinator, reason: reason, code: code, countAttempt: countAttempt, retry: retry, anchors: &anchors, in: session)
     }
 
+    /// Renews this coordinator's living leases first (the coordinator calls this about every
+    /// second: a lease not renewed for ``PostgresLeases/defaultLeaseSeconds`` is anyone's to
+    /// claim, as a dead coordinator's are), then takes back those past their render deadline.
     public mutating func expireLeases(now: Date, retry: RetryPolicy) throws -> [CompletionEffect] {
-        try PostgresLeases.expireOverdue(of: coordinator, retry: retry, anchors: &anchors, in: session)
+        _ = try PostgresLeases.renew(coordinator: coordinator, in: session)
+        return try PostgresLeases.expireOverdue(of: coordinator, retry: retry, anchors: &anchors, in: session)
     }
 
     // MARK: Reports

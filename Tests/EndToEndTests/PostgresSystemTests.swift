@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import Testing
+import WorkFeedConfig
+import WorkFeedCoordinator
+import WorkFeedCtl
+import WorkFeedModel
+import WorkFeedTesting
+import WorkFeedWire
+
+/// Coordinators on the PostgreSQL index (`index.url`), with real sockets, workers, workctl and a
+/// real server: the whole path of the SQLite system on it, and two coordinators sharing one
+/// index, each with its own workers, each seeing what the other did.
+@Suite(.serialized, .enabled(if: PostgresTestServer.isInstalled, Comment(rawValue: PostgresTestServer.skipReason)))
+struct PostgresSystemTests {
+    static let routed = [
+        "strava_run_2015_short_gpxtpx-hr.gpx", "garmin-connect_ride_2020_short_ns3-hr.gpx", "apple-watch_run_2025_3seg_partial-hr.gpx",
+    ]
+
+    func database() throws -> String {
+        let server = try PostgresTestServer.shared.get()
+        return server.socketURL(database: try server.createDatabase())
+    }
+
+    @Test func aCoordinatorOnPostgreSQLImportsRendersAndReports() throws {
+        let url = try database()
+        let system = try RunningSystem { $0.indexURL = url }
+        defer { system.stop() }
+        var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", system.endpoints.control] + Self.routed.map(fixture))
+        try importCommand.run()
+        var enqueue = try WorkCtl.parseAsRoot([
+            "enqueue", "--all", "--kind", "route,heatmap", "--theme", "light,dark", "--wait", "--coordinator", system.endpoints.control,
+        ])
+        try enqueue.run()
+
+        var client = try system.client()
+        let status: StatusReply = try client.request(.status, [String: String]())
+        #expect(status.workouts == 3)
+        #expect(status.total(.pending) == 0 && status.total(.failedNoRetry) == 0)
+        // Route and heatmap in two themes at the configured scales, of three workouts with heart rate.
+        #expect(status.total(.generated) == 3 * 2 * 2 * system.configuration.scales.count)
+        let feed: FeedReply = try client.request(.feed, FeedRequest(limit: 10))
+        #expect(feed.items.count == 3)
+        for item in feed.items {
+            for picture in item.pictures where picture.status == .generated {
+                let key = try #require(picture.cacheKey)
+                let path = try #require(CacheLayout.relativePath(forKey: key))
+                let file = URL(fileURLWithPath: system.configuration.cacheDirectory).appendingPathComponent(path)
+                #expect(FileManager.default.fileExists(atPath: file.path), "\(picture.picture)")
+            }
+        }
+    }
+
+    @Test func twoCoordinatorsShareOneIndex() throws {
+        let url = try database()
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-pg-shared-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let first = try RunningSystem(workers: 1) {
+            $0.indexURL = url
+            $0.coordinatorID = "first"
+            $0.cacheDirectory = cache.path
+        }
+        defer { first.stop() }
+        let second = try RunningSystem(workers: 1) {
+            $0.indexURL = url
+            $0.coordinatorID = "second"
+            $0.cacheDirectory = cache.path
+        }
+        defer { second.stop() }
+
+        // Imported through the first, asked for through the second, drawn by both coordinators' workers.
+        var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", first.endpoints.control] + Self.routed.map(fixture))
+        try importCommand.run()
+        var enqueue = try WorkCtl.parseAsRoot([
+            "enqueue", "--all", "--kind", "route", "--theme", "light,dark", "--coordinator", second.endpoints.control,
+        ])
+        try enqueue.run()
+        let expected = 3 * 2 * first.configuration.scales.count
+        let deadline = Date().addingTimeInterval(60)
+        var status: StatusReply
+        repeat {
+            var client = try first.client()
+            status = try client.request(.status, [String: String]())
+            if status.total(.generated) == expected { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < deadline
+        #expect(status.workouts == 3)
+        #expect(status.total(.generated) == expected)
+        var other = try second.client()
+        let seen: StatusReply = try other.request(.status, [String: String]())
+        #expect(seen.total(.generated) == expected && seen.workouts == 3)
+        let feed: FeedReply = try other.request(.feed, FeedRequest(limit: 10))
+        #expect(feed.items.count == 3)
+    }
+}
