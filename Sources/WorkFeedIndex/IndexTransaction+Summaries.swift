@@ -145,6 +145,9 @@ extension IndexTransaction: SummaryStorage {
         }
     }
 
+    /// One writer: nothing to lock.
+    public mutating func lockSummaries(owner: String) {}
+
     /// Writes the buckets this transaction changed (``SummaryWork``); called once, before it commits.
     mutating func flushSummaryBuckets() throws {
         for (key, totals) in summaryWork.takeBuckets() {

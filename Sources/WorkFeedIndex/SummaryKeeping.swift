@@ -111,6 +111,10 @@ public protocol SummaryStorage {
     mutating func setRebuildProgress(owner: String, after: String?, done: Int, total: Int?) throws
     /// The owner's workouts after `after` (an id, or `""` for the first), in id order, at most `limit`.
     func workoutIDs(owner: String, after: String, limit: Int) throws -> [WorkoutID]
+    /// Makes the rest of the transaction the only writer of `owner`'s summaries, before their
+    /// state is read for a rebuild or a schedule (an index of one writer: nothing to do; several:
+    /// two coordinators' rebuild steps would count the same workouts twice).
+    mutating func lockSummaries(owner: String) throws
 }
 
 extension SummaryStorage {
@@ -231,6 +235,7 @@ extension SummaryStorage {
     /// zone, first weekday or zones changed). Counting goes on meanwhile for workouts the rebuild
     /// has passed.
     public mutating func scheduleSummaryRebuild(owner: String) throws {
+        try lockSummaries(owner: owner)
         summaryWork.owners[owner] = nil
         try markSummaryRebuild(owner: owner, total: summaryWorkoutCount(owner: owner))
     }
@@ -258,8 +263,11 @@ extension SummaryStorage {
     /// - Returns: the owner worked on and how far their rebuild is, or `nil` when none waits.
     public mutating func rebuildSummariesStep(limit: Int) throws -> (owner: String, progress: SummaryRebuild, finished: Bool)? {
         guard let owner = try firstRebuildingOwner() else { return nil }
+        try lockSummaries(owner: owner)
         summaryWork.owners[owner] = nil
         guard var state = try summaryOwnerRow(owner) else { return nil }
+        // Another writer may have finished this rebuild while this one waited for the lock.
+        guard state.rebuild != nil else { return try rebuildSummariesStep(limit: limit) }
         if state.rebuildPending {
             summaryWork.buckets = summaryWork.buckets.filter { $0.key.owner != owner }
             try removeSummaries(owner: owner)

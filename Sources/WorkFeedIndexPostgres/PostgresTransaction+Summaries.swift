@@ -146,14 +146,15 @@ extension PostgresTransaction: SummaryStorage {
         ).firstDecoded("the summary rebuilds") { try $0.decode(String.self) }
     }
 
+    /// The owner's advisory lock, which imports, deletes and settings take too.
+    public mutating func lockSummaries(owner: String) throws { try lockOwner(owner) }
+
     public mutating func removeSummaries(owner: String) throws {
-        try lockOwner(owner)
         try session.query("DELETE FROM summary_bucket WHERE owner = \(owner)", "removing the summary buckets of \(owner)")
         try session.query("DELETE FROM workout_summary WHERE owner = \(owner)", "removing the counted workouts of \(owner)")
     }
 
     public mutating func setRebuildProgress(owner: String, after: String?, done: Int, total: Int?) throws {
-        try lockOwner(owner)
         try session.query(
             """
             UPDATE summary_owner SET rebuild_after = \(after), rebuild_done = \(done), rebuild_total = coalesce(\(total), rebuild_total)

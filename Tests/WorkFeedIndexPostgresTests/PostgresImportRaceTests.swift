@@ -93,4 +93,47 @@ import WorkFeedModel
         #expect(steps == 3)
         #expect(try buckets() == counted)
     }
+
+    @Test func twoCoordinatorsRebuildingAtOnceCountEachWorkoutOnce() throws {
+        let fixture = try PostgresFixture()
+        let session = try fixture.session("imports")
+        defer { session.close() }
+        for day in 0..<16 {
+            _ = try importing(
+                PostgresImportTests.run(file: "run-\(day).gpx", samples: day % 3 == 0 ? 0 : 10, start: 1_700_000_000 + Double(day) * 3 * 86_400),
+                owner: "anna", in: session)
+        }
+        func buckets() throws -> [String] {
+            try session.query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT (period, start_day, activity, \(SummaryRows.bucketColumns))::text FROM summary_bucket WHERE owner = 'anna' ORDER BY 1"
+                ),
+                "reading"
+            ).decoded("the buckets") { try $0.decode(String.self) }
+        }
+        let counted = try buckets()
+        try session.transaction("scheduling") {
+            var transaction = PostgresTransaction(session: session)
+            try transaction.scheduleSummaryRebuild(owner: "anna")
+            try transaction.finish()
+        }
+        let steps = Mutex(0)
+        let failures = fixture.concurrently(["c1", "c2"]) { _, session in
+            defer { session.close() }
+            while true {
+                let step = try session.transaction("rebuilding") {
+                    var transaction = PostgresTransaction(session: session)
+                    let step = try transaction.rebuildSummariesStep(limit: 2)
+                    try transaction.finish()
+                    return step
+                }
+                guard step != nil else { return }
+                steps.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(steps.withLock { $0 } >= 8)
+        #expect(try buckets() == counted)
+    }
 }
