@@ -19,6 +19,26 @@ import WorkFeedModel
         }
     }
 
+    /// `count` runs of anna's, `daysApart` days apart, a third of them without heart rate.
+    private func importRuns(_ count: Int, daysApart: Double, in session: PostgresSession) throws {
+        for day in 0..<count {
+            _ = try importing(
+                PostgresImportTests.run(
+                    file: "run-\(day).gpx", samples: day % 3 == 0 ? 0 : 10, start: 1_700_000_000 + Double(day) * daysApart * 86_400),
+                owner: "anna", in: session)
+        }
+    }
+
+    /// Anna's summary buckets, each row as text, in order.
+    private func buckets(in session: PostgresSession) throws -> [String] {
+        try session.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "SELECT (period, start_day, activity, \(SummaryRows.bucketColumns))::text FROM summary_bucket WHERE owner = 'anna' ORDER BY 1"),
+            "reading"
+        ).decoded("the buckets") { try $0.decode(String.self) }
+    }
+
     @Test func theSameFileFromFourCoordinatorsAtOnceIsStoredOnce() throws {
         let fixture = try PostgresFixture()
         let replies = Mutex<[ImportResult]>([])
@@ -59,17 +79,8 @@ import WorkFeedModel
         let fixture = try PostgresFixture()
         let session = try fixture.session("rebuild")
         defer { session.close() }
-        for day in 0..<12 {
-            _ = try importing(
-                PostgresImportTests.run(file: "run-\(day).gpx", samples: day % 3 == 0 ? 0 : 10, start: 1_700_000_000 + Double(day) * 5 * 86_400),
-                owner: "anna", in: session)
-        }
-        let columns = "period, start_day, activity, \(SummaryRows.bucketColumns)"
-        func buckets() throws -> [String] {
-            try session.query(PostgresQuery(unsafeSQL: "SELECT (\(columns))::text FROM summary_bucket WHERE owner = 'anna' ORDER BY 1"), "reading")
-                .decoded("the buckets") { try $0.decode(String.self) }
-        }
-        let counted = try buckets()
+        try importRuns(12, daysApart: 5, in: session)
+        let counted = try buckets(in: session)
         #expect(counted.count > 12)
         var steps = 0
         try session.transaction("scheduling") {
@@ -91,28 +102,15 @@ import WorkFeedModel
         }
         // Five, five and the last two.
         #expect(steps == 3)
-        #expect(try buckets() == counted)
+        #expect(try buckets(in: session) == counted)
     }
 
     @Test func twoCoordinatorsRebuildingAtOnceCountEachWorkoutOnce() throws {
         let fixture = try PostgresFixture()
         let session = try fixture.session("imports")
         defer { session.close() }
-        for day in 0..<16 {
-            _ = try importing(
-                PostgresImportTests.run(file: "run-\(day).gpx", samples: day % 3 == 0 ? 0 : 10, start: 1_700_000_000 + Double(day) * 3 * 86_400),
-                owner: "anna", in: session)
-        }
-        func buckets() throws -> [String] {
-            try session.query(
-                PostgresQuery(
-                    unsafeSQL:
-                        "SELECT (period, start_day, activity, \(SummaryRows.bucketColumns))::text FROM summary_bucket WHERE owner = 'anna' ORDER BY 1"
-                ),
-                "reading"
-            ).decoded("the buckets") { try $0.decode(String.self) }
-        }
-        let counted = try buckets()
+        try importRuns(16, daysApart: 3, in: session)
+        let counted = try buckets(in: session)
         try session.transaction("scheduling") {
             var transaction = PostgresTransaction(session: session)
             try transaction.scheduleSummaryRebuild(owner: "anna")
@@ -134,6 +132,6 @@ import WorkFeedModel
         }
         #expect(failures.isEmpty, "\(failures)")
         #expect(steps.withLock { $0 } >= 8)
-        #expect(try buckets() == counted)
+        #expect(try buckets(in: session) == counted)
     }
 }
