@@ -30,11 +30,12 @@ public struct FeedItem: Codable, Sendable, Hashable {
     public var timeZone: String?
     /// Metres.
     public var distance: Double
-    /// Seconds from start to end, pauses included.
+    /// Seconds from start to end, pauses included, never less than ``movingTime``
+    /// (``WorkoutTimes/elapsed``).
     public var elapsedTime: Double?
     /// Seconds in motion, pauses left out, where the device recorded it (FIT session
     /// `total_timer_time`, TCX laps' `TotalTimeSeconds`, Garmin's GPX `TimerTime`, an Apple Health
-    /// workout's `duration`); never computed.
+    /// workout's `duration`); never computed (``WorkoutTimes/moving``).
     public var movingTime: Double?
     /// Time per kilometre or mile (the owner's `units`), for runs and walks (hikes are walks).
     public var pace: Rate?
@@ -132,8 +133,9 @@ public struct FeedItem: Codable, Sendable, Hashable {
         timeZoneOffset = record.timeZoneOffset
         timeZone = record.timeZone
         distance = finite(record.distance) ?? 0
-        if let start = record.start, let end = record.end, end >= start { elapsedTime = finite(end.timeIntervalSince(start)) }
-        if record.deviceFigures?.contains(DeviceSummary.durationFigure) == true { movingTime = finite(record.duration) }
+        let times = record.times
+        elapsedTime = times.elapsed
+        movingTime = times.moving
         elevationGain = finite(record.elevationGain)
         heartRateAverage = finite(record.heartRateAverage)
         heartRateMax = finite(record.heartRateMax)
@@ -141,8 +143,8 @@ public struct FeedItem: Codable, Sendable, Hashable {
         pointCount = record.pointCount
         pictureKinds = PictureKind.allCases.filter { $0.isPossible(for: record) }
         switch Measure(record.activity) {
-        case .pace: pace = Self.pace(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
-        case .speed: speed = Self.speed(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
+        case .pace: pace = Self.pace(distance: distance, seconds: times.movingOrElapsed, units: units)
+        case .speed: speed = Self.speed(distance: distance, seconds: times.movingOrElapsed, units: units)
         case .none: break
         }
         self.pictures = pictures.map { FeedPicture($0, size: pictureSize) }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import WorkFeedImport
+import WorkFeedModel
+
+/// Issue 36: the figures a card shows agree with each other and with the devices, on every
+/// recording in the project's test data and the demo (``Recordings``).
+@Suite struct RecordingFiguresTests {
+    @Test func everyRecordingIsThere() {
+        // 45 and more: every accepted fixture, tracks-in-map, the demo's samples.
+        #expect(Recordings.all.count >= 45, "\(Recordings.all.count) recordings")
+    }
+
+    /// Elapsed ≥ moving on every recording, in the feed's item and in what it adds to summaries.
+    @Test func elapsedIsNeverLessThanMoving() {
+        for recording in Recordings.all {
+            let item = FeedItem(record: recording.record, pictures: [], units: .metric, pictureSize: nil)
+            if let moving = item.movingTime {
+                #expect((item.elapsedTime ?? -1) >= moving, "\(recording): elapsed \(item.elapsedTime ?? -1) < moving \(moving)")
+            }
+            let counted = SummaryContribution(record: recording.record, heartRate: [], zoneBounds: [])
+            #expect(counted.elapsedTime >= counted.movingTime, "\(recording): summary elapsed < moving")
+        }
+    }
+
+    /// The device's timer time where the file has one, read by hand from the files: the
+    /// Forerunner 305's one lap (`TotalTimeSeconds` 2325.02) over 38 trackpoints spanning
+    /// 1,431 s, the Fitbit ride's lap of 2,283 s whose track (463 s) starts 15:47 into it, and
+    /// the Fenix 2 run's FIT session (timer 2,832 s, records spanning 2,833 s).
+    @Test(arguments: [
+        ("garmin-forerunner305_run_2007_3tracks_no-hr.tcx", 2325.02, 2325.02),
+        ("fitbit-versa_ride_2020_hr.tcx", 2283, 2283),
+        ("garmin-fenix2_run_hr_4laps.fit", 2832, 2833),
+    ])
+    func theDevicesTimerTimeIsTheMovingTime(name: String, moving: Double, elapsed: Double) throws {
+        let recording = try #require(Recordings.named(name))
+        let item = FeedItem(record: recording.record, pictures: [], units: .metric, pictureSize: nil)
+        #expect(item.movingTime.map { abs($0 - moving) < 0.01 } == true, "moving \(item.movingTime ?? -1)")
+        #expect(item.elapsedTime.map { abs($0 - elapsed) < 0.5 } == true, "elapsed \(item.elapsedTime ?? -1)")
+    }
+}
