@@ -39,3 +39,44 @@ import WorkFeedModel
         #expect(item.elapsedTime.map { abs($0 - elapsed) < 0.5 } == true, "elapsed \(item.elapsedTime ?? -1)")
     }
 }
+
+/// Issue 36: a pace (or a speed) only where it means something.
+@Suite struct PaceTests {
+    /// Every recording with a pace or a speed moved at least 100 m at 1 km/h or more, and every
+    /// run, walk or ride that did gets one.
+    @Test func aPaceOnlyWhereTheWorkoutMoved() {
+        for recording in Recordings.all {
+            let item = FeedItem(record: recording.record, pictures: [], units: .imperial, pictureSize: nil)
+            let seconds = item.movingTime ?? item.elapsedTime
+            let moved = FeedItem.moved(distance: item.distance, seconds: seconds)
+            if item.pace != nil || item.speed != nil {
+                #expect(item.distance >= 100 && item.distance / (seconds ?? .infinity) >= 1000.0 / 3600, "\(recording)")
+            }
+            switch FeedItem.Measure(item.activity) {
+            case .pace: #expect((item.pace != nil) == moved, "\(recording)")
+            case .speed: #expect((item.speed != nil) == moved, "\(recording)")
+            case .none: #expect(item.pace == nil && item.speed == nil, "\(recording)")
+            }
+        }
+    }
+
+    /// The Apple Watch "run" of togeojson's data: 87.6 m over 2,569 s (42:49). It had a pace of
+    /// 47,176 s a mile, which the page printed as "786:16 /mi" (issue 36).
+    @Test func anEightyMetreRunOverFortyThreeMinutesHasNoPace() throws {
+        let recording = try #require(Recordings.named("apple-watch_run_2025_3seg_partial-hr.gpx"))
+        let item = FeedItem(record: recording.record, pictures: [], units: .imperial, pictureSize: nil)
+        #expect(item.activity == .running && item.distance < 100 && (item.elapsedTime ?? 0) > 2500)
+        #expect(item.pace == nil)
+    }
+
+    @Test func theRule() {
+        // 80 m in 43 minutes: no pace.
+        #expect(FeedItem.pace(distance: 80, seconds: 43 * 60, units: .metric) == nil)
+        // 2 km in an hour and a half (1.33 km/h): a pace of 45:00 a kilometre.
+        #expect(FeedItem.pace(distance: 2000, seconds: 5400, units: .metric)?.value == 2700)
+        #expect(FeedItem.pace(distance: 99, seconds: 30, units: .metric) == nil)
+        #expect(FeedItem.speed(distance: 50, seconds: 10, units: .metric) == nil)
+        #expect(FeedItem.pace(distance: .infinity, seconds: 30, units: .metric) == nil)
+        #expect(FeedItem.pace(distance: 1000, seconds: .nan, units: .metric) == nil)
+    }
+}

@@ -251,3 +251,15 @@ def test_the_first_paint_loads_the_picture_that_fits_the_device(cards, width, he
         screenshot(driver, f"card-first-paint-{width}x{height}@{ratio}")
     finally:
         driver.quit()
+
+
+def test_a_pace_past_an_hour_is_written_in_hours(cards):
+    """The page's one pace format: m:ss under an hour, h:mm:ss from an hour on, never "786:16 /mi"."""
+    driver = open_browser(1280, 900, "light")
+    try:
+        load(driver, cards, 5)
+        shown = driver.execute_script(
+            "return [rate(314.4, 's/km'), rate(3599.4, 's/km'), rate(3599.6, 's/mi'), rate(47176, 's/mi'), rate(10.25, 'km/h')]")
+        assert shown == ["5:14 /km", "59:59 /km", "1:00:00 /mi", "13:06:16 /mi", "10.3 km/h"]
+    finally:
+        driver.quit()

@@ -158,17 +158,35 @@ public struct FeedItem: Codable, Sendable, Hashable {
         }
     }
 
-    /// Seconds per kilometre or mile, to a tenth; `nil` without a distance or a time.
+    /// The least distance, in metres, over which a pace or a speed is given.
+    public static let minimumMovedDistance = 100.0
+    /// The least average speed, in metres a second (1 km/h), at which a pace or a speed is given.
+    public static let minimumMovingSpeed = 1000.0 / 3600
+
+    /// Whether a workout of `distance` metres in `seconds` moved enough for a pace or a speed to
+    /// mean something (docs/import.md, "Pace and speed"): at least ``minimumMovedDistance`` and at
+    /// least ``minimumMovingSpeed`` on average. Below, the figure describes a recording left running
+    /// or a receiver's drift (an Apple Watch "run" of 88 m over 43 minutes had a pace of 13:06:16 a
+    /// mile), not a movement: no runner or walker goes slower than 1 km/h (a steep climb on foot is
+    /// 2-3 km/h).
+    public static func moved(distance: Double, seconds: Double?) -> Bool {
+        guard let seconds, seconds > 0, distance.isFinite, distance >= minimumMovedDistance else { return false }
+        return distance / seconds >= minimumMovingSpeed
+    }
+
+    /// Seconds per kilometre or mile, to a tenth; `nil` without a distance or a time, or where the
+    /// workout did not move enough (``moved(distance:seconds:)``).
     public static func pace(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
-        guard let seconds, seconds > 0, distance > 0 else { return nil }
+        guard let seconds, moved(distance: distance, seconds: seconds) else { return nil }
         let value = (seconds / (distance / metres(per: units)) * 10).rounded() / 10
         guard value.isFinite, value > 0 else { return nil }
         return Rate(value: value, unit: units == .metric ? .secondsPerKilometre : .secondsPerMile)
     }
 
-    /// Kilometres or miles an hour, to a hundredth; `nil` without a distance or a time.
+    /// Kilometres or miles an hour, to a hundredth; `nil` without a distance or a time, or where the
+    /// workout did not move enough (``moved(distance:seconds:)``).
     public static func speed(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
-        guard let seconds, seconds > 0, distance > 0 else { return nil }
+        guard let seconds, moved(distance: distance, seconds: seconds) else { return nil }
         let value = (distance / metres(per: units) / (seconds / 3600) * 100).rounded() / 100
         guard value.isFinite else { return nil }
         return Rate(value: value, unit: units == .metric ? .kilometresPerHour : .milesPerHour)
