@@ -27,7 +27,9 @@ public struct WorkoutFile: Sendable, Hashable, Codable {
     ///   zones"); a FIT `local_timestamp` equal to its UTC timestamp gives no offset.
     /// - 5: the track's climb is counted by the rule of how the file says its altitudes were
     ///   measured (``Route/altitudeSource``: the GPX `creator`, TCX `Creator`, FIT manufacturer,
-    ///   Apple Health `sourceName`), not by whether they have decimals (issue 36).
+    ///   Apple Health `sourceName`), not by whether they have decimals; UTC in any spelling
+    ///   (`+00:00`, `-00:00`, `+0000`) is no offset, as `Z` is, and the zone comes from the
+    ///   position (issue 36).
     public static let currentReaderVersion = 5
 
     public init(name: String, size: Int64, sha256: String, format: String, readerVersion: Int = WorkoutFile.currentReaderVersion) {
