@@ -29,7 +29,8 @@ public struct WorkoutFile: Sendable, Hashable, Codable {
     ///   measured (``Route/altitudeSource``: the GPX `creator`, TCX `Creator`, FIT manufacturer,
     ///   Apple Health `sourceName`), not by whether they have decimals; UTC in any spelling
     ///   (`+00:00`, `-00:00`, `+0000`) is no offset, as `Z` is, and the zone comes from the
-    ///   position (issue 36).
+    ///   position; the activity from the workout's and the file's names where the format's type
+    ///   says only other (issue 36).
     public static let currentReaderVersion = 5
 
     public init(name: String, size: Int64, sha256: String, format: String, readerVersion: Int = WorkoutFile.currentReaderVersion) {

@@ -80,3 +80,69 @@ import WorkFeedModel
         #expect(FeedItem.pace(distance: 1000, seconds: .nan, units: .metric) == nil)
     }
 }
+
+/// Issue 36: a title for every workout, and the activity from every clue its file carries.
+@Suite struct TitleAndActivityTests {
+    @Test func everyRecordingHasATitle() {
+        for recording in Recordings.all {
+            let item = FeedItem(record: recording.record, pictures: [], units: .metric, pictureSize: nil)
+            #expect(!item.title.trimmingCharacters(in: .whitespaces).isEmpty, "\(recording)")
+            #expect(item.title.lowercased() != "untitled", "\(recording)")
+            if let name = recording.workout.name?.trimmingCharacters(in: .whitespaces), !name.isEmpty, name != "Untitled" {
+                #expect(item.title == name, "\(recording)")
+            }
+        }
+    }
+
+    /// Garmin Connect's "Untitled" run gets the part of the day where it started (its zone looked
+    /// up from its first position).
+    @Test func anUntitledRunIsNamedByItsTimeOfDay() throws {
+        let recording = try #require(Recordings.named("garmin-connect_run_2012_gpxtpx-hr.gpx"))
+        #expect(recording.workout.name == "Untitled")
+        let item = FeedItem(record: recording.record, pictures: [], units: .metric, pictureSize: nil)
+        let localStart = try #require(item.localStart)
+        let hour = try #require(Int(localStart.dropFirst(11).prefix(2)))
+        let part = (5...11).contains(hour) ? "Morning" : (12...16).contains(hour) ? "Afternoon" : (17...20).contains(hour) ? "Evening" : "Night"
+        #expect(item.title == part + " run", "\(item.title) at \(item.localStart ?? "")")
+    }
+
+    @Test(arguments: [
+        ("04:59", ActivityType.running, "Night run"), ("05:00", .running, "Morning run"), ("11:59", .walking, "Morning walk"),
+        ("12:00", .cycling, "Afternoon ride"), ("16:59", .other, "Afternoon workout"), ("17:00", .running, "Evening run"),
+        ("20:59", .walking, "Evening walk"), ("21:00", .cycling, "Night ride"),
+    ])
+    func aTitleFromThePartOfTheDay(time: String, activity: ActivityType, title: String) {
+        #expect(FeedItem.title(name: nil, activity: activity, localStart: "2026-11-21T\(time):00+01:00") == title)
+        #expect(FeedItem.title(name: "  ", activity: activity, localStart: "2026-11-21T\(time):00+01:00") == title)
+        #expect(FeedItem.title(name: " Leiden Fietsen ", activity: activity, localStart: nil) == "Leiden Fietsen")
+    }
+
+    @Test func withoutAStartTheActivityAlone() {
+        #expect(FeedItem.title(name: nil, activity: .running, localStart: nil) == "Run")
+        #expect(FeedItem.title(name: "Untitled", activity: .other, localStart: "garbage") == "Workout")
+    }
+
+    /// The files' words, where their type says nothing: the runpandas run's name (Portuguese,
+    /// "Wednesday morning run") and OpenTracks' export names (German: ride, walk, hike), whose
+    /// `<type>` is `unknown`. A type the file gives still comes first ("casual stroll" is typed
+    /// running).
+    @Test(arguments: [
+        ("runpandas_run_2021_sparse-hr-sparse-ele.gpx", ActivityType.running),
+        ("Zeeland__Activities__Radfahrt__Term_Link_D8_2015__2025-08-31_09_57_05.835_Zwin_und_Nieuwvliet.gpx", .cycling),
+        ("Zeeland__Activities__Spaziergang__Brooks_Caldera_5__2025-08-30_20_29_18.085_BC_Cadzand-Bad.gpx", .walking),
+        ("Zeeland__Activities__Wanderung__Brooks_Caldera_5__2025-08-29_20_12_17.410_Cadzand-Bad.gpx", .walking),
+        ("garmin-connect_run_2017_ns3-hr-cad.gpx", .running),
+        ("garmin-vivoactive-hr_pool-swim_no-positions.tcx", .other),
+    ])
+    func theActivityComesFromTheFilesWords(name: String, activity: ActivityType) throws {
+        #expect(try #require(Recordings.named(name)).workout.activity == activity)
+    }
+
+    @Test func wordsCountWhole() {
+        #expect(ActivityType(words: "runkeeper export") == nil)
+        #expect(ActivityType(words: "Brunch") == nil)
+        #expect(ActivityType(words: "Morning Run") == .running)
+        #expect(ActivityType(words: "Vélo du dimanche") == .cycling)
+        #expect(ActivityType(words: "") == nil && ActivityType(words: nil) == nil)
+    }
+}
