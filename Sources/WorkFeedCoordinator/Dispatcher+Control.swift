@@ -61,10 +61,11 @@ extension Dispatcher {
                 throw ControlRequestError(
                     "IMPORT needs 2 attachment frames (route, heart rate) and optionally the original file, got \(request.attachments.count)")
             }
-            let route: Route
+            var route: Route
             let heartRate: [HeartRateSample]
             do {
                 route = try SeriesCodec.decodeRoute(request.attachments[0])
+                route.altitudeSource = body.altitudeSource
                 heartRate = try SeriesCodec.decodeHeartRate(request.attachments[1])
             } catch {
                 throw ControlRequestError("IMPORT of \(body.origin): \(error)")

@@ -16,7 +16,7 @@ struct FeedPage {
             let w = item.workout
             let date = w.start.map { WorkoutFormat.localTime($0, offset: w.timeZoneOffset) } ?? "unknown date"
             var facts = [w.activity.rawValue.capitalized, WorkoutFormat.distance(w.distance)]
-            if let duration = w.duration { facts.append(WorkoutFormat.duration(duration)) }
+            if let moving = w.times.movingOrElapsed { facts.append(WorkoutFormat.duration(moving)) }
             if let average = w.heartRateAverage { facts.append("\(Int(average.rounded())) bpm") }
             rows += """
                 <article>

@@ -58,7 +58,9 @@ extension WorkCtl {
             say("  activity:  \(w.activity.rawValue)" + (w.name.map { " \"\($0)\"" } ?? ""))
             say("  start:     \(w.start.map { WorkoutFormat.localTime($0, of: w) } ?? "unknown")" + timeZoneNote(w))
             say("  distance:  \(WorkoutFormat.distance(w.distance))" + from("distance"))
-            say("  duration:  \(w.duration.map(WorkoutFormat.duration) ?? "unknown")" + (w.duration == nil ? "" : from("duration")))
+            let times = w.times
+            if let moving = times.moving { say("  moving:    \(WorkoutFormat.duration(moving))" + from(DeviceSummary.durationFigure)) }
+            say("  elapsed:   \(times.elapsed.map(WorkoutFormat.duration) ?? "unknown")")
             if let gain = w.elevationGain { say("  climb:     \(Int(gain.rounded())) m" + from("climb")) }
             if let calories = w.calories { say("  energy:    \(Int(calories.rounded())) kcal" + from("calories")) }
             if w.heartRateAverage != nil || w.heartRateMax != nil {

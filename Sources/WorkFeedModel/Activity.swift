@@ -56,3 +56,40 @@ extension ActivityType {
         }
     }
 }
+
+extension ActivityType {
+    /// Words that name an activity in the names people and apps give workouts and their files, in
+    /// the languages of the data seen so far (English, German, Dutch, French, Spanish, Portuguese,
+    /// Italian), accents and case folded. A word counts whole (`run`, not `runkeeper`); an entry
+    /// ending in `*` counts as the start of a word (`radfahr*`: Radfahrt, Radfahren).
+    public static let activityWords: [(word: String, activity: ActivityType)] = [
+        ("run", .running), ("runs", .running), ("running*", .running), ("jog*", .running), ("lauf", .running),
+        ("laufen", .running), ("dauerlauf", .running), ("hardlo*", .running), ("corrida", .running), ("correr", .running),
+        ("corsa", .running), ("footing", .running),
+        ("walk*", .walking), ("hike", .walking), ("hikes", .walking), ("hiking", .walking), ("stroll", .walking),
+        ("spazier*", .walking), ("wander*", .walking), ("wandel*", .walking), ("marche", .walking), ("randonn*", .walking),
+        ("caminhada", .walking), ("caminata", .walking), ("passeggiata", .walking), ("trek*", .walking),
+        ("ride", .cycling), ("rides", .cycling), ("bike*", .cycling), ("biking", .cycling), ("cycling", .cycling),
+        ("radfahr*", .cycling), ("radtour", .cycling), ("fahrrad*", .cycling), ("fiets*", .cycling), ("velo", .cycling),
+        ("ciclismo", .cycling), ("pedalada", .cycling), ("bici*", .cycling),
+    ]
+
+    /// The activity a name speaks of (`quarta-feira corrida matutina` is a run,
+    /// `Zeeland__Activities__Radfahrt__Leihrad_…` a ride), by ``activityWords``: the first word of
+    /// the name that is one of them decides. `nil` when none is.
+    public init?(words text: String?) {
+        guard let text else { return nil }
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        let words = folded.split { !$0.isLetter }
+        for word in words {
+            for entry in Self.activityWords {
+                let matches = entry.word.hasSuffix("*") ? word.hasPrefix(entry.word.dropLast()) : word == entry.word
+                if matches {
+                    self = entry.activity
+                    return
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -28,9 +28,14 @@ public struct RoutePoint: Sendable, Hashable {
 /// is ever drawn between two segments.
 public struct Route: Sendable, Hashable {
     public var segments: [[RoutePoint]]
+    /// How its altitudes were measured, as its file says (``AltitudeSource``): the readers set it;
+    /// `nil` (a route made in code, or decoded from the index, which keeps no such thing) counts
+    /// as GPS. It decides how the track's climb is counted (``TrackFigures/climbRule(for:)``).
+    public var altitudeSource: AltitudeSource?
 
-    public init(segments: [[RoutePoint]] = []) {
+    public init(segments: [[RoutePoint]] = [], altitudeSource: AltitudeSource? = nil) {
         self.segments = segments.filter { !$0.isEmpty }
+        self.altitudeSource = altitudeSource
     }
 
     public var pointCount: Int { segments.reduce(0) { $0 + $1.count } }

@@ -21,12 +21,12 @@ public enum TrackFigures {
             self.stepTolerance = stepTolerance
         }
 
-        /// Altitude with decimals: a barometric altimeter (or a device that fuses one in). Its
-        /// noise is a few decimetres, and its devices count rises of a metre or two.
+        /// A barometric altimeter (or a device that fuses one in, or filters its altitude itself).
+        /// Its noise is a few decimetres, and its devices count rises of a metre or two.
         public static let altimeter = ClimbRule(hysteresis: 1.5, maximumVerticalSpeed: 5, stepTolerance: 5)
-        /// Altitude in whole metres only, as GPS receivers without an altimeter write it (OpenTracks
-        /// on a phone without a barometer, the TomTom Runner 3, the Polar M400): its error wanders by
-        /// ten metres and more within minutes, so smaller rises are not told apart from it.
+        /// GPS altitude, as phones and receivers without an altimeter write it (Open GPX Tracker on
+        /// an iPhone, OpenTracks, the TomTom Runner 3, the Polar M400): its error wanders by ten
+        /// metres and more within minutes, so smaller rises are not told apart from it.
         public static let gpsAltitude = ClimbRule(hysteresis: 10, maximumVerticalSpeed: 0.5, stepTolerance: 3)
     }
 
@@ -46,15 +46,13 @@ public enum TrackFigures {
     /// A run between implausible steps this long (in samples) is kept whatever its neighbours say.
     static let longestExcursion = 60
 
-    /// The rule for a route's altitudes: ``ClimbRule/gpsAltitude`` when every altitude is a whole
-    /// number of metres, else ``ClimbRule/altimeter``.
+    /// The rule for a route's altitudes, by how its file says they were measured
+    /// (``Route/altitudeSource``): ``ClimbRule/altimeter`` for a barometric altimeter,
+    /// ``ClimbRule/gpsAltitude`` for GPS and where the file does not say. Not by the numbers: an
+    /// iPhone writes GPS altitudes with decimals, and taking them for an altimeter's gave a flat
+    /// walk in Tokyo 1,738 m of climb.
     public static func climbRule(for route: Route) -> ClimbRule {
-        for segment in route.segments {
-            for point in segment {
-                if let elevation = point.elevation, elevation.isFinite, elevation != elevation.rounded() { return .altimeter }
-            }
-        }
-        return .gpsAltitude
+        (route.altitudeSource ?? .gps).climbRule
     }
 
     /// Metres climbed along the route, or `nil` when it has fewer than two usable altitudes.

@@ -25,7 +25,13 @@ public struct WorkoutFile: Sendable, Hashable, Codable {
     ///   `HKElevationAscended`); a FIT altitude of raw 0 (-500 m) is no altitude.
     /// - 4: the time zone of the start (`timeZone`, `timeZoneSource`; docs/import.md, "Time
     ///   zones"); a FIT `local_timestamp` equal to its UTC timestamp gives no offset.
-    public static let currentReaderVersion = 4
+    /// - 5: the track's climb is counted by the rule of how the file says its altitudes were
+    ///   measured (``Route/altitudeSource``: the GPX `creator`, TCX `Creator`, FIT manufacturer,
+    ///   Apple Health `sourceName`), not by whether they have decimals; UTC in any spelling
+    ///   (`+00:00`, `-00:00`, `+0000`) is no offset, as `Z` is, and the zone comes from the
+    ///   position; the activity from the workout's and the file's names where the format's type
+    ///   says only other (issue 36).
+    public static let currentReaderVersion = 5
 
     public init(name: String, size: Int64, sha256: String, format: String, readerVersion: Int = WorkoutFile.currentReaderVersion) {
         self.name = name

@@ -23,6 +23,9 @@ public struct ImportRequest: Codable, Sendable, Hashable {
     public var positionInFile: Int?
     /// The device's own summary figures.
     public var device: DeviceSummary?
+    /// How the route's altitudes were measured (``Route/altitudeSource``), which the route series
+    /// does not carry: the coordinator counts the track's climb by it.
+    public var altitudeSource: AltitudeSource?
     /// Import it even when another workout is the same activity from another file.
     public var allowDuplicates: Bool?
     /// Whose workout it is (``Owner``); absent: the coordinator's default owner.
@@ -43,6 +46,7 @@ public struct ImportRequest: Codable, Sendable, Hashable {
         file = workout.file
         positionInFile = workout.positionInFile == 0 ? nil : workout.positionInFile
         device = workout.device
+        altitudeSource = workout.route.altitudeSource
         self.allowDuplicates = allowDuplicates ? true : nil
     }
 }

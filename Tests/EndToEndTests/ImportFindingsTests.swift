@@ -165,6 +165,23 @@ final class ScratchFolder {
         #expect(shown.output.contains("climb:     1 m (from the device: FIT session)"))
     }
 
+    /// Issue 36: the coordinator counts a track's climb by how its file says the altitudes were
+    /// measured, which IMPORT carries beside the route series: the iPhone's walk in Tokyo by the
+    /// GPS rule (556 m; the altimeter rule gave 1,737 m), Garmin Connect's run by the altimeter
+    /// rule (210 m; the GPS rule gives 124 m). Neither file has a device climb.
+    @Test func theClimbIsCountedByTheRuleTheFileAsksFor() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        _ = try importJSON(
+            system,
+            [RealFiles.path("gpx-edge/open-gpx-tracker_ios_4142pts_no-hr.gpx"), RealFiles.path("gpx-hr/garmin-connect_run_2017_ns3-hr-cad.gpx")])
+        let workouts = try feed(system)
+        let walk = try #require(workouts.first { $0.file?.name.hasSuffix("open-gpx-tracker_ios_4142pts_no-hr.gpx") == true })
+        let run = try #require(workouts.first { $0.file?.name.hasSuffix("garmin-connect_run_2017_ns3-hr-cad.gpx") == true })
+        #expect((550...560).contains(walk.elevationGain ?? 0), "walk \(walk.elevationGain ?? -1)")
+        #expect((205...215).contains(run.elevationGain ?? 0), "run \(run.elevationGain ?? -1)")
+    }
+
     /// Finding 8: MapMyRide's 15:58:25.8498 reached the index as 15:58:25.000 (the control
     /// message's dates were whole seconds). It stays 15:58:25.8498 through import, index, wire and
     /// `show --json`.

@@ -77,6 +77,44 @@ import WorkFeedModel
         #expect(climb < 30, "\(name): \(climb) m")
     }
 
+    /// Open GPX Tracker on an iPhone: a 7.5-hour, 41.9 km walk in Tokyo (Shibuya, Meguro, Minato),
+    /// GPS altitudes with decimals between -37 and 122 m. Taken for an altimeter's, they gave
+    /// +1,737 m; the GPS rule gives 556 m. The bound, 600 m, is justified in docs/import.md
+    /// ("Climb and distance"): it is what the phone's altitude may add as GPS altitude, not the
+    /// walk's true climb, which no file here can tell.
+    @Test func aPhonesGPSAltitudeOnAFlatWalkIsNotClimbing() throws {
+        let workout = try read(try Fixture.url("gpx-edge/open-gpx-tracker_ios_4142pts_no-hr.gpx"))
+        #expect(workout.route.altitudeSource == .gps)
+        let elevations = workout.route.points.compactMap(\.elevation)
+        #expect(elevations.min()! < -36 && elevations.max()! > 121 && elevations.contains { $0 != $0.rounded() })
+        let climb = try #require(shown(workout).elevationGain)
+        #expect(climb < 600, "climb \(climb) m")
+        #expect((TrackFigures.elevationGain(of: workout.route, rule: .altimeter) ?? 0) > 1500)
+    }
+
+    /// How the altitudes were measured is the file's word: its creator, its device, its maker.
+    @Test(arguments: [
+        ("gpx-edge/open-gpx-tracker_ios_4142pts_no-hr.gpx", AltitudeSource.gps),
+        ("gpx-edge/opentracks_tpx-v2-hr_3seg_tz-offsets.gpx", .gps),
+        ("gpx-edge/polar-m400_run_2020_no-hr_single-line.gpx", .gps),
+        ("gpx-hr/garmin-connect_run_2017_ns3-hr-cad.gpx", .barometric),
+        ("gpx-hr/garmin-oregon600_3seg_partial-hr.gpx", .barometric),
+        ("gpx-hr/apple-watch_run_2025_3seg_partial-hr.gpx", .barometric),
+        ("tcx/garmin-forerunner305_run_2007_3tracks_no-hr.tcx", .gps),
+        ("tcx/garmin-forerunner410_run_2012_hr_3laps.tcx", .gps),
+        ("tcx/garmin-edge500_ride_2021_no-hr.tcx", .barometric),
+        ("tcx/garmin-vivoactive-hr_walk_2018_hr_4laps.tcx", .barometric),
+        ("tcx/fitbit-versa_ride_2020_hr.tcx", .gps),
+        ("tcx/mapmyride_ride_2022_microsecond-times_no-hr.tcx", .gps),
+        ("fit/coros-pace2_ride_misaligned-fields.fit", .barometric),
+        ("fit/garmin-fenix2_run_hr_4laps.fit", .barometric),
+        ("fit/wahoo-elemnt_ride_hr_long.fit", .barometric),
+        ("tracks-in-map/heidelberg/fitfiler_tomtom-runner3_ride_2021.fit", .gps),
+    ])
+    func theFileSaysHowItsAltitudeWasMeasured(path: String, source: AltitudeSource) throws {
+        #expect(try read(try url(path)).route.altitudeSource == source)
+    }
+
     /// Computed as if the device's total were absent, the climb is within 10 % or 10 m of it.
     @Test(arguments: deviceClimbs)
     func theComputedClimbAgreesWithTheDevice(path: String, device: Double) throws {
@@ -114,12 +152,14 @@ import WorkFeedModel
     @Test func outlyingAltitudesAreLeftOut() {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         func route(_ elevations: [Double]) -> Route {
-            Route(segments: [
-                elevations.enumerated().map { index, elevation in
-                    RoutePoint(
-                        latitude: 52, longitude: 4 + Double(index) * 0.0001, elevation: elevation, time: start.addingTimeInterval(Double(index)))
-                }
-            ])
+            Route(
+                segments: [
+                    elevations.enumerated().map { index, elevation in
+                        RoutePoint(
+                            latitude: 52, longitude: 4 + Double(index) * 0.0001, elevation: elevation,
+                            time: start.addingTimeInterval(Double(index)))
+                    }
+                ], altitudeSource: .barometric)
         }
         let ramp = (0..<20).map { 56.2 + 0.2 * Double($0) }
         // A three-sample spike (the Fenix 2 run starts so): 55.2 joins 56.2 four seconds later.

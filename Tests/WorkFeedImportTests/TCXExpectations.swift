@@ -6,7 +6,7 @@ enum TCXExpectations {
         Expected(
             "tcx/course_no-activity.tcx",
             points: 30, segments: 1, heartRate: 0, activity: .other,
-            name: "Test TCX Route", timeZoneOffset: 0,
+            name: "Test TCX Route", timeZoneOffset: nil,
             first: .init(37.76683, -122.50564, 1627928911.0),
             last: .init(37.77083, -122.48774, 1627929141.0),
             start: 1627928911.0, end: 1627929141.0,

@@ -370,3 +370,18 @@ enum WireFuzz {
         #expect(returned.wait(timeout: .now() + 10) == .success, "waking an ended loop waited")
     }
 }
+
+/// IMPORT carries what the route series does not: how its altitudes were measured (issue 36).
+@Suite struct ImportRequestTests {
+    @Test(arguments: [AltitudeSource.barometric, .gps])
+    func theAltitudeSourceTravels(source: AltitudeSource) throws {
+        let route = Route(segments: [[RoutePoint(latitude: 52, longitude: 4, elevation: 1.5)]], altitudeSource: source)
+        let request = ImportRequest(ImportedWorkout(source: .gpx, route: route, origin: "walk.gpx"))
+        let text = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+        #expect(text.contains("\"altitudeSource\":\"\(source.rawValue)\""))
+        #expect(try JSONDecoder().decode(ImportRequest.self, from: Data(text.utf8)).altitudeSource == source)
+        // A request from before has none: the coordinator counts its climb as GPS altitude.
+        #expect(
+            try JSONDecoder().decode(ImportRequest.self, from: Data(#"{"source":"gpx","activity":"other","origin":"a"}"#.utf8)).altitudeSource == nil)
+    }
+}

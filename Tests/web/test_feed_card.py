@@ -3,7 +3,8 @@ headless Chromium through chromedriver), in light and in dark: the weekday and d
 workout's own zone ("Today", "Yesterday" for recent ones), durations as h:mm:ss, pace for a run
 and speed for a ride (figures checked against the devices' own, read from the FIT files'
 sessions), the heatmap of a workout that has heart rate, a compact card for a workout without a
-route, and the @2x picture for a box wider than 512 px (srcset with widths, sizes)."""
+route, and the picture that fits the device's pixels on first paint: @2x for a box wider than
+512 px or a 3x phone, @1x for a 1x phone (srcset with widths, sizes from the layout)."""
 
 import datetime
 import json
@@ -54,7 +55,8 @@ def cards(tmp_path_factory):
     system.stop()
 
 
-def open_browser(width, height, theme):
+def open_browser(width, height, theme, ratio=1):
+    """Chromium with a viewport of `width` x `height` CSS pixels at `ratio` device pixels each."""
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},{height}",
@@ -62,6 +64,9 @@ def open_browser(width, height, theme):
         options.add_argument(argument)
     driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": theme}]})
+    if ratio != 1:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": ratio, "mobile": True})
     return driver
 
 
@@ -163,7 +168,6 @@ def test_the_card_says_it_the_way_runners_expect(cards, theme):
         pictures = api(cards, f"/v1/workouts/{run['id']}")["pictures"]
         at = {(p["kind"], p["theme"], p["scale"]): p.get("url") for p in pictures}
         assert image.get_attribute("srcset") == f"{at[('route', theme, 1)]} 512w, {at[('route', theme, 2)]} 1024w"
-        assert int(image.get_attribute("sizes").removesuffix("px")) > 512
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image))
         assert driver.execute_script("return arguments[0].currentSrc", image).endswith(at[("route", theme, 2)])
         screenshot(driver, f"card-desktop-{theme}")
@@ -203,11 +207,59 @@ def test_a_phone_gets_the_1x_picture(cards, theme):
         WebDriverWait(driver, 90).until(lambda d: " 1024w" in (article.find_element(By.CSS_SELECTOR, ".slot img").get_attribute("srcset") or ""))
         image = article.find_element(By.CSS_SELECTOR, ".slot img")
         assert article.find_element(By.CSS_SELECTOR, ".slot").rect["width"] < 512
-        assert int(image.get_attribute("sizes").removesuffix("px")) < 512
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image))
         one = next(p["url"] for p in api(cards, f"/v1/workouts/{run['id']}")["pictures"]
                    if p["kind"] == "route" and p["theme"] == theme and p["scale"] == 1)
         assert driver.execute_script("return arguments[0].currentSrc", image).endswith(one)
         screenshot(driver, f"card-phone-{theme}")
+    finally:
+        driver.quit()
+
+
+def drawn(system, workout, theme):
+    """Waits until the workout's route picture is drawn at every scale in `theme`; its URLs by scale."""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        for scale in (1, 2):
+            api(system, f"/v1/workouts/{workout['id']}/pictures/route/{theme}?scale={scale}&wait=10")
+        pictures = [p for p in api(system, f"/v1/workouts/{workout['id']}")["pictures"] if p["kind"] == "route" and p["theme"] == theme]
+        if pictures and all(p.get("url") for p in pictures):
+            return {p["scale"]: p["url"] for p in pictures}
+    raise AssertionError(f"the route pictures of {workout['id']} were not drawn")
+
+
+@pytest.mark.parametrize("width,height,ratio", [(390, 844, 3), (1280, 900, 1)])
+def test_the_first_paint_loads_the_picture_that_fits_the_device(cards, width, height, ratio):
+    """Every picture is drawn before the page opens, so the cards are drawn once, with their
+    pictures, before they are in the document, and nothing draws them again: the picture the
+    browser loads is the one its first `sizes` and `srcset` pick. A 3x phone's slot is 356 CSS px,
+    1,068 device pixels: the largest picture (@2x, 1,024 px); a 1x desktop's slot is 718 px: @2x."""
+    run = next(w for w in feed(cards) if w["distance"] == 9008.22)
+    urls = drawn(cards, run, "light")
+    driver = open_browser(width, height, "light", ratio)
+    try:
+        load(driver, cards, 5)
+        assert driver.execute_script("return [window.innerWidth, window.devicePixelRatio]") == [width, ratio]
+        article = card(driver, run["id"])
+        image = article.find_element(By.CSS_SELECTOR, ".slot img")
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image))
+        # The picture that fits: the smallest at least as wide as the slot in device pixels, else the largest.
+        pixels = article.find_element(By.CSS_SELECTOR, ".slot").rect["width"] * ratio
+        fitting = min((s for s in urls if 512 * s >= pixels), default=max(urls))
+        assert fitting == 2
+        assert driver.execute_script("return arguments[0].currentSrc", image).endswith(urls[fitting])
+        screenshot(driver, f"card-first-paint-{width}x{height}@{ratio}")
+    finally:
+        driver.quit()
+
+
+def test_a_pace_past_an_hour_is_written_in_hours(cards):
+    """The page's one pace format: m:ss under an hour, h:mm:ss from an hour on, never "786:16 /mi"."""
+    driver = open_browser(1280, 900, "light")
+    try:
+        load(driver, cards, 5)
+        shown = driver.execute_script(
+            "return [rate(314.4, 's/km'), rate(3599.4, 's/km'), rate(3599.6, 's/mi'), rate(47176, 's/mi'), rate(10.25, 'km/h')]")
+        assert shown == ["5:14 /km", "59:59 /km", "1:00:00 /mi", "13:06:16 /mi", "10.3 km/h"]
     finally:
         driver.quit()

@@ -123,7 +123,8 @@ public enum AppleHealthReader {
                     source: .appleHealth,
                     sourceID: sourceID(
                         sourceName: draft.sourceName, activityType: draft.activityTypeName, start: draft.start, end: draft.end),
-                    activity: activity(forWorkoutActivityType: draft.activityTypeName), name: nil, route: Route(segments: segments),
+                    activity: activity(forWorkoutActivityType: draft.activityTypeName), name: nil,
+                    route: Route(segments: segments, altitudeSource: AltitudeSource(recorder: draft.sourceName)),
                     heartRate: heartRate, start: draft.start, end: draft.end, timeZoneOffset: offset, timeZone: zoneName,
                     timeZoneSource: zoneName.map { _ in .appleHealth },
                     origin: "\(parser.file):\(draft.line)", file: file, positionInFile: position, device: draft.device.sanitized(),

@@ -32,6 +32,8 @@ extension FITDecoder {
                 builder.serialNumber = integer(3)
                 builder.timeCreated = integer(4)
             }
+            // manufacturer (1): whose device wrote the altitudes.
+            if builder.manufacturer == nil { builder.manufacturer = integer(1) }
         case Message.event:
             // Event 0 is the timer; types 1 (stop) and 4 (stop all) pause the recording.
             if integer(0) == 0, let type = integer(1), type == 1 || type == 4 { builder.timerStopped() }

@@ -18,6 +18,8 @@ struct FITWorkoutBuilder {
     var sportMessageSport: Int64?
     var serialNumber: Int64?
     var timeCreated: Int64?
+    /// `file_id` `manufacturer`: tells how the altitudes were measured (``AltitudeSource``).
+    var manufacturer: Int64?
     var timeZoneOffset: Int?
     /// The sessions' totals, summed over the sessions (a multisport file has several).
     private var sessions = 0
@@ -99,7 +101,8 @@ struct FITWorkoutBuilder {
         }
         return ImportedWorkout(
             source: .fit, sourceID: sourceID, activity: FITSport.activity(sessionSport ?? sportMessageSport),
-            route: Route(segments: segments), heartRate: heartRate, start: earliest.map(Self.date), end: latest.map(Self.date),
+            route: Route(segments: segments, altitudeSource: AltitudeSource(fitManufacturer: manufacturer)), heartRate: heartRate,
+            start: earliest.map(Self.date), end: latest.map(Self.date),
             timeZoneOffset: timeZoneOffset, origin: origin, device: device)
     }
 }

@@ -59,14 +59,16 @@ public enum WorkoutFileReader {
     public static func readEach(
         contentsOf url: URL, limits: ArchiveLimits = .standard, _ body: (ImportedWorkout) -> Void
     ) -> [ImportError] {
-        withoutActuallyEscaping(body) { emit in read(url, limits: limits, emit: { emit(WorkoutTimeZone.resolved($0)) }) }
+        withoutActuallyEscaping(body) { emit in read(url, limits: limits, emit: { emit(WorkoutActivity.resolved(WorkoutTimeZone.resolved($0))) }) }
     }
 
     /// Reads a file's bytes held in memory, as ``readAll(contentsOf:limits:)``. An Apple Health
     /// `export.xml` given this way finds its route files beside `file` on disk.
     public static func readAll(bytes: [UInt8], file: String, limits: ArchiveLimits = .standard) -> ImportBatch {
         var workouts: [ImportedWorkout] = []
-        let errors = withoutActuallyEscaping({ (workout: ImportedWorkout) in workouts.append(WorkoutTimeZone.resolved(workout)) }) { emit in
+        let errors = withoutActuallyEscaping({ (workout: ImportedWorkout) in
+            workouts.append(WorkoutActivity.resolved(WorkoutTimeZone.resolved(workout)))
+        }) { emit in
             do throws(ImportError) {
                 return try read(bytes: bytes, file: file, limits: limits, emit: emit)
             } catch {

@@ -37,6 +37,8 @@ struct GPXParser {
     var routes = Collection()
     var waypoints = Collection()
     var documentName: String?
+    /// The root's `creator`: the app or device that wrote the file.
+    var creator: String?
     /// Garmin's `TrackStatsExtension` of the tracks: the device's own figures.
     var trackStats: DeviceSummary?
 
@@ -75,6 +77,7 @@ struct GPXParser {
                         file: file, line: reader.eventLine, message: "not a GPX file (root element is in namespace \(root.namespace))")
                 }
                 namespace = root.namespace
+                creator = reader.attribute("creator")
                 return
             case .endDocument:
                 throw ImportError(file: file, line: reader.eventLine, message: "not a GPX file (no root element)")
@@ -188,10 +191,10 @@ struct GPXParser {
         let chosen: Collection
         if tracks.pointCount > 0 {
             chosen = tracks
-            workout.route = Route(segments: tracks.segments)
+            workout.route = Route(segments: tracks.segments, altitudeSource: AltitudeSource(recorder: creator))
         } else if routes.pointCount > 0 {
             chosen = routes
-            workout.route = Route(segments: routes.segments)
+            workout.route = Route(segments: routes.segments, altitudeSource: AltitudeSource(recorder: creator))
         } else {
             // Waypoints are marks, not a path: the route stays empty, but their times still say
             // when the workout happened.

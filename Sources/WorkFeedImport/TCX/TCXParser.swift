@@ -12,6 +12,8 @@ struct TCXParser {
         var firstOffset: Int?
         var earliest: Date?
         var latest: Date?
+        /// The `Creator`'s `Name`: the device that recorded it.
+        var creator: String?
 
         mutating func add(_ trackpoint: Trackpoint) {
             if let offset = trackpoint.offset, firstOffset == nil { firstOffset = offset }
@@ -117,7 +119,9 @@ struct TCXParser {
             case "Track":
                 workout.segments.append([])
                 try readTrack(into: &workout)
-            case "Creator", "Training", "Extensions":
+            case "Creator":
+                workout.creator = try readCreatorName()
+            case "Training", "Extensions":
                 try reader.skipLeniently()
             default:
                 // Other elements are looked into: tracks may be inside them.
@@ -126,6 +130,21 @@ struct TCXParser {
         }
         result.device = laps.device
         return finish(result, workout, idTime: idTime)
+    }
+
+    /// A `Creator`'s `Name` (the device: `Forerunner 410 Software Version 2.20`); the rest of it
+    /// (unit id, product id, version) is passed over leniently, as before.
+    private mutating func readCreatorName() throws(ImportError) -> String? {
+        let depth = reader.depth
+        var name: String?
+        while try reader.nextChild(of: depth) {
+            if reader.name.namespace == namespace, reader.name.local == "Name", name == nil {
+                name = try reader.readTrimmedText()
+            } else {
+                try reader.skipLeniently()
+            }
+        }
+        return name
     }
 
     /// The laps' own figures, summed: what the device showed for the activity.
@@ -228,7 +247,7 @@ struct TCXParser {
 
     private func finish(_ result: ImportedWorkout, _ workout: Workout, idTime: Date?) -> ImportedWorkout {
         var result = result
-        result.route = Route(segments: workout.segments)
+        result.route = Route(segments: workout.segments, altitudeSource: AltitudeSource(recorder: workout.creator))
         result.heartRate = workout.heartRate
         result.timeZoneOffset = workout.firstOffset
         // Some exporters write an Id far from the recorded times (an Edge 500 file here says 2015

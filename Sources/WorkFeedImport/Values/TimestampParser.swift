@@ -7,8 +7,9 @@ import Foundation
 enum TimestampParser {
     struct Timestamp: Sendable, Hashable {
         var date: Date
-        /// Seconds east of UTC when the text has a numeric offset; `nil` for `Z` or no zone,
-        /// which say nothing about where the workout happened.
+        /// Seconds east of UTC when the text has a numeric offset other than 0; `nil` for UTC in any
+        /// spelling (`Z`, `+00:00`, `-00:00`, `+0000`, `+00`) or no zone, which say nothing about
+        /// where the workout happened (docs/import.md, "Time zones").
         var offset: Int?
     }
 
@@ -50,7 +51,9 @@ enum TimestampParser {
                 minutes = value
             }
             let magnitude = hours * 3600 + minutes * 60
-            offset = negative ? -magnitude : magnitude
+            // `+00:00`, `-00:00`, `+0000` and `+00` are UTC, as `Z` is: exporters (MapMyRide, Strava,
+            // Apple Health on a phone set to UTC) write UTC that way, not the recorder's local offset.
+            offset = magnitude == 0 ? nil : (negative ? -magnitude : magnitude)
         }
         guard cursor.atEnd else { return nil }
 

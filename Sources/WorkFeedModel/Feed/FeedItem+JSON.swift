@@ -32,6 +32,7 @@ extension FeedItem {
         json.member("id", id.description)
         json.member("activity", activity.rawValue)
         json.member("name", name)
+        json.member("title", title)
         json.member("start", start)
         json.member("end", end)
         json.member("localStart", localStart)

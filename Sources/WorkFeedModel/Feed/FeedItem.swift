@@ -17,7 +17,11 @@ public import Foundation
 public struct FeedItem: Codable, Sendable, Hashable {
     public var id: WorkoutID
     public var activity: ActivityType
+    /// The name the file gives it, when it gives one.
     public var name: String?
+    /// What a card calls it, always: its ``name`` when it has one, else the part of the day and the
+    /// activity ("Morning run", "Evening ride"; ``title(name:activity:localStart:)``).
+    public var title: String
     /// UTC, ISO 8601 (`2026-11-21T22:05:00Z`).
     public var start: String?
     public var end: String?
@@ -30,11 +34,12 @@ public struct FeedItem: Codable, Sendable, Hashable {
     public var timeZone: String?
     /// Metres.
     public var distance: Double
-    /// Seconds from start to end, pauses included.
+    /// Seconds from start to end, pauses included, never less than ``movingTime``
+    /// (``WorkoutTimes/elapsed``).
     public var elapsedTime: Double?
     /// Seconds in motion, pauses left out, where the device recorded it (FIT session
     /// `total_timer_time`, TCX laps' `TotalTimeSeconds`, Garmin's GPX `TimerTime`, an Apple Health
-    /// workout's `duration`); never computed.
+    /// workout's `duration`); never computed (``WorkoutTimes/moving``).
     public var movingTime: Double?
     /// Time per kilometre or mile (the owner's `units`), for runs and walks (hikes are walks).
     public var pace: Rate?
@@ -99,6 +104,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         self.id = id
         self.activity = activity
         self.name = name
+        self.title = Self.title(name: name, activity: activity, localStart: localStart)
         self.start = start
         self.end = end
         self.localStart = localStart
@@ -129,11 +135,13 @@ public struct FeedItem: Codable, Sendable, Hashable {
         start = record.start.map(ISO8601Time.string(from:))
         end = record.end.map(ISO8601Time.string(from:))
         localStart = record.start.map { Self.localTime($0, offset: record.timeZoneOffset ?? 0) }
+        title = Self.title(name: record.name, activity: record.activity, localStart: localStart)
         timeZoneOffset = record.timeZoneOffset
         timeZone = record.timeZone
         distance = finite(record.distance) ?? 0
-        if let start = record.start, let end = record.end, end >= start { elapsedTime = finite(end.timeIntervalSince(start)) }
-        if record.deviceFigures?.contains(DeviceSummary.durationFigure) == true { movingTime = finite(record.duration) }
+        let times = record.times
+        elapsedTime = times.elapsed
+        movingTime = times.moving
         elevationGain = finite(record.elevationGain)
         heartRateAverage = finite(record.heartRateAverage)
         heartRateMax = finite(record.heartRateMax)
@@ -141,11 +149,44 @@ public struct FeedItem: Codable, Sendable, Hashable {
         pointCount = record.pointCount
         pictureKinds = PictureKind.allCases.filter { $0.isPossible(for: record) }
         switch Measure(record.activity) {
-        case .pace: pace = Self.pace(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
-        case .speed: speed = Self.speed(distance: distance, seconds: movingTime ?? elapsedTime, units: units)
+        case .pace: pace = Self.pace(distance: distance, seconds: times.movingOrElapsed, units: units)
+        case .speed: speed = Self.speed(distance: distance, seconds: times.movingOrElapsed, units: units)
         case .none: break
         }
         self.pictures = pictures.map { FeedPicture($0, size: pictureSize) }
+    }
+
+    /// Names that say nothing: what apps write when the person gave none.
+    public static let placeholderNames: Set<String> = ["untitled", "untitled activity", "no name", "unnamed"]
+
+    /// A workout's title (docs/import.md, "Titles"): its `name`, trimmed, unless it is empty or a
+    /// placeholder (Garmin's "Untitled"); else the part of the day it started in, where it was
+    /// (`localStart`'s hour: morning 5-11, afternoon 12-16, evening 17-20, night 21-4), and the
+    /// activity: "Morning run", "Afternoon walk", "Evening ride", "Night workout"; "Run" and the
+    /// like without a start.
+    public static func title(name: String?, activity: ActivityType, localStart: String?) -> String {
+        if let name = name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty,
+            !placeholderNames.contains(name.lowercased())
+        {
+            return name
+        }
+        let noun: String
+        switch activity {
+        case .running: noun = "run"
+        case .walking: noun = "walk"
+        case .cycling: noun = "ride"
+        case .other: noun = "workout"
+        }
+        guard let localStart, localStart.count >= 13, let hour = Int(localStart.dropFirst(11).prefix(2)), (0...23).contains(hour)
+        else { return noun.prefix(1).uppercased() + noun.dropFirst() }
+        let part: String
+        switch hour {
+        case 5...11: part = "Morning"
+        case 12...16: part = "Afternoon"
+        case 17...20: part = "Evening"
+        default: part = "Night"
+        }
+        return part + " " + noun
     }
 
     /// Metres in a kilometre or a mile.
@@ -156,17 +197,35 @@ public struct FeedItem: Codable, Sendable, Hashable {
         }
     }
 
-    /// Seconds per kilometre or mile, to a tenth; `nil` without a distance or a time.
+    /// The least distance, in metres, over which a pace or a speed is given.
+    public static let minimumMovedDistance = 100.0
+    /// The least average speed, in metres a second (1 km/h), at which a pace or a speed is given.
+    public static let minimumMovingSpeed = 1000.0 / 3600
+
+    /// Whether a workout of `distance` metres in `seconds` moved enough for a pace or a speed to
+    /// mean something (docs/import.md, "Pace and speed"): at least ``minimumMovedDistance`` and at
+    /// least ``minimumMovingSpeed`` on average. Below, the figure describes a recording left running
+    /// or a receiver's drift (an Apple Watch "run" of 88 m over 43 minutes had a pace of 13:06:16 a
+    /// mile), not a movement: no runner or walker goes slower than 1 km/h (a steep climb on foot is
+    /// 2-3 km/h).
+    public static func moved(distance: Double, seconds: Double?) -> Bool {
+        guard let seconds, seconds > 0, distance.isFinite, distance >= minimumMovedDistance else { return false }
+        return distance / seconds >= minimumMovingSpeed
+    }
+
+    /// Seconds per kilometre or mile, to a tenth; `nil` without a distance or a time, or where the
+    /// workout did not move enough (``moved(distance:seconds:)``).
     public static func pace(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
-        guard let seconds, seconds > 0, distance > 0 else { return nil }
+        guard let seconds, moved(distance: distance, seconds: seconds) else { return nil }
         let value = (seconds / (distance / metres(per: units)) * 10).rounded() / 10
         guard value.isFinite, value > 0 else { return nil }
         return Rate(value: value, unit: units == .metric ? .secondsPerKilometre : .secondsPerMile)
     }
 
-    /// Kilometres or miles an hour, to a hundredth; `nil` without a distance or a time.
+    /// Kilometres or miles an hour, to a hundredth; `nil` without a distance or a time, or where the
+    /// workout did not move enough (``moved(distance:seconds:)``).
     public static func speed(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
-        guard let seconds, seconds > 0, distance > 0 else { return nil }
+        guard let seconds, moved(distance: distance, seconds: seconds) else { return nil }
         let value = (distance / metres(per: units) / (seconds / 3600) * 100).rounded() / 100
         guard value.isFinite else { return nil }
         return Rate(value: value, unit: units == .metric ? .kilometresPerHour : .milesPerHour)
@@ -185,8 +244,35 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
     // `timeZone` is written as null when unknown, so that an app sees the member.
     private enum CodingKeys: String, CodingKey {
-        case id, activity, name, start, end, localStart, timeZoneOffset, timeZone, distance, elapsedTime, movingTime, pace, speed
+        case id, activity, name, title, start, end, localStart, timeZoneOffset, timeZone, distance, elapsedTime, movingTime, pace, speed
         case elevationGain, heartRateAverage, heartRateMax, calories, pointCount, pictureKinds, pictures
+    }
+
+    /// Decodes an item; one written before titles (by an older coordinator) gets its title from
+    /// its name, activity and local start, as ``title(name:activity:localStart:)`` gives it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(WorkoutID.self, forKey: .id)
+        activity = try container.decode(ActivityType.self, forKey: .activity)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        start = try container.decodeIfPresent(String.self, forKey: .start)
+        end = try container.decodeIfPresent(String.self, forKey: .end)
+        localStart = try container.decodeIfPresent(String.self, forKey: .localStart)
+        title = try container.decodeIfPresent(String.self, forKey: .title) ?? Self.title(name: name, activity: activity, localStart: localStart)
+        timeZoneOffset = try container.decodeIfPresent(Int.self, forKey: .timeZoneOffset)
+        timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
+        distance = try container.decode(Double.self, forKey: .distance)
+        elapsedTime = try container.decodeIfPresent(Double.self, forKey: .elapsedTime)
+        movingTime = try container.decodeIfPresent(Double.self, forKey: .movingTime)
+        pace = try container.decodeIfPresent(Rate.self, forKey: .pace)
+        speed = try container.decodeIfPresent(Rate.self, forKey: .speed)
+        elevationGain = try container.decodeIfPresent(Double.self, forKey: .elevationGain)
+        heartRateAverage = try container.decodeIfPresent(Double.self, forKey: .heartRateAverage)
+        heartRateMax = try container.decodeIfPresent(Double.self, forKey: .heartRateMax)
+        calories = try container.decodeIfPresent(Double.self, forKey: .calories)
+        pointCount = try container.decode(Int.self, forKey: .pointCount)
+        pictureKinds = try container.decode([PictureKind].self, forKey: .pictureKinds)
+        pictures = try container.decode([FeedPicture].self, forKey: .pictures)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -194,6 +280,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         try container.encode(id, forKey: .id)
         try container.encode(activity, forKey: .activity)
         try container.encodeIfPresent(name, forKey: .name)
+        try container.encode(title, forKey: .title)
         try container.encodeIfPresent(start, forKey: .start)
         try container.encodeIfPresent(end, forKey: .end)
         try container.encodeIfPresent(localStart, forKey: .localStart)

@@ -9,7 +9,7 @@ public struct SummaryContribution: Sendable, Hashable {
     public var distance: Int64
     /// Milliseconds in motion: the device's moving time where it recorded one, else the elapsed time.
     public var movingTime: Int64
-    /// Milliseconds from start to end.
+    /// Milliseconds from start to end, never less than ``movingTime`` (``WorkoutTimes``).
     public var elapsedTime: Int64
     /// Millimetres climbed.
     public var climb: Int64
@@ -49,12 +49,10 @@ public struct SummaryContribution: Sendable, Hashable {
             guard let value, value.isFinite, value > 0 else { return 0 }
             return Int64((value * scale).rounded())
         }
-        var elapsed: Double?
-        if let start = record.start, let end = record.end, end >= start { elapsed = end.timeIntervalSince(start) }
-        let moving = record.deviceFigures?.contains(DeviceSummary.durationFigure) == true ? record.duration : nil
+        let times = record.times
         distance = whole(record.distance, 1000)
-        elapsedTime = whole(elapsed, 1000)
-        movingTime = whole(moving ?? elapsed, 1000)
+        elapsedTime = whole(times.elapsed, 1000)
+        movingTime = whole(times.movingOrElapsed, 1000)
         climb = whole(record.elevationGain, 1000)
         calories = whole(record.calories, 1000)
         if let average = record.heartRateAverage, average.isFinite, average > 0 {
