@@ -200,7 +200,7 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
             switch (cause as? IndexError)?.code {
             case .locked?: return 75
             case .notAnIndex?, .damaged?, .corruptRow?: return 65
-            case .unavailable?, .migration?, .failed?, .badCursor?, .refused?, .lostLead?, nil: return 74
+            case .unavailable?, .migration?, .failed?, .conflict?, .badCursor?, .refused?, .lostLead?, nil: return 74
             }
         case .listenAddress, .loop, .privacySecret, .metrics, .originals: return 69
         }

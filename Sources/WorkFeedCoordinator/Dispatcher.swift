@@ -89,7 +89,9 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     }
 
     /// Applies a batch in one transaction. Never throws: a batch whose transaction fails changes
-    /// nothing (its reports are lost; their leases expire) and the error is logged.
+    /// nothing (its reports are lost; their leases expire) and the error is logged. A transaction
+    /// refused for a conflict with another coordinator's (PostgreSQL) is applied again, up to
+    /// ``conflictRetries`` times.
     ///
     /// A write request whose deadline (``ControlRequest/deadline``) has passed is not carried out
     /// but answered ``ControlErrorCode/expired``: checked before the transaction and again just
@@ -97,6 +99,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     /// again without it. So nothing is committed after its client stopped waiting.
     mutating func process(_ batch: Batch) -> Outbox {
         var batch = batch
+        var conflicts = 0
         var expired: [(identity: [UInt8], reply: ControlReply, bytes: Int)] = []
         while true {
             let now = wallClock()
@@ -104,7 +107,10 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                 expired.append((work.identity, ControlReply.expired(work.request), work.bytes))
             }
             batch.controlMessages.removeAll { $0.request.isPastDeadline(at: now) }
-            guard var outbox = apply(batch) else { continue }
+            guard var outbox = apply(batch, conflictRetry: conflicts < Self.conflictRetries) else {
+                conflicts += 1
+                continue
+            }
             if !expired.isEmpty {
                 logger.notice("control requests past their deadline; not carried out", metadata: ["requests": "\(expired.count)"])
             }
@@ -113,12 +119,17 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         }
     }
 
+    /// How many times a batch is applied again after conflicts with other writers' transactions,
+    /// before it fails as any other failure does.
+    static var conflictRetries: Int { 5 }
+
     /// A write request's deadline passed while its batch ran: the batch is rolled back.
     private struct DeadlinePassed: Error {}
 
     /// ``process(_:)``'s one try: `nil` when a request's deadline passed before the commit (the
     /// transaction rolled back and nothing was kept).
-    private mutating func apply(_ batch: Batch) -> Outbox? {
+    /// - Parameter conflictRetry: whether a conflict with another writer makes it `nil` (tried again).
+    private mutating func apply(_ batch: Batch, conflictRetry: Bool) -> Outbox? {
         let now = batch.received
         var outbox = Outbox()
         // Worker bookkeeping is applied to a copy and kept only if the transaction commits.
@@ -175,6 +186,11 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             if !released.released.keys.isEmpty { outbox.events.append(.released(keys: released.released.keys)) }
         } catch let error where error.cause is DeadlinePassed {
             // The index hands what the transaction threw back as its cause, after the rollback.
+            return nil
+        } catch let error where error.code == .conflict && conflictRetry {
+            // Another coordinator's transaction got in the way (PostgreSQL): nothing was kept, and
+            // the batch is applied again.
+            logger.notice("coordinator turn met another coordinator's; applied again", metadata: ["error": "\(error)"])
             return nil
         } catch {
             logger.error("coordinator turn failed; its messages are dropped", metadata: ["error": "\(error)"])

@@ -27,6 +27,10 @@ public struct IndexError: Error, CustomStringConvertible {
         /// Periodic work was fenced off: this writer's term as the leader of several has ended
         /// (another leads now), and nothing of the transaction was kept.
         case lostLead = "lost-lead"
+        /// Two writers' transactions got in each other's way (a deadlock, a serialization
+        /// failure: the server chose this one): nothing of it was kept, and running it again may
+        /// well succeed.
+        case conflict = "index-conflict"
         /// A read or write transaction failed (the cause says why); nothing of it was kept.
         case failed = "index-failed"
     }

@@ -102,6 +102,9 @@ public protocol WorkoutIndexStore: IndexReadConnection {
 
     /// Runs `body` in one transaction: committed whole when it returns, rolled back whole when it
     /// throws. What `body` throws comes back as an ``IndexError`` (itself, or with it as the cause).
+    /// An index of several writers may refuse a transaction that got in another's way
+    /// (``IndexError/Code/conflict``, nothing kept): `body` is never run twice by the index; the
+    /// caller runs it again.
     func write<T>(_ body: (inout Transaction) throws -> T) throws(IndexError) -> T
     /// ``write(_:)``, also returning the pictures the committed transaction left for nobody (their
     /// files can go): keys neither a job nor a lease refers to at its end, and the leftovers of

@@ -18,6 +18,9 @@ public enum IndexStoreContract {
         if !condition { throw Violation(description: what()) }
     }
 
+    /// A kind of picture every workout can have (it needs no input a workout may lack).
+    static let everyWorkoutsKind = PictureKind.allCases.first { $0.workoutCondition == nil } ?? PictureKind.allCases[0]
+
     /// A ten-point run with its own source id, hours from any other.
     public static func workout(_ sourceID: String) -> ImportedWorkout {
         let start = 1_700_000_000 + Double(sourceID.utf8.reduce(0) { $0 + Int($1) }) * 3600
@@ -76,7 +79,7 @@ public enum IndexStoreContract {
         for number in 0..<3 { _ = try store.write { transaction in try importing("leased-\(number)", into: &transaction) } }
         _ = try store.write { transaction in
             try transaction.enqueue(
-                EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100,
+                EnqueueRequest(ids: nil, kinds: [everyWorkoutsKind], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100,
                 cacheKey: { _, _, _, _ in "k" })
         }
         var lease: UInt64 = 0

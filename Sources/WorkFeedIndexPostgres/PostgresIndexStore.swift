@@ -98,6 +98,8 @@ public final class PostgresIndexStore: WorkoutIndexStore {
         try session.transaction("reading", isolation: .snapshot) { try body(PostgresReader(session: session)) }
     }
 
+    /// A conflict with another coordinator's transaction (a deadlock) is thrown as
+    /// ``IndexError/Code/conflict``, the transaction rolled back: the caller runs it again.
     public func write<T>(_ body: (inout PostgresTransaction) throws -> T) throws(IndexError) -> T {
         try writeReleasingKeys(body, releasing: false).result
     }
@@ -110,7 +112,9 @@ public final class PostgresIndexStore: WorkoutIndexStore {
         _ body: (inout PostgresTransaction) throws -> T, releasing: Bool
     ) throws(IndexError) -> (result: T, released: ReleasedPictures) {
         var served = lastServed
-        let done = try session.transaction("writing") {
+        // Never run again here: the coordinator's body keeps what it did beside the index, and
+        // runs the whole batch again itself on a conflict (Dispatcher.process).
+        let done = try session.transaction("writing", attempts: 1) {
             var transaction = PostgresTransaction(session: session, coordinator: coordinator, zoneDefaults: summaryZoneDefaults)
             transaction.lastServed = lastServed
             let result = try body(&transaction)

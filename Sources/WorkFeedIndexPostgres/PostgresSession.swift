@@ -84,8 +84,11 @@ public final class PostgresSession {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
     /// deadlock or a serialization conflict runs it again (``attempts``), so `body` must do
     /// nothing outside the index that it cannot do twice.
+    /// - Parameter attempts: how many times in all a conflict may run `body` (1: never again; the
+    ///   ``IndexError/Code/conflict`` is thrown, for a caller whose `body` cannot run twice).
     public func transaction<T>(
-        _ doing: @autoclosure () -> String, isolation: Isolation = .readCommitted, _ body: () throws -> T
+        _ doing: @autoclosure () -> String, isolation: Isolation = .readCommitted, attempts: Int = PostgresSession.attempts,
+        _ body: () throws -> T
     ) throws(IndexError) -> T {
         var attempt = 1
         while true {
@@ -98,7 +101,7 @@ public final class PostgresSession {
                 let failure = error as? IndexError ?? IndexError(.failed, "\(doing()) failed", cause: error)
                 // A lost connection rolled back by itself; otherwise undo what was done.
                 if failure.code != .unavailable { _ = try? query("ROLLBACK", "rolling back \(doing())") }
-                guard failure.isConflict, attempt < Self.attempts else { throw failure }
+                guard failure.isConflict, attempt < attempts else { throw failure }
                 logger.debug("index transaction retried", metadata: ["doing": "\(doing())", "attempt": "\(attempt)", "error": "\(failure)"])
                 attempt += 1
             }
@@ -146,6 +149,8 @@ public final class PostgresSession {
             switch state {
             case _ where unreachable.contains(state) || state.hasPrefix("08"):
                 return IndexError(.unavailable, doing, cause: server)
+            case "40P01", "40001":
+                return IndexError(.conflict, doing, cause: server)
             default:
                 return IndexError(.failed, doing, cause: server)
             }
@@ -177,7 +182,7 @@ extension IndexError {
     public var serverError: PostgresServerError? { cause as? PostgresServerError }
 
     /// A deadlock or serialization failure: the transaction may be run again as it was.
-    var isConflict: Bool { serverError?.sqlState == "40P01" || serverError?.sqlState == "40001" }
+    var isConflict: Bool { code == .conflict }
 }
 
 extension Sequence where Element == PostgresRow {

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import PostgresNIO
+import Synchronization
 import Testing
 import WorkFeedIndex
 import WorkFeedIndexContract
@@ -60,5 +62,41 @@ struct PostgresContractTests {
         #expect(mine.count == 3 && theirs.count == 1)
         #expect(Set(mine.map(\.picture)).isDisjoint(with: theirs.map(\.picture)))
         #expect(first.leasedCount == 3 && second.leasedCount == 1)
+    }
+
+    /// Two coordinators' transactions that wait for each other: the server ends one (a
+    /// deadlock), and its writer says so with a code of its own, without running the body again
+    /// (the coordinator applies its batch again itself); the other commits.
+    @Test func aDeadlockBetweenTwoWritersIsAConflictTheBodyIsNotRunAgainFor() throws {
+        let fixture = try PostgresFixture(migrated: false, on: Self.server.get())
+        let logger = Logger(label: "test")
+        let backends = [try backend("c1", on: fixture), try backend("c2", on: fixture)]
+        let runs = Mutex([0, 0])
+        let outcomes = Mutex<[String]>([])
+        let both = DispatchGroup()
+        for (number, backend) in backends.enumerated() {
+            both.enter()
+            Thread.detachNewThread {
+                defer { both.leave() }
+                do {
+                    // Each on a thread of its own with a writer of its own, as a coordinator's index thread.
+                    try backend.openWriter(logger: logger).write { transaction in
+                        runs.withLock { $0[number] += 1 }
+                        let (first, second) = number == 0 ? (1, 2) : (2, 1)
+                        try transaction.session.query("SELECT pg_advisory_xact_lock(\(first))", "taking the first lock")
+                        Thread.sleep(forTimeInterval: 0.3)
+                        try transaction.session.query("SELECT pg_advisory_xact_lock(\(second))", "taking the second lock")
+                    }
+                    outcomes.withLock { $0.append("committed") }
+                } catch let error as IndexError {
+                    outcomes.withLock { $0.append(error.code.rawValue) }
+                } catch {
+                    outcomes.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        both.wait()
+        #expect(outcomes.withLock { $0.sorted() } == ["committed", "index-conflict"])
+        #expect(runs.withLock { $0 } == [1, 1])
     }
 }
