@@ -339,7 +339,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "WorkFeedPrivacy", "WorkFeedTokens", "WorkFeedStyle", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
-                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedStore",
+                "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedStore",
                 "WorkFeedS3", "WorkFeedTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -73,6 +73,8 @@ struct Outbox: Sendable {
     var workers: [[UInt8]] = []
     /// The outbox of the last batch, after a stop: the loop says goodbye to the workers and ends.
     var isLast = false
+    /// A term as the one that does the periodic work began with this batch: the start sweeps run.
+    var beganTerm: LeadershipTerm?
 }
 
 /// The metrics a batch's changes add up to, recorded once its transaction has committed: a

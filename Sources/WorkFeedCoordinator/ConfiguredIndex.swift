@@ -21,7 +21,8 @@ enum ConfiguredIndex: Sendable {
         guard configuration.indexURL.isEmpty else {
             let location = try PostgresIndexLocation(
                 url: configuration.indexURL, passwordFile: configuration.indexPasswordFile.isEmpty ? nil : configuration.indexPasswordFile)
-            self = .postgres(PostgresIndexBackend(location, coordinator: Self.coordinatorID(configuration)))
+            let endpoints = "workers \(configuration.workerEndpoint) control \(configuration.controlEndpoint) events \(configuration.eventsEndpoint)"
+            self = .postgres(PostgresIndexBackend(location, coordinator: Self.coordinatorID(configuration), endpoints: endpoints))
             return
         }
         let durability: WorkoutIndex.Durability =

@@ -7,7 +7,7 @@ import WorkFeedThreads
 /// `ServiceGroup`, which turns SIGTERM and SIGINT into a graceful shutdown.
 ///
 /// Its parts (the loop thread and its sockets, the index thread, the read threads, the metrics
-/// server, the key-link sweep) start in ``start()``, in the order they depend on each other,
+/// server) start in ``start()``, in the order they depend on each other,
 /// before the group runs: a part that cannot start ends the process with its exit code before
 /// anything is served. ``run()`` then waits for the shutdown and stops them in reverse, off the
 /// cooperative pool: the last batch is committed and the loop ends.

@@ -41,7 +41,6 @@ public final class Coordinator: Sendable {
     let logger: Logger
     public let metrics: CoordinatorMetrics
     private let metricsServer = Mutex<MetricsServer?>(nil)
-    private let keyLinks = Mutex<SweepThread?>(nil)
     private let wakeEndpoint = "inproc://workfeed-coordinator-wake-\(UUID().uuidString)"
     private let stopRequest = StopRequest()
     private let state = Mutex<State>(.idle)
@@ -69,10 +68,8 @@ public final class Coordinator: Sendable {
         }
         // A bucket that is missing, credentials refused, an endpoint that does not answer: stop
         // here (exit 73), naming the bucket, the endpoint and what the service said.
-        let store: any PictureStore
         do {
-            store = try configuration.openStore()
-            try store.checkReachable()
+            try configuration.openStore().checkReachable()
         } catch {
             throw CoordinatorError(.store, "cannot start: the picture store '\(configuration.cacheDirectory)' cannot be used", cause: error)
         }
@@ -81,13 +78,13 @@ public final class Coordinator: Sendable {
             throw CoordinatorError(.index, "cannot start: \(error.message)", cause: error)
         }
         switch configured {
-        case .sqlite(let index): return try start(index: index, store: store)
-        case .postgres(let index): return try start(index: index, store: store)
+        case .sqlite(let index): return try start(index: index)
+        case .postgres(let index): return try start(index: index)
         }
     }
 
     /// ``start()`` on the configured index: specialized for each backend (``ConfiguredIndex``).
-    private func start<Backend: IndexBackend>(index: Backend, store: any PictureStore) throws(CoordinatorError) -> Endpoints {
+    private func start<Backend: IndexBackend>(index: Backend) throws(CoordinatorError) -> Endpoints {
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Endpoints, CoordinatorError>?>(nil)
@@ -118,10 +115,6 @@ public final class Coordinator: Sendable {
         switch outcome.withLock({ $0 })! {
         case .success(var endpoints):
             state.withLock { $0 = .running(done: done) }
-            // The index is open and migrated: pictures drawn before by-content names get theirs.
-            keyLinks.withLock {
-                $0 = KeyLinkSweep.start(index: index, store: store, logger: logger)
-            }
             if !configuration.metricsListen.isEmpty {
                 let reader: Backend.ReadConnection
                 do {
@@ -159,7 +152,6 @@ public final class Coordinator: Sendable {
         guard let done else { return }
         metricsServer.withLock { $0?.stop() }
         stopRequest.request()
-        keyLinks.withLock { $0 }?.stop()
         if let error = context.wake(wakeEndpoint, untilStopped: { done.wait() }) {
             logger.error("could not wake the coordinator loop to stop it", metadata: ["error": "\(error)"])
         }

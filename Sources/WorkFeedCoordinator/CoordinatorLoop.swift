@@ -46,6 +46,10 @@ struct CoordinatorLoop: ~Copyable {
     /// Every allowed public key with its role (empty without keys).
     let keyRoles: [String: ClientRole]
     let heartbeatInterval: Duration
+    /// How often the dispatcher is asked for a batch even if nothing came in (expiries, back-offs,
+    /// the lead's renewal): every heartbeat, and at least every second, so that a long heartbeat
+    /// never lets the lead lapse (``IndexWriting/lead(now:)``).
+    let tickInterval: Duration
     let inbox: Inbox
     let outboxes: Handoff<Outbox>
     let indexThreadDone: DispatchSemaphore
@@ -149,6 +153,7 @@ struct CoordinatorLoop: ~Copyable {
         keyRoles = configuration.keyRoles
         self.logger = logger
         heartbeatInterval = .milliseconds(configuration.heartbeatIntervalMilliseconds)
+        tickInterval = min(heartbeatInterval, .seconds(1))
         logger.info(
             "coordinator listening",
             metadata: [
@@ -179,12 +184,21 @@ struct CoordinatorLoop: ~Copyable {
                     store: dispatcher.store, originals: dispatcher.originals, results: removalsEnd.replies, context: context,
                     doneEndpoint: removalsEnd.doneEndpoint, logger: logger)
                 opened.put(nil)
-                // Pictures nothing refers to (written late, or by a worker that died) are looked for
-                // once per start; the dispatcher decides and removes.
-                let orphans = OrphanSweep.start(index: backend, store: dispatcher.store, inbox: inbox, logger: logger)
+                var sweeps: [SweepThread] = []
                 while true {
                     let batch = inbox.take()
                     var outbox = dispatcher.process(batch)
+                    if outbox.beganTerm != nil {
+                        // The start sweeps, by the coordinator that does the periodic work, once a
+                        // term (with one writer: once per start): pictures nothing refers to
+                        // (written late, or by a worker that died), which the dispatcher checks and
+                        // removes; pictures drawn before by-content names get theirs.
+                        for sweep in sweeps { sweep.stop() }
+                        sweeps = [
+                            OrphanSweep.start(index: backend, store: dispatcher.store, inbox: inbox, logger: logger),
+                            KeyLinkSweep.start(index: backend, store: dispatcher.store, logger: logger),
+                        ]
+                    }
                     if batch.stopping {
                         // The last batch: its replies go with it, after its removals.
                         removals.removeNow(outbox.removals)
@@ -202,12 +216,13 @@ struct CoordinatorLoop: ~Copyable {
                     try? doneSocket.send([[1]])
                     if batch.stopping { break }
                 }
-                orphans.stop()
+                for sweep in sweeps { sweep.stop() }
                 removals.close()
-                // Fold the write-ahead log into the index file, so that a clean stop leaves the
-                // single file index.sqlite (docs/operations.md, "Moving the coordinator"), even if
-                // a reader's connection is still open.
-                dispatcher.checkpoint()
+                // Give back the leases and the lead (PostgreSQL), and fold the write-ahead log
+                // into the index file, so that a clean stop leaves the single file index.sqlite
+                // (docs/operations.md, "Moving the coordinator"), even if a reader's connection
+                // is still open.
+                dispatcher.leaveAndCheckpoint()
                 logger.debug("index thread ends; every batch committed")
             } catch {
                 opened.put(error)
@@ -279,7 +294,7 @@ struct CoordinatorLoop: ~Copyable {
         }
         flushReplies()
         let now = ContinuousClock.now
-        if now - lastTick >= heartbeatInterval {
+        if now - lastTick >= tickInterval {
             inbox.tick()
             lastTick = now
             throttle.flush(logger: logger, now: now)

@@ -175,7 +175,14 @@ extension Dispatcher {
     }
 
     /// Folds the write-ahead log into the index file (at a clean stop).
-    func checkpoint() {
+    /// At a clean stop, after the last batch: what other coordinators would wait for is given
+    /// back (``WorkoutIndexStore/leave()``), then the index is checkpointed.
+    func leaveAndCheckpoint() {
+        do {
+            try index.leave()
+        } catch {
+            logger.warning("the index was left without giving back this coordinator's leases and lead; they lapse", metadata: ["error": "\(error)"])
+        }
         do {
             try index.checkpoint()
         } catch {

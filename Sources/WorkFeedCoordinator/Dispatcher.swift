@@ -29,7 +29,12 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     let logger: Logger
     let metrics: CoordinatorMetrics
     let index: Index
-    var lastDeadlineCheck = ContinuousClock.now
+    /// When leases' deadlines (and the lead) were last looked at: the first batch looks at once.
+    var lastDeadlineCheck = ContinuousClock.now - .seconds(1)
+    /// This coordinator's term as the one that does the periodic work (the start sweeps, summary
+    /// rebuild steps), as the last committed batch left it; `nil` while another coordinator's
+    /// term lives (``IndexWriting/lead(now:)``).
+    var term: LeadershipTerm?
     /// The wall clock control requests' deadlines are read against (milliseconds since the Unix
     /// epoch); a test sets one of its own.
     var wallClock: @Sendable () -> UInt64 = { ControlRequest.now() }
@@ -138,6 +143,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         var specsAfter = specs
         var leaseCounterAfter = leaseCounter
         var progressAfter = progress
+        var termAfter = term
         progressAfter.countTurn()
         let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
         do {
@@ -165,12 +171,13 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                             logger.warning("job past its deadline; leased again", metadata: ["picture": "\(picture)", "reason": "\(reason ?? "")"])
                         }
                     }
+                    termAfter = try transaction.lead(now: Date())
                 }
                 if !batch.stopping {
                     try dispatch(
                         workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
                 }
-                if !batch.stopping { try rebuildSummaries(transaction: &transaction) }
+                if !batch.stopping, termAfter != nil { try rebuildSummaries(transaction: &transaction) }
                 if progressAfter.isDue(now: now) {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }
@@ -197,6 +204,15 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)
         }
         if checkDeadlines { lastDeadlineCheck = now }
+        if termAfter != term {
+            if let termAfter {
+                logger.info("this coordinator does the periodic work now: the start sweeps, summary rebuilds", metadata: ["term": "\(termAfter)"])
+                outbox.beganTerm = termAfter
+            } else {
+                logger.notice("another coordinator does the periodic work now", metadata: ["ended": "\(term.map(String.init(describing:)) ?? "")"])
+            }
+            term = termAfter
+        }
         // The job gauges, which need a scan of the index, are computed when Prometheus scrapes
         // (Coordinator.start), not here.
         metrics.workers(

@@ -6,8 +6,9 @@ import WorkFeedStore
 
 /// Gives the pictures drawn before by-content names existed their name under `keys/`
 /// (``CacheLayout/relativePath(forKey:)``), so that the gateway serves them without drawing them
-/// again. Runs once per start, on a thread of its own with a read-only connection to the index
-/// (never on the index thread), and only links a file whose own embedded cache key (the PNG's
+/// again. Runs once per start (with several coordinators, once a term of the one that does the
+/// periodic work), on a thread of its own with a read-only connection to the index (never on
+/// the index thread), and only links a file whose own embedded cache key (the PNG's
 /// `workfeed:cache-key` text, which workers write) is the job's: a picture redrawn meanwhile under
 /// another key is never named by the old one.
 enum KeyLinkSweep {

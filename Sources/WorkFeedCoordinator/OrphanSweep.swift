@@ -4,8 +4,8 @@ import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStore
 
-/// Finds pictures nothing refers to, once per start, and hands them to the dispatcher to remove:
-/// by-content names (`keys/…`) that no job stores, and by-picture names holding a picture their
+/// Finds pictures nothing refers to, once per start (with several coordinators, once a term of
+/// the one that does the periodic work), and hands them to the dispatcher to remove: by-content names (`keys/…`) that no job stores, and by-picture names holding a picture their
 /// own job does not store (a workout deleted, or a job drawn again, while a worker wrote; a worker
 /// that wrote and died before it reported; a late report lost in a restart).
 ///

@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A sweep the coordinator runs once per start on a thread of its own (never Swift's cooperative
-/// pool: it reads the store and the index), which can be asked to end early: ``KeyLinkSweep`` and
-/// ``OrphanSweep``.
+/// A sweep the coordinator runs once per term as the one that does the periodic work (with one
+/// writer: once per start; ``IndexWriting/lead(now:)``) on a thread of its own (never Swift's
+/// cooperative pool: it reads the store and the index), which can be asked to end early:
+/// ``KeyLinkSweep`` and ``OrphanSweep``.
 final class SweepThread: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)

@@ -84,8 +84,11 @@ public protocol IndexReadConnection: AnyObject {
 ///   anchor handed out before, across restarts; a rolled-back transaction may leave a gap. A reader
 ///   of CHANGES never skips a committed change nor sees one twice: with several writers, anchors
 ///   are read only below the point where every smaller one is committed or abandoned.
-/// - **Periodic work** (the start sweeps, summary rebuilds) is done by one writer at a time; with
-///   one writer, by it.
+/// - **Periodic work** (the start sweeps, summary rebuild steps, pruning) is done by one writer at
+///   a time: the one ``IndexWriting/lead(now:)`` last gave a term to. An index of one writer gives
+///   it one term from open to close; an index of several keeps the term in its storage, renewed by
+///   its holder, taken over by another when it runs out, and fences each periodic step with it, so
+///   that a writer that stalled past its term does no periodic work beside the next one.
 /// - **Reads see committed transactions only**, and may run beside a write (the read service and
 ///   the metrics read while the index thread writes).
 public protocol WorkoutIndexStore: IndexReadConnection {
@@ -113,6 +116,25 @@ public protocol WorkoutIndexStore: IndexReadConnection {
     /// Makes what has been committed durable in the index's main storage (SQLite: a WAL
     /// checkpoint); the coordinator calls it when idle and at shutdown. May do nothing.
     func checkpoint() throws(IndexError)
+    /// The writer stops for good (a clean shutdown, after its last write): it gives back what the
+    /// other writers would otherwise wait for (PostgreSQL: its leases, at once instead of when
+    /// they lapse, and its term, so that another leads now). An index of one writer has nothing
+    /// to give back.
+    func leave() throws(IndexError)
+}
+
+/// A writer's term as the one that does the periodic work (``IndexWriting/lead(now:)``): who
+/// holds it and its number, which only goes up, so that a writer sees when it leads again.
+public struct LeadershipTerm: Sendable, Hashable, CustomStringConvertible {
+    public var holder: String
+    public var number: Int64
+
+    public init(holder: String, number: Int64) {
+        self.holder = holder
+        self.number = number
+    }
+
+    public var description: String { "term \(number) of \(holder)" }
 }
 
 /// The operations of one write transaction (``WorkoutIndexStore/write(_:)``), in the coordinator's
@@ -183,6 +205,15 @@ public protocol IndexWriting {
     /// every second; an index that keeps leases in its storage renews this writer's living ones
     /// here too, so that only a dead writer's lapse.
     mutating func expireLeases(now: Date, retry: RetryPolicy) throws -> [CompletionEffect]
+    /// Whether this writer does the periodic work now: its term when it does, `nil` while another
+    /// writer's term lives. The coordinator asks about every second (with ``expireLeases(now:retry:)``);
+    /// an index of several writers renews its holder's term here, gives a term that ran out to the
+    /// first to ask, and does its own periodic upkeep for its holder (pruning what it keeps for
+    /// a while). Like every change, a term taken or renewed is kept only if the transaction commits.
+    mutating func lead(now: Date) throws -> LeadershipTerm?
+    /// Whether periodic work may be done in this transaction: under this writer's current term,
+    /// held to the transaction's end (with one writer, always).
+    mutating func fencePeriodicWork() throws -> Bool
 
     // MARK: Reports
 

@@ -226,4 +226,8 @@ extension IndexTransaction {
         }
         return effects.filter { $0 != .staleLease }
     }
+
+    /// The one writer of a SQLite index leads from open to close: one term, always the same, so
+    /// that the coordinator does the start sweeps once per start.
+    public mutating func lead(now: Date) -> LeadershipTerm? { LeadershipTerm(holder: "the only writer", number: 1) }
 }

@@ -148,6 +148,9 @@ extension IndexTransaction: SummaryStorage {
     /// One writer: nothing to lock.
     public mutating func lockSummaries(owner: String) {}
 
+    /// The one writer does all periodic work.
+    public mutating func fencePeriodicWork() -> Bool { true }
+
     /// Writes the buckets this transaction changed (``SummaryWork``); called once, before it commits.
     mutating func flushSummaryBuckets() throws {
         for (key, totals) in summaryWork.takeBuckets() {

@@ -115,6 +115,10 @@ public protocol SummaryStorage {
     /// state is read for a rebuild or a schedule (an index of one writer: nothing to do; several:
     /// two coordinators' rebuild steps would count the same workouts twice).
     mutating func lockSummaries(owner: String) throws
+    /// Whether this transaction may do periodic work (a rebuild step): with several writers, only
+    /// under the leader's current term, held until the transaction ends (the fence of
+    /// ``IndexWriting/lead(now:)``); with one writer, always.
+    mutating func fencePeriodicWork() throws -> Bool
 }
 
 extension SummaryStorage {
@@ -262,7 +266,7 @@ extension SummaryStorage {
     /// calendar and zones are those of now), or counts up to `limit` more workouts of a running one.
     /// - Returns: the owner worked on and how far their rebuild is, or `nil` when none waits.
     public mutating func rebuildSummariesStep(limit: Int) throws -> (owner: String, progress: SummaryRebuild, finished: Bool)? {
-        guard let owner = try firstRebuildingOwner() else { return nil }
+        guard let owner = try firstRebuildingOwner(), try fencePeriodicWork() else { return nil }
         try lockSummaries(owner: owner)
         summaryWork.owners[owner] = nil
         guard var state = try summaryOwnerRow(owner) else { return nil }

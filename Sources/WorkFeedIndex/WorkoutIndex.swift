@@ -222,6 +222,10 @@ public final class WorkoutIndex {
         }
     }
 
+    /// The only writer gives nothing back: its leases end with it (``LeaseTable``), and the lock
+    /// file is released by the kernel.
+    public func leave() {}
+
     /// Runs read-only queries.
     public func read<T>(_ body: (IndexReader) throws -> T) throws(IndexError) -> T {
         do {

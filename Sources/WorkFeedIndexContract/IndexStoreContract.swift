@@ -111,4 +111,21 @@ public enum IndexStoreContract {
         let current = try reader.read { try $0.currentAnchor() }
         try check(current == writer.anchor, "the reader's anchor \(current) is not the writer's \(writer.anchor)")
     }
+
+    /// The only writer of an index leads: it is given a term, the same one at every turn (so the
+    /// start sweeps run once), and its periodic work is never fenced off; a term asked for in a
+    /// transaction that rolls back is asked for again at the next, and given.
+    public static func theOnlyWriterLeadsWithOneTerm(_ store: some WorkoutIndexStore) throws {
+        _ = try? store.write { transaction in
+            _ = try transaction.lead(now: Date())
+            throw Refused()
+        }
+        let first = try store.write { try $0.lead(now: Date()) }
+        try check(first != nil, "the only writer was given no term")
+        for _ in 0..<3 {
+            let again = try store.write { try $0.lead(now: Date()) }
+            try check(again == first, "the only writer's term changed: \(String(describing: first)), then \(String(describing: again))")
+        }
+        try check(try store.write { try $0.fencePeriodicWork() }, "the only writer's periodic work was fenced off")
+    }
 }

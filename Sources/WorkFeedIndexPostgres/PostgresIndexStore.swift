@@ -9,10 +9,17 @@ public struct PostgresIndexBackend: IndexBackend {
     public let index: PostgresIndexLocation
     /// This coordinator's id, unique among the coordinators sharing the index.
     public let coordinator: String
+    /// Where its workers and clients connect, as `workctl status` shows it.
+    public let endpoints: String
+    /// How long a term as leader lasts unless renewed (``PostgresLeader/defaultTermSeconds``).
+    public let termSeconds: Double
 
-    public init(_ index: PostgresIndexLocation, coordinator: String) {
+    public init(_ index: PostgresIndexLocation, coordinator: String, endpoints: String = "", termSeconds: Double = PostgresLeader.defaultTermSeconds)
+    {
         self.index = index
         self.coordinator = coordinator
+        self.endpoints = endpoints
+        self.termSeconds = termSeconds
     }
 
     public var location: String { index.description }
@@ -27,16 +34,14 @@ public struct PostgresIndexBackend: IndexBackend {
             // A coordinator opening again (restarted under the same id) starts with no leases,
             // as SQLite's does: its previous run's workers' reports will find nothing.
             try session.transaction("returning the leases of \(coordinator)'s previous run") {
-                let rows = try LeasedRow.locked(
-                    "\(unescaped: LeasedRow.selection) WHERE j.lease_coordinator = \(coordinator) AND j.lease_id IS NOT NULL FOR UPDATE OF j",
-                    "the leases of \(coordinator)'s previous run", in: session)
-                try LeasedRow.end(rows, remembered: true, in: session)
+                try PostgresLeases.returnAll(of: coordinator, in: session)
+                try PostgresCoordinators.register(coordinator, endpoints: endpoints, in: session)
             }
         } catch {
             session.close()
             throw error
         }
-        let store = PostgresIndexStore(session: session, coordinator: coordinator)
+        let store = PostgresIndexStore(session: session, coordinator: coordinator, termSeconds: termSeconds)
         _ = store.anchor
         return store
     }
@@ -71,10 +76,13 @@ public final class PostgresIndexStore: WorkoutIndexStore {
     private var lastAnchor: Int64 = 0
     /// Whether a write committed since ``lastAnchor`` was read.
     private var anchorOutdated = true
+    /// This writer's term as leader, as its last committed transaction left it.
+    private var leadership: PostgresLeadership
 
-    init(session: PostgresSession, coordinator: String) {
+    init(session: PostgresSession, coordinator: String, termSeconds: Double) {
         self.session = session
         self.coordinator = coordinator
+        leadership = PostgresLeadership(termSeconds: termSeconds)
     }
 
     deinit { session.close() }
@@ -112,21 +120,37 @@ public final class PostgresIndexStore: WorkoutIndexStore {
         _ body: (inout PostgresTransaction) throws -> T, releasing: Bool
     ) throws(IndexError) -> (result: T, released: ReleasedPictures) {
         var served = lastServed
+        var led = leadership
         // Never run again here: the coordinator's body keeps what it did beside the index, and
         // runs the whole batch again itself on a conflict (Dispatcher.process).
         let done = try session.transaction("writing", attempts: 1) {
             var transaction = PostgresTransaction(session: session, coordinator: coordinator, zoneDefaults: summaryZoneDefaults)
             transaction.lastServed = lastServed
+            transaction.leadership = leadership
             let result = try body(&transaction)
             try transaction.finish()
             served = transaction.lastServed
+            led = transaction.leadership
             return (result, releasing ? try transaction.releasedPictures() : ReleasedPictures())
         }
         lastServed = served
+        leadership = led
         anchorOutdated = true
         return done
     }
 
     /// Nothing to do: the server makes what it commits durable itself.
     public func checkpoint() throws(IndexError) {}
+
+    /// Returns this coordinator's leases (the other coordinators lease its jobs at once), gives
+    /// back its term if it leads (another leads at its next turn), and removes its registration.
+    public func leave() throws(IndexError) {
+        let term = leadership.term
+        try session.transaction("leaving the index") {
+            try PostgresLeases.returnAll(of: coordinator, in: session)
+            if let term { try PostgresLeader.resign(term, in: session) }
+            try PostgresCoordinators.deregister(coordinator, in: session)
+        }
+        leadership.term = nil
+    }
 }

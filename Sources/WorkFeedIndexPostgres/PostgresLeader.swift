@@ -1,3 +1,4 @@
+public import Foundation
 import PostgresNIO
 public import WorkFeedIndex
 
@@ -10,17 +11,7 @@ public import WorkFeedIndex
 /// Every time is the database's `now()`: no coordinator's clock is compared with another's.
 public enum PostgresLeader {
     /// A term of leadership: who holds it, and its number (which only goes up).
-    public struct Term: Sendable, Hashable, CustomStringConvertible {
-        public var holder: String
-        public var number: Int64
-
-        public init(holder: String, number: Int64) {
-            self.holder = holder
-            self.number = number
-        }
-
-        public var description: String { "term \(number) of \(holder)" }
-    }
+    public typealias Term = LeadershipTerm
 
     /// How long a term lasts unless renewed: a dead leader's work waits this long for another.
     public static let defaultTermSeconds = 15.0
@@ -55,14 +46,28 @@ public enum PostgresLeader {
     /// - Throws: ``IndexError/Code/lostLead`` when `term` is no longer the current one; the
     ///   transaction is then rolled back, having done nothing.
     public static func fence(_ term: Term, in session: PostgresSession) throws(IndexError) {
+        guard try holds(term, in: session) else {
+            throw IndexError(.lostLead, "\(term) has ended: another coordinator leads now; the periodic work stops here")
+        }
+    }
+
+    /// ``fence(_:in:)`` for a transaction that goes on without its periodic part: whether `term`
+    /// is current (then held `FOR SHARE` until the transaction ends).
+    public static func holds(_ term: Term, in session: PostgresSession) throws(IndexError) -> Bool {
         let rows = try session.query(
             """
             SELECT term FROM leader
             WHERE role = 'periodic' AND holder = \(term.holder) AND term = \(term.number) AND expires_at > now() FOR SHARE
             """, "fencing periodic work by \(term)")
-        guard rows.first(where: { _ in true }) != nil else {
-            throw IndexError(.lostLead, "\(term) has ended: another coordinator leads now; the periodic work stops here")
-        }
+        return rows.first(where: { _ in true }) != nil
+    }
+
+    /// Whether nobody's term lives: read without a lock, so that a coordinator that does not lead
+    /// asks every second without waiting for the leader's transaction (``takeOver(as:termSeconds:in:)``
+    /// decides under the row's lock).
+    public static func isVacant(in session: PostgresSession) throws(IndexError) -> Bool {
+        try session.query("SELECT expires_at < now() FROM leader WHERE role = 'periodic'", "reading whether anybody leads")
+            .firstDecoded("the leader row") { try $0.decode(Bool.self) } ?? false
     }
 
     /// Gives `term` back (at shutdown), so that another takes over at once instead of when the
@@ -88,5 +93,21 @@ public enum PostgresLeader {
             let (holder, number, left) = try row.decode((String, Int64, Double).self)
             return (Term(holder: holder, number: number), left)
         }
+    }
+}
+
+/// What a coordinator's writer knows of its lead between transactions: the store keeps it, and a
+/// transaction's copy (``PostgresTransaction/lead(now:)``) is kept only if it commits.
+public struct PostgresLeadership: Sendable {
+    /// The term this writer holds, as of its last committed transaction.
+    public var term: LeadershipTerm?
+    public var termSeconds: Double
+    /// When this writer last did the leader's upkeep (its own clock: a cadence, not a deadline).
+    public var lastUpkeep: Date?
+    /// How often the leader forgets old ended leases.
+    public static let upkeepSeconds = 60.0
+
+    public init(termSeconds: Double = PostgresLeader.defaultTermSeconds) {
+        self.termSeconds = termSeconds
     }
 }

@@ -118,6 +118,31 @@ public enum PostgresLeases {
         return result.metadata.rows ?? 0
     }
 
+    /// Ends every lease `coordinator` holds, counting no attempt: its jobs are ready again at once
+    /// for every coordinator (a coordinator that stops cleanly, or opens again under the same id
+    /// after a crash, whose workers' reports will find nothing). How many it held.
+    @discardableResult
+    public static func returnAll(of coordinator: String, in session: PostgresSession) throws(IndexError) -> Int {
+        let rows = try LeasedRow.locked(
+            "\(unescaped: LeasedRow.selection) WHERE j.lease_coordinator = \(coordinator) AND j.lease_id IS NOT NULL FOR UPDATE OF j",
+            "the leases of \(coordinator)", in: session)
+        try LeasedRow.end(rows, remembered: true, in: session)
+        return rows.count
+    }
+
+    /// How long an ended lease is remembered for a late report (``LeasedRow/end(_:remembered:in:)``):
+    /// far longer than any render's deadline.
+    public static let endedLeaseRetentionSeconds = 3600.0
+
+    /// Forgets leases that ended more than `seconds` ago (the leader's upkeep, about once a
+    /// minute): a report that late has long been taken for lost. How many were forgotten.
+    @discardableResult
+    public static func forgetEnded(olderThan seconds: Double = endedLeaseRetentionSeconds, in session: PostgresSession) throws(IndexError) -> Int {
+        try session.query(
+            "DELETE FROM ended_lease WHERE ended_at < now() - make_interval(secs => \(seconds))", "forgetting leases ended long ago"
+        ).metadata.rows ?? 0
+    }
+
     /// Remembers the cache key sent with a lease's JOB: a `generated` report must quote it, and
     /// a report on a job whose key has changed since is refused (``PostgresReports``).
     public static func recordCacheKey(_ key: String, for lease: UInt64, in session: PostgresSession) throws(IndexError) {

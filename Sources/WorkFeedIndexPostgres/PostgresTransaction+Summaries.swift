@@ -149,6 +149,16 @@ extension PostgresTransaction: SummaryStorage {
     /// The owner's advisory lock, which imports, deletes and settings take too.
     public mutating func lockSummaries(owner: String) throws { try lockOwner(owner) }
 
+    /// Only under this writer's current term, held `FOR SHARE` to the end of the transaction.
+    public mutating func fencePeriodicWork() throws -> Bool {
+        guard let term = leadership.term else { return false }
+        guard try PostgresLeader.holds(term, in: session) else {
+            leadership.term = nil
+            return false
+        }
+        return true
+    }
+
     public mutating func removeSummaries(owner: String) throws {
         try session.query("DELETE FROM summary_bucket WHERE owner = \(owner)", "removing the summary buckets of \(owner)")
         try session.query("DELETE FROM workout_summary WHERE owner = \(owner)", "removing the counted workouts of \(owner)")

@@ -90,6 +90,26 @@ extension PostgresTransaction: IndexWriting {
         return try PostgresLeases.expireOverdue(of: coordinator, retry: retry, anchors: &anchors, in: session)
     }
 
+    /// Renews this writer's term (the `UPDATE` holds the leader row until the transaction ends:
+    /// the fence of whatever periodic work follows in it), or takes over a term that ran out; the
+    /// leader also forgets ended leases past their hour, about once a minute. The coordinator's
+    /// registration is renewed too, for `workctl status`.
+    public mutating func lead(now: Date) throws -> LeadershipTerm? {
+        try PostgresCoordinators.seen(coordinator, in: session)
+        if let term = leadership.term, try !PostgresLeader.renew(term, termSeconds: leadership.termSeconds, in: session) {
+            leadership.term = nil
+        }
+        if leadership.term == nil, try PostgresLeader.isVacant(in: session) {
+            leadership.term = try PostgresLeader.takeOver(as: coordinator, termSeconds: leadership.termSeconds, in: session)
+            leadership.lastUpkeep = nil
+        }
+        if leadership.term != nil, leadership.lastUpkeep.map({ now.timeIntervalSince($0) >= PostgresLeadership.upkeepSeconds }) ?? true {
+            try PostgresLeases.forgetEnded(in: session)
+            leadership.lastUpkeep = now
+        }
+        return leadership.term
+    }
+
     // MARK: Reports
 
     public mutating func complete(

@@ -26,6 +26,8 @@ public struct PostgresTransaction {
     /// The owner whose job was leased last at each priority (the next claim starts after it);
     /// the store keeps it from one transaction to the next.
     public var lastServed: [Int64: String] = [:]
+    /// This writer's lead (the store keeps it from one transaction to the next).
+    public var leadership = PostgresLeadership()
     /// Cache keys no job stored any more when this transaction let them go (checked again when
     /// it ends: a key let go may be stored again later in it).
     public private(set) var releasedKeys: [String] = []

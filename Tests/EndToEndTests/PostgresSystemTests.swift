@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Testing
 import WorkFeedConfig
 import WorkFeedCoordinator
 import WorkFeedCtl
+import WorkFeedIndex
+import WorkFeedIndexPostgres
 import WorkFeedModel
 import WorkFeedTesting
 import WorkFeedWire
@@ -92,5 +95,44 @@ struct PostgresSystemTests {
         #expect(seen.total(.generated) == expected && seen.workouts == 3)
         let feed: FeedReply = try other.request(.feed, FeedRequest(limit: 10))
         #expect(feed.items.count == 3)
+    }
+
+    /// One of two coordinators does the periodic work; when it stops cleanly it gives back its
+    /// term (and its leases), and the other takes the next term at its next turn, not 15 s later.
+    @Test func theLeadPassesToTheOtherCoordinatorWhenItsLeaderStops() throws {
+        let url = try database()
+        let first = try RunningSystem(workers: 0) {
+            $0.indexURL = url
+            $0.coordinatorID = "first"
+        }
+        var firstRunning = true
+        defer { if firstRunning { first.stop() } }
+        let session = try PostgresSession.connect(to: PostgresIndexLocation(url: url), name: "test", logger: Logger(label: "test"))
+        defer { session.close() }
+        func leader(besides previous: LeadershipTerm? = nil) throws -> LeadershipTerm? {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                if let term = try PostgresLeader.current(in: session)?.term, term != previous { return term }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return nil
+        }
+        let term = try #require(try leader())
+        #expect(term.holder == "first", "the only coordinator leads: \(term)")
+        let second = try RunningSystem(workers: 0) {
+            $0.indexURL = url
+            $0.coordinatorID = "second"
+        }
+        defer { second.stop() }
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try PostgresLeader.current(in: session)?.term == term, "the second coordinator took over a living term")
+        let stopped = Date()
+        first.stop()
+        firstRunning = false
+        let next = try #require(try leader(besides: term))
+        #expect(next == LeadershipTerm(holder: "second", number: term.number + 1))
+        // Taken at the second's next turn (about a second), not when the first's term would have run out.
+        #expect(Date().timeIntervalSince(stopped) < PostgresLeader.defaultTermSeconds - 5)
+        #expect(try PostgresCoordinators.all(in: session).map(\.id) == ["second"])
     }
 }

@@ -12,6 +12,8 @@ final class BothIndexes {
     let sqlite: WorkoutIndex
     let fixture: PostgresFixture
     let session: PostgresSession
+    /// The PostgreSQL writer's term as leader: its rebuild steps are periodic work.
+    let leadership: PostgresLeadership
     private let directory: URL
 
     init(_ name: String) throws {
@@ -19,6 +21,7 @@ final class BothIndexes {
         sqlite = try WorkoutIndex(path: directory.appendingPathComponent("index.sqlite").path, logger: Logger(label: "test"))
         fixture = try PostgresFixture()
         session = try fixture.session(name)
+        leadership = try fixture.leading()
     }
 
     deinit {
@@ -30,6 +33,7 @@ final class BothIndexes {
     func postgres<T>(_ body: (inout PostgresTransaction) throws -> T) throws -> T {
         try session.transaction("writing") {
             var transaction = PostgresTransaction(session: session)
+            transaction.leadership = leadership
             let result = try body(&transaction)
             try transaction.finish()
             return result

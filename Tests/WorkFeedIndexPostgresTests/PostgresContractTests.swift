@@ -20,14 +20,21 @@ struct PostgresContractTests {
         try PostgresTestServer()
     }
 
-    func backend(_ coordinator: String = "c1", on fixture: PostgresFixture? = nil) throws -> PostgresIndexBackend {
-        PostgresIndexBackend(try fixture?.location ?? PostgresFixture(migrated: false, on: Self.server.get()).location, coordinator: coordinator)
+    func backend(
+        _ coordinator: String = "c1", on fixture: PostgresFixture? = nil, termSeconds: Double = PostgresLeader.defaultTermSeconds
+    ) throws
+        -> PostgresIndexBackend
+    {
+        PostgresIndexBackend(
+            try fixture?.location ?? PostgresFixture(migrated: false, on: Self.server.get()).location, coordinator: coordinator,
+            termSeconds: termSeconds)
     }
 
     @Test func thePostgresIndexKeepsTheContract() throws {
         let logger = Logger(label: "test")
         try IndexStoreContract.transactionsAreAtomic(try backend().openWriter(logger: logger))
         try IndexStoreContract.anchorsOnlyGoUp(try backend().openWriter(logger: logger))
+        try IndexStoreContract.theOnlyWriterLeadsWithOneTerm(try backend().openWriter(logger: logger))
         let shared = try backend()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(try shared.openWriter(logger: logger))
         // A coordinator opening the index again under its id (restarted) starts with no leases,

@@ -83,19 +83,10 @@ import WorkFeedModel
         let counted = try buckets(in: session)
         #expect(counted.count > 12)
         var steps = 0
-        try session.transaction("scheduling") {
-            var transaction = PostgresTransaction(session: session)
-            try transaction.scheduleSummaryRebuild(owner: "anna")
-            try transaction.finish()
-        }
-        while true {
-            let step = try session.transaction("rebuilding") {
-                var transaction = PostgresTransaction(session: session)
-                let step = try transaction.rebuildSummariesStep(limit: 5)
-                try transaction.finish()
-                return step
-            }
-            guard let step else { break }
+        try scheduleRebuild(in: session)
+        let leadership = try fixture.leading()
+        #expect(try rebuildStep(limit: 5, as: PostgresLeadership(), in: session) == nil, "a writer that does not lead rebuilt")
+        while let step = try rebuildStep(limit: 5, as: leadership, in: session) {
             steps += 1
             #expect(step.owner == "anna" && step.progress.total == 12)
             if step.finished { #expect(step.progress.done == 12) }
@@ -105,33 +96,55 @@ import WorkFeedModel
         #expect(try buckets(in: session) == counted)
     }
 
-    @Test func twoCoordinatorsRebuildingAtOnceCountEachWorkoutOnce() throws {
+    /// The leader rebuilds an owner's summaries while another coordinator imports the owner's
+    /// new workouts: the owner's lock makes them take turns, so that every workout is counted
+    /// once, as a rebuild from scratch afterwards counts it.
+    @Test func aRebuildWhileAnotherCoordinatorImportsCountsEachWorkoutOnce() throws {
         let fixture = try PostgresFixture()
         let session = try fixture.session("imports")
         defer { session.close() }
         try importRuns(16, daysApart: 3, in: session)
+        try scheduleRebuild(in: session)
+        let leadership = try fixture.leading(as: "c1")
+        let steps = Mutex(0)
+        let failures = fixture.concurrently(["c1", "c2"]) { coordinator, session in
+            defer { session.close() }
+            if coordinator == "c2" {
+                for day in 0..<12 {
+                    _ = try importing(
+                        PostgresImportTests.run(file: "late-\(day).gpx", samples: 10, start: 1_710_000_000 + Double(day) * 2 * 86_400),
+                        owner: "anna", in: session)
+                }
+                return
+            }
+            while try rebuildStep(limit: 2, as: leadership, in: session) != nil { steps.withLock { $0 += 1 } }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(steps.withLock { $0 } >= 8)
         let counted = try buckets(in: session)
+        #expect(try session.query("SELECT count(*)::bigint FROM workout_summary", "counting").firstDecoded("count") { try $0.decode(Int.self) } == 28)
+        try scheduleRebuild(in: session)
+        while try rebuildStep(limit: 50, as: leadership, in: session) != nil {}
+        #expect(try buckets(in: session) == counted)
+    }
+
+    private func scheduleRebuild(in session: PostgresSession) throws {
         try session.transaction("scheduling") {
             var transaction = PostgresTransaction(session: session)
             try transaction.scheduleSummaryRebuild(owner: "anna")
             try transaction.finish()
         }
-        let steps = Mutex(0)
-        let failures = fixture.concurrently(["c1", "c2"]) { _, session in
-            defer { session.close() }
-            while true {
-                let step = try session.transaction("rebuilding") {
-                    var transaction = PostgresTransaction(session: session)
-                    let step = try transaction.rebuildSummariesStep(limit: 2)
-                    try transaction.finish()
-                    return step
-                }
-                guard step != nil else { return }
-                steps.withLock { $0 += 1 }
-            }
+    }
+
+    private func rebuildStep(
+        limit: Int, as leadership: PostgresLeadership, in session: PostgresSession
+    ) throws -> (owner: String, progress: SummaryRebuild, finished: Bool)? {
+        try session.transaction("rebuilding") {
+            var transaction = PostgresTransaction(session: session)
+            transaction.leadership = leadership
+            let step = try transaction.rebuildSummariesStep(limit: limit)
+            try transaction.finish()
+            return step
         }
-        #expect(failures.isEmpty, "\(failures)")
-        #expect(steps.withLock { $0 } >= 8)
-        #expect(try buckets(in: session) == counted)
     }
 }

@@ -58,6 +58,16 @@ struct PostgresFixture {
 
     /// Runs `body` for each coordinator at once, each on a thread of its own with a session of
     /// its own; what each threw.
+    /// A term as leader for `holder` (a minute long), for transactions that do periodic work
+    /// (``PostgresTransaction/leadership``): a rebuild step is fenced off without one.
+    func leading(as holder: String = "test") throws -> PostgresLeadership {
+        let session = try session("\(holder) leading")
+        defer { session.close() }
+        var leadership = PostgresLeadership(termSeconds: 60)
+        leadership.term = try PostgresLeader.takeOver(as: holder, termSeconds: 60, in: session)
+        return leadership
+    }
+
     func concurrently(_ coordinators: [String], _ body: @escaping @Sendable (String, PostgresSession) throws -> Void) -> [String] {
         let failures = Mutex<[String]>([])
         let all = DispatchGroup()
@@ -211,8 +221,9 @@ struct PostgresSchemaTests {
         }
         both.wait()
         #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0 })")
-        // One of them was the victim and ran again.
-        #expect(attempts.withLock { $0 }.sorted() == [1, 2])
+        // One of them was the victim and ran again (on a loaded machine its second run may meet
+        // the other's again: then that one is the victim once too).
+        #expect(attempts.withLock { $0 }.max() ?? 0 >= 2)
         let rows = try setup.query("SELECT n FROM pair ORDER BY id", "")
         #expect(try rows.map { try $0.decode(Int.self) } == [2, 2])
     }
