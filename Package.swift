@@ -194,6 +194,7 @@ let package = Package(
             name: "WorkFeedCtl",
             dependencies: [
                 "WorkFeedTokens", "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig", "WorkFeedTiles", "WorkFeedStore",
+                "WorkFeedIndex", "WorkFeedIndexPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

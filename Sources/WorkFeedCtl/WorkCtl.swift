@@ -16,6 +16,7 @@ public struct WorkCtl: AsyncParsableCommand {
         subcommands: [
             Import.self, Enqueue.self, Request.self, Retry.self, Status.self, Workers.self, Failed.self, Show.self, Feed.self,
             Changes.self, Watch.self, Delete.self, Zones.self, Settings.self, Summary.self, Reimport.self, Render.self, Keygen.self, Token.self,
+            Index.self,
         ])
 
     public init() {}
