@@ -261,6 +261,8 @@ let package = Package(
                 "WorkFeedCoordinator",
                 // The attack group's races (issue 23) run a real worker in the process.
                 "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", "WorkFeedTimeZones", .product(name: "Logging", package: "swift-log"),
+                // The dispatch group's PostgreSQL server (a cluster of its own, durable).
+                "WorkFeedTesting",
                 // The "hash" group measures our SHA-256 against swift-crypto's.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -146,6 +146,9 @@ final class Inbox: Sendable {
         signal.signal()
     }
 
+    /// Whether ``close()`` was called: the coordinator is stopping.
+    var isClosing: Bool { state.withLock { $0.batch.stopping } }
+
     /// Makes the next batch the last: it records what it carries and leases nothing new, and the
     /// dispatcher ends after it.
     func close() {

@@ -177,6 +177,7 @@ struct CoordinatorLoop: ~Copyable {
                 var dispatcher = try Dispatcher(
                     configuration: configuration, index: try backend.openWriter(logger: logger), metrics: metrics, dispatchState: dispatchState,
                     logger: logger)
+                dispatcher.isStopping = { inbox.isClosing }
                 let doneSocket = try ZMQSocket(context, type: .pair)
                 try doneSocket.connect(doneEndpoint)
                 // Removals leave this thread: the store may be a round trip away.

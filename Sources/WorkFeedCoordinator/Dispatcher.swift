@@ -35,6 +35,11 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     /// rebuild steps), as the last committed batch left it; `nil` while another coordinator's
     /// term lives (``IndexWriting/lead(now:)``).
     var term: LeadershipTerm?
+    /// Whether the coordinator is stopping (its inbox closed): a batch no longer waits for an index
+    /// that cannot be reached.
+    var isStopping: () -> Bool = { false }
+    /// How long the next wait for an index that cannot be reached is; `nil` while it can be.
+    var indexWait: Duration?
     /// The wall clock control requests' deadlines are read against (milliseconds since the Unix
     /// epoch); a test sets one of its own.
     var wallClock: @Sendable () -> UInt64 = { ControlRequest.now() }
@@ -96,7 +101,9 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     /// Applies a batch in one transaction. Never throws: a batch whose transaction fails changes
     /// nothing (its reports are lost; their leases expire) and the error is logged. A transaction
     /// refused for a conflict with another coordinator's (PostgreSQL) is applied again, up to
-    /// ``conflictRetries`` times.
+    /// ``conflictRetries`` times; one that failed because the index cannot be reached is applied
+    /// again once it can, however long that takes (the loop thread goes on heartbeating the
+    /// workers and collecting the next batch), unless the coordinator is stopping.
     ///
     /// A write request whose deadline (``ControlRequest/deadline``) has passed is not carried out
     /// but answered ``ControlErrorCode/expired``: checked before the transaction and again just
@@ -132,7 +139,8 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     private struct DeadlinePassed: Error {}
 
     /// ``process(_:)``'s one try: `nil` when a request's deadline passed before the commit (the
-    /// transaction rolled back and nothing was kept).
+    /// transaction rolled back and nothing was kept), or when the index could not be reached
+    /// (after a wait that doubles, up to 5 s, unless the coordinator is stopping).
     /// - Parameter conflictRetry: whether a conflict with another writer makes it `nil` (tried again).
     private mutating func apply(_ batch: Batch, conflictRetry: Bool) -> Outbox? {
         let now = batch.received
@@ -194,6 +202,18 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         } catch let error where error.cause is DeadlinePassed {
             // The index hands what the transaction threw back as its cause, after the rollback.
             return nil
+        } catch let error where error.code == .unavailable && !batch.stopping && !isStopping() {
+            // The index cannot be reached (PostgreSQL restarted, the network cut): nothing is
+            // known to be kept, and the batch is applied again once it answers. Lease numbers
+            // move on, so that none the lost transaction may have taken is handed out twice.
+            let wait = indexWait ?? .milliseconds(250)
+            logger.warning(
+                "the index cannot be reached; waiting for it, then applying the batch again",
+                metadata: ["index_error": "\(error)", "next_try_ms": "\(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)"])
+            Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+            indexWait = min(wait * 2, .seconds(5))
+            leaseCounter += 1 << 20
+            return nil
         } catch let error where error.code == .conflict && conflictRetry {
             // Another coordinator's transaction got in the way (PostgreSQL): nothing was kept, and
             // the batch is applied again.
@@ -204,6 +224,10 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)
         }
         if checkDeadlines { lastDeadlineCheck = now }
+        if indexWait != nil {
+            logger.notice("the index answers again; the batch was applied")
+            indexWait = nil
+        }
         if termAfter != term {
             if let termAfter {
                 logger.info("this coordinator does the periodic work now: the start sweeps, summary rebuilds", metadata: ["term": "\(termAfter)"])

@@ -78,6 +78,8 @@ public final class PostgresIndexStore: WorkoutIndexStore {
     private var anchorOutdated = true
     /// This writer's term as leader, as its last committed transaction left it.
     private var leadership: PostgresLeadership
+    /// The session's reconnections this writer has made up for (``writeReleasingKeys(_:releasing:)``).
+    private var reconnectionsSeen = 0
 
     init(session: PostgresSession, coordinator: String, termSeconds: Double) {
         self.session = session
@@ -119,6 +121,20 @@ public final class PostgresIndexStore: WorkoutIndexStore {
     private func writeReleasingKeys<T>(
         _ body: (inout PostgresTransaction) throws -> T, releasing: Bool
     ) throws(IndexError) -> (result: T, released: ReleasedPictures) {
+        // A connection lost during a write leaves its outcome unknown (a COMMIT the server may have
+        // made before it went): leases it may have taken were never sent. Every lease of this
+        // coordinator is returned first, as after a restart, and its workers' reports on them
+        // are stale: their jobs are leased again, nothing is stored twice or lost.
+        try session.reconnectIfLost()
+        if session.reconnections != reconnectionsSeen {
+            let returned = try session.transaction("returning the leases of \(coordinator) after the connection was lost") {
+                try PostgresLeases.returnAll(of: coordinator, in: session)
+            }
+            reconnectionsSeen = session.reconnections
+            session.logger.notice(
+                "the index's connection was lost and made again: this coordinator's leases were returned; its workers' reports on them are stale",
+                metadata: ["leases": "\(returned)"])
+        }
         var served = lastServed
         var led = leadership
         // Never run again here: the coordinator's body keeps what it did beside the index, and

@@ -15,16 +15,22 @@ public import WorkFeedIndex
 /// ``IndexError/Code/failed`` for a statement the server refused, with its SQLSTATE and message.
 public final class PostgresSession {
     public let location: PostgresIndexLocation
-    let connection: PostgresConnection
+    private(set) var connection: PostgresConnection
+    private let configuration: PostgresConnection.Configuration
     let logger: Logger
+    /// How many times the connection was made again after it was lost (a server restarted, a
+    /// network cut): a writer that sees it change knows a transaction of its may have ended
+    /// without its knowing how (``PostgresIndexStore``).
+    public private(set) var reconnections = 0
 
     /// Transactions that fail on a deadlock or a serialization conflict (SQLSTATE 40P01, 40001)
     /// are run again, up to this many times in all: the other transaction has committed or given
     /// up by then, and nothing outside the index followed the failed one.
     public static let attempts = 5
 
-    private init(location: PostgresIndexLocation, connection: PostgresConnection, logger: Logger) {
+    private init(location: PostgresIndexLocation, configuration: PostgresConnection.Configuration, connection: PostgresConnection, logger: Logger) {
         self.location = location
+        self.configuration = configuration
         self.connection = connection
         self.logger = logger
     }
@@ -40,6 +46,14 @@ public final class PostgresSession {
     public static func connect(
         to location: PostgresIndexLocation, name: String, logger: Logger, timeout: TimeAmount = .seconds(10)
     ) throws(IndexError) -> PostgresSession {
+        let configuration = try Self.configuration(location, name: name, timeout: timeout)
+        return PostgresSession(
+            location: location, configuration: configuration, connection: try open(configuration, location: location, logger: logger), logger: logger)
+    }
+
+    private static func configuration(
+        _ location: PostgresIndexLocation, name: String, timeout: TimeAmount
+    ) throws(IndexError) -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
         switch location.endpoint {
         case .tcp(let host, let port):
@@ -60,20 +74,35 @@ public final class PostgresSession {
         }
         configuration.options.connectTimeout = timeout
         configuration.options.additionalStartupParameters = [("application_name", "workfeed \(name)"), ("jit", "off")]
+        return configuration
+    }
+
+    private static func open(
+        _ configuration: PostgresConnection.Configuration, location: PostgresIndexLocation, logger: Logger
+    ) throws(IndexError) -> PostgresConnection {
         do {
-            let connection = try PostgresConnection.connect(
+            return try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger
             ).wait()
-            return PostgresSession(location: location, connection: connection, logger: logger)
         } catch {
             throw Self.indexError(error, doing: "connecting to the index at \(location)")
         }
+    }
+
+    /// A connection that was lost is made again before the next statement (one try: a server
+    /// still away is ``IndexError/Code/unavailable``, and the caller waits and asks again).
+    public func reconnectIfLost() throws(IndexError) {
+        guard connection.isClosed else { return }
+        connection = try Self.open(configuration, location: location, logger: logger)
+        reconnections += 1
+        logger.notice("connected to the index again", metadata: ["index": "\(location)", "reconnections": "\(reconnections)"])
     }
 
     /// Runs one statement and returns its rows.
     /// - Parameter doing: what the statement is for, for the error ("leasing jobs").
     @discardableResult
     public func query(_ query: PostgresQuery, _ doing: @autoclosure () -> String) throws(IndexError) -> PostgresQueryResult {
+        try reconnectIfLost()
         do {
             return try connection.query(query, logger: logger).wait()
         } catch {

@@ -14,7 +14,7 @@ import Glibc
 ///
 /// It runs with `fsync = off`: tests check what is committed and what several sessions see, not
 /// what survives a power cut, and the disk here does 290 flushes a second. Benchmarks start a
-/// server of their own with the defaults (docs/benchmarks.md).
+/// server of their own with the defaults (`durable: true`: every commit flushed; docs/benchmarks.md).
 public final class PostgresTestServer: Sendable {
     /// The superuser the cluster is made with, and the tests connect as.
     public static let user = "workfeed"
@@ -48,7 +48,9 @@ public final class PostgresTestServer: Sendable {
     private nonisolated(unsafe) var process: Process?
 
     /// Makes and starts a cluster of its own.
-    public init() throws(PostgresTestServerError) {
+    /// - Parameter durable: PostgreSQL's defaults (`fsync`, `full_page_writes`: a commit is on
+    ///   disk when it returns), for benchmarks; tests leave them off.
+    public init(durable: Bool = false) throws(PostgresTestServerError) {
         guard let binaries = Self.binaries else { throw PostgresTestServerError(Self.skipReason) }
         root = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-pg-\(UUID().uuidString.prefix(8))").path
         dataDirectory = root + "/data"
@@ -70,13 +72,27 @@ public final class PostgresTestServer: Sendable {
                 "-D", dataDirectory, "-U", Self.user, "--pwfile", passwordFile, "--auth-local=trust", "--auth-host=scram-sha-256",
                 "-E", "UTF8", "--locale=C", "--no-sync",
             ], as: owner)
+        self.durable = durable
+        self.owner = owner
+        try startServer()
+    }
+
+    /// `fsync` on (benchmarks) or off (tests).
+    private let durable: Bool
+    /// The user the server runs as (`postgres` when the tests run as root).
+    private let owner: String?
+
+    /// Starts `postgres` on the cluster and waits until it takes connections.
+    private func startServer() throws(PostgresTestServerError) {
+        guard let binaries = Self.binaries else { throw PostgresTestServerError(Self.skipReason) }
         // The server is a child of this process, as moto's is (pg_ctl's daemon was seen to leave
         // Foundation's Process waiting for ever on the pg_ctl it had started).
         let process = Process()
-        let server = [
-            "\(binaries)/postgres", "-D", dataDirectory, "-k", root, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
-            "-c", "full_page_writes=off", "-c", "max_connections=200",
-        ]
+        let server =
+            [
+                "\(binaries)/postgres", "-D", dataDirectory, "-k", root, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c",
+                "max_connections=200",
+            ] + (durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"])
         if let owner {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
             process.arguments = ["-u", owner, "--"] + server
@@ -85,9 +101,9 @@ public final class PostgresTestServer: Sendable {
             process.arguments = Array(server.dropFirst())
         }
         let logPath = root + "/server.log"
-        guard FileManager.default.createFile(atPath: logPath, contents: nil), let log = FileHandle(forWritingAtPath: logPath) else {
-            throw PostgresTestServerError("could not make \(logPath)")
-        }
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+        guard let log = FileHandle(forWritingAtPath: logPath) else { throw PostgresTestServerError("could not open \(logPath)") }
+        log.seekToEndOfFile()
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
@@ -104,6 +120,19 @@ public final class PostgresTestServer: Sendable {
         let said = self.log
         stop()
         throw PostgresTestServerError("postgres did not start on \(root) port \(port): \(said.suffix(2_000))")
+    }
+
+    /// Restarts the server as an operator's `systemctl restart postgresql` does: a fast shutdown
+    /// (SIGINT: every session ended, every open transaction rolled back), then a start on the same
+    /// cluster and port, after `down` of nobody listening.
+    public func restart(down: Duration = .zero) throws(PostgresTestServerError) {
+        if let pid = postmasterPID {
+            Glibc.kill(pid, SIGINT)
+            _ = Self.running.withLock { $0.remove(pid) }
+        }
+        process?.waitUntilExit()
+        if down > .zero { Thread.sleep(forTimeInterval: Double(down.components.seconds) + Double(down.components.attoseconds) / 1e18) }
+        try startServer()
     }
 
     deinit { stop() }

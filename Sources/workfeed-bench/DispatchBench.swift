@@ -7,6 +7,7 @@ import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedWire
 import WorkFeedStyle
+import WorkFeedTesting
 
 /// The "dispatch" group: how many jobs a second the coordinator hands out and records when
 /// rendering costs nothing.
@@ -20,15 +21,23 @@ import WorkFeedStyle
 /// Then the same work without sockets, straight on the index, one transaction per simulated loop
 /// turn, to say where the time goes.
 ///
+/// The same on the PostgreSQL index (`_INDEX=sqlite,postgres`): a server of its own with
+/// PostgreSQL's defaults (every commit flushed), one or more coordinators on it (`_COORDINATORS`),
+/// each with its own fake workers (`_WORKERS` each); the imports and the ENQUEUE go through the
+/// first.
+///
 /// Settings (environment): WORKFEED_BENCH_DISPATCH_WORKOUTS (20000), _WORKERS (1,2),
-/// _CAPACITIES (8,64), _DURABILITY (full,normal), _RUNS (1; the median is shown), _PHASES (0: skip
-/// the index-only breakdown); WORKFEED_BENCH_LOG=info shows the coordinator's log.
+/// _CAPACITIES (8,64), _DURABILITY (full,normal: SQLite's), _INDEX (sqlite), _COORDINATORS (1,2:
+/// PostgreSQL's), _RUNS (1; the median is shown), _PHASES (0: skip the index-only breakdown);
+/// WORKFEED_BENCH_LOG=info shows the coordinator's log.
 enum DispatchBench {
     struct Settings {
         var workouts = 20_000
         var workerCounts = [1, 2]
         var capacities = [8, 64]
         var durabilities = ["full", "normal"]
+        var indexes = ["sqlite"]
+        var coordinatorCounts = [1, 2]
         var runs = 1
         /// Whether to run the index-only breakdown after the measurements.
         var phases = true
@@ -41,6 +50,8 @@ enum DispatchBench {
             workerCounts = ints("WORKFEED_BENCH_DISPATCH_WORKERS") ?? workerCounts
             capacities = ints("WORKFEED_BENCH_DISPATCH_CAPACITIES") ?? capacities
             durabilities = environment["WORKFEED_BENCH_DISPATCH_DURABILITY"].map { $0.split(separator: ",").map(String.init) } ?? durabilities
+            indexes = environment["WORKFEED_BENCH_DISPATCH_INDEX"].map { $0.split(separator: ",").map(String.init) } ?? indexes
+            coordinatorCounts = ints("WORKFEED_BENCH_DISPATCH_COORDINATORS") ?? coordinatorCounts
             runs = ints("WORKFEED_BENCH_DISPATCH_RUNS")?.first ?? runs
             phases = environment["WORKFEED_BENCH_DISPATCH_PHASES"] != "0"
         }
@@ -52,17 +63,25 @@ enum DispatchBench {
             "## dispatch (\(settings.workouts) jobs: route light @1x of 2-point workouts; fake workers answer each JOB at once; \(ProcessInfo.processInfo.activeProcessorCount) cores)"
         )
         print("time from sending ENQUEUE until STATUS shows 0 pending; median of \(settings.runs) run(s); cpu = this process over that time")
-        print("durability  workers  capacity  import/s  enqueue ms  dispatch s  jobs/s   jobs/wake  cpu s (fakes)")
-        for durability in settings.durabilities {
+        print("index              workers  capacity  import/s  enqueue ms  dispatch s  jobs/s   jobs/wake  cpu s (fakes)")
+        var indexes: [IndexUnderTest] = []
+        for index in settings.indexes {
+            switch index {
+            case "sqlite": indexes += settings.durabilities.map { .sqlite(durability: $0) }
+            case "postgres": indexes += settings.coordinatorCounts.map { .postgres(coordinators: $0) }
+            default: throw BenchError("WORKFEED_BENCH_DISPATCH_INDEX: '\(index)' is not sqlite or postgres")
+            }
+        }
+        for index in indexes {
             for workers in settings.workerCounts {
                 for capacity in settings.capacities {
                     var results: [Result] = []
                     for _ in 0..<settings.runs {
-                        results.append(try measure(workouts: settings.workouts, workers: workers, capacity: capacity, durability: durability))
+                        results.append(try measure(workouts: settings.workouts, workers: workers, capacity: capacity, index: index))
                     }
                     let result = results.sorted { $0.jobsPerSecond < $1.jobsPerSecond }[results.count / 2]
                     print(
-                        RenderBench.pad(durability, 12) + RenderBench.pad("\(workers)", 9) + RenderBench.pad("\(capacity)", 10)
+                        RenderBench.pad(index.description, 19) + RenderBench.pad("\(workers)", 9) + RenderBench.pad("\(capacity)", 10)
                             + RenderBench.pad(Measure.format(result.importsPerSecond, 0), 10)
                             + RenderBench.pad(Measure.format(result.enqueueMilliseconds, 0), 12)
                             + RenderBench.pad(Measure.format(result.dispatchSeconds, 2), 12)
@@ -74,6 +93,21 @@ enum DispatchBench {
         }
         print("")
         if settings.phases { try phases(settings: settings) }
+    }
+
+    /// The index one measurement runs on.
+    enum IndexUnderTest: CustomStringConvertible {
+        /// The embedded file at `index.durability`.
+        case sqlite(durability: String)
+        /// A PostgreSQL server of its own with its defaults, `coordinators` on it.
+        case postgres(coordinators: Int)
+
+        var description: String {
+            switch self {
+            case .sqlite(let durability): "sqlite \(durability)"
+            case .postgres(let coordinators): "postgres \(coordinators) coord."
+            }
+        }
     }
 
     struct Result {
@@ -90,32 +124,58 @@ enum DispatchBench {
 
     // MARK: Through the coordinator
 
-    static func measure(workouts: Int, workers workerCount: Int, capacity: Int, durability: String) throws -> Result {
+    static func measure(workouts: Int, workers workerCount: Int, capacity: Int, index: IndexUnderTest) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-dispatch-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var configuration = benchConfiguration(directory: directory)
-        configuration.durability = CoordinatorConfiguration.Durability(rawValue: durability) ?? .full
+        var configurations: [CoordinatorConfiguration] = []
+        var server: PostgresTestServer?
+        defer { server?.stop() }
+        switch index {
+        case .sqlite(let durability):
+            var configuration = benchConfiguration(directory: directory)
+            configuration.durability = CoordinatorConfiguration.Durability(rawValue: durability) ?? .full
+            configurations = [configuration]
+        case .postgres(let coordinators):
+            let started = try PostgresTestServer(durable: true)
+            server = started
+            let url = started.socketURL(database: try started.createDatabase())
+            configurations = (0..<coordinators).map { number in
+                var configuration = benchConfiguration(directory: directory.appendingPathComponent("coordinator-\(number)"))
+                configuration.indexURL = url
+                configuration.coordinatorID = "bench-\(number)"
+                return configuration
+            }
+        }
         var logger = Logger(label: "workfeed.bench.dispatch")
         logger.logLevel = (ProcessInfo.processInfo.environment["WORKFEED_BENCH_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error)
         let context = ZMQContext()
-        let coordinator = Coordinator(configuration: configuration, context: context, logger: logger)
-        let endpoints = try coordinator.start()
-        defer { coordinator.stop() }
+        let coordinators = configurations.map { Coordinator(configuration: $0, context: context, logger: logger) }
+        defer { for coordinator in coordinators { coordinator.stop() } }
+        var allEndpoints: [Coordinator.Endpoints] = []
+        for coordinator in coordinators { allEndpoints.append(try coordinator.start()) }
+        let endpoints = allEndpoints[0]
 
         let importStarted = ContinuousClock.now
         try importTinyWorkouts(workouts, context: context, endpoint: endpoints.control)
         let importSeconds = seconds(ContinuousClock.now - importStarted)
 
         let fakeContext = ZMQContext()
-        let fakes = (0..<workerCount).map { FakeWorker(name: "fake-\($0)", capacity: capacity, endpoint: endpoints.workers, context: fakeContext) }
+        let fakes = allEndpoints.enumerated().flatMap { coordinator, endpoints in
+            (0..<workerCount).map {
+                FakeWorker(name: "fake-\(coordinator)-\($0)", capacity: capacity, endpoint: endpoints.workers, context: fakeContext)
+            }
+        }
         for fake in fakes { fake.start() }
         defer { for fake in fakes { fake.stop() } }
-        var client = try ControlClient(context: context, endpoint: endpoints.control, timeoutMilliseconds: 120_000)
-        while true {
-            let status: StatusReply = try client.request(.status, [String: String]())
-            if status.workers.count == workerCount { break }
-            Thread.sleep(forTimeInterval: 0.01)
+        for endpoints in allEndpoints {
+            var client = try ControlClient(context: context, endpoint: endpoints.control, timeoutMilliseconds: 120_000)
+            while true {
+                let status: StatusReply = try client.request(.status, [String: String]())
+                if status.workers.count == workerCount { break }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
         }
+        var client = try ControlClient(context: context, endpoint: endpoints.control, timeoutMilliseconds: 120_000)
 
         let cpuStarted = processCPUTime()
         let started = ContinuousClock.now
