@@ -1,7 +1,14 @@
+import ArgumentParser
 import Foundation
+import Logging
 import Testing
+import WorkFeedConfig
 import WorkFeedCoordinator
+import WorkFeedCtl
+import WorkFeedModel
+import WorkFeedTesting
 import WorkFeedWire
+import WorkFeedWorker
 
 /// Issue 34: the real `workctl` given a list of coordinators (`--coordinator A,B`): a request goes
 /// to the first that answers, saying so on standard error when one did not; `watch` follows the
@@ -60,5 +67,42 @@ import WorkFeedWire
         #expect(result.errors.contains("the events of the coordinators at \(listed)"), "\(result.errors)")
         // One import through each coordinator, each seen.
         #expect(result.output.components(separatedBy: " imported (owner ").count == 3, "\(result.output)")
+    }
+
+    /// A worker whose first coordinator is not there: silent past the heartbeat liveness, it
+    /// moves to the next at once (the back-off only after every one was tried), says which it
+    /// works for, and draws.
+    @Test func aWorkerGivenADeadCoordinatorFirstWorksForTheNext() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        let lines = LogLines()
+        var logger = Logger(label: "worker") { _ in CapturingHandler(lines: lines) }
+        logger.logLevel = .info
+        var configuration = WorkerConfiguration()
+        configuration.coordinatorEndpoints = [Self.dead, system.endpoints.workers]
+        configuration.cacheDirectory = system.configuration.cacheDirectory
+        configuration.renderThreads = 1
+        configuration.heartbeatIntervalMilliseconds = 200
+        // Waited out before the live coordinator, it would fail the test's bound.
+        configuration.reconnectInitialMilliseconds = 20_000
+        configuration.name = "listed"
+        let worker = Worker(configuration: configuration, context: system.context, logger: logger)
+        try worker.start()
+        defer { worker.stop() }
+        let started = ContinuousClock.now
+        let at = ["--coordinator", system.endpoints.control]
+        var importCommand = try WorkCtl.parseAsRoot(["import", try fixture("strava_run_2015_short_gpxtpx-hr.gpx")] + at)
+        try importCommand.run()
+        var enqueue = try WorkCtl.parseAsRoot(["enqueue", "--all", "--kind", "route", "--theme", "light", "--wait"] + at)
+        try enqueue.run()
+        #expect(ContinuousClock.now - started < .seconds(15))
+        var client = try system.client()
+        let status: StatusReply = try client.request(.status, StatusRequest())
+        #expect(status.total(.generated) == system.configuration.scales.count && status.workers.map(\.name) == ["listed"])
+        let log = lines.all
+        // Moved on from the dead one without waiting: the back-off comes after a whole round.
+        let moved = log.first { $0.hasPrefix("reconnecting to the coordinator") && $0.contains(Self.dead) }
+        #expect(moved?.contains(#""after_ms": 0,"#) == true, "\(log)")
+        #expect(log.contains { $0.hasPrefix("working for the coordinator") && $0.contains(system.endpoints.workers) }, "\(log)")
     }
 }
