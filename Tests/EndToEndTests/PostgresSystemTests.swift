@@ -140,6 +140,39 @@ struct PostgresSystemTests {
         #expect(status.workers.map(\.name) == ["both"])
     }
 
+    /// The real `workfeed-worker --connect A,B`: it says which coordinator it works for, moves to
+    /// the second when the first stops, draws what is asked through the second, and stops on
+    /// SIGTERM with exit 0.
+    @Test func aWorkerProcessGivenBothWithConnectMovesToTheSecond() throws {
+        try withTwoCoordinators(workers: 0) { first, second in
+            let worker = try DaemonProcess(
+                "workfeed-worker",
+                [
+                    "--connect", "\(first.endpoints.workers),\(second.endpoints.workers)", "--cache", first.configuration.cacheDirectory,
+                    "--threads", "1", "--name", "listed",
+                ],
+                environment: ["WORKFEED_HEARTBEAT_INTERVAL_MS": "200"])
+            func worksFor(_ endpoint: String) -> Bool {
+                worker.log.split(separator: "\n").contains { $0.contains("working for the coordinator") && $0.contains(endpoint) }
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while !worksFor(first.endpoints.workers) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(worksFor(first.endpoints.workers), "\(worker.log)")
+            first.coordinator.stop()
+            while !worksFor(second.endpoints.workers) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(worksFor(second.endpoints.workers), "\(worker.log)")
+            var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", second.endpoints.control] + Self.routed.map(fixture))
+            try importCommand.run()
+            var enqueue = try WorkCtl.parseAsRoot([
+                "enqueue", "--all", "--kind", "route", "--theme", "light", "--wait", "--coordinator", second.endpoints.control,
+            ])
+            try enqueue.run()
+            let status = try Self.waitFor(generated: 3 * second.configuration.scales.count, asking: second)
+            #expect(status.workers.map(\.name) == ["listed"])
+            #expect(worker.terminate() == 0, "\(worker.log)")
+        }
+    }
+
     /// Asks `system` for the index's statuses until `generated` pictures are, for up to 30 s.
     static func waitFor(generated: Int, asking system: RunningSystem) throws -> StatusReply {
         var client = try system.client()
