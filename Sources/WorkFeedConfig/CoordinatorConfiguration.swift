@@ -324,14 +324,6 @@ public enum LogFormat: String, CaseIterable, Sendable {
 }
 
 extension Settings {
-    func endpoint(_ key: String, default value: String) throws(ConfigurationError) -> String {
-        let text = string(key, default: value)
-        guard text.hasPrefix("tcp://") || text.hasPrefix("ipc://") || text.hasPrefix("inproc://") else {
-            throw invalid(key, text, "a ZeroMQ endpoint such as tcp://127.0.0.1:5555 (tcp://, ipc:// or inproc://)")
-        }
-        return text
-    }
-
     func ints(_ key: String, default value: [Int], in range: ClosedRange<Int>) throws(ConfigurationError) -> [Int] {
         let texts = strings(key, default: value.map(String.init))
         var numbers: [Int] = []

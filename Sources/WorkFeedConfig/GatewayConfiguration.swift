@@ -8,10 +8,12 @@ import WorkFeedStyle
 public struct GatewayConfiguration: Sendable, Hashable {
     /// `HOST:PORT` the HTTP server listens on (plain HTTP; TLS ends at a proxy in front).
     public var listen = "127.0.0.1:8080"
-    /// The coordinator's control endpoint (its listen.control).
-    public var controlEndpoint = "tcp://127.0.0.1:5556"
-    /// The coordinator's event stream (its listen.events), where picture requests wait.
-    public var eventsEndpoint = "tcp://127.0.0.1:5557"
+    /// The coordinators' control endpoints (their listen.control, comma-separated): a request
+    /// goes to the one in use and, when it does not answer, to the next.
+    public var controlEndpoints = ["tcp://127.0.0.1:5556"]
+    /// The coordinators' event streams (their listen.events), where picture requests wait: every
+    /// one of them is followed, so that a wait is answered whichever coordinator stored the picture.
+    public var eventsEndpoints = ["tcp://127.0.0.1:5557"]
     /// Control sockets, each owned by a thread of its own: requests to the coordinator in flight at once.
     public var coordinatorClients = 16
     /// How long one request to the coordinator may take before the gateway answers 503.
@@ -83,8 +85,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         guard HostAndPort(c.listen) != nil else {
             throw settings.invalid("listen", c.listen, "HOST:PORT with an IPv4 address or a host name, e.g. 127.0.0.1:8080")
         }
-        c.controlEndpoint = try settings.endpoint("coordinator.control", default: c.controlEndpoint)
-        c.eventsEndpoint = try settings.endpoint("coordinator.events", default: c.eventsEndpoint)
+        c.controlEndpoints = try settings.endpoints("coordinator.control", default: c.controlEndpoints)
+        c.eventsEndpoints = try settings.endpoints("coordinator.events", default: c.eventsEndpoints)
         c.coordinatorClients = try settings.int("coordinator.clients", default: c.coordinatorClients, in: 1...64)
         c.coordinatorTimeoutMilliseconds = try settings.int("coordinator.timeout_ms", default: c.coordinatorTimeoutMilliseconds, in: 100...120_000)
         c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)

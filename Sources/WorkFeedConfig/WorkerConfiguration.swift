@@ -5,8 +5,10 @@ import WorkFeedStyle
 
 /// Everything a worker is configured with. `Config/worker.yaml` documents each key.
 public struct WorkerConfiguration: Sendable, Hashable {
-    /// The coordinator's worker endpoint.
-    public var coordinatorEndpoint = "tcp://127.0.0.1:5555"
+    /// The coordinators' worker endpoints (`coordinator`, comma-separated): the worker works for
+    /// one at a time and moves to the next when it stops answering (coordinators of one
+    /// PostgreSQL index).
+    public var coordinatorEndpoints = ["tcp://127.0.0.1:5555"]
     /// The shared picture cache, as this worker's host mounts it.
     public var cacheDirectory = "var/cache"
     /// How an `s3://` cache is reached (`store.s3.*`).
@@ -64,7 +66,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
     ) async throws(ConfigurationError) -> WorkerConfiguration {
         let settings = try await Settings(file: file, knownKeys: keys, environment: environment, overrides: overrides)
         var c = WorkerConfiguration()
-        c.coordinatorEndpoint = try settings.endpoint("coordinator", default: c.coordinatorEndpoint)
+        c.coordinatorEndpoints = try settings.endpoints("coordinator", default: c.coordinatorEndpoints)
         c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
         c.s3Store = try settings.s3Store()
         c.renderThreads = try settings.int("render_threads", default: c.renderThreads, in: 0...256)

@@ -309,6 +309,10 @@ extension Dispatcher {
     /// owner's pictures new cache keys (``PrivacyPolicies``), so exactly that owner's generated
     /// pictures become stale and are queued again, and pictures that failed as wholly hidden get
     /// another chance; another owner's keys do not move.
+    ///
+    /// Adding a zone the owner has already (the same centre and radius) adds nothing: that zone is
+    /// the one added, and nothing becomes stale. So a request carried out twice (a client that
+    /// timed out and asked another coordinator of the index) leaves one zone, as once would.
     func zones(_ body: ZonesRequest, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox) throws -> [UInt8] {
         guard let owner = try checkOwner(body.owner, "ZONES") else { throw ControlRequestError("ZONES needs an owner") }
         var added: PrivacyZone?
@@ -322,6 +326,9 @@ extension Dispatcher {
                     ZonesReply(zones: zones, refusal: .init(code: "bad-zone", field: error.field, message: "\(error.field): \(error.message)")))
             }
             let zones = try transaction.reader.privacyZones(owner: owner)
+            if let same = zones.first(where: { $0.latitude == zone.latitude && $0.longitude == zone.longitude && $0.radius == zone.radius }) {
+                return try ControlCodec.encode(ZonesReply(zones: zones, added: same, removed: nil, stale: 0))
+            }
             guard zones.count < PrivacyZone.maximumPerOwner else {
                 let message = "owner \(owner) has \(zones.count) privacy zones, the most there may be: remove one first"
                 return try ControlCodec.encode(ZonesReply(zones: zones, refusal: .init(code: "too-many-zones", message: message)))

@@ -207,9 +207,10 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             // known to be kept, and the batch is applied again once it answers. Lease numbers
             // move on, so that none the lost transaction may have taken is handed out twice.
             let wait = indexWait ?? .milliseconds(250)
+            let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
             logger.warning(
                 "the index cannot be reached; waiting for it, then applying the batch again",
-                metadata: ["index_error": "\(error)", "next_try_ms": "\(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)"])
+                metadata: ["index_error": "\(error)", "next_try_ms": "\(milliseconds)"])
             Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
             indexWait = min(wait * 2, .seconds(5))
             leaseCounter += 1 << 20

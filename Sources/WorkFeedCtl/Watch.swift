@@ -10,13 +10,16 @@ extension WorkCtl {
             abstract: "Follow what happens, as it happens: imports, deletes, pictures queued, drawn and failed, workers (Ctrl-C stops).",
             discussion: """
                 The event stream's address comes from the coordinator (STATUS tells its listen.events), \
-                so --coordinator is enough; --events names it directly. Events are hints: a slow \
+                so --coordinator is enough; --events names it directly. With several coordinators \
+                (comma-separated), the events of every one are followed. Events are hints: a slow \
                 terminal may miss some, and workctl status has the counts.
                 """)
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Option(name: .long, help: "The coordinator's event endpoint (env WORKFEED_EVENTS; default: asked of the coordinator).")
+        @Option(
+            name: .long,
+            help: "The coordinator's event endpoint, or several comma-separated (env WORKFEED_EVENTS; default: asked of each coordinator).")
         var events: String?
 
         @Option(name: .long, help: "Stop after this many events.")
@@ -28,24 +31,24 @@ extension WorkCtl {
         @Flag(name: .long, help: "Print each event as a JSON line: {\"topic\": ..., \"event\": {...}}.")
         var json = false
 
+        func validate() throws {
+            if let events { _ = try ConnectionOptions.endpoints(events, option: "--events") }
+        }
+
         func run() throws {
-            let endpoint: String
+            let endpoints: [String]
             if let events = events ?? ProcessInfo.processInfo.environment["WORKFEED_EVENTS"], !events.isEmpty {
-                endpoint = events
+                endpoints = try ConnectionOptions.endpoints(events, option: "--events (WORKFEED_EVENTS)")
             } else {
-                var client = try connection.client()
-                let status: StatusReply = try talking { () throws(ControlClientError) in try client.request(.status, StatusRequest()) }
-                guard let advertised = status.events, !advertised.isEmpty else {
-                    printError("the coordinator at \(connection.coordinator) does not say where it publishes events: name it with --events")
-                    throw WorkCtlExit.failed
-                }
-                endpoint = Self.reachable(advertised, control: connection.coordinator)
+                endpoints = try advertisedEvents()
             }
+            // One SUB socket follows every coordinator's events: each publishes what it did.
             let socket = try ZMQSocket(WorkCtlContext.shared, type: .sub)
             if let curve = try connection.curve() { try socket.makeCurveClient(curve) }
             try socket.subscribe("")
-            try socket.connect(endpoint)
-            printError("watching \(endpoint), the events of the coordinator at \(connection.coordinator) (Ctrl-C stops)")
+            for endpoint in endpoints { try socket.connect(endpoint) }
+            let whose = connection.coordinators.count == 1 ? "the coordinator" : "the coordinators"
+            printError("watching \(endpoints.joined(separator: ", ")), the events of \(whose) at \(connection.coordinator) (Ctrl-C stops)")
 
             let started = ContinuousClock.now
             var lastHeard = started
@@ -58,7 +61,7 @@ extension WorkCtl {
                     if ContinuousClock.now - lastHeard >= .seconds(10) {
                         lastHeard = ContinuousClock.now
                         let answers = coordinatorAnswers()
-                        if !answers && !warned { printError("no event for 10 s and the coordinator at \(connection.coordinator) does not answer") }
+                        if !answers && !warned { printError("no event for 10 s and no coordinator at \(connection.coordinator) answers") }
                         if answers && warned { printError("the coordinator answers again") }
                         warned = !answers
                     }
@@ -76,12 +79,47 @@ extension WorkCtl {
             }
         }
 
-        /// Whether the coordinator answers a PING within a second.
+        /// Where each listed coordinator publishes its events, as it says in STATUS. A coordinator
+        /// that does not answer, or does not say, is named on standard error and its events are
+        /// not followed (name them with --events); none at all is an error.
+        private func advertisedEvents() throws -> [String] {
+            var endpoints: [String] = []
+            var lastError: ControlClientError?
+            let curve = try connection.curve()
+            for control in connection.coordinators {
+                do throws(ControlClientError) {
+                    var client: ControlClient
+                    do throws(ZMQError) {
+                        client = try ControlClient(
+                            context: WorkCtlContext.shared, endpoint: control, timeoutMilliseconds: connection.timeout * 1000, curve: curve)
+                    } catch {
+                        throw ControlClientError("cannot connect to \(control): \(error)")
+                    }
+                    let status: StatusReply = try client.request(.status, StatusRequest())
+                    guard let advertised = status.events, !advertised.isEmpty else {
+                        printError("the coordinator at \(control) does not say where it publishes events: name it with --events")
+                        continue
+                    }
+                    let endpoint = Self.reachable(advertised, control: control)
+                    if !endpoints.contains(endpoint) { endpoints.append(endpoint) }
+                } catch {
+                    lastError = error
+                    if connection.coordinators.count > 1 { printError("coordinator \(control) did not answer; its events are not followed") }
+                }
+            }
+            if endpoints.isEmpty {
+                if let lastError { throw lastError.exit() }
+                throw WorkCtlExit.failed
+            }
+            return endpoints
+        }
+
+        /// Whether a coordinator answers a PING within a second.
         private func coordinatorAnswers() -> Bool {
             struct Pong: Decodable { var pong: Bool }
             do {
                 var client = try ControlClient(
-                    context: WorkCtlContext.shared, endpoint: connection.coordinator, timeoutMilliseconds: 1000, curve: try connection.curve())
+                    context: WorkCtlContext.shared, endpoints: connection.coordinators, timeoutMilliseconds: 1000, curve: try connection.curve())
                 _ = try client.request(.ping, [String: String](), as: Pong.self)
                 return true
             } catch {

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+import WorkFeedConfig
 import WorkFeedModel
 import WorkFeedWire
 
@@ -70,7 +71,10 @@ public struct WorkCtl: AsyncParsableCommand {
 struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: "The coordinator's control endpoint (env WORKFEED_CONTROL).")
+        help: """
+            The coordinator's control endpoint (env WORKFEED_CONTROL); several coordinators of one index \
+            comma-separated, tried in order until one answers.
+            """)
     var coordinator: String = ProcessInfo.processInfo.environment["WORKFEED_CONTROL"] ?? "tcp://127.0.0.1:5556"
 
     @Option(name: .long, help: "Seconds to wait for each reply (for delete: for its next progress report).")
@@ -90,9 +94,7 @@ struct ConnectionOptions: ParsableArguments {
         // From the environment when not given (ArgumentParser reads no environment of its own).
         keyFile = keyFile ?? ProcessInfo.processInfo.environment["WORKFEED_KEY_FILE"]
         serverKey = serverKey ?? ProcessInfo.processInfo.environment["WORKFEED_SERVER_KEY"]
-        guard coordinator.hasPrefix("tcp://") || coordinator.hasPrefix("ipc://") || coordinator.hasPrefix("inproc://") else {
-            throw ValidationError("--coordinator must be a ZeroMQ endpoint such as tcp://127.0.0.1:5556, not '\(coordinator)'")
-        }
+        _ = try Self.endpoints(coordinator, option: "--coordinator (WORKFEED_CONTROL)")
         guard timeout > 0 else { throw ValidationError("--timeout must be at least 1 second") }
         guard (keyFile == nil) == (serverKey == nil) else {
             throw ValidationError("--key-file and --server-key go together (CURVE needs both)")
@@ -110,10 +112,28 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
+    /// The coordinators' control endpoints, in the order to try them.
+    var coordinators: [String] { (try? EndpointList.parse(coordinator)) ?? [coordinator] }
+
+    /// A client of the coordinators: a request goes to the first that answers, and workctl says
+    /// on standard error when one did not.
     func client() throws -> ControlClient {
         try ControlClient(
-            context: WorkCtlContext.shared, endpoint: coordinator, timeoutMilliseconds: timeout * 1000, curve: try curve(),
-            maximumMessageSize: maxMessageBytes ?? WorkerMessage.maximumMessageSize)
+            context: WorkCtlContext.shared, endpoints: coordinators, timeoutMilliseconds: timeout * 1000, curve: try curve(),
+            maximumMessageSize: maxMessageBytes ?? WorkerMessage.maximumMessageSize,
+            failover: { from, to, _ in printError("coordinator \(from) did not answer; trying \(to)") })
+    }
+
+    /// The endpoints of an option's comma-separated list (``EndpointList``), the option and the
+    /// bad item named on error.
+    static func endpoints(_ text: String, option: String) throws -> [String] {
+        do {
+            return try EndpointList.parse(text)
+        } catch {
+            throw ValidationError(
+                "\(option): \(error.item.isEmpty ? "" : "'\(error.item)': ")\(error.reason)"
+                    + (text.contains(",") ? " (item \(error.position) of '\(text)')" : ""))
+        }
     }
 }
 

@@ -54,12 +54,12 @@ public final class Gateway: Sendable {
                 .store, "gateway cannot start: the picture store '\(configuration.cacheDirectory)' cannot be read: \(error)", cause: error)
         }
         clients = try CoordinatorClients(
-            count: configuration.coordinatorClients, context: context, endpoint: configuration.controlEndpoint,
+            count: configuration.coordinatorClients, context: context, endpoints: configuration.controlEndpoints,
             timeoutMilliseconds: configuration.coordinatorTimeoutMilliseconds, curve: curve, logger: logger)
         let memory = PictureMemoryCache(capacity: configuration.memoryCacheMegabytes << 20)
         do {
             events = try PictureEvents(
-                context: context, endpoint: configuration.eventsEndpoint, curve: curve, logger: logger, released: { memory.remove($0) })
+                context: context, endpoints: configuration.eventsEndpoints, curve: curve, logger: logger, released: { memory.remove($0) })
         } catch {
             clients.stop()
             throw error

@@ -11,11 +11,27 @@ import CZeroMQ
 /// it. With ``sendsDeadlines`` each request also carries a deadline the coordinator checks, so one
 /// already on its way is not carried out once this client has given up (docs/security.md,
 /// "A 503 is final").
+///
+/// Given several endpoints (the coordinators of one PostgreSQL index, any of which answers any
+/// request), the client talks to one at a time and stays with it while it answers. A request it
+/// does not answer (no connection, or no reply within the timeout) is sent to the next one in the
+/// list, round robin, until each has been tried once; ``failover`` is told of each move. A request
+/// that timed out may have been carried out all the same: the control requests that change the
+/// index (imports, enqueues, deletes, settings, zones) are idempotent by the index's rules, so
+/// carrying one out twice changes nothing more (docs/operations.md, "Several coordinators on
+/// PostgreSQL"). An answer with an error is the answer: it is not sent elsewhere.
 public struct ControlClient: ~Copyable {
     private var socket: ZMQSocket
     private let context: ZMQContext
     private let curve: CurveClientKeys?
-    public let endpoint: String
+    /// The endpoint in use: the one that answered last, or the first.
+    public private(set) var endpoint: String
+    /// Every endpoint this client may use, in the order to try them.
+    public let endpoints: [String]
+    /// The place of ``endpoint`` in ``endpoints``.
+    public private(set) var endpointIndex = 0
+    /// Told `(from, to, why)` when a request that `from` did not answer goes to `to`.
+    private let failover: (@Sendable (_ from: String, _ to: String, _ reason: String) -> Void)?
     public let timeoutMilliseconds: Int
     /// Requests larger than this are not sent (see ``requestWithAttachments(_:_:attachments:)``).
     public let maximumMessageSize: Int64
@@ -32,10 +48,28 @@ public struct ControlClient: ~Copyable {
         context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil,
         maximumMessageSize: Int64 = WorkerMessage.maximumMessageSize, sendsDeadlines: Bool = false
     ) throws(ZMQError) {
-        socket = try Self.connect(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve)
+        try self.init(
+            context: context, endpoints: [endpoint], timeoutMilliseconds: timeoutMilliseconds, curve: curve,
+            maximumMessageSize: maximumMessageSize, sendsDeadlines: sendsDeadlines)
+    }
+
+    /// A client of several coordinators: it starts with the first of `endpoints` and moves on when
+    /// one does not answer (see the type's documentation).
+    /// - Parameter failover: told `(from, to, why)` each time a request goes on to the next
+    ///   endpoint (workctl says so on standard error, the gateway in its log).
+    /// - Throws: ``ZMQError`` when the first endpoint's socket cannot be made, or `endpoints` is empty (EINVAL).
+    public init(
+        context: ZMQContext, endpoints: [String], timeoutMilliseconds: Int = 15_000, curve: CurveClientKeys? = nil,
+        maximumMessageSize: Int64 = WorkerMessage.maximumMessageSize, sendsDeadlines: Bool = false,
+        failover: (@Sendable (_ from: String, _ to: String, _ reason: String) -> Void)? = nil
+    ) throws(ZMQError) {
+        guard let first = endpoints.first else { throw ZMQError("connect to no endpoint", code: EINVAL) }
+        socket = try Self.connect(context: context, endpoint: first, timeoutMilliseconds: timeoutMilliseconds, curve: curve)
         self.context = context
         self.curve = curve
-        self.endpoint = endpoint
+        self.endpoint = first
+        self.endpoints = endpoints
+        self.failover = failover
         self.timeoutMilliseconds = timeoutMilliseconds
         self.maximumMessageSize = min(maximumMessageSize, WorkerMessage.maximumMessageSize)
         self.sendsDeadlines = sendsDeadlines
@@ -68,6 +102,24 @@ public struct ControlClient: ~Copyable {
         guard let fresh = try? Self.connect(context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve)
         else { return }
         socket = fresh
+    }
+
+    /// Uses `endpoints[index]` from the next request on (a fresh socket: whatever the old one
+    /// still holds is dropped with it). The gateway's clients follow the one that last moved.
+    /// - Returns: whether the client uses it now (`false` for an index out of range, or a socket
+    ///   that cannot be made; the client then keeps the endpoint it had).
+    @discardableResult
+    public mutating func use(endpointAt index: Int) -> Bool {
+        guard endpoints.indices.contains(index) else { return false }
+        guard index != endpointIndex else { return true }
+        guard
+            let fresh = try? Self.connect(
+                context: context, endpoint: endpoints[index], timeoutMilliseconds: timeoutMilliseconds, curve: curve)
+        else { return false }
+        socket = fresh
+        endpointIndex = index
+        endpoint = endpoints[index]
+        return true
     }
 
     /// Sends a request and decodes its reply.
@@ -129,9 +181,41 @@ public struct ControlClient: ~Copyable {
         try requestEncoded(command, encoded, attachments: attachments).body
     }
 
+    /// Sends a request to the endpoint in use and, while it goes unanswered, to each next one.
     private mutating func requestEncoded(
         _ command: ControlCommand, _ encoded: [UInt8], attachments: [[UInt8]], asksProgress: Bool = false,
         progress: (ControlProgress) -> Void = { _ in }
+    ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
+        var tried = 1
+        while true {
+            do {
+                return try requestOnce(command, encoded, attachments: attachments, asksProgress: asksProgress, progress: progress)
+            } catch let error where error.unanswered && endpoints.count > 1 {
+                let from = endpoint
+                // The next endpoint whose socket can be made (one that cannot counts as tried).
+                var next = endpointIndex
+                var moved = false
+                while !moved && tried < endpoints.count {
+                    next = (next + 1) % endpoints.count
+                    tried += 1
+                    moved = use(endpointAt: next)
+                }
+                guard moved else {
+                    var none = ControlClientError(
+                        "no reply from any of the coordinators at \(endpoints.joined(separator: ", ")) within \(timeoutMilliseconds / 1000) s each"
+                            + (asksProgress ? " of its last progress report" : "") + ": is workfeed-coordinator running there?")
+                    none.unanswered = true
+                    throw none
+                }
+                failover?(from, endpoint, error.description)
+            }
+        }
+    }
+
+    /// Sends a request to the endpoint in use, and waits for its reply.
+    private mutating func requestOnce(
+        _ command: ControlCommand, _ encoded: [UInt8], attachments: [[UInt8]], asksProgress: Bool,
+        progress: (ControlProgress) -> Void
     ) throws(ControlClientError) -> (body: [UInt8], attachments: [[UInt8]]) {
         let size = attachments.reduce(Int64(encoded.count + 32)) { $0 + Int64($1.count) }
         guard size <= maximumMessageSize else {
@@ -154,9 +238,11 @@ public struct ControlClient: ~Copyable {
                 let leftMilliseconds = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
                 guard leftMilliseconds > 0, try ZMQPoll.poll([socket.pollItem()], timeoutMilliseconds: leftMilliseconds)[0] else {
                     reset()
-                    throw ControlClientError(
+                    var error = ControlClientError(
                         "no reply from the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s"
                             + (asksProgress ? " of its last progress report" : "") + ": is workfeed-coordinator running there?")
+                    error.unanswered = true
+                    throw error
                 }
                 guard let frames = try socket.receive(dontWait: true) else { continue }
                 let reply: ControlReply
@@ -185,9 +271,11 @@ public struct ControlClient: ~Copyable {
             }
         } catch let error as ZMQError where error.code == EAGAIN {
             reset()
-            throw ControlClientError(
+            var error = ControlClientError(
                 "no connection to the coordinator at \(endpoint) within \(timeoutMilliseconds / 1000) s: is it running, and is this client's key allowed?"
             )
+            error.unanswered = true
+            throw error
         } catch let error as ZMQError {
             throw ControlClientError("talking to the coordinator at \(endpoint): \(error)")
         } catch let error as ControlClientError {
@@ -211,6 +299,9 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
     public var fromCoordinator: Bool
     /// The request was not sent: it is larger than the coordinator accepts. The connection is fine.
     public var isTooLarge = false
+    /// The coordinator did not answer: no connection, or no reply in time. The request may have
+    /// been carried out all the same; a client of several coordinators tries the next.
+    public var unanswered = false
     /// The coordinator's code for its refusal, when it gave one (``ControlErrorCode``).
     public var code: ControlErrorCode?
 

@@ -47,6 +47,10 @@ public final class Worker: Sendable {
     /// (and reconnects) to the coordinator by itself.
     /// - Throws: ``WorkerError`` when the worker's sockets cannot be made (a malformed endpoint, say).
     public func start() throws(WorkerError) {
+        guard !configuration.coordinatorEndpoints.isEmpty else {
+            throw WorkerError(
+                .loop, "worker cannot start: coordinator lists no endpoint", hint: "coordinator is tcp://HOST:5555, or several comma-separated")
+        }
         if let problem = configuration.listenAddressProblem() {
             throw WorkerError(.listenAddress, "worker cannot start: \(problem.key) = '\(problem.value.escapedForDisplay)': \(problem.reason)")
         }

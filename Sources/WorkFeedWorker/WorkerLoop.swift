@@ -30,6 +30,17 @@ struct WorkerLoop: ~Copyable {
     var dealer: ZMQSocket
     /// Whether `dealer` is connected and announced; false while backing off.
     var connected = false
+    /// The coordinators' worker endpoints (`coordinator`): the worker works for one at a time.
+    let endpoints: [String]
+    /// The place in ``endpoints`` of the coordinator `dealer` connects to.
+    var current = 0
+    /// Coordinators moved away from since one last answered: the back-off is waited out only
+    /// once every one of them has been tried in a row.
+    var unansweredInARow = 0
+    /// Whether the coordinator of this connection has answered yet (a JOB or a HEARTBEAT).
+    var answered = false
+    /// The endpoint of the coordinator the worker works for, or tries to.
+    var endpoint: String { endpoints[current] }
     /// Why the worker takes no jobs while its cache cannot be written (`nil`: it takes jobs), and
     /// when it next tries a probe write.
     var paused: CachePause?
@@ -85,6 +96,8 @@ struct WorkerLoop: ~Copyable {
         self.dealer = dealer
         self.resultsEndpoint = resultsEndpoint
         self.configuration = configuration
+        // Never empty: the configuration's list is parsed by EndpointList, and Worker.start refuses an empty one built by hand.
+        endpoints = configuration.coordinatorEndpoints
         self.metrics = metrics
         self.context = context
         self.logger = logger
@@ -110,7 +123,7 @@ struct WorkerLoop: ~Copyable {
         logger.info(
             "worker starting",
             metadata: [
-                "worker": "\(name)", "coordinator": "\(configuration.coordinatorEndpoint)", "slots": "\(capacity)",
+                "worker": "\(name)", "coordinator": "\(EndpointList.text(endpoints))", "slots": "\(capacity)",
                 "cache": "\(configuration.cacheDirectory)",
             ])
         connect()
@@ -173,6 +186,7 @@ struct WorkerLoop: ~Copyable {
     /// (Re)connects with a fresh socket and identity, and announces the worker's slots.
     mutating func connect() {
         connected = false
+        answered = false
         do {
             dealer = try ZMQSocket(context, type: .dealer)
             try dealer.set(.maximumMessageSize(WorkerMessage.maximumMessageSize))
@@ -180,7 +194,7 @@ struct WorkerLoop: ~Copyable {
             if let curve { try dealer.makeCurveClient(curve) }
             // Sends block while there is no connection (our key refused, say): never longer than a heartbeat.
             try dealer.set(.sendTimeout(milliseconds: Int32(configuration.heartbeatIntervalMilliseconds)))
-            try dealer.connect(configuration.coordinatorEndpoint)
+            try dealer.connect(endpoint)
             try dealer.send(
                 WorkerMessage.ready(
                     capacity: capacity, rendererVersion: BuildInfo.rendererVersion, name: name, basemap: basemap?.identity.hash ?? "",
@@ -190,17 +204,29 @@ struct WorkerLoop: ~Copyable {
             lastHeard = .now
             lastSent = .now
         } catch {
-            logger.error("cannot connect to the coordinator", metadata: ["coordinator": "\(configuration.coordinatorEndpoint)", "error": "\(error)"])
+            logger.error("cannot connect to the coordinator", metadata: ["coordinator": "\(endpoint)", "error": "\(error)"])
         }
     }
 
-    /// Waits out the back-off (still collecting results), then reconnects.
+    /// Moves to the next coordinator of the list (round robin; the same one when there is one),
+    /// waits out the back-off (still collecting results) once every coordinator has been tried in a
+    /// row without an answer, and connects.
     ///
     /// The jobs waiting for a render thread are dropped: the new connection is a new worker to the
     /// coordinator, which takes only the holder's reports and leases those jobs again, so drawing
     /// them would be wasted and would keep the slots announced in READY busy.
     mutating func reconnect(reason: String) throws {
-        logger.warning("reconnecting to the coordinator", metadata: ["reason": "\(reason)", "after_ms": "\(backoff.milliseconds)"])
+        let from = endpoint
+        current = (current + 1) % endpoints.count
+        unansweredInARow += 1
+        let waits = unansweredInARow >= endpoints.count
+        if waits { unansweredInARow = 0 }
+        var metadata: Logger.Metadata = ["reason": "\(reason)", "after_ms": "\(waits ? backoff.milliseconds : 0)"]
+        if endpoints.count > 1 {
+            metadata["coordinator"] = "\(from)"
+            metadata["next"] = "\(endpoint)"
+        }
+        logger.warning("reconnecting to the coordinator", metadata: metadata)
         connected = false
         let dropped = queue.drain()
         for lease in dropped { inHand.remove(lease) }
@@ -208,7 +234,7 @@ struct WorkerLoop: ~Copyable {
         if !dropped.isEmpty {
             logger.notice("jobs not started dropped; the coordinator leases them again", metadata: ["jobs": "\(dropped.count)"])
         }
-        let deadline = ContinuousClock.now + backoff.current
+        let deadline = ContinuousClock.now + (waits ? backoff.current : .zero)
         while ContinuousClock.now < deadline && !stopping {
             let left = deadline - ContinuousClock.now
             let milliseconds = max(1, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
@@ -216,8 +242,19 @@ struct WorkerLoop: ~Copyable {
             try takeWake()
             if ready[0] { try forwardResults() }
         }
-        backoff.grow()
+        if waits { backoff.grow() }
         if !stopping { connect() }
+    }
+
+    /// The coordinator of this connection answered (a JOB or a HEARTBEAT): the back-off starts
+    /// over, and the first answer says which coordinator the worker works for.
+    mutating func heard() {
+        refusals = 0
+        backoff.reset()
+        unansweredInARow = 0
+        guard !answered else { return }
+        answered = true
+        logger.info("working for the coordinator", metadata: ["coordinator": "\(endpoint)", "worker": "\(name)"])
     }
 
     mutating func turn() throws {
@@ -257,7 +294,7 @@ struct WorkerLoop: ~Copyable {
         } catch {
             if let first = frames.first, let reached = WireProtocol(frame: first), reached != .worker {
                 let reason =
-                    WireProtocol.worker.wrongEndpoint(configuration.coordinatorEndpoint, reached: reached)
+                    WireProtocol.worker.wrongEndpoint(endpoint, reached: reached)
                     + ": point the worker at the worker endpoint (coordinator, --connect, WORKFEED_COORDINATOR)"
                 try refused(reason: reason)
                 return
@@ -267,15 +304,13 @@ struct WorkerLoop: ~Copyable {
         }
         switch message {
         case .job(let job):
-            refusals = 0
-            backoff.reset()
+            heard()
             if stopping { return }  // its lease returns to the queue when we say DISCONNECT
             inHand.insert(job.lease)
             metrics.inHand(inHand.count)
             queue.push(job)
         case .heartbeat:
-            refusals = 0
-            backoff.reset()
+            heard()
         case .disconnect(let reason, let code?) where code.needsAnotherConfiguration:
             try refused(reason: "the coordinator refused this worker (\(code.rawValue)): \(reason)")
         case .disconnect(let reason, _):

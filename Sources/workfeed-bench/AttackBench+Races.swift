@@ -30,7 +30,7 @@ extension AttackBench {
         // The shared directory is there before its workers, as an operator mounts it.
         try FileManager.default.createDirectory(atPath: target.configuration.cacheDirectory, withIntermediateDirectories: true)
         var configuration = WorkerConfiguration()
-        configuration.coordinatorEndpoint = target.endpoints.workers
+        configuration.coordinatorEndpoints = [target.endpoints.workers]
         configuration.cacheDirectory = target.configuration.cacheDirectory
         configuration.renderThreads = threads
         configuration.name = "race-worker"

@@ -28,10 +28,10 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "HOST:PORT to listen on (listen).")
     var listen: String?
 
-    @Option(name: .long, help: "The coordinator's control endpoint (coordinator.control).")
+    @Option(name: .long, help: "The coordinator's control endpoint, or several coordinators' comma-separated (coordinator.control).")
     var coordinator: String?
 
-    @Option(name: .long, help: "The coordinator's event stream (coordinator.events).")
+    @Option(name: .long, help: "The coordinator's event stream, or every coordinator's comma-separated (coordinator.events).")
     var events: String?
 
     @Option(name: .long, help: "The shared picture cache, read only (cache.directory).")

@@ -23,7 +23,12 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var daemon: DaemonOptions
 
-    @Option(name: .long, help: "The coordinator's worker endpoint, e.g. tcp://coordinator-host:5555 (coordinator).")
+    @Option(
+        name: .long,
+        help: """
+            The coordinator's worker endpoint, e.g. tcp://coordinator-host:5555, or several coordinators of one index \
+            comma-separated: the worker works for one and moves to the next when it stops answering (coordinator).
+            """)
     var connect: String?
 
     @Option(name: .long, help: "The shared picture cache directory (cache.directory).")

@@ -78,7 +78,7 @@ final class RunningSystem {
         adjust: (inout WorkerConfiguration) -> Void
     ) throws -> Worker {
         var workerConfiguration = WorkerConfiguration()
-        workerConfiguration.coordinatorEndpoint = endpoint
+        workerConfiguration.coordinatorEndpoints = [endpoint]
         workerConfiguration.cacheDirectory = cacheDirectory
         workerConfiguration.renderThreads = 1
         workerConfiguration.heartbeatIntervalMilliseconds = 200
@@ -262,7 +262,7 @@ func fixture(_ name: String) throws -> String {
 
         // A real worker arrives; once the silent one expires, the job is leased again and generated.
         var configuration = WorkerConfiguration()
-        configuration.coordinatorEndpoint = system.endpoints.workers
+        configuration.coordinatorEndpoints = [system.endpoints.workers]
         configuration.cacheDirectory = system.configuration.cacheDirectory
         configuration.renderThreads = 1
         configuration.heartbeatIntervalMilliseconds = 200

@@ -83,7 +83,7 @@ import Logging
         var configuration = WorkerConfiguration()
         configuration.cacheDirectory =
             FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-missing-\(UUID().uuidString)/cache").path
-        configuration.coordinatorEndpoint = "tcp://127.0.0.1:1"
+        configuration.coordinatorEndpoints = ["tcp://127.0.0.1:1"]
         let worker = Worker(configuration: configuration, context: ZMQContext(), logger: Logger(label: "test"))
         do {
             try worker.start()

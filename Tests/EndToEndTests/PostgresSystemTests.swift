@@ -10,6 +10,7 @@ import WorkFeedIndexPostgres
 import WorkFeedModel
 import WorkFeedTesting
 import WorkFeedWire
+import WorkFeedWorker
 
 /// Coordinators on the PostgreSQL index (`index.url`), with real sockets, workers, workctl and a
 /// real server: the whole path of the SQLite system on it, and two coordinators sharing one
@@ -54,23 +55,33 @@ struct PostgresSystemTests {
         }
     }
 
-    @Test func twoCoordinatorsShareOneIndex() throws {
+    /// Two coordinators, "first" and "second", on one new database and one cache directory, each
+    /// with `workers` workers of its own; `body` runs with them, and everything is removed after.
+    func withTwoCoordinators(workers: Int, _ body: (_ first: RunningSystem, _ second: RunningSystem) throws -> Void) throws {
         let url = try database()
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-pg-shared-cache-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: cache) }
-        let first = try RunningSystem(workers: 1) {
+        let first = try RunningSystem(workers: workers) {
             $0.indexURL = url
             $0.coordinatorID = "first"
             $0.cacheDirectory = cache.path
         }
         defer { first.stop() }
-        let second = try RunningSystem(workers: 1) {
+        let second = try RunningSystem(workers: workers) {
             $0.indexURL = url
             $0.coordinatorID = "second"
             $0.cacheDirectory = cache.path
         }
         defer { second.stop() }
+        try body(first, second)
+    }
+
+    @Test func twoCoordinatorsShareOneIndex() throws {
+        try withTwoCoordinators(workers: 1) { first, second in try twoCoordinatorsShare(first, second) }
+    }
+
+    func twoCoordinatorsShare(_ first: RunningSystem, _ second: RunningSystem) throws {
 
         // Imported through the first, asked for through the second, drawn by both coordinators' workers.
         var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", first.endpoints.control] + Self.routed.map(fixture))
@@ -168,5 +179,86 @@ struct PostgresSystemTests {
         #expect(final.workouts == 3)
         #expect(final.total(.generated) == expected, "\(final.counts)")
         #expect(final.total(.pending) == 0 && final.total(.failedNoRetry) == 0)
+    }
+
+    /// Issue 34: a worker given both coordinators' endpoints works for the first, and when the
+    /// first stops it works for the second; workctl given both reaches the second once the first
+    /// is gone. Every picture is generated.
+    @Test func aWorkerGivenBothCoordinatorsKeepsDrawingWhenTheFirstStops() throws {
+        try withTwoCoordinators(workers: 0) { first, second in try aWorkerGivenBothKeepsDrawing(first, second) }
+    }
+
+    func aWorkerGivenBothKeepsDrawing(_ first: RunningSystem, _ second: RunningSystem) throws {
+        let worker = try first.startWorker(name: "both") {
+            $0.coordinatorEndpoints = [first.endpoints.workers, second.endpoints.workers]
+        }
+        defer { worker.stop() }
+        let both = first.endpoints.control + "," + second.endpoints.control
+
+        var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", both] + Self.routed.map(fixture))
+        try importCommand.run()
+        var light = try WorkCtl.parseAsRoot(["enqueue", "--all", "--kind", "route", "--theme", "light", "--coordinator", both])
+        try light.run()
+        let perTheme = 3 * first.configuration.scales.count
+        // Drawn through the first: the worker works for the first endpoint of its list.
+        let drawn = try Self.waitFor(generated: perTheme, asking: second)
+        #expect(drawn.total(.generated) == perTheme)
+        var asked = try first.client()
+        let firstStatus: StatusReply = try asked.request(.status, StatusRequest())
+        #expect(firstStatus.workers.map(\.name) == ["both"])
+
+        first.coordinator.stop()
+        // The first is gone: workctl's request goes on to the second, and so does the worker.
+        var dark = try WorkCtl.parseAsRoot(["enqueue", "--all", "--kind", "route", "--theme", "dark", "--coordinator", both, "--timeout", "1"])
+        try dark.run()
+        let status = try Self.waitFor(generated: 2 * perTheme, asking: second)
+        #expect(status.total(.generated) == 2 * perTheme && status.total(.pending) == 0)
+        #expect(status.workers.map(\.name) == ["both"])
+    }
+
+    /// The real `workfeed-worker --connect A,B`: it says which coordinator it works for, moves to
+    /// the second when the first stops, draws what is asked through the second, and stops on
+    /// SIGTERM with exit 0.
+    @Test func aWorkerProcessGivenBothWithConnectMovesToTheSecond() throws {
+        try withTwoCoordinators(workers: 0) { first, second in
+            let worker = try DaemonProcess(
+                "workfeed-worker",
+                [
+                    "--connect", "\(first.endpoints.workers),\(second.endpoints.workers)", "--cache", first.configuration.cacheDirectory,
+                    "--threads", "1", "--name", "listed",
+                ],
+                environment: ["WORKFEED_HEARTBEAT_INTERVAL_MS": "200"])
+            func worksFor(_ endpoint: String) -> Bool {
+                worker.log.split(separator: "\n").contains { $0.contains("working for the coordinator") && $0.contains(endpoint) }
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while !worksFor(first.endpoints.workers) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(worksFor(first.endpoints.workers), "\(worker.log)")
+            first.coordinator.stop()
+            while !worksFor(second.endpoints.workers) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(worksFor(second.endpoints.workers), "\(worker.log)")
+            var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", second.endpoints.control] + Self.routed.map(fixture))
+            try importCommand.run()
+            var enqueue = try WorkCtl.parseAsRoot([
+                "enqueue", "--all", "--kind", "route", "--theme", "light", "--wait", "--coordinator", second.endpoints.control,
+            ])
+            try enqueue.run()
+            let status = try Self.waitFor(generated: 3 * second.configuration.scales.count, asking: second)
+            #expect(status.workers.map(\.name) == ["listed"])
+            #expect(worker.terminate() == 0, "\(worker.log)")
+        }
+    }
+
+    /// Asks `system` for the index's statuses until `generated` pictures are, for up to 30 s.
+    static func waitFor(generated: Int, asking system: RunningSystem) throws -> StatusReply {
+        var client = try system.client()
+        let deadline = Date().addingTimeInterval(30)
+        var status: StatusReply
+        repeat {
+            status = try client.request(.status, StatusRequest())
+            if status.total(.generated) >= generated { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < deadline
+        return status
     }
 }

@@ -64,6 +64,27 @@ import WorkFeedWire
         #expect(try bench.statuses() == [.generated: 1, .pending: 1])
     }
 
+    /// Adding a zone the owner has already adds nothing (a request carried out twice, through two
+    /// coordinators, leaves one zone): the same zone is answered, nothing becomes stale, and the
+    /// pictures keep their keys.
+    @Test func aZoneAddedTwiceIsOneZone() throws {
+        var bench = try Bench(adjust: Self.noBackoff)
+        _ = try bench.queued(0..<1, owner: "alice")
+        let drawn = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
+        _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
+        let zone = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300))
+        let first = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, zone).body)
+        #expect(first.stale == 1 && first.zones.count == 1)
+        let before = try bench.statuses()
+
+        let again = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, zone).body)
+        #expect(again.zones == first.zones && again.added == first.added && again.stale == 0)
+        #expect(try bench.statuses() == before)
+        // Another radius is another zone.
+        let wider = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 400))
+        #expect(try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, wider).body).zones.count == 2)
+    }
+
     /// A workout deleted while a worker draws it is gone with its jobs; the worker's late report
     /// stores nothing, and what it wrote is removed.
     @Test func aWorkoutDeletedWhileAWorkerDrawsItIsNotStoredBack() throws {

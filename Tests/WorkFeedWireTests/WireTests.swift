@@ -270,17 +270,16 @@ enum WireFuzz {
         #expect(try dealer.receive(dontWait: true) == nil)
     }
 
-    /// A client that asked for progress waits as long as PROGRESS replies keep coming, each within
-    /// its timeout of the one before, though all of them together take far longer; and gives up,
-    /// naming the last report, once they stop (issue 25, and stop 42: the end-to-end test of a
-    /// long delete timed this with a coordinator's steps on a loaded machine).
-    @Test func theTimeoutOfARequestWithProgressIsOneOfSilence() throws {
-        let context = ZMQContext()
+    /// A coordinator on a thread of its own: a ROUTER on a loopback port that takes `requests`
+    /// control requests one after the other, handing each (with its sender's identity) to
+    /// `answer`. Returns its endpoint and a semaphore signalled once it is done.
+    static func fakeCoordinator(
+        _ context: ZMQContext, requests: Int,
+        answer: @escaping @Sendable (_ number: Int, borrowing ZMQSocket, _ identity: [UInt8], ControlRequest) -> Void
+    ) throws -> (endpoint: String, served: DispatchSemaphore) {
         let endpoint = Mutex<String?>(nil)
         let bound = DispatchSemaphore(value: 0)
         let served = DispatchSemaphore(value: 0)
-        // A coordinator that reports 8 times 250 ms apart (2 s in all) and then answers, then
-        // reports once and falls silent.
         let coordinator = Thread {
             defer { served.signal() }
             guard let router = try? ZMQSocket(context, type: .router), let address = try? router.bind("tcp://127.0.0.1:*") else {
@@ -289,26 +288,40 @@ enum WireFuzz {
             }
             endpoint.withLock { $0 = address }
             bound.signal()
-            for answers in [true, false] {
+            for number in 0..<requests {
                 guard (try? ZMQPoll.poll([router.pollItem()], timeoutMilliseconds: 10_000)) == [true],
                     var frames = try? router.receive(), !frames.isEmpty
                 else { return }
                 let identity = frames.removeFirst()
                 guard let request = try? ControlRequest(frames: frames) else { return }
-                for done in answers ? 1...8 : 1...1 {
-                    Thread.sleep(forTimeInterval: 0.25)
-                    let report = ControlReply.progress(id: request.id, ControlProgress(done: done, total: 9, unit: "workouts"))
-                    try? router.send([identity] + report.frames)
-                }
-                if answers {
-                    let body = (try? ControlCodec.encode(DeleteReply(deleted: [], missing: [], pictures: 0, series: 9))) ?? []
-                    try? router.send([identity] + ControlReply(id: request.id, ok: true, body: body).frames)
-                }
+                answer(number, router, identity, request)
             }
         }
         coordinator.start()
         bound.wait()
-        let address = try #require(endpoint.withLock { $0 })
+        return (try #require(endpoint.withLock { $0 }), served)
+    }
+
+    /// A client that asked for progress waits as long as PROGRESS replies keep coming, each within
+    /// its timeout of the one before, though all of them together take far longer; and gives up,
+    /// naming the last report, once they stop (issue 25, and stop 42: the end-to-end test of a
+    /// long delete timed this with a coordinator's steps on a loaded machine).
+    @Test func theTimeoutOfARequestWithProgressIsOneOfSilence() throws {
+        let context = ZMQContext()
+        // A coordinator that reports 8 times 250 ms apart (2 s in all) and then answers, then
+        // reports once and falls silent.
+        let (address, served) = try Self.fakeCoordinator(context, requests: 2) { number, router, identity, request in
+            let answers = number == 0
+            for done in answers ? 1...8 : 1...1 {
+                Thread.sleep(forTimeInterval: 0.25)
+                let report = ControlReply.progress(id: request.id, ControlProgress(done: done, total: 9, unit: "workouts"))
+                try? router.send([identity] + report.frames)
+            }
+            if answers {
+                let body = (try? ControlCodec.encode(DeleteReply(deleted: [], missing: [], pictures: 0, series: 9))) ?? []
+                try? router.send([identity] + ControlReply(id: request.id, ok: true, body: body).frames)
+            }
+        }
         var client = try ControlClient(context: context, endpoint: address, timeoutMilliseconds: 1_000)
 
         var reports: [Int] = []
@@ -332,6 +345,53 @@ enum WireFuzz {
         }
         #expect(reports == [1])
         served.wait()
+    }
+
+    /// A client of several coordinators (issue 34): a request the first does not answer goes to
+    /// the next, which is told to `failover`; the client stays with the one that answered; an
+    /// answer that is an error is the answer, never sent elsewhere.
+    @Test func aRequestNotAnsweredGoesToTheNextCoordinatorAndStaysThere() throws {
+        let context = ZMQContext()
+        // A coordinator that refuses the first request and answers the second.
+        let (live, served) = try Self.fakeCoordinator(context, requests: 2) { number, router, identity, request in
+            let ok = number == 1
+            let body =
+                ok
+                ? (try? ControlCodec.encode(["pong": true])) ?? []
+                : (try? ControlCodec.encode(ControlErrorBody(code: .notFound, message: "no such workout"))) ?? []
+            try? router.send([identity] + ControlReply(id: request.id, ok: ok, body: body).frames)
+        }
+        // Nothing listens there.
+        let dead = "tcp://127.0.0.1:1"
+        let moves = Mutex<[String]>([])
+        var client = try ControlClient(
+            context: context, endpoints: [dead, live], timeoutMilliseconds: 500,
+            failover: { from, to, _ in moves.withLock { $0.append("\(from)>\(to)") } })
+        struct Pong: Decodable { var pong: Bool }
+        do {
+            let _: Pong = try client.request(.ping, [String: String]())
+            Issue.record("an error answer was taken as a reply")
+        } catch {
+            #expect(error.fromCoordinator && error.code == .notFound && !error.unanswered, "\(error)")
+        }
+        #expect(moves.withLock { $0 } == ["\(dead)>\(live)"])
+        #expect(client.endpoint == live && client.endpointIndex == 1)
+        let started = ContinuousClock.now
+        let pong: Pong = try client.request(.ping, [String: String]())
+        #expect(pong.pong)
+        #expect(ContinuousClock.now - started < .milliseconds(400), "the second request waited for the dead coordinator again")
+        #expect(moves.withLock { $0 }.count == 1)
+        served.wait()
+
+        // None answers: each is named, and the error says it went unanswered.
+        var nobody = try ControlClient(context: context, endpoints: [dead, "tcp://127.0.0.1:2"], timeoutMilliseconds: 300)
+        do {
+            let _: Pong = try nobody.request(.ping, [String: String]())
+            Issue.record("no coordinator answered, yet a reply came")
+        } catch {
+            #expect(error.unanswered && !error.fromCoordinator)
+            #expect(error.description.contains("no reply from any of the coordinators at \(dead), tcp://127.0.0.1:2"), "\(error)")
+        }
     }
 
     @Test func bindingABadEndpointIsAnErrorNamingIt() throws {

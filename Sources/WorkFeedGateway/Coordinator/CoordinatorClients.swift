@@ -13,6 +13,11 @@ import WorkFeedWire
 /// When every thread is busy the request waits in a bounded queue; past ``maximumQueued`` it fails
 /// at once as ``CoordinatorError/unavailable(_:)`` instead of piling up behind a coordinator that
 /// does not answer.
+///
+/// Given several coordinators (`coordinator.control`, comma-separated), each client fails over as
+/// ``ControlClient`` does (a request one did not answer goes to the next), and the pool follows
+/// the last move: every thread uses the endpoint a thread last moved to from its next request on,
+/// so that a dead coordinator costs one timeout, not one per thread.
 final class CoordinatorClients: Sendable {
     /// One request: runs on a client thread with that thread's client, or is cancelled (the
     /// gateway is stopping) without one.
@@ -30,13 +35,15 @@ final class CoordinatorClients: Sendable {
     private let available = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
     let maximumQueued: Int
-    let endpoint: String
+    let endpoints: [String]
     let count: Int
+    /// The place in ``endpoints`` of the coordinator the clients use: where a client last moved.
+    private let preferred = Atomic<Int>(0)
 
     /// Starts `count` client threads.
     /// - Throws: ``ZMQError`` when a client socket cannot be made (a bad endpoint).
-    init(count: Int, context: ZMQContext, endpoint: String, timeoutMilliseconds: Int, curve: CurveClientKeys?, logger: Logger) throws {
-        self.endpoint = endpoint
+    init(count: Int, context: ZMQContext, endpoints: [String], timeoutMilliseconds: Int, curve: CurveClientKeys?, logger: Logger) throws {
+        self.endpoints = endpoints
         self.count = count
         maximumQueued = 256 * count
         // Sockets are made on their own threads; the first failure is reported here.
@@ -50,14 +57,24 @@ final class CoordinatorClients: Sendable {
                 do {
                     // Deadlines: a request answered 503 is never carried out later (docs/security.md).
                     client = try ControlClient(
-                        context: context, endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds, curve: curve, sendsDeadlines: true)
+                        context: context, endpoints: endpoints, timeoutMilliseconds: timeoutMilliseconds, curve: curve, sendsDeadlines: true,
+                        failover: { from, to, reason in
+                            logger.warning(
+                                "coordinator did not answer; trying the next",
+                                metadata: ["coordinator": "\(from)", "next": "\(to)", "reason": "\(reason)"])
+                        })
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     opened.signal()
                     return
                 }
                 opened.signal()
-                while let job = next() { job.run(&client) }
+                while let job = next() {
+                    client.use(endpointAt: preferred.load(ordering: .relaxed))
+                    let before = client.endpointIndex
+                    job.run(&client)
+                    if client.endpointIndex != before { preferred.store(client.endpointIndex, ordering: .relaxed) }
+                }
                 logger.debug("coordinator client thread ends", metadata: ["thread": "\(number)"])
             }
             thread.name = "gateway-control-\(number)"
@@ -120,7 +137,8 @@ final class CoordinatorClients: Sendable {
             if accepted {
                 available.signal()
             } else {
-                continuation.resume(returning: .failure(.unavailable("too many requests waiting for the coordinator at \(endpoint)")))
+                let listed = endpoints.joined(separator: ", ")
+                continuation.resume(returning: .failure(.unavailable("too many requests waiting for the coordinator at \(listed)")))
             }
         }
         return try result.get()

@@ -4,8 +4,10 @@ import Synchronization
 import WorkFeedModel
 import WorkFeedWire
 
-/// Follows the coordinator's event stream (a SUB socket on a thread of its own) so that a picture
-/// request can wait for its picture instead of polling.
+/// Follows the coordinators' event streams (one SUB socket, connected to each, on a thread of its
+/// own) so that a picture request can wait for its picture instead of polling. Every listed
+/// coordinator's stream is followed: the one that stores a picture publishes its status, whichever
+/// coordinator the request went to.
 ///
 /// A waiter is registered *before* the picture is requested, so that an event arriving between the
 /// request and the wait is not missed. Events are hints: a slow subscriber may lose some (PUB drops
@@ -18,19 +20,19 @@ final class PictureEvents: Sendable {
     /// Events received since start, for the metrics and the tests.
     let received = Atomic<Int>(0)
 
-    /// Connects to `endpoint` and starts the thread.
+    /// Connects to each of `endpoints` and starts the thread.
     /// - Throws: ``ZMQError`` when the socket cannot be made.
     /// - Parameter released: called on the events thread with the cache keys of pictures the
     ///   coordinator removed.
     init(
-        context: ZMQContext, endpoint: String, curve: CurveClientKeys?, logger: Logger,
+        context: ZMQContext, endpoints: [String], curve: CurveClientKeys?, logger: Logger,
         released: @escaping @Sendable ([String]) -> Void = { _ in }
     ) throws {
         let opened = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error)?>(nil)
         let thread = Thread { [self] in
             defer { finished.signal() }
-            guard let socket = Self.subscribe(context: context, endpoint: endpoint, curve: curve, failure: failure) else {
+            guard let socket = Self.subscribe(context: context, endpoints: endpoints, curve: curve, failure: failure) else {
                 opened.signal()
                 return
             }
@@ -67,16 +69,17 @@ final class PictureEvents: Sendable {
         }
     }
 
-    /// A SUB socket on `endpoint` for the `status` and `released` topics, or `nil` with the error in `failure`.
+    /// A SUB socket on every one of `endpoints` for the `status` and `released` topics, or `nil`
+    /// with the error in `failure`.
     private static func subscribe(
-        context: ZMQContext, endpoint: String, curve: CurveClientKeys?, failure: borrowing Mutex<(any Error)?>
+        context: ZMQContext, endpoints: [String], curve: CurveClientKeys?, failure: borrowing Mutex<(any Error)?>
     ) -> ZMQSocket? {
         do {
             let socket = try ZMQSocket(context, type: .sub)
             if let curve { try socket.makeCurveClient(curve) }
             try socket.subscribe("status")
             try socket.subscribe("released")
-            try socket.connect(endpoint)
+            for endpoint in endpoints { try socket.connect(endpoint) }
             return socket
         } catch {
             failure.withLock { $0 = error }

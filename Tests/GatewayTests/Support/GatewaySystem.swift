@@ -84,12 +84,7 @@ final class GatewaySystem: @unchecked Sendable {
             // The cache is a mount a worker checks before it starts; it is never made for it.
             try FileManager.default.createDirectory(atPath: configuration.cacheDirectory, withIntermediateDirectories: true)
         }
-        configuration.workerEndpoint = "tcp://127.0.0.1:*"
-        configuration.controlEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.metricsListen = ""
-        configuration.heartbeatIntervalMilliseconds = 200
-        configuration.scales = [1, 2]
+        Self.onLoopback(&configuration)
         if curve {
             configuration.keyFile = files["coordinator"]!
             configuration.workerKeys = [pairs["worker"]!.publicKey]
@@ -106,7 +101,7 @@ final class GatewaySystem: @unchecked Sendable {
         let context = self.context
         workers = try (0..<count).map { number in
             var worker = WorkerConfiguration()
-            worker.coordinatorEndpoint = endpoints.workers
+            worker.coordinatorEndpoints = [endpoints.workers]
             worker.cacheDirectory = configuration.cacheDirectory
             worker.s3Store = configuration.s3Store
             worker.renderThreads = 1
@@ -123,8 +118,8 @@ final class GatewaySystem: @unchecked Sendable {
         }
         var gatewayConfiguration = GatewayConfiguration()
         gatewayConfiguration.listen = "127.0.0.1:0"
-        gatewayConfiguration.controlEndpoint = endpoints.control
-        gatewayConfiguration.eventsEndpoint = endpoints.events
+        gatewayConfiguration.controlEndpoints = [endpoints.control]
+        gatewayConfiguration.eventsEndpoints = [endpoints.events]
         gatewayConfiguration.cacheDirectory = configuration.cacheDirectory
         gatewayConfiguration.s3Store = configuration.s3Store
         gatewayConfiguration.tokenSecret = String(decoding: secret, as: UTF8.self)
@@ -148,6 +143,17 @@ final class GatewaySystem: @unchecked Sendable {
         case .socket: try await startServer()
         case .router: router = gateway.router()
         }
+    }
+
+    /// A test coordinator's sockets and pace: every endpoint on a free loopback port, no metrics,
+    /// 200 ms heartbeats, scales 1 and 2.
+    static func onLoopback(_ configuration: inout CoordinatorConfiguration) {
+        configuration.workerEndpoint = "tcp://127.0.0.1:*"
+        configuration.controlEndpoint = "tcp://127.0.0.1:*"
+        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
+        configuration.metricsListen = ""
+        configuration.heartbeatIntervalMilliseconds = 200
+        configuration.scales = [1, 2]
     }
 
     /// The gateway's router, when tests reach it in process.
