@@ -18,6 +18,9 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// `coordinator.id`: this coordinator among those sharing a PostgreSQL index (the holder of
     /// its leases; the same after a restart). Empty: the host name and the control endpoint.
     public var coordinatorID = ""
+    /// `index.lease_seconds` (PostgreSQL): how long a lease lives unless renewed (every second):
+    /// when a coordinator dies, the others lease its jobs again this long after its last renewal.
+    public var leaseSeconds = 30
     /// `full`: every commit survives power loss; `normal`: survives a process crash.
     public var durability = Durability.full
     /// The shared picture cache, as the coordinator sees it (reported to operators).
@@ -142,7 +145,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// The keys a coordinator configuration file may hold besides the themes' (``keys(themes:)``).
     static let keys: Set<String> = StoreKeys.keys.union(
         [
-            "index.path", "index.url", "index.password_file", "coordinator.id", "index.durability", "cache.directory", "listen.workers",
+            "index.path", "index.url", "index.password_file", "index.lease_seconds", "coordinator.id", "index.durability", "cache.directory",
+            "listen.workers",
             "listen.control", "listen.events",
             "jobs.deadline_seconds", "jobs.interactive_per_owner", "security.key_file", "security.allowed_keys", "security.worker_keys",
             "security.operator_keys",
@@ -171,6 +175,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.indexURL = settings.string("index.url", default: c.indexURL)
         c.indexPasswordFile = settings.string("index.password_file", default: c.indexPasswordFile)
         c.coordinatorID = settings.string("coordinator.id", default: c.coordinatorID)
+        c.leaseSeconds = try settings.int("index.lease_seconds", default: c.leaseSeconds, in: 3...600)
         c.durability = try settings.choice("index.durability", default: Durability.full)
         c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
         c.s3Store = try settings.s3Store()

@@ -22,7 +22,9 @@ enum ConfiguredIndex: Sendable {
             let location = try PostgresIndexLocation(
                 url: configuration.indexURL, passwordFile: configuration.indexPasswordFile.isEmpty ? nil : configuration.indexPasswordFile)
             let endpoints = "workers \(configuration.workerEndpoint) control \(configuration.controlEndpoint) events \(configuration.eventsEndpoint)"
-            self = .postgres(PostgresIndexBackend(location, coordinator: Self.coordinatorID(configuration), endpoints: endpoints))
+            self = .postgres(
+                PostgresIndexBackend(
+                    location, coordinator: Self.coordinatorID(configuration), endpoints: endpoints, leaseSeconds: Double(configuration.leaseSeconds)))
             return
         }
         let durability: WorkoutIndex.Durability =

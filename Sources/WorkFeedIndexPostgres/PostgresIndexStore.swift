@@ -13,13 +13,19 @@ public struct PostgresIndexBackend: IndexBackend {
     public let endpoints: String
     /// How long a term as leader lasts unless renewed (``PostgresLeader/defaultTermSeconds``).
     public let termSeconds: Double
+    /// How long a lease lives unless renewed: when this coordinator dies, its jobs are leased
+    /// again by the others this long after its last renewal (`index.lease_seconds`).
+    public let leaseSeconds: Double
 
-    public init(_ index: PostgresIndexLocation, coordinator: String, endpoints: String = "", termSeconds: Double = PostgresLeader.defaultTermSeconds)
-    {
+    public init(
+        _ index: PostgresIndexLocation, coordinator: String, endpoints: String = "", termSeconds: Double = PostgresLeader.defaultTermSeconds,
+        leaseSeconds: Double = PostgresLeases.defaultLeaseSeconds
+    ) {
         self.index = index
         self.coordinator = coordinator
         self.endpoints = endpoints
         self.termSeconds = termSeconds
+        self.leaseSeconds = leaseSeconds
     }
 
     public var location: String { index.description }
@@ -41,7 +47,7 @@ public struct PostgresIndexBackend: IndexBackend {
             session.close()
             throw error
         }
-        let store = PostgresIndexStore(session: session, coordinator: coordinator, termSeconds: termSeconds)
+        let store = PostgresIndexStore(session: session, coordinator: coordinator, termSeconds: termSeconds, leaseSeconds: leaseSeconds)
         _ = store.anchor
         return store
     }
@@ -81,9 +87,12 @@ public final class PostgresIndexStore: WorkoutIndexStore {
     /// The session's reconnections this writer has made up for (``writeReleasingKeys(_:releasing:)``).
     private var reconnectionsSeen = 0
 
-    init(session: PostgresSession, coordinator: String, termSeconds: Double) {
+    private let leaseSeconds: Double
+
+    init(session: PostgresSession, coordinator: String, termSeconds: Double, leaseSeconds: Double) {
         self.session = session
         self.coordinator = coordinator
+        self.leaseSeconds = leaseSeconds
         leadership = PostgresLeadership(termSeconds: termSeconds)
     }
 
@@ -143,6 +152,7 @@ public final class PostgresIndexStore: WorkoutIndexStore {
             var transaction = PostgresTransaction(session: session, coordinator: coordinator, zoneDefaults: summaryZoneDefaults)
             transaction.lastServed = lastServed
             transaction.leadership = leadership
+            transaction.leaseSeconds = leaseSeconds
             let result = try body(&transaction)
             try transaction.finish()
             served = transaction.lastServed

@@ -62,7 +62,8 @@ extension PostgresTransaction: IndexWriting {
     /// lease ids are the database's, so that no two coordinators ever hand out the same one;
     /// `nextLease` is not asked.
     public mutating func lease(_ slots: [(worker: String, count: Int)], now: Date, deadline: Double, nextLease: () -> UInt64) throws -> [LeasedJob] {
-        let claims = try PostgresLeases.claim(coordinator: coordinator, slots: slots, lastServed: lastServed, deadline: deadline, in: session)
+        let claims = try PostgresLeases.claim(
+            coordinator: coordinator, slots: slots, lastServed: lastServed, deadline: deadline, leaseSeconds: leaseSeconds, in: session)
         lastServed = PostgresLeases.lastServed(after: claims, lastServed)
         return claims.sorted { $0.order < $1.order }.map(\.job)
     }
@@ -83,10 +84,10 @@ extension PostgresTransaction: IndexWriting {
     }
 
     /// Renews this coordinator's living leases first (the coordinator calls this about every
-    /// second: a lease not renewed for ``PostgresLeases/defaultLeaseSeconds`` is anyone's to
+    /// second: a lease not renewed for ``leaseSeconds`` is anyone's to
     /// claim, as a dead coordinator's are), then takes back those past their render deadline.
     public mutating func expireLeases(now: Date, retry: RetryPolicy) throws -> [CompletionEffect] {
-        _ = try PostgresLeases.renew(coordinator: coordinator, in: session)
+        _ = try PostgresLeases.renew(coordinator: coordinator, leaseSeconds: leaseSeconds, in: session)
         return try PostgresLeases.expireOverdue(of: coordinator, retry: retry, anchors: &anchors, in: session)
     }
 

@@ -28,6 +28,8 @@ public struct PostgresTransaction {
     public var lastServed: [Int64: String] = [:]
     /// This writer's lead (the store keeps it from one transaction to the next).
     public var leadership = PostgresLeadership()
+    /// How long this writer's leases live unless renewed (``PostgresLeases/defaultLeaseSeconds``).
+    public var leaseSeconds = PostgresLeases.defaultLeaseSeconds
     /// Cache keys no job stored any more when this transaction let them go (checked again when
     /// it ends: a key let go may be stored again later in it).
     public private(set) var releasedKeys: [String] = []

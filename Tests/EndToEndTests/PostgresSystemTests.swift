@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Testing
 import WorkFeedConfig
@@ -260,5 +263,77 @@ struct PostgresSystemTests {
             Thread.sleep(forTimeInterval: 0.1)
         } while Date() < deadline
         return status
+    }
+
+    /// One of two coordinators SIGKILLed during a bulk render: its jobs are leased again by the
+    /// other once its leases lapse (`index.lease_seconds`, 3 s here), the worker that drew for it
+    /// goes on with the other, and every picture is drawn, none failed, none lost, each stored
+    /// under its current key.
+    @Test func aCoordinatorKilledDuringABulkRenderLosesNothing() throws {
+        let url = try database()
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-pg-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let second = try RunningSystem(workers: 1) {
+            $0.indexURL = url
+            $0.coordinatorID = "second"
+            $0.cacheDirectory = cache.path
+            $0.leaseSeconds = 3
+            $0.heartbeatIntervalMilliseconds = 200
+            $0.scales = [1, 2]
+        }
+        defer { second.stop() }
+        let ports = try (0..<3).map { _ in try MotoServer.freePort() }
+        let endpoints = ports.map { "tcp://127.0.0.1:\($0)" }
+        let first = try DaemonProcess(
+            "workfeed-coordinator", [],
+            environment: [
+                "WORKFEED_INDEX_URL": url, "WORKFEED_COORDINATOR_ID": "first", "WORKFEED_INDEX_LEASE_SECONDS": "3",
+                "WORKFEED_CACHE_DIRECTORY": cache.path,
+                "WORKFEED_ORIGINALS_DIRECTORY": second.directory.appendingPathComponent("first-originals").path,
+                "WORKFEED_LISTEN_WORKERS": endpoints[0], "WORKFEED_LISTEN_CONTROL": endpoints[1], "WORKFEED_LISTEN_EVENTS": endpoints[2],
+                "WORKFEED_HEARTBEAT_INTERVAL_MS": "200", "WORKFEED_PICTURES_SCALES": "1,2",
+            ])
+        #expect(first.waitFor("coordinator listening"), "\(first.log)")
+        // A worker of the first coordinator's, given the second as well.
+        let worker = try second.startWorker(name: "first's") { $0.coordinatorEndpoints = [endpoints[0], second.endpoints.workers] }
+        defer { worker.stop() }
+
+        var importCommand = try WorkCtl.parseAsRoot(["import", "--coordinator", endpoints[1]] + Self.routed.map(fixture))
+        try importCommand.run()
+        var enqueue = try WorkCtl.parseAsRoot([
+            "enqueue", "--all", "--kind", "route,heatmap", "--theme", "light,dark", "--coordinator", endpoints[1],
+        ])
+        try enqueue.run()
+        var client = try second.client()
+        var status: StatusReply = try client.request(.status, [String: String]())
+        let expected = status.counts.map(\.count).reduce(0, +)
+        #expect(expected >= 24)
+        // Killed once drawing is under way, before it is done.
+        let started = Date()
+        while status.total(.generated) == 0, Date().timeIntervalSince(started) < 30 {
+            Thread.sleep(forTimeInterval: 0.01)
+            status = try client.request(.status, [String: String]())
+        }
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let killedAt = status.total(.generated)
+
+        let deadline = Date().addingTimeInterval(60)
+        while status.total(.generated) + status.total(.failedNoRetry) < expected, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            status = try client.request(.status, [String: String]())
+        }
+        #expect(killedAt < expected, "everything was drawn before the kill: the test proves nothing")
+        #expect(status.total(.generated) == expected, "\(status.counts)")
+        #expect(status.total(.failedNoRetry) == 0 && status.total(.pending) == 0)
+        let feed: FeedReply = try client.request(.feed, FeedRequest(limit: 10))
+        for item in feed.items {
+            for picture in item.pictures where picture.status == .generated {
+                let key = try #require(picture.cacheKey)
+                let path = try #require(CacheLayout.relativePath(forKey: key))
+                #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent(path).path), "\(picture.picture)")
+            }
+        }
     }
 }
