@@ -10,7 +10,8 @@ public import WorkFeedIndex
 public enum PostgresSchema {
     /// The migrations this build knows, in order: version i + 1 is `migrations[i]`.
     static let migrations: [(name: String, statements: [String])] = [
-        ("pg1: the index of SQLite v14, leases, leader, anchors by transaction", pg1)
+        ("pg1: the index of SQLite v14, leases, leader, anchors by transaction", pg1),
+        ("pg2: the job counts' update trigger skips statements that change nothing counted", pg2),
     ]
 
     /// The version this build brings an index to.

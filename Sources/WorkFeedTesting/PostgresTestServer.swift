@@ -93,6 +93,8 @@ public final class PostgresTestServer: Sendable {
                 "\(binaries)/postgres", "-D", dataDirectory, "-k", root, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c",
                 "max_connections=200",
             ] + (durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"])
+            // Settings of one's own, to look into a run: WORKFEED_TEST_PG_SETTINGS="log_min_duration_statement=5 …".
+            + (ProcessInfo.processInfo.environment["WORKFEED_TEST_PG_SETTINGS"] ?? "").split(separator: " ").flatMap { ["-c", String($0)] }
         if let owner {
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
             process.arguments = ["-u", owner, "--"] + server
