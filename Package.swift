@@ -328,7 +328,8 @@ let package = Package(
         .testTarget(
             name: "WorkFeedCoordinatorTests",
             dependencies: [
-                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedIndex", "WorkFeedMetrics", "WorkFeedModel", "WorkFeedWire",
+                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedMetrics", "WorkFeedModel",
+                "WorkFeedTesting", "WorkFeedWire",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

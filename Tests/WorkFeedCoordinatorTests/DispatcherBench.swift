@@ -4,8 +4,10 @@ import Testing
 import WorkFeedConfig
 @testable import WorkFeedCoordinator
 import WorkFeedIndex
+import WorkFeedIndexPostgres
 import WorkFeedMetrics
 import WorkFeedModel
+import WorkFeedTesting
 import WorkFeedWire
 
 /// A dispatcher over a fresh, real index of `Backend`, and the batches a test feeds it: no
@@ -92,6 +94,46 @@ extension DispatcherBench where Backend == SQLiteIndexBackend {
     /// Over the embedded SQLite index, in the test's temporary directory.
     init(adjust: (inout CoordinatorConfiguration) -> Void = { _ in }) throws {
         try self.init(adjust: adjust) { _, configuration in SQLiteIndexBackend(path: configuration.indexPath) }
+    }
+}
+
+extension DispatcherBench where Backend == PostgresIndexBackend {
+    /// Over a database of its own on the tests' PostgreSQL server.
+    init(adjust: (inout CoordinatorConfiguration) -> Void = { _ in }) throws {
+        let server = try PostgresTestServer.shared.get()
+        let location = try PostgresIndexLocation(url: server.socketURL(database: try server.createDatabase()))
+        try self.init(adjust: adjust) { _, _ in PostgresIndexBackend(location, coordinator: "bench") }
+    }
+}
+
+/// The index a dispatcher test runs on: each test of the coordinator's decisions that does not
+/// depend on one backend's storage runs on both, and finds the same.
+enum TestedIndex: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// The cases to test here: PostgreSQL's when its server is installed.
+    static var available: [TestedIndex] { PostgresTestServer.isInstalled ? allCases : [.sqlite] }
+}
+
+/// Runs a test's body on a dispatcher over `index` (one protocol method, as a generic closure
+/// cannot be passed).
+protocol DispatcherCheck {
+    func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws
+}
+
+extension TestedIndex {
+    func check(adjust: (inout CoordinatorConfiguration) -> Void = { _ in }, _ check: some DispatcherCheck) throws {
+        switch self {
+        case .sqlite:
+            var bench = try DispatcherBench<SQLiteIndexBackend>(adjust: adjust)
+            try check.run(&bench)
+        case .postgres:
+            var bench = try DispatcherBench<PostgresIndexBackend>(adjust: adjust)
+            try check.run(&bench)
+        }
     }
 }
 

@@ -8,10 +8,8 @@ import WorkFeedWire
 
 /// What the dispatcher does with reports that race a change of their inputs (privacy zones, a
 /// delete), with leases that end, and with several idle workers: the rules issue 34 asks to hold
-/// on one coordinator first, then across several.
+/// on one coordinator first, then across several. Each runs on both indexes (``TestedIndex``).
 @Suite struct DispatcherReportTests {
-    typealias Bench = DispatcherBench<SQLiteIndexBackend>
-
     /// No back-off, so that a job taken back is ready at once and no test sleeps for it.
     static func noBackoff(_ configuration: inout CoordinatorConfiguration) {
         configuration.initialBackoffSeconds = 0
@@ -29,118 +27,154 @@ import WorkFeedWire
 
     /// A zone added while a worker draws gives the picture a new key: the report on the old one
     /// is refused, what it wrote goes, and the job is drawn again under the new key.
-    @Test func aZoneAddedWhileAWorkerDrawsRefusesThePictureDrawnBeforeIt() throws {
-        var bench = try Bench(adjust: Self.noBackoff)
-        _ = try bench.queued(0..<1, owner: "alice")
-        let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
-        let zones = try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
-        #expect(zones.ok)
+    @Test(arguments: TestedIndex.available) func aZoneAddedWhileAWorkerDrawsRefusesThePictureDrawnBeforeIt(_ index: TestedIndex) throws {
+        try index.check(adjust: DispatcherReportTests.noBackoff, AZoneAddedWhileAWorkerDrawsRefusesThePictureDrawnBeforeIt())
+    }
 
-        let outbox = bench.turn(workers: [([1], generated(job))])
-        #expect(Self.removesPicture(outbox, drawnUnder: job.cacheKey), "the refused picture's file goes")
-        let again = try #require(jobs(outbox, to: [1]).first, "drawn again at once")
-        #expect(again.workoutID == job.workoutID && again.cacheKey != job.cacheKey && again.lease != job.lease)
-        #expect(try bench.statuses() == [.pending: 1])
+    struct AZoneAddedWhileAWorkerDrawsRefusesThePictureDrawnBeforeIt: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            _ = try bench.queued(0..<1, owner: "alice")
+            let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
+            let zones = try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
+            #expect(zones.ok)
 
-        _ = bench.turn(workers: [([1], generated(again))])
-        #expect(try bench.statuses() == [.generated: 1])
+            let outbox = bench.turn(workers: [([1], generated(job))])
+            #expect(DispatcherReportTests.removesPicture(outbox, drawnUnder: job.cacheKey), "the refused picture's file goes")
+            let again = try #require(jobs(outbox, to: [1]).first, "drawn again at once")
+            #expect(again.workoutID == job.workoutID && again.cacheKey != job.cacheKey && again.lease != job.lease)
+            #expect(try bench.statuses() == [.pending: 1])
+
+            _ = bench.turn(workers: [([1], generated(again))])
+            #expect(try bench.statuses() == [.generated: 1])
+        }
     }
 
     /// A zone added after a picture was drawn withdraws its key (its URL answers 410 once the
     /// file is gone) and queues it again; another owner's pictures keep theirs.
-    @Test func aZoneAddedAfterwardsWithdrawsTheOwnersPicturesOnly() throws {
-        var bench = try Bench(adjust: Self.noBackoff)
-        _ = try bench.queued(0..<1, owner: "alice")
-        _ = try bench.queued(1..<2, owner: "bob")
-        let drawn = jobs(bench.turn(workers: [ready([1], capacity: 2)]))
-        #expect(drawn.count == 2)
-        _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
-        #expect(try bench.statuses() == [.generated: 2])
+    @Test(arguments: TestedIndex.available) func aZoneAddedAfterwardsWithdrawsTheOwnersPicturesOnly(_ index: TestedIndex) throws {
+        try index.check(adjust: DispatcherReportTests.noBackoff, AZoneAddedAfterwardsWithdrawsTheOwnersPicturesOnly())
+    }
 
-        let reply = try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
-        #expect(try ControlCodec.decode(ZonesReply.self, from: reply.body).stale == 1)
-        let withdrawn = try drawn.map { job in try bench.dispatcher.index.read { try $0.isWithdrawn(key: job.cacheKey) } }
-        #expect(withdrawn.filter { $0 }.count == 1, "alice's key is withdrawn, bob's is not")
-        #expect(try bench.statuses() == [.generated: 1, .pending: 1])
+    struct AZoneAddedAfterwardsWithdrawsTheOwnersPicturesOnly: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            _ = try bench.queued(0..<1, owner: "alice")
+            _ = try bench.queued(1..<2, owner: "bob")
+            let drawn = jobs(bench.turn(workers: [ready([1], capacity: 2)]))
+            #expect(drawn.count == 2)
+            _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
+            #expect(try bench.statuses() == [.generated: 2])
+
+            let reply = try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
+            #expect(try ControlCodec.decode(ZonesReply.self, from: reply.body).stale == 1)
+            let withdrawn = try drawn.map { job in try bench.dispatcher.index.read { try $0.isWithdrawn(key: job.cacheKey) } }
+            #expect(withdrawn.filter { $0 }.count == 1, "alice's key is withdrawn, bob's is not")
+            #expect(try bench.statuses() == [.generated: 1, .pending: 1])
+        }
     }
 
     /// Adding a zone the owner has already adds nothing (a request carried out twice, through two
     /// coordinators, leaves one zone): the same zone is answered, nothing becomes stale, and the
     /// pictures keep their keys.
-    @Test func aZoneAddedTwiceIsOneZone() throws {
-        var bench = try Bench(adjust: Self.noBackoff)
-        _ = try bench.queued(0..<1, owner: "alice")
-        let drawn = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
-        _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
-        let zone = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300))
-        let first = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, zone).body)
-        #expect(first.stale == 1 && first.zones.count == 1)
-        let before = try bench.statuses()
+    @Test(arguments: TestedIndex.available) func aZoneAddedTwiceIsOneZone(_ index: TestedIndex) throws {
+        try index.check(adjust: DispatcherReportTests.noBackoff, AZoneAddedTwiceIsOneZone())
+    }
 
-        let again = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, zone).body)
-        #expect(again.zones == first.zones && again.added == first.added && again.stale == 0)
-        #expect(try bench.statuses() == before)
-        // Another radius is another zone.
-        let wider = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 400))
-        #expect(try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, wider).body).zones.count == 2)
+    struct AZoneAddedTwiceIsOneZone: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            _ = try bench.queued(0..<1, owner: "alice")
+            let drawn = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
+            _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
+            let zone = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300))
+            let first = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, zone).body)
+            #expect(first.stale == 1 && first.zones.count == 1)
+            let before = try bench.statuses()
+
+            let again = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, zone).body)
+            #expect(again.zones == first.zones && again.added == first.added && again.stale == 0)
+            #expect(try bench.statuses() == before)
+            // Another radius is another zone.
+            let wider = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 400))
+            #expect(try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, wider).body).zones.count == 2)
+        }
     }
 
     /// A workout deleted while a worker draws it is gone with its jobs; the worker's late report
     /// stores nothing, and what it wrote is removed.
-    @Test func aWorkoutDeletedWhileAWorkerDrawsItIsNotStoredBack() throws {
-        var bench = try Bench(adjust: Self.noBackoff)
-        let ids = try bench.queued(0..<1, owner: "alice")
-        let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
-        let reply = try bench.answer(.delete, DeleteRequest(ids: ids, owner: "alice"))
-        #expect(try ControlCodec.decode(DeleteReply.self, from: reply.body).deleted == ids)
+    @Test(arguments: TestedIndex.available) func aWorkoutDeletedWhileAWorkerDrawsItIsNotStoredBack(_ index: TestedIndex) throws {
+        try index.check(adjust: DispatcherReportTests.noBackoff, AWorkoutDeletedWhileAWorkerDrawsItIsNotStoredBack())
+    }
 
-        let outbox = bench.turn(workers: [([1], generated(job))])
-        #expect(Self.removesPicture(outbox, drawnUnder: job.cacheKey))
-        #expect(jobs(outbox).isEmpty)
-        #expect(try bench.statuses().isEmpty)
-        #expect(try bench.dispatcher.index.read { try $0.workoutCount(owner: nil) } == 0)
+    struct AWorkoutDeletedWhileAWorkerDrawsItIsNotStoredBack: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            let ids = try bench.queued(0..<1, owner: "alice")
+            let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
+            let reply = try bench.answer(.delete, DeleteRequest(ids: ids, owner: "alice"))
+            #expect(try ControlCodec.decode(DeleteReply.self, from: reply.body).deleted == ids)
+
+            let outbox = bench.turn(workers: [([1], generated(job))])
+            #expect(DispatcherReportTests.removesPicture(outbox, drawnUnder: job.cacheKey))
+            #expect(jobs(outbox).isEmpty)
+            #expect(try bench.statuses().isEmpty)
+            #expect(try bench.dispatcher.index.read { try $0.workoutCount(owner: nil) } == 0)
+        }
     }
 
     /// A lease past its deadline is taken back and given to a worker with a free slot; the first
     /// worker's report, come too late, stores nothing.
-    @Test func aLeasePastItsDeadlineGoesToAnotherWorkerAndTheLateReportIsIgnored() throws {
-        var bench = try Bench {
-            Self.noBackoff(&$0)
-            // Deadlines are on the index's wall clock: a millisecond, and the test waits ten.
-            $0.jobDeadlineSeconds = 0.001
-        }
-        _ = try bench.queued(0..<1, owner: "alice")
-        let first = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
-        Thread.sleep(forTimeInterval: 0.01)
-        // Deadlines are looked at once a second of the loop's clock.
-        let outbox = bench.turn(after: .seconds(2), workers: [ready([2], capacity: 1)])
-        let second = try #require(jobs(outbox, to: [2]).first)
-        #expect(second.workoutID == first.workoutID && second.lease != first.lease)
+    @Test(arguments: TestedIndex.available) func aLeasePastItsDeadlineGoesToAnotherWorkerAndTheLateReportIsIgnored(_ index: TestedIndex) throws {
+        try index.check(
+            adjust: {
+                DispatcherReportTests.noBackoff(&$0)
+                // Deadlines are on the index's wall clock: a millisecond, and the test waits ten.
+                $0.jobDeadlineSeconds = 0.001
+            }, ALeasePastItsDeadlineGoesToAnotherWorkerAndTheLateReportIsIgnored())
+    }
 
-        _ = bench.turn(workers: [([1], generated(first))])
-        #expect(try bench.statuses() == [.pending: 1], "the late report is not stored")
-        _ = bench.turn(workers: [([2], generated(second))])
-        #expect(try bench.statuses() == [.generated: 1])
+    struct ALeasePastItsDeadlineGoesToAnotherWorkerAndTheLateReportIsIgnored: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            _ = try bench.queued(0..<1, owner: "alice")
+            let first = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
+            Thread.sleep(forTimeInterval: 0.01)
+            // Deadlines are looked at once a second of the loop's clock.
+            let outbox = bench.turn(after: .seconds(2), workers: [ready([2], capacity: 1)])
+            let second = try #require(jobs(outbox, to: [2]).first)
+            #expect(second.workoutID == first.workoutID && second.lease != first.lease)
+
+            _ = bench.turn(workers: [([1], generated(first))])
+            #expect(try bench.statuses() == [.pending: 1], "the late report is not stored")
+            _ = bench.turn(workers: [([2], generated(second))])
+            #expect(try bench.statuses() == [.generated: 1])
+        }
     }
 
     /// A few ready jobs are dealt one at a time over the idle workers, not queued on the first.
-    @Test func aFewReadyJobsSpreadOverIdleWorkers() throws {
-        var bench = try Bench()
-        _ = try bench.queued(0..<2, owner: "alice")
-        let outbox = bench.turn(workers: [ready([1], capacity: 4), ready([2], capacity: 4)])
-        #expect(jobs(outbox, to: [1]).count == 1)
-        #expect(jobs(outbox, to: [2]).count == 1)
+    @Test(arguments: TestedIndex.available) func aFewReadyJobsSpreadOverIdleWorkers(_ index: TestedIndex) throws {
+        try index.check(AFewReadyJobsSpreadOverIdleWorkers())
+    }
+
+    struct AFewReadyJobsSpreadOverIdleWorkers: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            _ = try bench.queued(0..<2, owner: "alice")
+            let outbox = bench.turn(workers: [ready([1], capacity: 4), ready([2], capacity: 4)])
+            #expect(jobs(outbox, to: [1]).count == 1)
+            #expect(jobs(outbox, to: [2]).count == 1)
+        }
     }
 
     /// Within an owner, the oldest job goes first.
-    @Test func anOwnersOldestPictureGoesFirst() throws {
-        var bench = try Bench()
-        let older = try bench.queued(0..<1, owner: "alice")
-        let newer = try bench.queued(1..<2, owner: "alice")
-        let first = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
-        #expect(first.map(\.workoutID) == older)
-        let next = jobs(bench.turn(workers: [([1], generated(first[0]))]))
-        #expect(next.map(\.workoutID) == newer)
+    @Test(arguments: TestedIndex.available) func anOwnersOldestPictureGoesFirst(_ index: TestedIndex) throws {
+        try index.check(AnOwnersOldestPictureGoesFirst())
+    }
+
+    struct AnOwnersOldestPictureGoesFirst: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            let older = try bench.queued(0..<1, owner: "alice")
+            let newer = try bench.queued(1..<2, owner: "alice")
+            let first = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
+            #expect(first.map(\.workoutID) == older)
+            let next = jobs(bench.turn(workers: [([1], generated(first[0]))]))
+            #expect(next.map(\.workoutID) == newer)
+        }
     }
 }
 
