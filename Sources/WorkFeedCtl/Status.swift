@@ -83,6 +83,13 @@ extension WorkCtl {
                 }
                 lines.append("summaries rebuilding: " + owners.joined(separator: ", "))
             }
+            if let coordinators = status.coordinators, !coordinators.isEmpty {
+                let listed = coordinators.map { coordinator in
+                    coordinator.id + " (" + (coordinator.leads ? "periodic work, " : "")
+                        + "seen \(ProgressMeter.format(seconds: coordinator.silentSeconds)) ago)"
+                }
+                lines.append("coordinators: " + listed.joined(separator: ", "))
+            }
             lines.append("")
 
             var pictures = TextTable([

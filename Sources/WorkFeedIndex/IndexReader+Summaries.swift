@@ -45,6 +45,9 @@ extension IndexReader {
         try SummaryRows.readOwner(db, owner)
     }
 
+    /// The one writer of a SQLite index is the coordinator asked: none to list.
+    public func coordinators() -> [RunningCoordinator] { [] }
+
     /// The owners whose summaries wait for or are in a rebuild, with its progress.
     public func summaryRebuilds() throws -> [String: SummaryRebuild] {
         var result: [String: SummaryRebuild] = [:]

@@ -348,6 +348,10 @@ public protocol IndexReading {
     ) throws -> SummaryReport
     /// The owners whose summaries wait for or are in a rebuild, with its progress.
     func summaryRebuilds() throws -> [String: SummaryRebuild]
+
+    /// The coordinators that write this index, as they registered, for `workctl status` (an
+    /// index of one writer: none listed, the one asked is it).
+    func coordinators() throws -> [RunningCoordinator]
     /// What an owner's summaries were counted with, and their rebuild if one waits; `nil` for an
     /// owner with no summaries.
     func summaryState(owner: String) throws -> SummaryOwnerState?

@@ -256,4 +256,16 @@ public struct PostgresReader: IndexReading {
     public func summaryState(owner: String) throws -> SummaryOwnerState? {
         try PostgresTransaction(session: session).summaryOwnerRow(owner)
     }
+
+    public func coordinators() throws -> [RunningCoordinator] {
+        try session.query(
+            """
+            SELECT c.id, c.endpoints, extract(epoch FROM now() - c.seen_at)::float8, coalesce(l.holder = c.id AND l.expires_at > now(), false)
+            FROM coordinator c LEFT JOIN leader l ON l.role = 'periodic' ORDER BY c.id
+            """, "listing the coordinators"
+        ).decoded("the coordinators") { row in
+            let (id, endpoints, silent, leads) = try row.decode((String, String, Double, Bool).self)
+            return RunningCoordinator(id: id, endpoints: endpoints, silentSeconds: max(0, silent), leads: leads)
+        }
+    }
 }

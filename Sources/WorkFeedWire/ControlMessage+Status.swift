@@ -59,12 +59,16 @@ public struct StatusReply: Codable, Sendable, Hashable {
     /// weekday or heart-rate zones changed: docs/summaries.md), with its progress; with `owner`,
     /// only theirs. `nil` from a coordinator without summaries.
     public var summaryRebuilds: [String: SummaryRebuild]?
+    /// The coordinators of an index several share (PostgreSQL), the one that does the periodic
+    /// work marked; `nil` for an index of one coordinator's.
+    public var coordinators: [RunningCoordinator]?
 
     public init(
         workouts: Int, counts: [Count], leased: Int, workers: [Worker], ready: Int? = nil,
         finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil, events: String? = nil,
-        summaryRebuilds: [String: SummaryRebuild]? = nil
+        summaryRebuilds: [String: SummaryRebuild]? = nil, coordinators: [RunningCoordinator]? = nil
     ) {
+        self.coordinators = coordinators
         self.events = events
         self.summaryRebuilds = summaryRebuilds
         self.workouts = workouts

@@ -7,7 +7,7 @@ import Logging
 import Testing
 import WorkFeedConfig
 import WorkFeedCoordinator
-import WorkFeedCtl
+@testable import WorkFeedCtl
 import WorkFeedIndex
 import WorkFeedIndexPostgres
 import WorkFeedModel
@@ -109,6 +109,20 @@ struct PostgresSystemTests {
         #expect(seen.total(.generated) == expected && seen.workouts == 3)
         let feed: FeedReply = try other.request(.feed, FeedRequest(limit: 10))
         #expect(feed.items.count == 3)
+        // STATUS through either lists both, one of them doing the periodic work.
+        var listed: [RunningCoordinator] = []
+        let until = Date().addingTimeInterval(10)
+        repeat {
+            listed = (try other.request(.status, [String: String]()) as StatusReply).coordinators ?? []
+            if listed.contains(where: \.leads) { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < until
+        #expect(listed.map(\.id) == ["first", "second"])
+        #expect(listed.filter(\.leads).count == 1 && listed.allSatisfy { $0.silentSeconds < 5 }, "\(listed)")
+        #expect(listed.allSatisfy { $0.endpoints.contains("control tcp://") }, "\(listed)")
+        let shown = try other.request(.status, [String: String]()) as StatusReply
+        let lines = WorkCtl.Status.view(shown, now: Date())
+        #expect(lines.contains { $0.hasPrefix("coordinators: first (") && $0.contains("periodic work") }, "\(lines)")
     }
 
     /// One of two coordinators does the periodic work; when it stops cleanly it gives back its
