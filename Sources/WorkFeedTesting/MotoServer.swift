@@ -22,16 +22,27 @@ public final class MotoServer: @unchecked Sendable {
     /// The credentials moto accepts (any); what the tests sign with.
     public static let credentials = S3Credentials(accessKeyID: "workfeed-test", secretAccessKey: "workfeed-test-secret")
 
-    public let port: Int
+    public private(set) var port: Int
     private var process: Process?
-    private let log: URL
+    private var log: URL
 
     public var endpoint: String { "http://127.0.0.1:\(port)" }
 
+    /// Starts a server on `port`, or on a free one. A free port is free when it is asked for,
+    /// not when moto binds it: another test's socket (a ZeroMQ endpoint on `tcp://127.0.0.1:*`)
+    /// may take it in between, and moto then exits; it is tried again on another port, up to 5 times.
     public init(port: Int? = nil) throws {
-        self.port = try port ?? Self.freePort()
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-moto-\(self.port)-\(UUID().uuidString).log")
-        try start()
+        var attempt = 1
+        while true {
+            self.port = try port ?? Self.freePort()
+            log = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-moto-\(self.port)-\(UUID().uuidString).log")
+            do {
+                try start()
+                return
+            } catch where port == nil && attempt < 5 {
+                attempt += 1
+            }
+        }
     }
 
     deinit { stop() }
@@ -52,7 +63,8 @@ public final class MotoServer: @unchecked Sendable {
         MotoServer.running.withLock { _ = $0.insert(process.processIdentifier) }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            if Self.accepts(port: port) { return }
+            // Something that accepts a connection is not yet moto: it must answer HTTP.
+            if Self.answersHTTP(port: port), process.isRunning { return }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -114,6 +126,35 @@ public final class MotoServer: @unchecked Sendable {
         }
         guard named == 0 else { throw MotoError("getsockname: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether what listens on `port` answers a `GET /` as an HTTP server does (within a second).
+    static func answersHTTP(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return false }
+        let request = Array("GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard send(descriptor, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return false }
+        let wanted = 5
+        var reply = [UInt8](repeating: 0, count: wanted)
+        var got = 0
+        while got < wanted {
+            let read = reply.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + got, wanted - got, 0) }
+            guard read > 0 else { return false }
+            got += read
+        }
+        return reply == Array("HTTP/".utf8)
     }
 
     public static func accepts(port: Int) -> Bool {
