@@ -39,7 +39,8 @@ public final class MotoServer: @unchecked Sendable {
             do {
                 try start()
                 return
-            } catch where port == nil && attempt < 5 {
+            } catch {
+                guard port == nil, attempt < 5 else { throw error }
                 attempt += 1
             }
         }
