@@ -131,20 +131,8 @@ public final class MotoServer: @unchecked Sendable {
 
     /// Whether what listens on `port` answers a `GET /` as an HTTP server does (within a second).
     static func answersHTTP(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
+        guard let descriptor = connected(to: port, timeoutSeconds: 1) else { return false }
         defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return false }
         let request = Array("GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         guard send(descriptor, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return false }
         let wanted = 5
@@ -159,16 +147,33 @@ public final class MotoServer: @unchecked Sendable {
     }
 
     public static func accepts(port: Int) -> Bool {
+        guard let descriptor = connected(to: port) else { return false }
+        close(descriptor)
+        return true
+    }
+
+    /// A socket connected to 127.0.0.1:`port` (its sends and receives bounded by `timeoutSeconds`
+    /// when given), or `nil` when nothing accepts there.
+    private static func connected(to port: Int, timeoutSeconds: Int? = nil) -> Int32? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { return nil }
+        if let timeoutSeconds {
+            var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
+        let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        }
+        guard result == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 
     /// One server for a test process's suites, started when first asked for.
