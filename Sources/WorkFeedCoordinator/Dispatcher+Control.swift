@@ -315,6 +315,9 @@ extension Dispatcher {
     /// timed out and asked another coordinator of the index) leaves one zone, as once would.
     func zones(_ body: ZonesRequest, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox) throws -> [UInt8] {
         guard let owner = try checkOwner(body.owner, "ZONES") else { throw ControlRequestError("ZONES needs an owner") }
+        // Another coordinator of the index may have changed the owner's zones or settings: the
+        // keys computed below are made of what the index holds.
+        try specs.reload(owner: owner, reader: transaction.reader)
         var added: PrivacyZone?
         var removed: Bool?
         if let zone = body.add {

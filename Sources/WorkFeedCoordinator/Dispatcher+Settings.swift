@@ -34,6 +34,9 @@ extension Dispatcher {
     /// Bad values are answered with a refusal naming the field, and nothing changes.
     func settings(_ body: SettingsRequest, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox) throws -> [UInt8] {
         guard let owner = try checkOwner(body.owner, "SETTINGS") else { throw ControlRequestError("SETTINGS needs an owner") }
+        // Another coordinator of the index may have changed the owner's zones or settings: what
+        // is answered and compared is what the index holds.
+        try specs.reload(owner: owner, reader: transaction.reader)
         let stored = try transaction.reader.ownerSettings(owner: owner)
         guard body.set != nil || body.unset != nil else {
             return try ControlCodec.encode(

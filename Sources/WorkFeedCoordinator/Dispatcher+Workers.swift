@@ -114,6 +114,10 @@ extension Dispatcher {
             leaseCounter += 1
             return bootPrefix | leaseCounter
         }
+        // The owners' zones and settings as the index holds them (another coordinator may have
+        // changed them), before any key is computed or route cut.
+        for job in jobs { try specs.follow(owner: job.owner, to: job.policyVersion, reader: transaction.reader) }
+        var keyed: [(job: LeasedJob, identity: [UInt8], cacheKey: String)] = []
         for job in jobs {
             guard let identity = identities[job.worker] else { continue }
             guard specs.draws(job.picture.theme) else {
@@ -124,8 +128,11 @@ extension Dispatcher {
                 continue
             }
             workers[identity]!.inFlight.insert(job.lease)
-            let cacheKey = specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash, owner: job.owner)
-            try transaction.recordCacheKey(cacheKey, for: job.lease)
+            keyed.append(
+                (job, identity, specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash, owner: job.owner)))
+        }
+        try transaction.recordCacheKeys(keyed.map { ($0.cacheKey, $0.job.lease) })
+        for (job, identity, cacheKey) in keyed {
             // The worker gets the route already cut: it never receives what a privacy zone hides.
             let route: [UInt8]
             switch Self.visibleRoute(job, policy: specs.privacy.policy(for: job.owner)) {
@@ -152,9 +159,7 @@ extension Dispatcher {
         _ job: LeasedJob, _ detail: String, code: FailureCode, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws {
         let report = JobReportRecord(lease: job.lease, outcome: .failedNoRetry, detail: detail, code: code)
-        let effect = try transaction.complete(report, from: job.worker, retry: retry, now: Date()) { picture, routeHash, heartRateHash, owner in
-            specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
-        }
+        let effect = try complete([WorkerReport(report, from: job.worker)], specs: &specs, transaction: &transaction)[0]
         if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
         outbox.tally.record(effect, renderMicroseconds: nil)
     }

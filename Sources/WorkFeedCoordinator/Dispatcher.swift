@@ -159,11 +159,28 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                 // Orphans the start sweep found: checked against the jobs and leases at the end.
                 for leftover in batch.leftovers { transaction.discard(leftover) }
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
+                // A run of STATUS messages is checked and stored together (one statement for its
+                // pictures on PostgreSQL), before the next message that may depend on it.
+                var reports: [GatheredReport] = []
                 for message in batch.workerMessages {
+                    switch message.message {
+                    case .status(let report):
+                        reports.append(gather(message.identity, report, now: now, workers: &workersAfter))
+                        continue
+                    case .heartbeat: break
+                    default:
+                        try completeReports(
+                            reports, now: now, workers: &workersAfter, health: &healthAfter, specs: &specsAfter, transaction: &transaction,
+                            outbox: &outbox, progress: &progressAfter)
+                        reports.removeAll()
+                    }
                     try handleWorker(
                         message.identity, message.message, now: now, workers: &workersAfter, health: &healthAfter, specs: &specsAfter,
                         transaction: &transaction, outbox: &outbox, progress: &progressAfter)
                 }
+                try completeReports(
+                    reports, now: now, workers: &workersAfter, health: &healthAfter, specs: &specsAfter, transaction: &transaction,
+                    outbox: &outbox, progress: &progressAfter)
                 for work in batch.controlMessages {
                     guard let reply = handleControl(work, specs: &specsAfter, transaction: &transaction, outbox: &outbox) else { continue }
                     outbox.control.append((work.identity, reply, reply.isProgress ? 0 : work.bytes))
@@ -345,52 +362,10 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             logger.info("worker connected", metadata: ["worker": "\(name)", "slots": "\(capacity)"])
             outbox.events.append(.worker(name: name, change: "connected"))
         case .status(let report):
-            var key = ""
-            if let known {
-                workers.values[known].inFlight.remove(report.lease)
-                workers.values[known].done += 1
-                key = workers.values[known].key
-            }
-            let outcome: JobReportRecord.Outcome =
-                switch report.outcome {
-                case .generated: .generated
-                case .failedNoRetry: .failedNoRetry
-                case .failedRetry: .failedRetry
-                }
-            let effect = try transaction.complete(
-                JobReportRecord(lease: report.lease, outcome: outcome, detail: report.detail, map: report.map, code: report.code), from: key,
-                retry: retry, now: Date()
-            ) { picture, routeHash, heartRateHash, owner in
-                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
-            }
-            progress.record(effect, renderMicroseconds: report.renderMicroseconds)
-            if let known, case .updated(_, let status, _, _, let code) = effect {
-                try watchHealth(
-                    known, status: status, transient: report.outcome == .failedRetry, code: code, now: now, workers: &workers, health: &health,
-                    transaction: &transaction, outbox: &outbox)
-            }
-            if let event = CoordinatorEvent(effect) { outbox.events.append(event) }
-            outbox.tally.record(effect, renderMicroseconds: report.outcome == .generated ? report.renderMicroseconds : nil)
-            switch effect {
-            case .staleLease where report.outcome == .generated:
-                logger.info(
-                    "late report for a lease that is no longer current; not stored, what it wrote goes", metadata: ["lease": "\(report.lease)"])
-            case .staleLease:
-                logger.debug("late report for a lease that is no longer current; ignored", metadata: ["lease": "\(report.lease)"])
-            case .outdated(let picture):
-                logger.info(
-                    "report on inputs that changed since the job was leased (privacy zones, settings); refused, drawn again",
-                    metadata: ["picture": "\(picture)", "lease": "\(report.lease)"])
-            case .updated(let picture, let status, let reason, _, _):
-                if status == .failedNoRetry || reason != nil {
-                    logger.info("picture failed", metadata: ["picture": "\(picture)", "status": "\(status.rawValue)", "reason": "\(reason ?? "")"])
-                } else {
-                    logger.debug("picture generated", metadata: ["picture": "\(picture)", "render_us": "\(report.renderMicroseconds)"])
-                }
-            }
-            if known == nil {
-                outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))
-            }
+            let gathered = gather(identity, report, now: now, workers: &workers)
+            try completeReports(
+                [gathered], now: now, workers: &workers, health: &health, specs: &specs, transaction: &transaction, outbox: &outbox,
+                progress: &progress)
         case .heartbeat:
             if known == nil {
                 outbox.worker.append((identity, .disconnect(reason: "unknown worker: send READY")))

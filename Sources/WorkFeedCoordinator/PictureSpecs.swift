@@ -1,4 +1,5 @@
 import WorkFeedConfig
+import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedStyle
 
@@ -21,6 +22,9 @@ struct PictureSpecs {
     /// Every owner's heart-rate zones: part of each heatmap's spec.
     var heartRateZones: OwnerHeartRateZones
     private var hashers: [SpecKey: SHA256] = [:]
+    /// The policy version each owner's zones and heart-rate zones were read at, from an index of
+    /// several writers (``follow(owner:to:reader:)``).
+    private var policyVersions: [String: Int64] = [:]
 
     /// Specs kept encoded at most: one per kind, theme and scale, and per set of owners' zones
     /// in use; past it the memo starts again (owners' zones are few distinct lists in practice).
@@ -39,6 +43,24 @@ struct PictureSpecs {
         self.basemap = basemap
         self.privacy = privacy
         self.heartRateZones = heartRateZones
+    }
+
+    /// Brings `owner`'s privacy zones and heart-rate zones up to `version`, the owner's policy
+    /// version in the index (``LeasedJob/policyVersion``): another coordinator on the same index
+    /// may have changed them since this copy was read. Read again with `reader` when the copy is
+    /// of another version; nothing for version 0 (an index of one writer: this copy is the only one).
+    mutating func follow(owner: String, to version: Int64, reader: some IndexReading) throws {
+        guard version != 0, policyVersions[owner] != version else { return }
+        try reload(owner: owner, reader: reader)
+        if policyVersions.count >= Self.memoLimit * 16 { policyVersions.removeAll(keepingCapacity: true) }
+        policyVersions[owner] = version
+    }
+
+    /// Reads `owner`'s privacy zones and heart-rate zones again (a change of either through this
+    /// coordinator starts from what the index holds, not from this copy).
+    mutating func reload(owner: String, reader: some IndexReading) throws {
+        privacy.setZones(try reader.privacyZones(owner: owner), of: owner)
+        heartRateZones.set(try reader.ownerSettings(owner: owner).heartRateZones, of: owner)
     }
 
     /// - Parameter thresholds: the heatmap zones' bounds; `nil`: the configured ones.

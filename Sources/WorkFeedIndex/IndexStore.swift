@@ -15,6 +15,23 @@ public import WorkFeedPrivacy
 /// owners' privacy policies and settings), the index does not.
 public typealias CacheKeyFunction = (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
 
+/// Called by an index of several writers with an owner's policy version, locked for the
+/// transaction (``LeasedJob/policyVersion``): the coordinator reads that owner's zones and
+/// settings again with the reader given when its copy is of another version, before a cache key
+/// of theirs is computed.
+public typealias PolicyRefresh<Reader: IndexReading> = (_ owner: String, _ version: Int64, _ reader: Reader) throws -> Void
+
+/// A worker's report with the worker it came from (its lease key, ``LeasedJob/worker``).
+public struct WorkerReport: Sendable, Hashable {
+    public var report: JobReportRecord
+    public var worker: String
+
+    public init(_ report: JobReportRecord, from worker: String) {
+        self.report = report
+        self.worker = worker
+    }
+}
+
 /// Bounds every index keeps, whatever its backend.
 public enum IndexLimits {
     /// Withdrawn picture keys kept per owner (``IndexWriting/rememberWithdrawnPictures(owner:now:keeping:)``):
@@ -194,6 +211,9 @@ public protocol IndexWriting {
     mutating func lease(_ slots: [(worker: String, count: Int)], now: Date, deadline: Double, nextLease: () -> UInt64) throws -> [LeasedJob]
     /// The cache key sent with a lease's JOB, which a `generated` report must quote.
     mutating func recordCacheKey(_ key: String, for lease: UInt64) throws
+    /// The cache keys sent with several leases' JOBs, as ``recordCacheKey(_:for:)`` records each
+    /// (an index of several writers in one statement).
+    mutating func recordCacheKeys(_ keys: [(key: String, lease: UInt64)]) throws
     /// Ends a lease whose JOB never reached its worker, counting no attempt; whether it was current.
     @discardableResult mutating func returnLease(_ lease: UInt64) throws -> Bool
     /// Takes back a gone worker's leases, counting an attempt against each job when asked (stored
@@ -226,6 +246,18 @@ public protocol IndexWriting {
     mutating func complete(
         _ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date, cacheKey: CacheKeyFunction
     ) throws -> CompletionEffect
+    /// Records reports in their order, each as ``complete(_:from:retry:now:cacheKey:)`` records
+    /// one, and returns their effects in that order (an index of several writers checks and stores
+    /// them together).
+    ///
+    /// Another writer may have changed an owner's zones or settings since this writer read them:
+    /// an index of several writers locks each reported owner's policy version for the transaction
+    /// and calls `policyAt` with it before any key is compared, so that the coordinator brings its
+    /// copy of that owner's zones and settings up to that version (reading them with the reader
+    /// given). An index of one writer, whose coordinator's copy is the only one, never calls it.
+    mutating func complete(
+        _ reports: [WorkerReport], retry: RetryPolicy, now: Date, policyAt: PolicyRefresh<Reader>, cacheKey: CacheKeyFunction
+    ) throws -> [CompletionEffect]
 
     // MARK: Privacy
 
@@ -362,4 +394,21 @@ extension WorkoutIndex: WorkoutIndexStore {
 }
 extension SQLiteIndexBackend: IndexBackend {}
 extension IndexTransaction: IndexWriting {}
+
+// An index of one writer takes batches one at a time: its statements are calls in its own
+// process, and its coordinator's copy of the owners' policies is the only one.
+extension IndexWriting {
+    public mutating func recordCacheKeys(_ keys: [(key: String, lease: UInt64)]) throws {
+        for (key, lease) in keys { try recordCacheKey(key, for: lease) }
+    }
+
+    public mutating func complete(
+        _ reports: [WorkerReport], retry: RetryPolicy, now: Date, policyAt: PolicyRefresh<Reader>, cacheKey: CacheKeyFunction
+    ) throws -> [CompletionEffect] {
+        var effects: [CompletionEffect] = []
+        effects.reserveCapacity(reports.count)
+        for each in reports { effects.append(try complete(each.report, from: each.worker, retry: retry, now: now, cacheKey: cacheKey)) }
+        return effects
+    }
+}
 extension IndexReader: IndexReading {}

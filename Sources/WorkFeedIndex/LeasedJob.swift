@@ -14,11 +14,18 @@ public struct LeasedJob: Sendable, Hashable {
     public var heartRateHash: String
     public var route: [UInt8]
     public var heartRate: [UInt8]
+    /// The owner's policy version when the job was leased, in an index of several writers (which
+    /// raises it with every change of the owner's zones or settings that a key hashes): the
+    /// coordinator reads the owner's zones and settings again when its copy is of another
+    /// version, before it computes the job's key and cuts its route. 0 from an index of one
+    /// writer, whose coordinator's copy is always current.
+    public var policyVersion: Int64
 
     public init(
         jobID: Int64, lease: UInt64, worker: String, picture: PictureID, owner: String, routeHash: String, heartRateHash: String, route: [UInt8],
-        heartRate: [UInt8]
+        heartRate: [UInt8], policyVersion: Int64 = 0
     ) {
+        self.policyVersion = policyVersion
         self.jobID = jobID
         self.lease = lease
         self.worker = worker

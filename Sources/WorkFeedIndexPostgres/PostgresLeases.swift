@@ -76,7 +76,7 @@ public enum PostgresLeases {
                 jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),
                 picture: picture, owner: try cells[5].decode(String.self), routeHash: try cells[11].decode(String.self),
                 heartRateHash: try cells[12].decode(String.self), route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
-                heartRate: Array(try cells[14].decode(ByteBuffer.self).readableBytesView))
+                heartRate: Array(try cells[14].decode(ByteBuffer.self).readableBytesView), policyVersion: try cells[15].decode(Int64.self))
             return Claim(
                 order: try cells[0].decode(Int.self), job: job, priority: try cells[4].decode(Int.self), anchor: try cells[10].decode(Int64.self))
         }
@@ -146,7 +146,18 @@ public enum PostgresLeases {
     /// Remembers the cache key sent with a lease's JOB: a `generated` report must quote it, and
     /// a report on a job whose key has changed since is refused (``PostgresReports``).
     public static func recordCacheKey(_ key: String, for lease: UInt64, in session: PostgresSession) throws(IndexError) {
-        try session.query("UPDATE job SET lease_key = \(key) WHERE lease_id = \(Int64(bitPattern: lease))", "recording the key of lease \(lease)")
+        try recordCacheKeys([(key, lease)], in: session)
+    }
+
+    /// ``recordCacheKey(_:for:in:)`` for a turn's leases, in one statement.
+    public static func recordCacheKeys(_ keys: [(key: String, lease: UInt64)], in session: PostgresSession) throws(IndexError) {
+        guard !keys.isEmpty else { return }
+        try session.query(
+            """
+            UPDATE job SET lease_key = u.key
+            FROM unnest(\(keys.map { Int64(bitPattern: $0.lease) })::bigint[], \(keys.map(\.key))::text[]) AS u(lease, key)
+            WHERE job.lease_id = u.lease
+            """, "recording the keys of \(keys.count) leases")
     }
 
     /// Ends a lease whose JOB never reached its worker, counting no attempt: the job is ready
@@ -207,7 +218,8 @@ public enum PostgresLeases {
     /// The claim (docs/postgres-index.md, "The claim", where each part is explained and measured):
     /// $1 coordinator, $2 workers (one a free slot, in the order jobs are dealt), $3 slots,
     /// $4/$5 the last owner served at each priority, $6 the render deadline in seconds, $7 the
-    /// lease's time in seconds, $8 the candidates in all, shared by the owners found.
+    /// lease's time in seconds, $8 the candidates in all, shared by the owners found. Each job
+    /// comes with its owner's policy version (``LeasedJob/policyVersion``).
     static let claimStatement = """
         WITH RECURSIVE
         last_served AS (SELECT * FROM unnest($4::bigint[], $5::text[]) AS l(priority, owner)),
@@ -276,6 +288,7 @@ public enum PostgresLeases {
         FROM dealt d, workout w, series s
         WHERE job.id = d.id AND w.id = job.workout_id AND s.workout_id = job.workout_id
         RETURNING d.seq, job.id, job.lease_id, job.lease_worker, job.priority, job.owner, job.workout_id, job.kind, job.theme, job.scale,
-            job.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate
+            job.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate,
+            coalesce((SELECT o.policy_version FROM owner_state o WHERE o.owner = job.owner), 0)
         """
 }

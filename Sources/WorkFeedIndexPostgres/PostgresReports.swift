@@ -49,49 +49,101 @@ public enum PostgresReports {
         public var unstoredKey: String?
     }
 
-    /// Records `worker`'s report on a lease, as ``IndexWriting/complete(_:from:retry:now:cacheKey:)``
-    /// does: on a current lease of that worker only (anything else is
+    /// Records workers' reports, as ``IndexWriting/complete(_:from:retry:now:cacheKey:)`` records
+    /// each: on a current lease of that worker only (anything else is
     /// ``CompletionEffect/staleLease`` and changes nothing), refused as
     /// ``CompletionEffect/outdated(_:)`` when the job's key is no longer the one it was leased
     /// with, otherwise generated, failed for good, tried again after a back-off, or put off
     /// without an attempt for a failure of the worker's surroundings. Times are the database's.
-    /// - Parameter policyAt: called with the owner and its policy version (0 when it never changed)
-    ///   before `cacheKey` is: the coordinator reloads the owner's zones and settings when its
-    ///   copy is of another version, so that the key compared is the one the index holds now.
+    ///
+    /// The batch is one turn's: the reported job rows are locked in one statement (in id order),
+    /// their owners' rows `FOR SHARE` in another (in owner order), and every `generated` outcome,
+    /// the common one, is stored by one `UPDATE` over arrays, so that the kept counts' trigger runs
+    /// once for the batch; the rarer outcomes take a statement each.
+    /// - Parameter policyAt: called with each reported owner and their policy version (0 when it
+    ///   never changed), held until the transaction ends, before any key is compared: the
+    ///   coordinator reloads the owner's zones and settings when its copy is of another version,
+    ///   so that the key compared is the one the index holds now.
+    /// - Returns: the outcomes in the reports' order.
+    public static func complete(
+        _ reports: [WorkerReport], retry: RetryPolicy, cacheKey: CacheKeyFunction,
+        policyAt: (_ owner: String, _ version: Int64) throws -> Void = { _, _ in }, anchors: inout PostgresAnchors,
+        in session: PostgresSession
+    ) throws -> [Outcome] {
+        guard !reports.isEmpty else { return [] }
+        let leases = reports.map { Int64(bitPattern: $0.report.lease) }
+        let found = try LeasedRow.locked(
+            "\(unescaped: LeasedRow.selection) WHERE j.lease_id = ANY(\(leases)) ORDER BY j.id FOR UPDATE OF j",
+            "the jobs of \(reports.count) reported leases", in: session)
+        let byLease = Dictionary(found.map { ($0.lease, $0) }, uniquingKeysWith: { first, _ in first })
+        // The owners' policies as of now, held until the transaction ends: the coordinator brings
+        // what its cache keys are made of up to those versions before any key is compared.
+        let owners = Set(
+            reports.compactMap { each in byLease[Int64(bitPattern: each.report.lease)].flatMap { $0.worker == each.worker ? $0.owner : nil } })
+        if !owners.isEmpty {
+            let versions = try session.query(
+                "SELECT owner, policy_version FROM owner_state WHERE owner = ANY(\(owners.sorted())) ORDER BY owner FOR SHARE",
+                "locking the policies of \(owners.count) owners"
+            ).decoded("the policy versions") { try $0.decode((String, Int64).self) }
+            let known = Dictionary(versions, uniquingKeysWith: { first, _ in first })
+            for owner in owners.sorted() { try policyAt(owner, known[owner] ?? 0) }
+        }
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(reports.count)
+        var reported: Set<Int64> = []
+        var ending: [LeasedRow] = []
+        var stored: [(row: LeasedRow, key: String, map: String, k: Int)] = []
+        for (each, lease) in zip(reports, leases) {
+            let report = each.report
+            let drawn = report.outcome == .generated ? report.detail : nil
+            guard let job = byLease[lease], job.worker == each.worker, reported.insert(lease).inserted else {
+                // A late report: the lease ended (or this batch has already ended it), or was never
+                // this worker's. The picture it wrote is nobody's; its by-picture name is known while
+                // the ended lease is remembered.
+                guard let drawn else {
+                    outcomes.append(Outcome(effect: .staleLease))
+                    continue
+                }
+                let picture = try Self.endedLease(lease, in: session)
+                outcomes.append(Outcome(effect: .staleLease, leftover: LeftoverPicture(picture: picture, key: drawn)))
+                continue
+            }
+            // The report ends the lease, whatever it says: on its own when nothing is stored, else in
+            // the statement that stores the outcome (one row version).
+            let leftover = drawn.map { LeftoverPicture(picture: job.picture, key: $0) }
+            // Still pending with the inputs it was leased with?
+            guard job.isCurrent else {
+                ending.append(job)
+                outcomes.append(Outcome(effect: .staleLease, leftover: leftover))
+                continue
+            }
+            if let leased = job.leaseKey, cacheKey(job.picture, job.routeHash, job.heartRateHash, job.owner) != leased {
+                ending.append(job)
+                outcomes.append(Outcome(effect: .outdated(job.picture), leftover: leftover))
+                continue
+            }
+            outcomes.append(try outcome(of: report, job, leftover: leftover, retry: retry, stored: &stored, anchors: &anchors, in: session))
+        }
+        try LeasedRow.end(ending, remembered: false, in: session)
+        try store(stored, in: session)
+        return outcomes
+    }
+
+    /// One report, as ``complete(_:retry:cacheKey:policyAt:anchors:in:)`` records a batch.
     public static func complete(
         _ report: JobReportRecord, from worker: String, retry: RetryPolicy, cacheKey: CacheKeyFunction,
-        policyAt: (_ owner: String, _ version: Int64) throws(IndexError) -> Void = { _, _ in }, anchors: inout PostgresAnchors,
+        policyAt: (_ owner: String, _ version: Int64) throws -> Void = { _, _ in }, anchors: inout PostgresAnchors,
         in session: PostgresSession
+    ) throws -> Outcome {
+        try complete([WorkerReport(report, from: worker)], retry: retry, cacheKey: cacheKey, policyAt: policyAt, anchors: &anchors, in: session)[0]
+    }
+
+    /// What a report on a current lease does; a `generated` one is added to `stored`, to be
+    /// written with the others of its batch (``store(_:in:)``).
+    private static func outcome(
+        of report: JobReportRecord, _ job: LeasedRow, leftover: LeftoverPicture?, retry: RetryPolicy,
+        stored: inout [(row: LeasedRow, key: String, map: String, k: Int)], anchors: inout PostgresAnchors, in session: PostgresSession
     ) throws(IndexError) -> Outcome {
-        let lease = Int64(bitPattern: report.lease)
-        let drawn = report.outcome == .generated ? report.detail : nil
-        let found = try LeasedRow.locked(
-            "\(unescaped: LeasedRow.selection) WHERE j.lease_id = \(lease) FOR UPDATE OF j", "the job of lease \(lease)", in: session)
-        guard let job = found.first, job.worker == worker else {
-            // A late report: the lease ended, or was never this worker's. The picture it wrote is
-            // nobody's; its by-picture name is known while the ended lease is remembered.
-            guard let drawn else { return Outcome(effect: .staleLease) }
-            let picture = try Self.endedLease(lease, in: session)
-            return Outcome(effect: .staleLease, leftover: LeftoverPicture(picture: picture, key: drawn))
-        }
-        // The owner's policy as of now, held until the transaction ends: the coordinator brings
-        // what its cache keys are made of up to that version before the key is compared.
-        let version = try session.query(
-            "SELECT policy_version FROM owner_state WHERE owner = \(job.owner) FOR SHARE", "locking the policy of \(job.owner)"
-        ).firstDecoded("the policy version of \(job.owner)") { try $0.decode(Int64.self) }
-        try policyAt(job.owner, version ?? 0)
-        // The report ends the lease, whatever it says: on its own when nothing is stored, else in
-        // the statement that stores the outcome (one row version, one round trip).
-        let leftover = drawn.map { LeftoverPicture(picture: job.picture, key: $0) }
-        // Still pending with the inputs it was leased with?
-        guard job.isCurrent else {
-            try LeasedRow.end([job], remembered: false, in: session)
-            return Outcome(effect: .staleLease, leftover: leftover)
-        }
-        if let leased = job.leaseKey, cacheKey(job.picture, job.routeHash, job.heartRateHash, job.owner) != leased {
-            try LeasedRow.end([job], remembered: false, in: session)
-            return Outcome(effect: .outdated(job.picture), leftover: leftover)
-        }
         switch report.outcome {
         case .generated where job.leaseKey != nil && job.leaseKey != report.detail:
             // Stored as generated, the key would claim a picture of other inputs.
@@ -99,13 +151,7 @@ public enum PostgresReports {
             let effect = try retryOrFail(job, reason: reason, code: .keyMismatch, retry: retry, anchors: &anchors, in: session)
             return Outcome(effect: effect, leftover: leftover)
         case .generated:
-            try session.query(
-                """
-                UPDATE job SET status = 'generated', cache_key = \(report.detail), reason = NULL, reason_code = NULL, attempts = 0,
-                    deferrals = 0, priority = 0, not_before = NULL, updated_at = now(), anchor = workfeed_anchor(\(anchors.next())::int),
-                    map = \(report.map.rawValue), \(unescaped: LeasedRow.endingLease)
-                WHERE id = \(job.id)
-                """, "storing the picture of job \(job.id)")
+            stored.append((job, report.detail, report.map.rawValue, anchors.next()))
             let replaced = job.cacheKey.flatMap { $0 == report.detail ? nil : $0 }
             return Outcome(effect: .updated(job.picture, .generated, reason: nil, retryAt: nil, code: nil), unstoredKey: replaced)
         case .failedNoRetry:
@@ -129,6 +175,20 @@ public enum PostgresReports {
                 in: session)
             return Outcome(effect: .updated(job.picture, .pending, reason: report.detail, retryAt: retryAt, code: code))
         }
+    }
+
+    /// Stores the pictures of a batch's `generated` reports, their leases ended, each job its own
+    /// anchor: one statement.
+    private static func store(_ stored: [(row: LeasedRow, key: String, map: String, k: Int)], in session: PostgresSession) throws(IndexError) {
+        guard !stored.isEmpty else { return }
+        try session.query(
+            """
+            UPDATE job SET status = 'generated', cache_key = u.key, reason = NULL, reason_code = NULL, attempts = 0, deferrals = 0, priority = 0,
+                not_before = NULL, updated_at = now(), anchor = workfeed_anchor(u.k), map = u.map, \(unescaped: LeasedRow.endingLease)
+            FROM unnest(\(stored.map(\.row.id))::bigint[], \(stored.map(\.key))::text[], \(stored.map(\.map))::text[], \(stored.map(\.k))::int[])
+                AS u(id, key, map, k)
+            WHERE job.id = u.id
+            """, "storing \(stored.count) pictures")
     }
 
     /// A lease that ended without a picture: the job waits and is tried again, or, after its last

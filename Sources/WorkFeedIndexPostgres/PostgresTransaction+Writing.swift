@@ -69,7 +69,12 @@ extension PostgresTransaction: IndexWriting {
     }
 
     public mutating func recordCacheKey(_ key: String, for lease: UInt64) throws {
-        try PostgresLeases.recordCacheKey(key, for: lease, in: session)
+        try recordCacheKeys([(key, lease)])
+    }
+
+    /// One statement for a turn's leases.
+    public mutating func recordCacheKeys(_ keys: [(key: String, lease: UInt64)]) throws {
+        try PostgresLeases.recordCacheKeys(keys, in: session)
     }
 
     public mutating func returnLease(_ lease: UInt64) throws -> Bool {
@@ -116,10 +121,20 @@ extension PostgresTransaction: IndexWriting {
     public mutating func complete(
         _ report: JobReportRecord, from worker: String, retry: RetryPolicy, now: Date, cacheKey: CacheKeyFunction
     ) throws -> CompletionEffect {
-        let outcome = try PostgresReports.complete(report, from: worker, retry: retry, cacheKey: cacheKey, anchors: &anchors, in: session)
-        if let leftover = outcome.leftover { discard(leftover) }
-        if let key = outcome.unstoredKey { try release(key) }
-        return outcome.effect
+        try complete([WorkerReport(report, from: worker)], retry: retry, now: now, policyAt: { _, _, _ in }, cacheKey: cacheKey)[0]
+    }
+
+    /// The batch checked and stored together (``PostgresReports/complete(_:retry:cacheKey:policyAt:anchors:in:)``).
+    public mutating func complete(
+        _ reports: [WorkerReport], retry: RetryPolicy, now: Date, policyAt: PolicyRefresh<PostgresReader>, cacheKey: CacheKeyFunction
+    ) throws -> [CompletionEffect] {
+        let reader = self.reader
+        let outcomes = try PostgresReports.complete(
+            reports, retry: retry, cacheKey: cacheKey, policyAt: { owner, version in try policyAt(owner, version, reader) }, anchors: &anchors,
+            in: session)
+        for leftover in outcomes.compactMap(\.leftover) { discard(leftover) }
+        try release(outcomes.compactMap(\.unstoredKey))
+        return outcomes.map(\.effect)
     }
 
     // MARK: Privacy

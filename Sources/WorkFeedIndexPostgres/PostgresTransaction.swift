@@ -311,7 +311,7 @@ public struct PostgresTransaction {
             try LeasedRow.end(leased, remembered: true, in: session)
             try uncountSummary(of: id)
             try session.query("DELETE FROM workout WHERE id = \(id.uuid)", "deleting workout \(id)")
-            for key in jobs.compactMap(\.1) { try release(key) }
+            try release(jobs.compactMap(\.1))
             try session.query(
                 """
                 INSERT INTO deleted_workout (id, owner, anchor) VALUES (\(id.uuid), \(stored), workfeed_anchor(\(anchors.next())::int))
@@ -324,9 +324,18 @@ public struct PostgresTransaction {
 
     /// Notes `key` in ``releasedKeys`` when no job stores it and no worker is drawing it.
     mutating func release(_ key: String) throws(IndexError) {
-        let used = try session.query(
-            "SELECT 1 FROM job WHERE cache_key = \(key) OR (lease_id IS NOT NULL AND lease_key = \(key)) LIMIT 1", "looking for the key \(key)"
-        ).contains { _ in true }
-        if !used { releasedKeys.append(key) }
+        try release([key])
+    }
+
+    /// ``release(_:)`` for several keys, in one statement.
+    mutating func release(_ keys: [String]) throws(IndexError) {
+        guard !keys.isEmpty else { return }
+        let unused = try session.query(
+            """
+            SELECT k FROM unnest(\(keys)::text[]) WITH ORDINALITY AS u(k, n)
+            WHERE NOT EXISTS (SELECT 1 FROM job WHERE cache_key = u.k OR (lease_id IS NOT NULL AND lease_key = u.k)) ORDER BY n
+            """, "looking for \(keys.count) keys"
+        ).decoded("the keys no job stores") { try $0.decode(String.self) }
+        releasedKeys += unused
     }
 }

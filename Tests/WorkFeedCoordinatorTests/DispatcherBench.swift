@@ -100,9 +100,18 @@ extension DispatcherBench where Backend == SQLiteIndexBackend {
 extension DispatcherBench where Backend == PostgresIndexBackend {
     /// Over a database of its own on the tests' PostgreSQL server.
     init(adjust: (inout CoordinatorConfiguration) -> Void = { _ in }) throws {
+        try self.init(adjust: adjust, on: try Self.newDatabase(), as: "bench")
+    }
+
+    /// Coordinator `coordinator` over the database at `location`, which others may share.
+    init(adjust: (inout CoordinatorConfiguration) -> Void = { _ in }, on location: PostgresIndexLocation, as coordinator: String) throws {
+        try self.init(adjust: adjust) { _, _ in PostgresIndexBackend(location, coordinator: coordinator) }
+    }
+
+    /// A new database on the tests' PostgreSQL server.
+    static func newDatabase() throws -> PostgresIndexLocation {
         let server = try PostgresTestServer.shared.get()
-        let location = try PostgresIndexLocation(url: server.socketURL(database: try server.createDatabase()))
-        try self.init(adjust: adjust) { _, _ in PostgresIndexBackend(location, coordinator: "bench") }
+        return try PostgresIndexLocation(url: server.socketURL(database: try server.createDatabase()))
     }
 }
 

@@ -119,6 +119,44 @@ import WorkFeedWire
         }
     }
 
+    /// A turn's reports are recorded together (one statement for their pictures on PostgreSQL),
+    /// each as it would be alone: a report sent twice in one turn is stored once (and its file,
+    /// which the job stores, stays), a failure is tried again, a picture under a key the job was
+    /// not sent with is refused, and another worker's report on a lease not its own changes nothing.
+    @Test(arguments: TestedIndex.available) func aTurnsReportsAreEachRecordedAsAlone(_ index: TestedIndex) throws {
+        try index.check(adjust: DispatcherReportTests.noBackoff, ATurnsReportsAreEachRecordedAsAlone())
+    }
+
+    struct ATurnsReportsAreEachRecordedAsAlone: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            _ = try bench.queued(0..<4, owner: "alice")
+            let sent = jobs(bench.turn(workers: [ready([1], capacity: 4)]))
+            #expect(sent.count == 4)
+            guard sent.count == 4 else { return }
+            let (mine, failing, misnamed, last) = (sent[0], sent[1], sent[2], sent[3])
+            let outbox = bench.turn(workers: [
+                ready([2], capacity: 1),
+                ([1], generated(mine)),
+                ([1], generated(mine)),
+                ([1], .status(JobReport(lease: failing.lease, outcome: .failedRetry, detail: "out of memory", renderMicroseconds: 5))),
+                (
+                    [1],
+                    .status(JobReport(lease: misnamed.lease, outcome: .generated, detail: String(repeating: "e", count: 64), renderMicroseconds: 5))
+                ),
+                ([2], generated(last)),
+            ])
+            #expect(!DispatcherReportTests.removesPicture(outbox, drawnUnder: mine.cacheKey), "the stored picture's file stays")
+            // Mine generated; failing and misnamed pending again (drawn again by the free slots);
+            // last still pending, its lease its own worker's.
+            let statuses = try bench.statuses()
+            #expect(statuses == [.generated: 1, .pending: 3], "\(statuses)")
+            let pictures = try bench.dispatcher.index.read { reader in try [failing, misnamed].map { try reader.pictures(of: $0.workoutID) } }
+            #expect(pictures.map { $0.map(\.reasonCode) } == [[FailureCode.transient.rawValue], [FailureCode.keyMismatch.rawValue]], "\(pictures)")
+            _ = bench.turn(workers: [([1], generated(last))])
+            #expect(try bench.statuses() == [.generated: 2, .pending: 2])
+        }
+    }
+
     /// A lease past its deadline is taken back and given to a worker with a free slot; the first
     /// worker's report, come too late, stores nothing.
     @Test(arguments: TestedIndex.available) func aLeasePastItsDeadlineGoesToAnotherWorkerAndTheLateReportIsIgnored(_ index: TestedIndex) throws {
