@@ -260,13 +260,15 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         metrics.workers(
             connected: workersAfter.count, slots: workersAfter.values.reduce(0) { $0 + $1.capacity },
             busy: workersAfter.values.reduce(0) { $0 + $1.inFlight.count })
-        metrics.leased(index.leasedCount)
+        // One count a turn (on PostgreSQL, a query).
+        let leased = index.leasedCount
+        metrics.leased(leased)
         dispatchState.publish(
             DispatchState.Snapshot(
                 workers: workersAfter.values.map {
                     .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard)
                 },
-                leased: index.leasedCount, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
+                leased: leased, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
         workers = workersAfter
         health = healthAfter
         specs = specsAfter
