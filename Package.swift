@@ -370,7 +370,8 @@ let package = Package(
         .testTarget(
             name: "ChaosTests",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedWire", "WorkFeedModel", "WorkFeedRender",
+                // WorkFeedTesting: the PostgreSQL server of the runs on PostgreSQL.
+                "WorkFeedStyle", "WorkFeedWire", "WorkFeedModel", "WorkFeedRender", "WorkFeedTesting",
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

@@ -14,6 +14,11 @@
 # STORE=s3: the pictures go to an S3-compatible bucket instead of a directory (moto on a free
 # loopback port, from var/test-python: deploy/install-test-deps.sh), every part with
 # cache.directory = s3://bench-maps/pictures.
+# INDEX=postgres: the index in PostgreSQL instead of the SQLite file: a server of the script's own
+# (Debian's /usr/lib/postgresql/*/bin: initdb, pg_ctl; deploy/install-test-deps.sh installs them)
+# made in a temporary directory, on a Unix socket there only, with PostgreSQL's default durable
+# settings (every commit flushed, as the coordinator's index.durability = full asks), stopped and
+# removed at exit; the coordinator is given WORKFEED_INDEX_URL=postgres://workfeed@:PORT/workfeed?host=DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,7 +74,6 @@ for n in range(count):
 PY
 
 export WORKFEED_BASEMAP_TILESETS="$PWD/deploy/basemap/heidelberg.mbtiles"
-export WORKFEED_INDEX_PATH="$run/index.sqlite"
 export WORKFEED_CACHE_DIRECTORY="$run/cache"
 export WORKFEED_BASEMAP_CACHE_MB="$cache_mb"
 # Ports of its own, so that a demo or another run on the machine is not in the way.
@@ -78,15 +82,50 @@ workers_endpoint="tcp://127.0.0.1:$(port)"
 export WORKFEED_CONTROL="tcp://127.0.0.1:$(port)"  # workctl's
 export WORKFEED_LISTEN_EVENTS="tcp://127.0.0.1:$(port)" WORKFEED_METRICS_LISTEN=""
 store="${STORE:-directory}"
+index="${INDEX:-sqlite}"
 pids=()
 moto=""
+pg_dir=""
+as_postgres=()
 stop_all() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ -n "$moto" ]; then kill -KILL "$moto" 2>/dev/null || true; wait "$moto" 2>/dev/null || true; fi
+  if [ -n "$pg_dir" ]; then
+    "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$pg_dir"
+  fi
   [ "${BENCH_KEEP:-0}" = "1" ] || rm -rf "$run"
 }
 trap stop_all EXIT
+
+case "$index" in
+  sqlite) export WORKFEED_INDEX_PATH="$run/index.sqlite" ;;
+  postgres)
+    pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+    [ -x "$pg_bin/initdb" ] || { echo "bench-maps: INDEX=postgres needs Debian's postgresql (deploy/install-test-deps.sh)" >&2; exit 1; }
+    pg_dir="$(mktemp -d /tmp/workfeed-bench-maps-pg.XXXXXX)"
+    chmod 755 "$pg_dir"
+    # The server refuses to run as root: as root (CI), the cluster is the postgres user's.
+    if [ "$(id -u)" = "0" ]; then chown postgres "$pg_dir"; as_postgres=(runuser -u postgres --); fi
+    "${as_postgres[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -U workfeed --auth-local=trust -E UTF8 --locale=C >"$pg_dir/initdb.log" 2>&1 \
+      || { cat "$pg_dir/initdb.log" >&2; exit 1; }
+    pg_port=$(port)
+    # The socket only (listen_addresses empty), named by the port; the server's output in its log
+    # file, so that nothing here waits on a descriptor the server keeps.
+    "${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -t 60 \
+      -o "-k $pg_dir -p $pg_port -c listen_addresses= -c max_connections=50" start >/dev/null \
+      || { cat "$pg_dir/server.log" >&2; exit 1; }
+    "${as_postgres[@]}" "$pg_bin/createdb" -h "$pg_dir" -p "$pg_port" -U workfeed workfeed
+    export WORKFEED_INDEX_URL="postgres://workfeed@:$pg_port/workfeed?host=$pg_dir"
+    # Kept originals go beside the index file by default; there is none here.
+    export WORKFEED_ORIGINALS_DIRECTORY="$run/originals"
+    ;;
+  *)
+    echo "bench-maps: INDEX is sqlite (the default) or postgres, not '$index'" >&2
+    exit 64
+    ;;
+esac
 
 if [ "$store" = "s3" ]; then
   [ -x var/test-python/bin/moto_server ] || deploy/install-test-deps.sh
@@ -151,7 +190,7 @@ else
 fi
 seconds=$(python3 -c "print(f'{$finished - $started:.1f}')")
 rate=$(python3 -c "print(f'{$generated / ($finished - $started):.0f}')")
-echo "bench-maps: store $store, $(nproc) cores, 2 workers, Heidelberg, $workouts workouts x $points points, route+heatmap x light+dark @1x 512x512"
+echo "bench-maps: index $index, store $store, $(nproc) cores, 2 workers, Heidelberg, $workouts workouts x $points points, route+heatmap x light+dark @1x 512x512"
 echo "bench-maps: $generated of $jobs pictures in ${seconds} s: ${rate} map pictures/s"
 for n in 0 1; do
   pid="${workers[$n]}"

@@ -6,8 +6,14 @@
 # say so, every PNG must equal a local render byte for byte, and no temporary file may be left.
 # Prints jobs done, kills survived, jobs re-leased and the wall time.
 #
-# The run itself is ChaosTests/fullChaos (Tests/ChaosTests), enabled by WORKFEED_CHAOS_FULL=1.
+# It runs once on each index of WORKFEED_CHAOS_INDEX: on SQLite (ChaosTests/fullChaos: one
+# coordinator, killed at 1/3 and 2/3), then on PostgreSQL (ChaosTests/fullChaosOnPostgreSQL: a
+# server of the run's own, Debian's postgresql from deploy/install-test-deps.sh, in a temporary
+# directory; two coordinators on one database, the workers split between them and each given
+# both; the first coordinator killed at 1/3, the second at 2/3, and the server restarted at 1/2).
+# Both tests are enabled by WORKFEED_CHAOS_FULL=1.
 # Settings, all optional:
+#   WORKFEED_CHAOS_INDEX=sqlite,postgres   the indexes to run on, in that order
 #   WORKFEED_CHAOS_ROUTES=299      route workouts (+1 waypoint-only); x 2 kinds x 2 themes x 2 scales
 #                                  = 8 jobs each: 299 gives 2,400 jobs
 #   WORKFEED_CHAOS_WORKERS=3       worker processes
@@ -41,8 +47,17 @@ export WORKFEED_BIN_DIR
 export WORKFEED_CHAOS_FULL=1
 
 echo "chaos: programs from $WORKFEED_BIN_DIR" >&2
-started=$(date +%s)
 status=0
-swift test --skip-build --scratch-path "$scratch" --filter 'ChaosTests\.ChaosTests/fullChaos' || status=$?
-echo "chaos: $( [ $status -eq 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - started )) s (build excluded)" >&2
+for index in $(echo "${WORKFEED_CHAOS_INDEX:-sqlite,postgres}" | tr ',' ' '); do
+  case "$index" in
+    sqlite) test='fullChaos\(\)' ;;
+    postgres) test='fullChaosOnPostgreSQL\(\)' ;;
+    *) echo "chaos: WORKFEED_CHAOS_INDEX names sqlite and postgres, not '$index'" >&2; exit 64 ;;
+  esac
+  started=$(date +%s)
+  run=0
+  swift test --skip-build --scratch-path "$scratch" --filter "ChaosTests\.ChaosTests/$test" || run=$?
+  echo "chaos: $index $( [ $run -eq 0 ] && echo passed || echo FAILED ) in $(( $(date +%s) - started )) s (build excluded)" >&2
+  [ $run -eq 0 ] || status=$run
+done
 exit $status

@@ -1,5 +1,6 @@
 import Foundation
 import WorkFeedModel
+import WorkFeedTesting
 import WorkFeedWire
 
 /// What a chaos run does: how much work, how many workers, what gets killed when.
@@ -17,9 +18,14 @@ struct ChaosPlan {
     var workerKillsAtFractions: [Double] = []
     /// How long a killed worker stays down.
     var workerRestartDelay: ClosedRange<Double> = 0.3...1.0
-    /// The coordinator is killed (SIGKILL) and restarted when these fractions of the jobs are done.
+    /// A coordinator is killed (SIGKILL) and restarted when these fractions of the jobs are done;
+    /// with several, each kill takes the next one in turn.
     var coordinatorKillsAtFractions: [Double] = []
     var coordinatorRestartDelay = 0.3
+    /// The PostgreSQL server is restarted (a fast shutdown, as `systemctl restart` does, and
+    /// nobody listening for ``postgresDownSeconds``) when these fractions are done.
+    var postgresRestartsAtFractions: [Double] = []
+    var postgresDownSeconds = 1.0
     /// For the whole run, from ENQUEUE until nothing is pending.
     var timeout: TimeInterval = 180
     var seed: UInt64 = 0xC4A05
@@ -42,6 +48,7 @@ struct ChaosResult {
     var failed = 0
     var workerKills = 0
     var coordinatorKills = 0
+    var postgresRestarts = 0
     var releasedFromWorkers = 0
     var releasedAtRestart = 0
     var wallSeconds = 0.0
@@ -59,7 +66,8 @@ struct ChaosResult {
         """
         chaos: \(jobs) jobs: \(generated) generated, \(failed) failed-no-retry (as the inputs say: \(verification?.failedAsExpected ?? 0)), \
         \(verification?.bytesCompared ?? 0) PNGs identical to a local render
-        chaos: kills survived: \(workerKills + coordinatorKills) (\(workerKills) workers, \(coordinatorKills) coordinator), all SIGKILL
+        chaos: kills survived: \(workerKills + coordinatorKills) (\(workerKills) workers, \(coordinatorKills) coordinator), all SIGKILL\
+        \(postgresRestarts > 0 ? "; PostgreSQL restarted \(postgresRestarts) time\(postgresRestarts == 1 ? "" : "s")" : "")
         chaos: jobs re-leased: \(releasedFromWorkers + releasedAtRestart) (\(releasedFromWorkers) from dead or silent workers, \
         \(releasedAtRestart) at coordinator restarts)
         chaos: wall time \(String(format: "%.1f", wallSeconds)) s from enqueue to nothing pending \
@@ -78,9 +86,11 @@ enum ChaosRun {
         result.jobs = plan.jobs
 
         let files = try WorkoutFiles(routes: plan.routes, into: system.directory.appendingPathComponent("inputs"))
-        try system.startCoordinator()
+        try system.startCoordinators()
         try system.startWorkers()
-        try system.waitForWorkers(plan.system.workers)
+        _ = try system.waitFor("\(plan.system.workers) workers connected", timeout: 60) { _ in
+            system.coordinators.indices.compactMap { try? system.status(of: $0).workers.count }.reduce(0, +) >= plan.system.workers
+        }
 
         let imported = try system.workctl(["import", "--coordinator", system.controlEndpoint, "--json", files.directory.path])
         guard imported.status == 0 else { throw ChaosFailure("workctl import exited \(imported.status):\n\(imported.output)") }
@@ -103,6 +113,7 @@ enum ChaosRun {
         // The chaos loop: one thread, polling STATUS; kills and restarts happen between polls.
         var workerKillFractions = plan.workerKillsAtFractions.sorted()
         var coordinatorKillFractions = plan.coordinatorKillsAtFractions.sorted()
+        var postgresRestartFractions = plan.postgresRestartsAtFractions.sorted()
         var nextWorkerKill = plan.workerKillInterval.map { Date().addingTimeInterval(random.uniform(in: $0)) }
         var restarts: [(worker: Int, at: Date)] = []
         var killedPids = Set<Int32>()
@@ -122,39 +133,58 @@ enum ChaosRun {
                 result.unexpectedExits.append("\(worker.name) ended by itself (\(worker.terminationDescription)):\n\(worker.logTail(15))")
                 try worker.start()
             }
-            if !system.coordinator.isRunning {
+            for (number, coordinator) in system.coordinators.enumerated() where !coordinator.isRunning {
                 result.unexpectedExits.append(
-                    "coordinator ended by itself (\(system.coordinator.terminationDescription)):\n\(system.coordinator.logTail(30))")
-                try system.startCoordinator()
+                    "\(coordinator.name) ended by itself (\(coordinator.terminationDescription)):\n\(coordinator.logTail(30))")
+                try system.startCoordinator(number)
             }
 
-            guard let status = try? system.status(timeoutMilliseconds: 2_000) else {
+            // Every coordinator's STATUS: the counts are the index's (one SQLite file, or the
+            // database they share), the workers and leases each coordinator's own.
+            let statuses = system.coordinators.indices.map { try? system.status(timeoutMilliseconds: 2_000, of: $0) }
+            guard let status = statuses.compactMap({ $0 }).first else {
                 Thread.sleep(forTimeInterval: 0.05)
                 continue
             }
             lastStatus = status
+            let leased = statuses.compactMap { $0?.leased }.reduce(0, +)
             let done = status.total(.generated) + status.total(.failedNoRetry)
             let pending = status.total(.pending)
-            if pending == 0 && status.leased == 0 && done == plan.jobs && workerKillFractions.isEmpty && coordinatorKillFractions.isEmpty {
+            let planned = !workerKillFractions.isEmpty || !coordinatorKillFractions.isEmpty || !postgresRestartFractions.isEmpty
+            if pending == 0 && leased == 0 && done == plan.jobs && !planned {
                 break
             }
-            if pending == 0 && status.leased == 0 && (!workerKillFractions.isEmpty || !coordinatorKillFractions.isEmpty) {
+            if pending == 0 && leased == 0 && planned {
                 throw ChaosFailure(
-                    "the work was done before the planned kills (workers at \(workerKillFractions), coordinator at \(coordinatorKillFractions)); "
-                        + "give the run more work")
+                    "the work was done before the planned kills (workers at \(workerKillFractions), coordinators at \(coordinatorKillFractions), "
+                        + "PostgreSQL restarts at \(postgresRestartFractions)); give the run more work")
             }
 
             if let fraction = coordinatorKillFractions.first, Double(done) >= fraction * Double(plan.jobs) {
                 coordinatorKillFractions.removeFirst()
-                if let pid = system.coordinator.pid { killedPids.insert(pid) }
-                system.coordinator.kill9()
+                let victim = result.coordinatorKills % system.coordinators.count
+                let coordinator = system.coordinators[victim]
+                let held = statuses[victim]?.leased ?? 0
+                if let pid = coordinator.pid { killedPids.insert(pid) }
+                coordinator.kill9()
                 result.coordinatorKills += 1
-                result.notes.append("coordinator killed at \(done)/\(plan.jobs) done, \(status.leased) leased")
-                // Leases live in the coordinator's memory: the ones it had out die with it, and the
-                // new coordinator leases those jobs again.
-                result.releasedAtRestart += status.leased
+                result.notes.append("\(coordinator.name) killed at \(done)/\(plan.jobs) done, \(held) leased by it")
+                // The jobs it had leased are leased again: on SQLite by the coordinator started
+                // again (leases live in its memory), on PostgreSQL by whichever coordinator claims
+                // them once their lease (index.lease_seconds) lapses.
+                result.releasedAtRestart += held
                 Thread.sleep(forTimeInterval: plan.coordinatorRestartDelay)
-                try system.startCoordinator()
+                try system.startCoordinator(victim)
+                continue
+            }
+
+            if let fraction = postgresRestartFractions.first, Double(done) >= fraction * Double(plan.jobs) {
+                postgresRestartFractions.removeFirst()
+                guard let postgres = system.postgres else { throw ChaosFailure("a PostgreSQL restart is planned on \(plan.system.index)") }
+                try postgres.restart(down: .milliseconds(Int(plan.postgresDownSeconds * 1000)))
+                result.postgresRestarts += 1
+                result.notes.append(
+                    "PostgreSQL restarted at \(done)/\(plan.jobs) done (down \(plan.postgresDownSeconds) s), \(leased) leased")
                 continue
             }
 
@@ -170,7 +200,7 @@ enum ChaosRun {
             if killNow {
                 // A busy worker if there is one, so that the kill takes jobs down with it.
                 let running = system.workers.indices.filter { system.workers[$0].isRunning }
-                let busyNames = Set(status.workers.filter { $0.busy > 0 }.map(\.name))
+                let busyNames = Set(statuses.compactMap { $0 }.flatMap(\.workers).filter { $0.busy > 0 }.map(\.name))
                 let busy = running.filter { busyNames.contains(system.workers[$0].name) }
                 let candidates = busy.isEmpty ? running : busy
                 if !candidates.isEmpty {

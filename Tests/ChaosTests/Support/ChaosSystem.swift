@@ -1,16 +1,36 @@
 import Foundation
 import WorkFeedModel
+import WorkFeedTesting
 import WorkFeedWire
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A coordinator and workers as real processes on loopback, with their index, cache and logs in a
-/// temporary directory. The coordinator always comes back on the same ports and index, so workers
-/// find it again by themselves after it is killed.
+/// Where a chaos run's index lives.
+enum ChaosIndex: String, CaseIterable, CustomStringConvertible {
+    /// The SQLite file in the run's directory: one coordinator.
+    case sqlite
+    /// A database on a PostgreSQL server of the run's own (``PostgresTestServer``, on a Unix
+    /// socket in a temporary directory), which every coordinator of the run shares.
+    case postgres
+
+    var description: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
+}
+
+/// Coordinators and workers as real processes on loopback, with their index, cache and logs in a
+/// temporary directory (and, on PostgreSQL, a server of their own). A coordinator always comes back
+/// on the same ports and index, so workers find it again by themselves after it is killed.
 final class ChaosSystem {
     struct Settings {
+        var index = ChaosIndex.sqlite
+        /// Coordinators on the index; more than one needs PostgreSQL. Worker n works for
+        /// coordinator n % coordinators and is given every coordinator's endpoint (its own first),
+        /// so that it goes on with another while its own is down.
+        var coordinators = 1
+        /// `index.lease_seconds` (PostgreSQL): how long after a coordinator was killed the others
+        /// lease again the jobs it held. The least allowed, so that a kill costs seconds, not 30.
+        var leaseSeconds = 3
         var workers = 2
         var threadsPerWorker = 1
         var heartbeatMilliseconds = 200
@@ -30,63 +50,101 @@ final class ChaosSystem {
         var cacheDirectory: String?
     }
 
+    /// One coordinator's endpoints, each on a port of its own.
+    struct Endpoints {
+        var workers: String
+        var control: String
+        var events: String
+        /// Where it serves its Prometheus `/metrics`.
+        var metrics: String
+    }
+
     let settings: Settings
     let directory: URL
+    /// The SQLite index file (unused on PostgreSQL).
     let indexPath: String
+    /// The run's PostgreSQL server, and the URL of the database the coordinators share.
+    let postgres: PostgresTestServer?
+    let indexURL: String?
     let cacheDirectory: String
     let logDirectory: URL
     let binaries: URL
-    let workerEndpoint: String
-    let controlEndpoint: String
-    let eventsEndpoint: String
-    /// Where the coordinator serves its Prometheus `/metrics`.
-    let metricsListen: String
-    let coordinator: ManagedProcess
+    /// Each coordinator's endpoints, in the order of ``coordinators``.
+    let endpoints: [Endpoints]
+    var workerEndpoint: String { endpoints[0].workers }
+    var controlEndpoint: String { endpoints[0].control }
+    let coordinators: [ManagedProcess]
+    /// The first coordinator (the only one on SQLite).
+    var coordinator: ManagedProcess { coordinators[0] }
     private(set) var workers: [ManagedProcess] = []
     let context = ZMQContext()
     /// Keep the directory after the run (WORKFEED_CHAOS_KEEP=1), to read the logs.
     let keep = ProcessInfo.processInfo.environment["WORKFEED_CHAOS_KEEP"] == "1"
 
     init(_ settings: Settings, label: String) throws {
+        guard settings.coordinators >= 1, settings.coordinators == 1 || settings.index == .postgres else {
+            throw ChaosFailure("\(settings.coordinators) coordinators on \(settings.index): several coordinators need PostgreSQL")
+        }
         self.settings = settings
         binaries = try Binaries.directory()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-\(label)-\(UUID().uuidString.prefix(8))")
         logDirectory = directory.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
         indexPath = directory.appendingPathComponent("index/index.sqlite").path
+        switch settings.index {
+        case .sqlite:
+            postgres = nil
+            indexURL = nil
+        case .postgres:
+            let server = try PostgresTestServer()
+            postgres = server
+            indexURL = server.socketURL(database: try server.createDatabase())
+        }
         cacheDirectory = settings.cacheDirectory ?? directory.appendingPathComponent("cache").path
         try FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
         var ports = Set<Int>()
-        while ports.count < 4 { ports.insert(try freeLoopbackPort()) }
+        while ports.count < 4 * settings.coordinators { ports.insert(try freeLoopbackPort()) }
         let sorted = ports.sorted()
-        workerEndpoint = "tcp://127.0.0.1:\(sorted[0])"
-        controlEndpoint = "tcp://127.0.0.1:\(sorted[1])"
-        eventsEndpoint = "tcp://127.0.0.1:\(sorted[2])"
-        metricsListen = "127.0.0.1:\(sorted[3])"
-        coordinator = ManagedProcess(
-            name: "coordinator", executable: binaries.appendingPathComponent("workfeed-coordinator"),
-            arguments: [
-                "--index", indexPath, "--cache", cacheDirectory, "--listen-workers", workerEndpoint, "--listen-control", controlEndpoint,
-                "--log-level", settings.logLevel, "--log-format", "json",
-            ],
-            environment: [
-                "WORKFEED_HEARTBEAT_INTERVAL_MS": "\(settings.heartbeatMilliseconds)",
-                "WORKFEED_HEARTBEAT_LIVENESS": "\(settings.liveness)",
-                "WORKFEED_RETRY_MAX_ATTEMPTS": "\(settings.maximumAttempts)",
-                "WORKFEED_RETRY_INITIAL_BACKOFF_SECONDS": "0.2",
-                "WORKFEED_RETRY_MAX_BACKOFF_SECONDS": "2",
-                "WORKFEED_RETRY_ENVIRONMENT_INITIAL_BACKOFF_SECONDS": "\(settings.environmentBackoff.initial)",
-                "WORKFEED_RETRY_ENVIRONMENT_MAX_BACKOFF_SECONDS": "\(settings.environmentBackoff.maximum)",
-                // The event stream's and the metrics' ports too, so that several systems (and a demo)
-                // can run side by side.
-                "WORKFEED_LISTEN_EVENTS": eventsEndpoint,
-                "WORKFEED_METRICS_LISTEN": metricsListen,
-            ],
-            logURL: logDirectory.appendingPathComponent("coordinator.log"))
+        let endpointList = (0..<settings.coordinators).map { number in
+            let own = Array(sorted[(4 * number)..<(4 * number + 4)])
+            return Endpoints(
+                workers: "tcp://127.0.0.1:\(own[0])", control: "tcp://127.0.0.1:\(own[1])", events: "tcp://127.0.0.1:\(own[2])",
+                metrics: "127.0.0.1:\(own[3])")
+        }
+        endpoints = endpointList
+        // On PostgreSQL: the shared database, an id each (the holder of its leases, the same after
+        // a restart), and the kept originals in one directory of the run, as shared storage would be.
+        var indexSettings: [String] = []
+        var indexEnvironment: [String: String] = [:]
+        if let indexURL {
+            indexEnvironment = [
+                "WORKFEED_INDEX_URL": indexURL, "WORKFEED_INDEX_LEASE_SECONDS": "\(settings.leaseSeconds)",
+                "WORKFEED_ORIGINALS_DIRECTORY": directory.appendingPathComponent("originals").path,
+            ]
+        } else {
+            indexSettings = ["--index", indexPath]
+        }
+        let coordinatorExecutable = binaries.appendingPathComponent("workfeed-coordinator")
+        let (cache, logs, single, shared) = (cacheDirectory, logDirectory, settings.coordinators == 1, indexURL != nil)
+        coordinators = endpointList.enumerated().map { number, endpoint in
+            let name = single ? "coordinator" : "coordinator-\(number)"
+            var environment = indexEnvironment.merging(Self.coordinatorEnvironment(settings, endpoint)) { $1 }
+            if shared { environment["WORKFEED_COORDINATOR_ID"] = name }
+            return ManagedProcess(
+                name: name, executable: coordinatorExecutable,
+                arguments: indexSettings + [
+                    "--cache", cache, "--listen-workers", endpoint.workers, "--listen-control", endpoint.control, "--log-level",
+                    settings.logLevel, "--log-format", "json",
+                ],
+                environment: environment, logURL: logs.appendingPathComponent("\(name).log"))
+        }
         let workerExecutable = binaries.appendingPathComponent("workfeed-worker")
         workers = (0..<settings.workers).map { number in
+            // Its own coordinator first, then the others.
+            let own = number % endpointList.count
+            let connect = (endpointList[own...] + endpointList[..<own]).map(\.workers).joined(separator: ",")
             let arguments = [
-                "--connect", workerEndpoint, "--cache", cacheDirectory, "--threads", "\(settings.threadsPerWorker)",
+                "--connect", connect, "--cache", cacheDirectory, "--threads", "\(settings.threadsPerWorker)",
                 "--name", "worker-\(number)", "--log-level", settings.logLevel, "--log-format", "json",
             ]
             return ManagedProcess(
@@ -103,23 +161,46 @@ final class ChaosSystem {
         }
     }
 
+    /// What every coordinator is started with besides its index: heartbeats, retries, and the
+    /// event stream's and the metrics' ports too, so that several systems (and a demo) can run side by side.
+    private static func coordinatorEnvironment(_ settings: Settings, _ endpoint: Endpoints) -> [String: String] {
+        [
+            "WORKFEED_HEARTBEAT_INTERVAL_MS": "\(settings.heartbeatMilliseconds)",
+            "WORKFEED_HEARTBEAT_LIVENESS": "\(settings.liveness)",
+            "WORKFEED_RETRY_MAX_ATTEMPTS": "\(settings.maximumAttempts)",
+            "WORKFEED_RETRY_INITIAL_BACKOFF_SECONDS": "0.2",
+            "WORKFEED_RETRY_MAX_BACKOFF_SECONDS": "2",
+            "WORKFEED_RETRY_ENVIRONMENT_INITIAL_BACKOFF_SECONDS": "\(settings.environmentBackoff.initial)",
+            "WORKFEED_RETRY_ENVIRONMENT_MAX_BACKOFF_SECONDS": "\(settings.environmentBackoff.maximum)",
+            "WORKFEED_LISTEN_EVENTS": endpoint.events,
+            "WORKFEED_METRICS_LISTEN": endpoint.metrics,
+        ]
+    }
+
     /// Coordinator starts that ended before answering PING (a port not yet free, say), with their logs.
     private(set) var failedCoordinatorStarts: [String] = []
 
-    /// Starts the coordinator and waits until it answers PING. A port still held by the killed
-    /// generation is retried for a while.
-    func startCoordinator(timeout: TimeInterval = 60) throws {
+    /// Starts every coordinator, one after the other.
+    func startCoordinators() throws {
+        for number in coordinators.indices { try startCoordinator(number) }
+    }
+
+    /// Starts coordinator `number` and waits until it answers PING. A port still held by the
+    /// killed generation is retried for a while.
+    func startCoordinator(_ number: Int = 0, timeout: TimeInterval = 60) throws {
+        let coordinator = coordinators[number]
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             try coordinator.start()
             while coordinator.isRunning && Date() < deadline {
-                if (try? ping()) == true { return }
+                if (try? ping(number)) == true { return }
                 Thread.sleep(forTimeInterval: 0.05)
             }
             if coordinator.isRunning {
                 throw ChaosFailure("the coordinator did not answer PING within \(Int(timeout)) s:\n\(coordinator.logTail())")
             }
-            failedCoordinatorStarts.append("start #\(coordinator.starts) ended (\(coordinator.terminationDescription)):\n\(coordinator.logTail(10))")
+            failedCoordinatorStarts.append(
+                "\(coordinator.name) start #\(coordinator.starts) ended (\(coordinator.terminationDescription)):\n\(coordinator.logTail(10))")
             guard Date() < deadline else {
                 throw ChaosFailure("the coordinator could not start (\(coordinator.terminationDescription)):\n\(coordinator.logTail())")
             }
@@ -155,22 +236,34 @@ final class ChaosSystem {
 
     // MARK: Control
 
-    /// One request on a fresh DEALER, so that a coordinator restart never leaves a request stuck.
+    /// One request on a fresh DEALER, so that a coordinator restart never leaves a request stuck:
+    /// to coordinator `number`, or, when `nil`, to each running coordinator in turn until one answers.
     func request<Reply: Decodable>(
-        _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = [], timeoutMilliseconds: Int = 5_000
+        _ command: ControlCommand, _ body: some Encodable, attachments: [[UInt8]] = [], timeoutMilliseconds: Int = 5_000,
+        coordinator number: Int? = nil
     ) throws -> Reply {
-        var client = try ControlClient(context: context, endpoint: controlEndpoint, timeoutMilliseconds: timeoutMilliseconds)
-        return try client.request(command, body, attachments: attachments)
+        let asked = number.map { [$0] } ?? coordinators.indices.filter { coordinators[$0].isRunning || coordinators.count == 1 }
+        var failure: (any Error)?
+        for number in asked {
+            do {
+                var client = try ControlClient(context: context, endpoint: endpoints[number].control, timeoutMilliseconds: timeoutMilliseconds)
+                return try client.request(command, body, attachments: attachments)
+            } catch {
+                failure = error
+            }
+        }
+        throw failure ?? ChaosFailure("no coordinator is running to ask \(command.rawValue)")
     }
 
-    func ping() throws -> Bool {
+    func ping(_ number: Int = 0) throws -> Bool {
         struct Pong: Decodable { var pong: Bool }
-        let reply: Pong = try request(.ping, [String: String](), timeoutMilliseconds: 1_000)
+        let reply: Pong = try request(.ping, [String: String](), timeoutMilliseconds: 1_000, coordinator: number)
         return reply.pong
     }
 
-    func status(timeoutMilliseconds: Int = 5_000) throws -> StatusReply {
-        try request(.status, [String: String](), timeoutMilliseconds: timeoutMilliseconds)
+    /// STATUS of coordinator `number`, or of the first running one that answers.
+    func status(timeoutMilliseconds: Int = 5_000, of number: Int? = nil) throws -> StatusReply {
+        try request(.status, [String: String](), timeoutMilliseconds: timeoutMilliseconds, coordinator: number)
     }
 
     /// Polls STATUS until `condition` holds. Never a fixed sleep: the machine may be slow.
@@ -213,20 +306,25 @@ final class ChaosSystem {
 
     // MARK: Stopping
 
-    /// SIGTERM to every worker, then the coordinator.
+    /// SIGTERM to every worker, then the coordinators.
     /// - Returns: the processes that did not stop on SIGTERM within the grace period.
     @discardableResult
     func stop() -> [String] {
         var stubborn: [String] = []
         for worker in workers where !worker.terminate(timeout: 30) { stubborn.append(worker.name) }
-        if !coordinator.terminate(timeout: 30) { stubborn.append(coordinator.name) }
+        for coordinator in coordinators where !coordinator.terminate(timeout: 30) { stubborn.append(coordinator.name) }
         return stubborn
     }
 
-    /// Stops what still runs and removes the directory (unless WORKFEED_CHAOS_KEEP=1).
+    /// Stops what still runs, the PostgreSQL server too (its log kept in `logs/` with the rest),
+    /// and removes the directory (unless WORKFEED_CHAOS_KEEP=1).
     func tearDown() {
         for worker in workers { worker.kill9() }
-        coordinator.kill9()
+        for coordinator in coordinators { coordinator.kill9() }
+        if let postgres {
+            if keep { try? postgres.log.write(to: logDirectory.appendingPathComponent("postgres.log"), atomically: true, encoding: .utf8) }
+            postgres.stop()
+        }
         if keep {
             print("chaos: kept \(directory.path)")
         } else {
@@ -236,9 +334,9 @@ final class ChaosSystem {
 
     // MARK: Logs
 
-    /// The coordinator's JSON log lines (every generation), as dictionaries.
+    /// The coordinators' JSON log lines (every generation), as dictionaries.
     func coordinatorLogEntries() -> [[String: String]] {
-        Self.jsonLines(coordinator.log())
+        coordinators.flatMap { Self.jsonLines($0.log()) }
     }
 
     static func jsonLines(_ text: String) -> [[String: String]] {
@@ -248,7 +346,7 @@ final class ChaosSystem {
         }
     }
 
-    /// Jobs whose lease the coordinator took back from workers that died, went silent, restarted
+    /// Jobs whose lease a coordinator took back from workers that died, went silent, restarted
     /// or left ("leases returned to the queue").
     func releasedLeases() -> Int {
         coordinatorLogEntries().reduce(0) { total, entry in
