@@ -67,25 +67,13 @@ extension PostgresSystemTests {
         init(_ picture: PictureID) { (kind, theme, scale) = (picture.kind, picture.theme, picture.scale) }
     }
 
-    /// Known to fail (found by this test, 2026-12-03): a coordinator keeps every owner's zones in
-    /// memory from its start (`PrivacyPolicies`) and never reads them again when another
-    /// coordinator changes them, so the second coordinator keeps leasing the owner's pictures
-    /// under the keys of before the zone, with the whole route, and stores them as current
-    /// (`PostgresReports.complete(policyAt:)` is never given the callback that would reload
-    /// them). What the bug makes fail is a known issue, and only that: anything else fails the
-    /// test, and so does the fix (a known issue no longer recorded): then remove the wrapper.
+    /// Found a real bug (2026-12-03, fixed in 187c613): a coordinator kept every owner's zones
+    /// from its start and never read them again when another coordinator changed them, so the
+    /// second coordinator's workers drew the whole route under the key of before the zone and it
+    /// was stored as current.
     @Test func aZoneAddedThroughOneCoordinatorWhileTheOthersWorkersDrawLeavesNoPictureOfTheOldKey() throws {
-        try withTwoCoordinators(workers: 0) { first, second in
-            try withKnownIssue("issue 34: zones changed through another coordinator are not reloaded") {
-                try zoneRace(first, second)
-            } matching: { issue in
-                issue.comments.contains { comment in Self.zoneRaceFailures.contains { comment.rawValue.contains($0) } }
-            }
-        }
+        try withTwoCoordinators(workers: 0) { first, second in try zoneRace(first, second) }
     }
-
-    /// What the zone race's checks say when a picture is stored under an outdated key.
-    static let zoneRaceFailures = ["keys that are not current", "is not cut by the zone", "kept its key from before", "a pre-zone picture stays"]
 
     func zoneRace(_ first: RunningSystem, _ second: RunningSystem) throws {
         var (random, trials) = Self.raceSchedule("zone race", trials: 6)
