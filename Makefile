@@ -29,6 +29,7 @@ test:
 	swift test --skip-build --filter '^GatewayTests\.'
 	var/test-python/bin/python -m pytest -q Tests/web
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
+	INDEX=postgres BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-gateway.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-summaries.sh
 

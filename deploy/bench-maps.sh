@@ -157,8 +157,19 @@ workers=("${pids[1]}" "${pids[2]}")
 jobs=$(( workouts * 4 ))
 # CPU seconds (user + system) a process has used so far, from /proc/PID/stat.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# The PostgreSQL server's: the postmaster and its processes (a backend a connection, which lives
+# as long as the connection; cutime/cstime count the ones that ended).
+pg_cpu_seconds() {
+  [ -n "$pg_dir" ] || { echo 0; return; }
+  local master
+  master=$(head -n 1 "$pg_dir/data/postmaster.pid")
+  { awk '{print $14 + $15 + $16 + $17}' "/proc/$master/stat"
+    for child in $(cat "/proc/$master/task/$master/children" 2>/dev/null); do awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null; done
+  } | awk -v hz="$(getconf CLK_TCK)" '{s += $1} END {print s / hz}'
+}
 cpu_before=()
 for pid in "${pids[@]}" $moto; do cpu_before+=("$(cpu_seconds "$pid")"); done
+pg_before=$(pg_cpu_seconds)
 requests_before=0
 [ -z "$moto" ] || requests_before=$(wc -l <"$run/moto.log")
 started=$(date +%s.%N)
@@ -169,6 +180,7 @@ requests_after=0
 cpu_used=()
 n=0
 for pid in "${pids[@]}" $moto; do cpu_used+=("$(python3 -c "print(f'{$(cpu_seconds "$pid") - ${cpu_before[$n]}:.1f}')")"); n=$((n + 1)); done
+pg_used=$(python3 -c "print(f'{$(pg_cpu_seconds) - $pg_before:.1f}')")
 # Pictures by their picture names: the store's keys/ names are the same pictures again.
 if [ "$store" = "s3" ]; then
   generated=$(python3 - "$WORKFEED_S3_ENDPOINT" <<'PY'
@@ -198,7 +210,7 @@ for n in 0 1; do
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
   echo "bench-maps: worker $((n + 1)): peak resident $((hwm / 1024)) MiB, now $((rss / 1024)) MiB (tile cache budget ${cache_mb} MiB)"
 done
-echo "bench-maps: CPU seconds while drawing: coordinator ${cpu_used[0]}, workers ${cpu_used[1]} and ${cpu_used[2]}$([ -z "$moto" ] || echo ", moto ${cpu_used[3]}")"
+echo "bench-maps: CPU seconds while drawing: coordinator ${cpu_used[0]}, workers ${cpu_used[1]} and ${cpu_used[2]}$([ -z "$moto" ] || echo ", moto ${cpu_used[3]}")$([ -z "$pg_dir" ] || echo ", PostgreSQL $pg_used")"
 if [ -n "$moto" ]; then
   # moto logs a line a request: what each picture cost in requests, by method.
   sed -n "$((requests_before + 1)),${requests_after}p" "$run/moto.log" | grep '" [0-9][0-9][0-9] ' | awk -v p="$generated" \
