@@ -12,8 +12,9 @@ extension Dispatcher {
     /// Answers one request that writes or must see the writer's state (IMPORT, ENQUEUE, DELETE,
     /// ZONES, SETTINGS, RESOLVE, ORIGINAL) inside the turn's transaction, on the index thread; the loop thread
     /// has parsed it, checked its role and admitted it, and read requests never come here (the
-    /// ``ReadService``'s threads answer them from read-only connections). Never throws: whatever
-    /// goes wrong becomes an ERROR reply that says what.
+    /// ``ReadService``'s threads answer them from read-only connections). Whatever goes wrong
+    /// becomes an ERROR reply that says what, except a conflict with another coordinator's
+    /// transaction, which is thrown: the turn is applied again.
     ///
     /// Each request is all or nothing (issue 23, finding 9): it runs inside a savepoint of the
     /// batch's transaction, and when it fails its changes to the index, to the picture specs (a
@@ -24,13 +25,18 @@ extension Dispatcher {
     ///   batch (``Outbox/continuing``: a long DELETE, done in steps).
     func handleControl(
         _ work: ControlWork, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox
-    ) -> ControlReply? {
+    ) throws(IndexError) -> ControlReply? {
         let request = work.request
         let (specsBefore, outboxBefore) = (specs, outbox)
         do {
             return try transaction.savepoint { transaction in
                 try answer(work, specs: &specs, transaction: &transaction, outbox: &outbox)
             }
+        } catch let error as IndexError where error.code == .conflict {
+            // A deadlock with another coordinator's turn (PostgreSQL): the request was not wrong,
+            // and the rows the turn locked before it are still held; the whole turn is rolled back
+            // and applied again (``process(_:)``), not the request refused.
+            throw error
         } catch {
             (specs, outbox) = (specsBefore, outboxBefore)
             return refusal(request, error)

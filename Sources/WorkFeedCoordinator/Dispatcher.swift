@@ -182,7 +182,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                     reports, now: now, workers: &workersAfter, health: &healthAfter, specs: &specsAfter, transaction: &transaction,
                     outbox: &outbox, progress: &progressAfter)
                 for work in batch.controlMessages {
-                    guard let reply = handleControl(work, specs: &specsAfter, transaction: &transaction, outbox: &outbox) else { continue }
+                    guard let reply = try handleControl(work, specs: &specsAfter, transaction: &transaction, outbox: &outbox) else { continue }
                     outbox.control.append((work.identity, reply, reply.isProgress ? 0 : work.bytes))
                 }
                 try expireWorkers(now: now, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
