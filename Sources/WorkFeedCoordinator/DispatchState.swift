@@ -16,7 +16,6 @@ final class DispatchState: Sendable {
         var workers: [Worker] = []
         var leased = 0
         var finishedLastMinute = 0
-        var anchor: Int64 = 0
 
         /// The workers as STATUS lists them, by name.
         func statusWorkers(now: ContinuousClock.Instant = .now) -> [StatusReply.Worker] {

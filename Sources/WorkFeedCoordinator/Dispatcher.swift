@@ -52,6 +52,8 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     let bootPrefix = UInt64(UInt32.random(in: 1...UInt32.max)) << 32
     var leaseCounter: UInt64 = 0
     var progress = ProgressReporter()
+    /// This coordinator's leases as last counted (``WorkoutIndexStore/leasedCount``).
+    var leasedGauge = 0
     /// Jobs finished in the last minute, for `workctl status`.
     let finishedCounter = RateWindow()
     var finishedLastMinute: Int { finishedCounter.total() }
@@ -260,15 +262,18 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         metrics.workers(
             connected: workersAfter.count, slots: workersAfter.values.reduce(0) { $0 + $1.capacity },
             busy: workersAfter.values.reduce(0) { $0 + $1.inFlight.count })
-        // One count a turn (on PostgreSQL, a query).
-        let leased = index.leasedCount
-        metrics.leased(leased)
+        // The leases are counted about once a second, with the deadlines (on PostgreSQL it is a
+        // query, and a turn is a few milliseconds): STATUS's count is at most that old.
+        if checkDeadlines {
+            leasedGauge = index.leasedCount
+            metrics.leased(leasedGauge)
+        }
         dispatchState.publish(
             DispatchState.Snapshot(
                 workers: workersAfter.values.map {
                     .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard)
                 },
-                leased: leased, finishedLastMinute: finishedLastMinute, anchor: index.anchor))
+                leased: leasedGauge, finishedLastMinute: finishedLastMinute))
         workers = workersAfter
         health = healthAfter
         specs = specsAfter

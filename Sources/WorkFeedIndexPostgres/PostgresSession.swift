@@ -80,14 +80,29 @@ public final class PostgresSession {
     private static func open(
         _ configuration: PostgresConnection.Configuration, location: PostgresIndexLocation, logger: Logger
     ) throws(IndexError) -> PostgresConnection {
+        let connection: PostgresConnection
         do {
-            return try PostgresConnection.connect(
+            connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: logger
             ).wait()
         } catch {
             throw Self.indexError(error, doing: "connecting to the index at \(location)")
         }
+        do {
+            for definition in definitions { _ = try connection.query(PostgresQuery(unsafeSQL: definition), logger: logger).wait() }
+        } catch {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw Self.indexError(error, doing: "defining the session's functions on the index at \(location)")
+        }
+        return connection
     }
+
+    /// What every connection defines first, outside any transaction: functions of its own
+    /// (`pg_temp`, gone with the connection), whose statements' plans the connection keeps from
+    /// one call to the next. Their bodies name tables that need not exist yet (a database not
+    /// migrated): PostgreSQL resolves them at the first call. Connections must be the session's
+    /// own (no pooler in transaction mode between): docs/operations.md, "Several coordinators on PostgreSQL".
+    static let definitions = [PostgresLeases.claimFunction]
 
     /// A connection that was lost is made again before the next statement (one try: a server
     /// still away is ``IndexError/Code/unavailable``, and the caller waits and asks again).
