@@ -99,7 +99,7 @@ let package = Package(
             name: "WorkFeedIndexPostgres",
             dependencies: [
                 "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

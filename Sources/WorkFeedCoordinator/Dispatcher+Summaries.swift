@@ -34,11 +34,13 @@ extension Dispatcher {
 
     /// One step of a waiting summary rebuild, inside the batch's transaction (docs/summaries.md,
     /// "Rebuilds"); its progress is in `workctl status` and in the SUMMARY reply.
-    func rebuildSummaries(transaction: inout Index.Transaction) throws {
-        guard let step = try transaction.rebuildSummariesStep(limit: Self.summaryRebuildStep) else { return }
+    /// - Returns: whether a rebuild was waiting.
+    func rebuildSummaries(transaction: inout Index.Transaction) throws -> Bool {
+        guard let step = try transaction.rebuildSummariesStep(limit: Self.summaryRebuildStep) else { return false }
         if step.finished {
             logger.info("owner's summaries built again", metadata: ["owner": "\(step.owner)", "workouts": "\(step.progress.done)"])
         }
+        return true
     }
 }
 

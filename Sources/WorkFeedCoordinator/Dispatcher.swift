@@ -35,6 +35,8 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     /// rebuild steps), as the last committed batch left it; `nil` while another coordinator's
     /// term lives (``IndexWriting/lead(now:)``).
     var term: LeadershipTerm?
+    /// Whether the last turn that looked found a summary rebuild waiting (``rebuildSummaries(transaction:)``).
+    var rebuildingSummaries = false
     /// Whether the coordinator is stopping (its inbox closed): a batch no longer waits for an index
     /// that cannot be reached.
     var isStopping: () -> Bool = { false }
@@ -52,8 +54,6 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     let bootPrefix = UInt64(UInt32.random(in: 1...UInt32.max)) << 32
     var leaseCounter: UInt64 = 0
     var progress = ProgressReporter()
-    /// This coordinator's leases as last counted (``WorkoutIndexStore/leasedCount``).
-    var leasedGauge = 0
     /// Jobs finished in the last minute, for `workctl status`.
     let finishedCounter = RateWindow()
     var finishedLastMinute: Int { finishedCounter.total() }
@@ -154,6 +154,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         var leaseCounterAfter = leaseCounter
         var progressAfter = progress
         var termAfter = term
+        var rebuildingAfter = rebuildingSummaries
         progressAfter.countTurn()
         let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
         do {
@@ -204,7 +205,10 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                     try dispatch(
                         workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
                 }
-                if !batch.stopping, termAfter != nil { try rebuildSummaries(transaction: &transaction) }
+                // A rebuild goes on a step every turn; whether one waits is looked at with the deadlines.
+                if !batch.stopping, termAfter != nil, rebuildingAfter || checkDeadlines {
+                    rebuildingAfter = try rebuildSummaries(transaction: &transaction)
+                }
                 if progressAfter.isDue(now: now) {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
                 }
@@ -244,6 +248,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)
         }
         if checkDeadlines { lastDeadlineCheck = now }
+        rebuildingSummaries = rebuildingAfter
         if indexWait != nil {
             logger.notice("the index answers again; the batch was applied")
             indexWait = nil
@@ -259,21 +264,19 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         }
         // The job gauges, which need a scan of the index, are computed when Prometheus scrapes
         // (Coordinator.start), not here.
-        metrics.workers(
-            connected: workersAfter.count, slots: workersAfter.values.reduce(0) { $0 + $1.capacity },
-            busy: workersAfter.values.reduce(0) { $0 + $1.inFlight.count })
-        // The leases are counted about once a second, with the deadlines (on PostgreSQL it is a
-        // query, and a turn is a few milliseconds): STATUS's count is at most that old.
-        if checkDeadlines {
-            leasedGauge = index.leasedCount
-            metrics.leased(leasedGauge)
-        }
+        // STATUS's leases are the jobs this coordinator's workers are drawing now, known here
+        // without asking the index. The gauge is the index's count (with the leases of workers
+        // not yet taken back), read about once a second with the deadlines: on PostgreSQL it is a
+        // query, and a turn is a few milliseconds.
+        let busy = workersAfter.values.reduce(0) { $0 + $1.inFlight.count }
+        metrics.workers(connected: workersAfter.count, slots: workersAfter.values.reduce(0) { $0 + $1.capacity }, busy: busy)
+        if checkDeadlines { metrics.leased(index.leasedCount) }
         dispatchState.publish(
             DispatchState.Snapshot(
                 workers: workersAfter.values.map {
                     .init(name: $0.name, capacity: $0.capacity, busy: $0.inFlight.count, done: $0.done, lastHeard: $0.lastHeard)
                 },
-                leased: leasedGauge, finishedLastMinute: finishedLastMinute))
+                leased: busy, finishedLastMinute: finishedLastMinute))
         workers = workersAfter
         health = healthAfter
         specs = specsAfter

@@ -40,9 +40,34 @@ struct LeasedRow {
             lease_expires_at = NULL
         """
 
+    /// Locks the rows of leases `leases` (``lockByLeasesFunction``: a turn's reports'), without
+    /// waiting: the rows are ``rows(_:_:in:)``'s.
+    static func lock(leases: [Int64], _ reading: String, in session: PostgresSession) throws(IndexError) -> PostgresSession.Sent {
+        try session.send("SELECT * FROM pg_temp.workfeed_lock_leases(\(leases))", "locking \(reading)")
+    }
+
+    /// The rows ``lock(leases:_:in:)`` locked, in id order.
+    static func rows(_ sent: PostgresSession.Sent, _ reading: String, in session: PostgresSession) throws(IndexError) -> [LeasedRow] {
+        try decode(session.result(of: sent), reading)
+    }
+
+    /// ``locked(leases:_:in:)``'s statement: $1 the leases; the rows in id order.
+    static let lockByLeasesFunction = PostgresSession.function(
+        "workfeed_lock_leases", "bigint[]",
+        returns: """
+            TABLE (
+                id bigint, lease_id bigint, workout_id uuid, kind text, theme text, scale integer, owner text, lease_worker text,
+                lease_anchor bigint, lease_key text, anchor bigint, status text, cache_key text, attempts integer, deferrals integer,
+                route_hash text, hr_hash text)
+            """, "\(selection) WHERE j.lease_id = ANY($1) ORDER BY j.id FOR UPDATE OF j")
+
     /// The rows `query` (``selection`` and a condition) locks, in id order.
     static func locked(_ query: PostgresQuery, _ reading: String, in session: PostgresSession) throws(IndexError) -> [LeasedRow] {
-        try session.query(query, "locking \(reading)").decoded(reading) { row in
+        try decode(session.query(query, "locking \(reading)"), reading)
+    }
+
+    private static func decode(_ result: PostgresQueryResult, _ reading: String) throws(IndexError) -> [LeasedRow] {
+        try result.decoded(reading) { row in
             let cells = row.makeRandomAccess()
             let id = try cells[0].decode(Int64.self)
             let picture = try PostgresLeases.picture(

@@ -152,13 +152,16 @@ public enum PostgresLeases {
     /// ``recordCacheKey(_:for:in:)`` for a turn's leases, in one statement.
     public static func recordCacheKeys(_ keys: [(key: String, lease: UInt64)], in session: PostgresSession) throws(IndexError) {
         guard !keys.isEmpty else { return }
-        try session.query(
-            """
-            UPDATE job SET lease_key = u.key
-            FROM unnest(\(keys.map { Int64(bitPattern: $0.lease) })::bigint[], \(keys.map(\.key))::text[]) AS u(lease, key)
-            WHERE job.lease_id = u.lease
-            """, "recording the keys of \(keys.count) leases")
+        // Nothing is read back: the answer is waited for with the turn's next statement (its COMMIT).
+        try session.send(
+            "SELECT pg_temp.workfeed_record_keys(\(keys.map { Int64(bitPattern: $0.lease) }), \(keys.map(\.key)))",
+            "recording the keys of \(keys.count) leases")
     }
+
+    /// ``recordCacheKeys(_:in:)``'s statement: $1 the leases, $2 their keys.
+    static let recordKeysFunction = PostgresSession.function(
+        "workfeed_record_keys", "bigint[], text[]", returns: "void",
+        "UPDATE job SET lease_key = u.key FROM unnest($1, $2) AS u(lease, key) WHERE job.lease_id = u.lease")
 
     /// Ends a lease whose JOB never reached its worker, counting no attempt: the job is ready
     /// again at once. Whether the lease was current (it may have expired and been claimed anew).
@@ -221,18 +224,13 @@ public enum PostgresLeases {
     /// (docs/postgres-index.md, "The claim's plan"). The plan is the generic one (`SET
     /// plan_cache_mode`): with 200,000 pending jobs it runs as fast as the plans made for each
     /// claim's values.
-    static let claimFunction = """
-        CREATE FUNCTION pg_temp.workfeed_claim(text, text[], bigint, bigint[], text[], float8, float8, bigint)
-        RETURNS TABLE (
-            seq bigint, id bigint, lease_id bigint, worker text, priority integer, owner text, workout_id uuid, kind text, theme text,
-            scale integer, anchor bigint, route_hash text, hr_hash text, route bytea, heart_rate bytea, policy_version bigint)
-        LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $claim$
-        #variable_conflict use_column
-        BEGIN
-        RETURN QUERY
-        \(claimStatement);
-        END $claim$
-        """
+    static let claimFunction = PostgresSession.function(
+        "workfeed_claim", "text, text[], bigint, bigint[], text[], float8, float8, bigint",
+        returns: """
+            TABLE (
+                seq bigint, id bigint, lease_id bigint, worker text, priority integer, owner text, workout_id uuid, kind text, theme text,
+                scale integer, anchor bigint, route_hash text, hr_hash text, route bytea, heart_rate bytea, policy_version bigint)
+            """, claimStatement)
 
     /// The claim (docs/postgres-index.md, "The claim", where each part is explained and measured):
     /// $1 coordinator, $2 workers (one a free slot, in the order jobs are dealt), $3 slots,

@@ -72,22 +72,22 @@ public enum PostgresReports {
     ) throws -> [Outcome] {
         guard !reports.isEmpty else { return [] }
         let leases = reports.map { Int64(bitPattern: $0.report.lease) }
-        let found = try LeasedRow.locked(
-            "\(unescaped: LeasedRow.selection) WHERE j.lease_id = ANY(\(leases)) ORDER BY j.id FOR UPDATE OF j",
-            "the jobs of \(reports.count) reported leases", in: session)
+        // The jobs locked, then their owners' policies as of now, held until the transaction
+        // ends (the two sent together): the coordinator brings what its cache keys are made of
+        // up to those versions before any key is compared.
+        let locking = try LeasedRow.lock(leases: leases, "the jobs of \(reports.count) reported leases", in: session)
+        let policies = try session.send(
+            """
+            SELECT owner, policy_version FROM owner_state WHERE owner IN (SELECT owner FROM job WHERE lease_id = ANY(\(leases)))
+            ORDER BY owner FOR SHARE
+            """, "locking the policies of the owners of \(reports.count) reported leases")
+        let found = try LeasedRow.rows(locking, "the jobs of \(reports.count) reported leases", in: session)
+        let versions = try session.result(of: policies).decoded("the policy versions") { try $0.decode((String, Int64).self) }
         let byLease = Dictionary(found.map { ($0.lease, $0) }, uniquingKeysWith: { first, _ in first })
-        // The owners' policies as of now, held until the transaction ends: the coordinator brings
-        // what its cache keys are made of up to those versions before any key is compared.
         let owners = Set(
             reports.compactMap { each in byLease[Int64(bitPattern: each.report.lease)].flatMap { $0.worker == each.worker ? $0.owner : nil } })
-        if !owners.isEmpty {
-            let versions = try session.query(
-                "SELECT owner, policy_version FROM owner_state WHERE owner = ANY(\(owners.sorted())) ORDER BY owner FOR SHARE",
-                "locking the policies of \(owners.count) owners"
-            ).decoded("the policy versions") { try $0.decode((String, Int64).self) }
-            let known = Dictionary(versions, uniquingKeysWith: { first, _ in first })
-            for owner in owners.sorted() { try policyAt(owner, known[owner] ?? 0) }
-        }
+        let known = Dictionary(versions, uniquingKeysWith: { first, _ in first })
+        for owner in owners.sorted() { try policyAt(owner, known[owner] ?? 0) }
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(reports.count)
         var reported: Set<Int64> = []
@@ -181,15 +181,22 @@ public enum PostgresReports {
     /// anchor: one statement.
     private static func store(_ stored: [(row: LeasedRow, key: String, map: String, k: Int)], in session: PostgresSession) throws(IndexError) {
         guard !stored.isEmpty else { return }
-        try session.query(
-            """
-            UPDATE job SET status = 'generated', cache_key = u.key, reason = NULL, reason_code = NULL, attempts = 0, deferrals = 0, priority = 0,
-                not_before = NULL, updated_at = now(), anchor = workfeed_anchor(u.k), map = u.map, \(unescaped: LeasedRow.endingLease)
-            FROM unnest(\(stored.map(\.row.id))::bigint[], \(stored.map(\.key))::text[], \(stored.map(\.map))::text[], \(stored.map(\.k))::int[])
-                AS u(id, key, map, k)
-            WHERE job.id = u.id
-            """, "storing \(stored.count) pictures")
+        // Nothing is read back: the answer is waited for with the turn's next statement.
+        try session.send(
+            "SELECT pg_temp.workfeed_store(\(stored.map(\.row.id)), \(stored.map(\.key)), \(stored.map(\.map)), \(stored.map { Int32($0.k) }))",
+            "storing \(stored.count) pictures")
     }
+
+    /// ``store(_:in:)``'s statement: $1 the jobs, $2 their keys, $3 their maps, $4 each one's k
+    /// (``PostgresAnchors``).
+    static let storeFunction = PostgresSession.function(
+        "workfeed_store", "bigint[], text[], text[], integer[]", returns: "void",
+        """
+        UPDATE job SET status = 'generated', cache_key = u.key, reason = NULL, reason_code = NULL, attempts = 0, deferrals = 0, priority = 0,
+            not_before = NULL, updated_at = now(), anchor = workfeed_anchor(u.k), map = u.map, \(LeasedRow.endingLease)
+        FROM unnest($1, $2, $3, $4) AS u(id, key, map, k)
+        WHERE job.id = u.id
+        """)
 
     /// A lease that ended without a picture: the job waits and is tried again, or, after its last
     /// attempt, fails for good (``RetryPolicy/afterFailedAttempt(_:reason:)``).

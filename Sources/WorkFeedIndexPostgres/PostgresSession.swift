@@ -1,4 +1,5 @@
 public import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -102,7 +103,25 @@ public final class PostgresSession {
     /// one call to the next. Their bodies name tables that need not exist yet (a database not
     /// migrated): PostgreSQL resolves them at the first call. Connections must be the session's
     /// own (no pooler in transaction mode between): docs/operations.md, "Several coordinators on PostgreSQL".
-    static let definitions = [PostgresLeases.claimFunction]
+    static let definitions = [
+        PostgresLeases.claimFunction, PostgresLeases.recordKeysFunction, LeasedRow.lockByLeasesFunction, PostgresReports.storeFunction,
+    ]
+
+    /// The definition of a function of the session's own (``definitions``): `name(arguments)`
+    /// returning `returns`, whose body is one statement (`$1`... its arguments), its plan the
+    /// generic one, made at the first call and kept (a turn's statements are the same each time
+    /// with other values: planned each time, they cost more than they do).
+    static func function(_ name: String, _ arguments: String, returns: String, _ statement: String) -> String {
+        let run = returns == "void" ? statement : "RETURN QUERY \(statement)"
+        return """
+            CREATE FUNCTION pg_temp.\(name)(\(arguments)) RETURNS \(returns)
+            LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $function$
+            #variable_conflict use_column
+            BEGIN
+            \(run);
+            END $function$
+            """
+    }
 
     /// A connection that was lost is made again before the next statement (one try: a server
     /// still away is ``IndexError/Code/unavailable``, and the caller waits and asks again).
@@ -113,16 +132,77 @@ public final class PostgresSession {
         logger.notice("connected to the index again", metadata: ["index": "\(location)", "reconnections": "\(reconnections)"])
     }
 
-    /// Runs one statement and returns its rows.
+    /// Runs one statement and returns its rows (after those sent before it: ``send(_:_:)``).
     /// - Parameter doing: what the statement is for, for the error ("leasing jobs").
     @discardableResult
     public func query(_ query: PostgresQuery, _ doing: @autoclosure () -> String) throws(IndexError) -> PostgresQueryResult {
-        try reconnectIfLost()
-        do {
-            return try connection.query(query, logger: logger).wait()
-        } catch {
-            throw Self.indexError(error, doing: doing())
+        try result(of: send(query, nil), doing())
+    }
+
+    /// A statement sent and not yet waited for (``send(_:_:)``).
+    public struct Sent: Sendable {
+        fileprivate let number: Int
+    }
+
+    /// Statements sent, in order, that nobody has waited for yet, with what each is for (`nil`:
+    /// the one who waits for it says).
+    private var unanswered: [(number: Int, answer: EventLoopFuture<PostgresQueryResult>, doing: String?)] = []
+    private var sentCount = 0
+    /// Whether a transaction is open: a connection lost in it is not made again before it ends
+    /// (a statement on a new connection would run outside it).
+    private var inTransaction = false
+
+    /// Sends one statement without waiting for its answer: the thread goes on (and sends the
+    /// next) while the server works, and the server answers them in the order they were sent.
+    /// Its rows are ``result(of:_:)``'s; a statement whose rows nobody needs is waited for with
+    /// the next one waited for (``query(_:_:)``, the transaction's `COMMIT`), and when it failed,
+    /// that is the error thrown, named by its `doing`: a turn waits for three answers instead of
+    /// seven (docs/postgres-index.md, "A turn's statements").
+    @discardableResult
+    public func send(_ query: PostgresQuery, _ doing: String?) throws(IndexError) -> Sent {
+        if inTransaction {
+            // Written to a closed channel, a statement is dropped and never answered.
+            guard !connection.isClosed else { throw IndexError(.unavailable, "the connection to the index at \(location) was lost") }
+        } else {
+            try reconnectIfLost()
         }
+        sentCount += 1
+        unanswered.append((sentCount, connection.query(query, logger: logger), doing))
+        return Sent(number: sentCount)
+    }
+
+    /// Waits for one answer. A statement written as the connection closed can be dropped with
+    /// nobody told (NIO fails the write, not the statement): once the connection is closed, an
+    /// answer not there a second later is not coming.
+    private func wait(for answer: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
+        let waiter = AnswerWaiter()
+        answer.whenComplete { waiter.answer($0) }
+        var closedFor = 0
+        while true {
+            if let result = waiter.result(within: 1) { return try result.get() }
+            if connection.isClosed { closedFor += 1 }
+            if closedFor >= 2 { throw IndexError(.unavailable, "the connection to the index at \(location) was lost before it answered") }
+        }
+    }
+
+    /// Waits for `sent`'s answer, and for those of the statements sent before it. The first of
+    /// them that failed is the error (those after it failed because it did, or were not run).
+    /// - Parameter doing: what `sent` is for, when it was sent without saying.
+    public func result(of sent: Sent, _ doing: @autoclosure () -> String = "") throws(IndexError) -> PostgresQueryResult {
+        var failure: IndexError?
+        var answer: PostgresQueryResult?
+        while let first = unanswered.first, first.number <= sent.number {
+            unanswered.removeFirst()
+            do {
+                let result = try wait(for: first.answer)
+                if first.number == sent.number { answer = result }
+            } catch {
+                if failure == nil { failure = Self.indexError(error, doing: first.doing ?? doing()) }
+            }
+        }
+        if let failure { throw failure }
+        guard let answer else { throw IndexError(.failed, "statement \(sent.number) of the session was waited for twice") }
+        return answer
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
@@ -137,11 +217,15 @@ public final class PostgresSession {
         var attempt = 1
         while true {
             do {
-                try query(isolation.begin, doing())
+                try send(isolation.begin, doing())
+                inTransaction = true
+                defer { inTransaction = false }
                 let result = try body()
                 try query("COMMIT", doing())
                 return result
             } catch {
+                // What was sent and not waited for is answered (or failed) before the rollback.
+                if let last = unanswered.last { _ = try? result(of: Sent(number: last.number)) }
                 let failure = error as? IndexError ?? IndexError(.failed, "\(doing()) failed", cause: error)
                 // A lost connection rolled back by itself; otherwise undo what was done.
                 if failure.code != .unavailable { _ = try? query("ROLLBACK", "rolling back \(doing())") }
@@ -245,5 +329,24 @@ extension Sequence where Element == PostgresRow {
     /// The first row through `decode` (``decoded(_:_:)``); `nil` when there is none.
     func firstDecoded<T>(_ reading: @autoclosure () -> String, _ decode: (PostgresRow) throws -> T) throws(IndexError) -> T? {
         try prefix(1).decoded(reading(), decode).first
+    }
+}
+
+/// One answer waited for by a thread (``PostgresSession``'s waits).
+private final class AnswerWaiter: @unchecked Sendable {
+    private let lock = ConditionLock(value: false)
+    private var outcome: Result<PostgresQueryResult, any Error>?
+
+    func answer(_ result: Result<PostgresQueryResult, any Error>) {
+        lock.lock()
+        outcome = result
+        lock.unlock(withValue: true)
+    }
+
+    /// The answer, or `nil` when it has not come within `seconds`.
+    func result(within seconds: Double) -> Result<PostgresQueryResult, any Error>? {
+        guard lock.lock(whenValue: true, timeoutSeconds: seconds) else { return nil }
+        defer { lock.unlock() }
+        return outcome
     }
 }

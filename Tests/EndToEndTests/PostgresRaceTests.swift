@@ -38,6 +38,18 @@ extension PostgresSystemTests {
         return status
     }
 
+    /// A trial's start: a run of `owner` imported through `client`, its 4 pictures queued, and
+    /// its status once `drawFirst` of them are drawn while another is being drawn (or, when the
+    /// workers were quicker than the polls, once all are: that trial missed the window).
+    static func startDrawing(
+        _ owner: String, _ client: inout ControlClient, drawFirst: Int
+    ) throws -> (id: WorkoutID, before: StatusReply) {
+        let id = try PrivacyZoneTests.importRun(into: &client, owner: owner)
+        try PrivacyZoneTests.enqueueAll(&client, owner: owner)
+        let before = try statusOf(owner, &client) { ($0.total(.generated) >= drawFirst && $0.leased > 0) || $0.total(.generated) == 4 }
+        return (id, before)
+    }
+
     /// The PNG files (and temporary files) in a cache directory, by their paths in it.
     static func pictureFiles(_ cache: String) -> [String] {
         (FileManager.default.enumerator(atPath: cache)?.compactMap { $0 as? String } ?? []).filter { $0.hasSuffix(".png") || $0.hasSuffix(".tmp") }
@@ -114,11 +126,8 @@ extension PostgresSystemTests {
         var drawnBeforeZone = 0
         for trial in 0..<trials {
             let owner = "zone-race-\(trial)"
-            let id = try PrivacyZoneTests.importRun(into: &viaSecond, owner: owner)
-            try PrivacyZoneTests.enqueueAll(&viaSecond, owner: owner)
             // The zone comes after 0 to 3 of the 4 pictures are drawn, while others are.
-            let drawFirst = Int(random.next() % 4)
-            let before = try Self.statusOf(owner, &viaSecond) { $0.total(.generated) >= drawFirst }
+            let (id, before) = try Self.startDrawing(owner, &viaSecond, drawFirst: Int(random.next() % 4))
             let shown: ShowReply = try viaSecond.request(.show, ShowRequest(id: id))
             let oldKeys = Set(shown.item.pictures.filter { $0.status == .generated }.compactMap(\.cacheKey))
             inFlightAtZone += before.leased
@@ -172,11 +181,8 @@ extension PostgresSystemTests {
         var drawnBeforeDelete = 0
         for trial in 0..<trials {
             let owner = "delete-race-\(trial)"
-            let id = try PrivacyZoneTests.importRun(into: &viaSecond, owner: owner)
-            try PrivacyZoneTests.enqueueAll(&viaSecond, owner: owner)
             // Deleted after 0 to 3 of its 4 pictures are drawn, while others are.
-            let drawFirst = Int(random.next() % 4)
-            let before = try Self.statusOf(owner, &viaSecond) { $0.total(.generated) >= drawFirst }
+            let (id, before) = try Self.startDrawing(owner, &viaSecond, drawFirst: Int(random.next() % 4))
             inFlightAtDelete += before.leased
             drawnBeforeDelete += before.total(.generated)
             let deleted: DeleteReply = try viaFirst.request(.delete, DeleteRequest(ids: [id], owner: owner))

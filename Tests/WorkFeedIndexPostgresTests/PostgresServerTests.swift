@@ -227,4 +227,55 @@ struct PostgresSchemaTests {
         let rows = try setup.query("SELECT n FROM pair ORDER BY id", "")
         #expect(try rows.map { try $0.decode(Int.self) } == [2, 2])
     }
+
+    /// Statements sent without waiting (``PostgresSession/send(_:_:)``) are answered in order: the
+    /// first that fails is the error of the next wait, named by what it was for, and the
+    /// transaction rolls back with what was sent after it.
+    @Test func aSentStatementThatFailsIsTheNextWaitsErrorAndNothingOfItsTransactionIsKept() throws {
+        let fixture = try PostgresFixture()
+        let session = try fixture.session("sent")
+        try session.query("CREATE TABLE one (id int PRIMARY KEY)", "")
+        var committed = false
+        do {
+            try session.transaction("three rows", attempts: 1) {
+                try session.send("INSERT INTO one VALUES (1)", "the first row")
+                try session.send("INSERT INTO one VALUES (1)", "the first row again")
+                try session.send("INSERT INTO one VALUES (2)", "the second row")
+                try session.query("SELECT 1", "a read")
+            }
+            committed = true
+        } catch {
+            #expect("\(error)".contains("the first row again"), "\(error)")
+            #expect(error.serverError?.sqlState == "23505", "\(error)")
+        }
+        #expect(!committed)
+        #expect(try #require(try session.query("SELECT count(*)::bigint FROM one", "").first { _ in true }).decode(Int.self) == 0)
+    }
+
+    /// A connection lost in a transaction is not made again before the transaction ends: a
+    /// statement after the loss (after a failure someone ignored, as a gauge does) fails too
+    /// instead of running on a new connection outside the transaction, and the next transaction
+    /// connects again.
+    @Test func aConnectionLostInATransactionIsMadeAgainOnlyAfterIt() throws {
+        let fixture = try PostgresFixture()
+        let session = try fixture.session("cut off")
+        let other = try fixture.session("cutting")
+        try session.query("CREATE TABLE one (id int PRIMARY KEY)", "")
+        let pid = try #require(try session.query("SELECT pg_backend_pid()", "").first { _ in true }).decode(Int32.self)
+        var secondStored = false
+        do {
+            try session.transaction("cut off", attempts: 1) {
+                try session.query("INSERT INTO one VALUES (1)", "the first row")
+                try other.query("SELECT pg_terminate_backend(\(pid), 5000)", "cutting the connection off")
+                _ = try? session.query("SELECT 1", "a gauge")
+                try session.query("INSERT INTO one VALUES (2)", "the second row")
+                secondStored = true
+            }
+        } catch {
+            #expect(error.code == .unavailable, "\(error)")
+        }
+        #expect(!secondStored)
+        #expect(try #require(try session.query("SELECT count(*)::bigint FROM one", "").first { _ in true }).decode(Int.self) == 0)
+        #expect(session.reconnections == 1)
+    }
 }
