@@ -330,7 +330,7 @@ let package = Package(
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedMetrics", "WorkFeedModel",
                 "WorkFeedTesting", "WorkFeedWire",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -205,8 +205,10 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                     try dispatch(
                         workers: &workersAfter, specs: &specsAfter, leaseCounter: &leaseCounterAfter, transaction: &transaction, outbox: &outbox)
                 }
-                // A rebuild goes on a step every turn; whether one waits is looked at with the deadlines.
-                if !batch.stopping, termAfter != nil, rebuildingAfter || checkDeadlines {
+                // A rebuild goes on a step every turn. Whether one waits is looked at after control
+                // requests (an import's first workout of an owner is counted by one, in its own
+                // batch, so that SUMMARY counts it once IMPORT has answered) and with the deadlines.
+                if !batch.stopping, termAfter != nil, rebuildingAfter || checkDeadlines || !batch.controlMessages.isEmpty {
                     rebuildingAfter = try rebuildSummaries(transaction: &transaction)
                 }
                 if progressAfter.isDue(now: now) {

@@ -16,10 +16,12 @@ extension PostgresTransaction: IndexWriting {
 
     /// A SAVEPOINT: when `body` throws, the rows it changed are rolled back, and so is what this
     /// transaction keeps beside them (anchors, released keys, leftovers, changed buckets, the
-    /// owners it locked, whose locks a rolled-back savepoint gives back).
+    /// owners it locked, whose locks a rolled-back savepoint gives back). The savepoint is sent
+    /// without waiting (answered with the body's first wait); its release is waited for, so that
+    /// a statement of the body sent and not yet answered fails the step, not what comes after.
     public mutating func savepoint<T>(_ body: (inout PostgresTransaction) throws -> T) throws -> T {
         let before = self
-        try session.query("SAVEPOINT workfeed_step", "starting a step")
+        try session.send("SAVEPOINT workfeed_step", "starting a step")
         do {
             let result = try body(&self)
             try session.query("RELEASE SAVEPOINT workfeed_step", "ending a step")

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import Testing
 import WorkFeedConfig
 @testable import WorkFeedCoordinator
@@ -78,4 +80,63 @@ struct TwoDispatcherTests {
         let after = try ControlCodec.decode(SettingsReply.self, from: try second.answer(.settings, reset).body)
         #expect(after.heartRateZones.source == .configured && after.settings.heartRateZones == nil)
     }
+
+    /// A control request that meets a deadlock with another transaction (here a raw session's,
+    /// as another coordinator's turn would) is not refused: the turn it is in was rolled back to
+    /// its savepoint while it kept the rows locked before it, so the whole turn is applied again
+    /// and the request answered OK (seen in CI on 2026-12-03: ZONES answered "deadlock detected").
+    /// The raw session waits for the turn's row second, with a `deadlock_timeout` longer than the
+    /// coordinator's, so that PostgreSQL's check finds the cycle in the coordinator's wait.
+    @Test func aControlRequestThatMeetsADeadlockIsAnsweredAfterTheTurnIsAppliedAgain() throws {
+        let location = try DispatcherBench<PostgresIndexBackend>.newDatabase()
+        var bench = try DispatcherBench<PostgresIndexBackend>(adjust: DispatcherReportTests.noBackoff, on: location, as: "first")
+        let alice = try #require(try bench.queued(0..<1, owner: "alice").first)
+        _ = try bench.queued(1..<2, owner: "bob")
+        let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 2)])).first { $0.workoutID == alice })
+        let zones = try bench.request(.zones, ZonesRequest(owner: "bob", add: .init(latitude: 10, longitude: 10, radius: 300)))
+
+        // The raw session holds bob's owner_state row, then (once the turn waits for it) asks for
+        // the row of alice's job, which the turn's report has locked.
+        let locked = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let failure = FirstFailure()
+        let lease = Int64(job.lease)
+        Thread.detachNewThread {
+            defer { finished.signal() }
+            do {
+                let raw = try PostgresSession.connect(to: location, name: "deadlocking", logger: Logger(label: "raw"))
+                try raw.query("SET deadlock_timeout = '30s'", "")
+                try raw.query("BEGIN", "")
+                try raw.query("SELECT 1 FROM owner_state WHERE owner = 'bob' FOR UPDATE", "locking bob's row")
+                locked.signal()
+                let deadline = Date().addingTimeInterval(20)
+                while try raw.query("SELECT count(*)::bigint FROM pg_locks WHERE NOT granted", "").first { _ in true }?.decode(Int.self) == 0 {
+                    guard Date() < deadline else { throw IndexError(.failed, "the turn never waited for bob's row") }
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                try raw.query("SELECT 1 FROM job WHERE lease_id = \(lease) FOR UPDATE", "locking alice's job")
+                try raw.query("COMMIT", "")
+            } catch {
+                failure.set("\(error)")
+                locked.signal()
+            }
+        }
+        locked.wait()
+        let outbox = bench.turn(workers: [([1], generated(job))], control: [zones])
+        finished.wait()
+        #expect(failure.value == nil, "\(failure.value ?? "")")
+        let reply = try #require(outbox.control.first { $0.reply.id == zones.id }?.reply)
+        #expect(reply.ok, "\(String(decoding: reply.body, as: UTF8.self))")
+        #expect(try bench.statuses() == [.generated: 1, .pending: 1])
+        let shown = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, ZonesRequest(owner: "bob")).body)
+        #expect(shown.zones.count == 1, "the zone is added once: \(shown.zones)")
+    }
+}
+
+/// The first error a test's other thread met, if any.
+private final class FirstFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failure: String?
+    var value: String? { lock.withLock { failure } }
+    func set(_ message: String) { lock.withLock { failure = failure ?? message } }
 }
