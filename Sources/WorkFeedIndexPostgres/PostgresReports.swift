@@ -77,10 +77,7 @@ public enum PostgresReports {
         // up to those versions before any key is compared.
         let locking = try LeasedRow.lock(leases: leases, "the jobs of \(reports.count) reported leases", in: session)
         let policies = try session.send(
-            """
-            SELECT owner, policy_version FROM owner_state WHERE owner IN (SELECT owner FROM job WHERE lease_id = ANY(\(leases)))
-            ORDER BY owner FOR SHARE
-            """, "locking the policies of the owners of \(reports.count) reported leases")
+            "SELECT * FROM pg_temp.workfeed_lock_policies(\(leases))", "locking the policies of the owners of \(reports.count) reported leases")
         let found = try LeasedRow.rows(locking, "the jobs of \(reports.count) reported leases", in: session)
         let versions = try session.result(of: policies).decoded("the policy versions") { try $0.decode((String, Int64).self) }
         let byLease = Dictionary(found.map { ($0.lease, $0) }, uniquingKeysWith: { first, _ in first })
@@ -186,6 +183,12 @@ public enum PostgresReports {
             "SELECT pg_temp.workfeed_store(\(stored.map(\.row.id)), \(stored.map(\.key)), \(stored.map(\.map)), \(stored.map { Int32($0.k) }))",
             "storing \(stored.count) pictures")
     }
+
+    /// The policy versions of the owners of the jobs leased as `$1`, locked `FOR SHARE` in owner
+    /// order (planned each time, its plan cost six times its work).
+    static let lockPoliciesFunction = PostgresSession.function(
+        "workfeed_lock_policies", "bigint[]", returns: "TABLE (owner text, policy_version bigint)",
+        "SELECT owner, policy_version FROM owner_state WHERE owner IN (SELECT owner FROM job WHERE lease_id = ANY($1)) ORDER BY owner FOR SHARE")
 
     /// ``store(_:in:)``'s statement: $1 the jobs, $2 their keys, $3 their maps, $4 each one's k
     /// (``PostgresAnchors``).

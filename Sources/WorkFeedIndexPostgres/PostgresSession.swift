@@ -104,7 +104,8 @@ public final class PostgresSession {
     /// migrated): PostgreSQL resolves them at the first call. Connections must be the session's
     /// own (no pooler in transaction mode between): docs/operations.md, "Several coordinators on PostgreSQL".
     static let definitions = [
-        PostgresLeases.claimFunction, PostgresLeases.recordKeysFunction, LeasedRow.lockByLeasesFunction, PostgresReports.storeFunction,
+        PostgresLeases.claimFunction, PostgresLeases.recordKeysFunction, LeasedRow.lockByLeasesFunction, PostgresReports.lockPoliciesFunction,
+        PostgresReports.storeFunction,
     ]
 
     /// The definition of a function of the session's own (``definitions``): `name(arguments)`
