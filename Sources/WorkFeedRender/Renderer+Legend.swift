@@ -1,10 +1,11 @@
 import WorkFeedModel
 import WorkFeedStyle
 
-/// A heatmap's legend laid out in one corner: a colour swatch and bpm range per zone, hottest
-/// zone on top.
+/// A heatmap's legend laid out in one corner: what it measures and in what unit on top ("Heart
+/// rate (bpm)"), then a colour swatch and bpm range per zone, hottest zone first.
 struct HeatmapLegend {
     var box: LabelBox
+    var title: TextLayout
     var rows: [(colour: RGBA, text: TextLayout)]
     var padding: Int
     var rowHeight: Int
@@ -16,7 +17,10 @@ extension Renderer {
     /// The legend's text size in points.
     static let legendTextSize = 10.0
 
-    /// The bpm range each zone's row shows: "< 100", "100–139", …, "180+ bpm".
+    /// The legend's first line: what the colours measure, with the unit of the rows below it.
+    static let legendTitle = "Heart rate (bpm)"
+
+    /// The bpm range each zone's row shows: "< 100", "100–139", …, "180+" (the unit is in the title).
     static func legendTexts(thresholds: [Double]) -> [String] {
         let bounds = thresholds.map { Int($0.rounded()) }
         guard let first = bounds.first, let last = bounds.last else { return [] }
@@ -25,7 +29,7 @@ extension Renderer {
             texts.append("\(bounds[index - 1])–\(bounds[index] - 1)")
         }
         // "≥" is not in Noto Sans; "180+" is how watches write an open top zone.
-        texts.append("\(last)+ bpm")
+        texts.append("\(last)+")
         return texts
     }
 
@@ -37,13 +41,14 @@ extension Renderer {
         let size = max(Int((Self.legendTextSize * Double(scale)).rounded()), 1)
         let texts = Self.legendTexts(thresholds: zones.thresholds)
         let layouts = texts.map { font.layout($0, pixelSize: size) }
+        let title = font.layout(Self.legendTitle, pixelSize: size)
         let padding = 4 * scale
         let gap = 4 * scale
-        let rowHeight = layouts.map(\.metrics.height).max() ?? size
+        let rowHeight = (layouts + [title]).map(\.metrics.height).max() ?? size
         let swatch = max(rowHeight * 6 / 10, 1)
         let textWidth = layouts.map(\.metrics.width).max() ?? 0
-        let width = Float(padding * 2 + swatch + gap + textWidth)
-        let height = Float(padding * 2 + rowHeight * layouts.count)
+        let width = Float(padding * 2 + max(swatch + gap + textWidth, title.metrics.width))
+        let height = Float(padding * 2 + rowHeight * (layouts.count + 1))
         let margin = Float(6 * scale)
         let (w, h) = (Float(spec.pixelWidth), Float(spec.pixelHeight))
         // A legend takes at most a third of either side: a thumbnail too small for one has none.
@@ -76,7 +81,7 @@ extension Renderer {
         }
         let colours = Array(zones.colours.reversed())
         return HeatmapLegend(
-            box: best, rows: zip(colours, layouts.reversed()).map { ($0, $1) }, padding: padding, rowHeight: rowHeight,
+            box: best, title: title, rows: zip(colours, layouts.reversed()).map { ($0, $1) }, padding: padding, rowHeight: rowHeight,
             swatch: swatch, gap: gap)
     }
 
@@ -101,6 +106,8 @@ extension Renderer {
         area.paint(onto: canvas, Paint(background))
         let left = Int(box.minX) + legend.padding
         var top = Int(box.minY) + legend.padding
+        canvas.draw(legend.title, left: left, top: top, paint: Paint(ink))
+        top += legend.rowHeight
         for row in legend.rows {
             let swatchTop = top + (legend.rowHeight - legend.swatch) / 2
             var opaque = row.colour

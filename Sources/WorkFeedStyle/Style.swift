@@ -114,9 +114,12 @@ public struct HeatmapStyle: Sendable, Hashable, Codable {
         self.zoneColors = zoneColors
     }
 
+    /// Four zones, cool to hot in the order of the spectrum, skipping the route line's blue and
+    /// the start mark's green: violet, teal, orange, magenta-red. Chosen against the shipped
+    /// themes' maps, lines and marks by ``HeatmapContrast``'s rule (docs/rendering.md).
     public static let standard = HeatmapStyle(
         segments: 50, lineWidth: 8, thresholds: [100, 140, 180],
-        zoneColors: [RGBA(hex: "#2f6fde")!, RGBA(hex: "#2da44e")!, RGBA(hex: "#f0883e")!, RGBA(hex: "#da3633")!]
+        zoneColors: [RGBA(hex: "#8756d8")!, RGBA(hex: "#0f8a80")!, RGBA(hex: "#d9730d")!, RGBA(hex: "#bf1d7e")!]
     )
 }
 

@@ -309,9 +309,10 @@ import WorkFeedStyle
         #expect(abs(start.x - end.x) > 20)
     }
 
-    /// The heatmap's legend: in a corner, with each zone's colour, at @1x and @2x, both themes;
-    /// a thumbnail too small for one has none.
-    @Test(arguments: Theme.shipped, [1, 2])
+    /// The heatmap's legend: in a corner, saying it is heart rate in bpm, with each zone's colour,
+    /// whole inside the picture, at @1x, @2x and @3x, both themes; a thumbnail too small for one
+    /// has none.
+    @Test(arguments: Theme.shipped, [1, 2, 3])
     func theHeatmapExplainsItsColours(theme: Theme, scale: Int) throws {
         let basemap = try MapFixtures.basemap()
         let renderer = Renderer(basemap: basemap)
@@ -325,7 +326,19 @@ import WorkFeedStyle
             #expect(image.count(colour, tolerance: 0, x: xs, y: ys) >= 16 * scale * scale, "swatch \(colour)")
         }
         #expect(legend.maxX - legend.minX < Float(spec.pixelWidth) / 3)
-        #expect(Renderer.legendTexts(thresholds: [100, 140, 180]) == ["< 100", "100–139", "140–179", "180+ bpm"])
+        #expect(legend.minX >= 0 && legend.minY >= 0)
+        #expect(legend.maxX <= Float(spec.pixelWidth) && legend.maxY <= Float(spec.pixelHeight))
+        // The title, the widest line, fits inside the box's padding, and its ink is drawn in the top row.
+        #expect(Renderer.legendTitle == "Heart rate (bpm)")
+        let font = try #require(renderer.mapFonts()?.main)
+        let size = Int((Renderer.legendTextSize * Double(scale)).rounded())
+        let title = font.layout(Renderer.legendTitle, pixelSize: size)
+        let padding = 4 * scale
+        #expect(Int(legend.maxX - legend.minX) >= title.metrics.width + 2 * padding)
+        let ink = try #require(spec.map?.attributionText)
+        let titleRows = Int(legend.minY) + padding..<Int(legend.minY) + padding + title.metrics.height
+        #expect(image.count(ink, tolerance: 24, x: xs, y: titleRows) >= 8 * scale, "title ink")
+        #expect(Renderer.legendTexts(thresholds: [100, 140, 180]) == ["< 100", "100–139", "140–179", "180+"])
         let small = Fixtures.spec(kind: .heatmap, style: Fixtures.style(), heatmap: .standard)
         _ = try renderer.render(
             spec: small, route: Route(segments: [Fixtures.points(count: 41)]),

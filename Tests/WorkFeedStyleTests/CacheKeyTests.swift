@@ -93,8 +93,9 @@ import WorkFeedStyle
 
 /// The cache key's bytes, pinned: a key that changes makes every stored picture stale (a bulk
 /// regeneration), so a change must be on purpose (raise `BuildInfo.rendererVersion`, or change a
-/// style) and then `workctl enqueue --all --stale` redraws. Pinned from release 0.4.0 (renderer 3),
-/// whose pictures the module split left byte for byte the same.
+/// style) and then `workctl enqueue --all --stale` redraws. Re-pinned at renderer 4 (issue 36's
+/// heatmap zone colours and legend title: every key has the renderer version, the heatmap keys
+/// the zone colours too); renderer 3's were pinned from release 0.4.0.
 @Suite struct CacheKeyPinTests {
     static func key(_ kind: PictureKind, _ theme: Theme, scale: Int, owner: String = "", privacy: String = "") -> String {
         let shipped = ThemeStyle.shipped[theme]!
@@ -114,10 +115,10 @@ import WorkFeedStyle
         ]
         #expect(
             keys == [
-                "512e5358c90ceb5d021de0af773f907494f1594e113297b73330208ae82dbe78",
-                "1ddc4677f94516b9de18260d83a7c923fa6760ab0b748d9dcdc995b343d8dcdb",
-                "764a299bd5e952cf247326c81a14145d61f88f212c247b8fa379c837907a0864",
-                "ab2e36879722cb8f0c297521ecf5723f5c92e3675f8605d3189be4a49b71a93c",
+                "fc50419ff0b030bda062251f6c5e32a2bcd65122f9dfd7f268e716c06e2b7c6b",
+                "3c87ad83f8e17d10a7ee2aace2d340ae95ce5cc7c3014f0101277dd23d7d325e",
+                "3878fdc6701fb7ad42fe465838230dfdc264a16fc8fb04c88845e76e04811e70",
+                "e1f50101c50f574c773f3ff6034d75f210345cdabf49e05d10bef82101690548",
             ])
     }
 }
