@@ -206,6 +206,25 @@ public final class PostgresSession {
         return answer
     }
 
+    /// When the session's cached plans were last thrown away (``discardPlansWhenDue()``).
+    private var plansMadeSince = ContinuousClock.now
+
+    /// Every ``planLifetime``, the plans the session's functions keep (``definitions``) are thrown
+    /// away before the next transaction, and made again at their next call from the tables as
+    /// they are then. A plan is made at a function's first call and is otherwise kept until an
+    /// `ANALYZE` of its tables: one made when the job table was empty (a coordinator started
+    /// before a bulk import) scanned what an index would find, and a claim took 54 ms instead of
+    /// 2 (docs/postgres-index.md, "The claim's plan").
+    private func discardPlansWhenDue() throws(IndexError) {
+        let now = ContinuousClock.now
+        guard now - plansMadeSince >= Self.planLifetime else { return }
+        plansMadeSince = now
+        try send("DISCARD PLANS", "discarding the session's plans")
+    }
+
+    /// How long the session keeps its functions' plans (``discardPlansWhenDue()``).
+    static let planLifetime = Duration.seconds(2)
+
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A
     /// deadlock or a serialization conflict runs it again (``attempts``), so `body` must do
     /// nothing outside the index that it cannot do twice.
@@ -218,6 +237,7 @@ public final class PostgresSession {
         var attempt = 1
         while true {
             do {
+                try discardPlansWhenDue()
                 try send(isolation.begin, doing())
                 inTransaction = true
                 defer { inTransaction = false }
