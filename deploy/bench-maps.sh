@@ -211,6 +211,12 @@ for n in 0 1; do
   echo "bench-maps: worker $((n + 1)): peak resident $((hwm / 1024)) MiB, now $((rss / 1024)) MiB (tile cache budget ${cache_mb} MiB)"
 done
 echo "bench-maps: CPU seconds while drawing: coordinator ${cpu_used[0]}, workers ${cpu_used[1]} and ${cpu_used[2]}$([ -z "$moto" ] || echo ", moto ${cpu_used[3]}")$([ -z "$pg_dir" ] || echo ", PostgreSQL $pg_used")"
+if [ -n "$pg_dir" ]; then
+  # Row versions of the job table: an update that changes no indexed column and finds room on its
+  # page is HOT (no index entry written); the others write one in each of the table's indexes.
+  "${as_postgres[@]}" "$pg_bin/psql" -h "$pg_dir" -p "$pg_port" -U workfeed -d workfeed -At -F ' ' -c \
+    "SELECT 'bench-maps: job rows inserted ' || n_tup_ins || ', updated ' || n_tup_upd || ' (HOT: ' || n_tup_hot_upd || ')' FROM pg_stat_user_tables WHERE relname = 'job'" || true
+fi
 if [ -n "$moto" ]; then
   # moto logs a line a request: what each picture cost in requests, by method.
   sed -n "$((requests_before + 1)),${requests_after}p" "$run/moto.log" | grep '" [0-9][0-9][0-9] ' | awk -v p="$generated" \

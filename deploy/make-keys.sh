@@ -211,7 +211,7 @@ coordinator: tcp://$host:5555
 cache:
   directory: /var/cache/workfeed
 
-# Render threads (= jobs held at once). 0: one per core.
+# Render threads (jobs held at once: these and jobs_ahead, 1 by default). 0: one per core.
 render_threads: 0
 
 shutdown:

@@ -13,8 +13,12 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var cacheDirectory = "var/cache"
     /// How an `s3://` cache is reached (`store.s3.*`).
     public var s3Store = S3StoreSettings()
-    /// Render threads, so also the jobs held at once; 0 means one per core.
+    /// Render threads; 0 means one per core.
     public var renderThreads = 0
+    /// Jobs held beyond the render threads (`jobs_ahead`): a thread that finishes a picture starts
+    /// the next at once instead of waiting for its report's turn at the coordinator and the next
+    /// JOB (docs/operations.md, "Sizing").
+    public var jobsAhead = 1
     public var heartbeatIntervalMilliseconds = 1000
     /// The coordinator is gone after this many silent intervals; the worker reconnects.
     public var heartbeatLiveness = 5
@@ -48,7 +52,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public init() {}
 
     public static let keys: Set<String> = StoreKeys.keys.union([
-        "coordinator", "cache.directory", "render_threads", "heartbeat.interval_ms", "heartbeat.liveness",
+        "coordinator", "cache.directory", "render_threads", "jobs_ahead", "heartbeat.interval_ms", "heartbeat.liveness",
         "reconnect.initial_ms", "reconnect.max_ms", "shutdown.grace_seconds", "name", "log.level", "log.format",
         "security.key_file", "security.server_key", "metrics.listen", "metrics.allow_remote", "basemap.tilesets", "basemap.font",
         "basemap.fallback_fonts", "basemap.attribution", "basemap.cache_mb",
@@ -70,6 +74,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
         c.cacheDirectory = try settings.storeLocation(default: c.cacheDirectory)
         c.s3Store = try settings.s3Store()
         c.renderThreads = try settings.int("render_threads", default: c.renderThreads, in: 0...256)
+        c.jobsAhead = try settings.int("jobs_ahead", default: c.jobsAhead, in: 0...256)
         c.heartbeatIntervalMilliseconds = try settings.int("heartbeat.interval_ms", default: c.heartbeatIntervalMilliseconds, in: 10...60_000)
         c.heartbeatLiveness = try settings.int("heartbeat.liveness", default: c.heartbeatLiveness, in: 2...100)
         c.reconnectInitialMilliseconds = try settings.int("reconnect.initial_ms", default: c.reconnectInitialMilliseconds, in: 10...60_000)

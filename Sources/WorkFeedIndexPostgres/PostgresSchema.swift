@@ -13,6 +13,7 @@ public enum PostgresSchema {
         ("pg1: the index of SQLite v14, leases, leader, anchors by transaction", pg1),
         ("pg2: the job counts' update trigger skips statements that change nothing counted", pg2),
         ("pg3: the job counts added by a PL/pgSQL function over arrays", pg3),
+        ("pg4: a lease's key in no index, room on the job table's pages for HOT updates", pg4),
     ]
 
     /// The version this build brings an index to.

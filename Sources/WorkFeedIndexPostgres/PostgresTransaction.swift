@@ -332,8 +332,10 @@ public struct PostgresTransaction {
         guard !keys.isEmpty else { return }
         let unused = try session.query(
             """
+            WITH drawn AS MATERIALIZED (SELECT lease_key FROM job WHERE lease_id IS NOT NULL AND lease_key = ANY(\(keys)::text[]))
             SELECT k FROM unnest(\(keys)::text[]) WITH ORDINALITY AS u(k, n)
-            WHERE NOT EXISTS (SELECT 1 FROM job WHERE cache_key = u.k OR (lease_id IS NOT NULL AND lease_key = u.k)) ORDER BY n
+            WHERE NOT EXISTS (SELECT 1 FROM job WHERE cache_key = u.k) AND NOT EXISTS (SELECT 1 FROM drawn WHERE lease_key = u.k)
+            ORDER BY n
             """, "looking for \(keys.count) keys"
         ).decoded("the keys no job stores") { try $0.decode(String.self) }
         releasedKeys += unused

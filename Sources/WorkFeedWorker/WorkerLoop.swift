@@ -21,7 +21,9 @@ struct WorkerLoop: ~Copyable {
     /// Drawn once per process and sent in every READY: each reconnection has a new socket
     /// identity, and the coordinator tells by this that it is the same worker coming back.
     let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
+    /// The slots announced in READY: the render threads and ``WorkerConfiguration/jobsAhead``.
     let capacity: Int
+    let renderThreads: Int
     let curve: CurveClientKeys?
     let queue = JobQueue()
     let results: ZMQSocket
@@ -101,7 +103,8 @@ struct WorkerLoop: ~Copyable {
         self.metrics = metrics
         self.context = context
         self.logger = logger
-        capacity = renderThreads
+        self.renderThreads = renderThreads
+        capacity = renderThreads + configuration.jobsAhead
         self.store = store
         name = configuration.name.isEmpty ? "\(ProcessInfo.processInfo.hostName)-\(getpid())" : configuration.name
         backoff = Backoff(
@@ -123,7 +126,7 @@ struct WorkerLoop: ~Copyable {
         logger.info(
             "worker starting",
             metadata: [
-                "worker": "\(name)", "coordinator": "\(EndpointList.text(endpoints))", "slots": "\(capacity)",
+                "worker": "\(name)", "coordinator": "\(EndpointList.text(endpoints))", "slots": "\(capacity)", "render_threads": "\(renderThreads)",
                 "cache": "\(configuration.cacheDirectory)",
             ])
         connect()
@@ -167,7 +170,7 @@ struct WorkerLoop: ~Copyable {
     }
 
     mutating func startRenderThreads() {
-        for index in 0..<capacity {
+        for index in 0..<renderThreads {
             let thread = RenderThread(
                 index: index, queue: queue, store: store, basemap: basemap, context: context, resultsEndpoint: resultsEndpoint,
                 metrics: metrics, logger: logger)

@@ -110,7 +110,8 @@ struct TwoDispatcherTests {
                 try raw.query("SELECT 1 FROM owner_state WHERE owner = 'bob' FOR UPDATE", "locking bob's row")
                 locked.signal()
                 let deadline = Date().addingTimeInterval(20)
-                while try raw.query("SELECT count(*)::bigint FROM pg_locks WHERE NOT granted", "").first { _ in true }?.decode(Int.self) == 0 {
+                while try raw.query("SELECT count(*)::bigint FROM pg_locks WHERE NOT granted", "").first(where: { _ in true })?.decode(Int.self) == 0
+                {
                     guard Date() < deadline else { throw IndexError(.failed, "the turn never waited for bob's row") }
                     Thread.sleep(forTimeInterval: 0.02)
                 }
