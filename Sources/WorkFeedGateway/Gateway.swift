@@ -101,6 +101,7 @@ public final class Gateway: Sendable {
         owner.delete("/zones/{id}", use: api.deleteZone)
         owner.get("/settings", use: api.settings)
         owner.put("/settings", use: api.putSettings)
+        owner.patch("/settings", use: api.patchSettings)
         owner.get("/summaries", use: api.summaries)
         return router
     }
@@ -112,7 +113,7 @@ public final class Gateway: Sendable {
         ("/v1/pictures/{file}", [.get, .head]), ("/v1/feed", [.get, .head]), ("/v1/changes", [.get, .head]),
         ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]),
         ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]), ("/v1/zones", [.get, .head, .post]),
-        ("/v1/zones/{id}", [.delete]), ("/v1/settings", [.get, .head, .put]), ("/v1/summaries", [.get, .head]),
+        ("/v1/zones/{id}", [.delete]), ("/v1/settings", [.get, .head, .put, .patch]), ("/v1/summaries", [.get, .head]),
     ]
 
     /// The HTTP application (a Service). `onRunning` is called with the bound port.
