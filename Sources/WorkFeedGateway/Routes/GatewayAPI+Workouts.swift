@@ -74,6 +74,15 @@ extension GatewayAPI {
         guard !workouts.isEmpty else {
             throw Problem.badRequest("no-workout", "\(name): the file holds no workout (no track, activity or course)")
         }
+        // No track and no figure: an empty card is not a workout (docs/import.md, "Nothing to
+        // show"). Refused as a whole, as a value out of range is, and nothing is stored.
+        for workout in workouts {
+            do throws(EmptyWorkout) {
+                try workout.checkHasContent()
+            } catch {
+                throw Problem.emptyWorkout(error, file: name)
+            }
+        }
         // The coordinator refuses these too; checked here they are the file's fault (400), not a
         // request the gateway should not have made (500).
         for workout in workouts {
@@ -181,6 +190,14 @@ extension Problem {
         // The body that was not read must not be taken for the next request.
         problem.headers[.connection] = "close"
         return problem
+    }
+
+    /// A file with neither a track nor a figure (``EmptyWorkout``): 400 `empty-workout`, its
+    /// `reason` the code (`no-points`, `one-point`).
+    static func emptyWorkout(_ error: EmptyWorkout, file: String) -> Problem {
+        Problem(
+            "empty-workout", "The file has nothing to show", status: .badRequest, detail: "\(file): \(error.message)",
+            extra: ["file": .text(file), "reason": .text(error.code.rawValue)])
     }
 
     /// A file that cannot be read: what is wrong and where (line for XML formats, the field or the
