@@ -15,6 +15,19 @@ extension GatewayAPI {
         return try Self.json(object: bytes, from: .show, logger: logger)
     }
 
+    /// `GET /v1/workouts/{id}/track`: the route as the workout's pictures show it (privacy zones
+    /// applied), simplified to at most ``WorkoutTrack/maximumPoints`` points, as encoded polylines
+    /// and GeoJSON, with its elevation and heart-rate series: a ``WorkoutTrack``, built by the
+    /// coordinator (which alone holds the privacy secret) and sent on as it wrote it. 404 for a
+    /// workout the owner does not have.
+    func track(_ request: Request, context: GatewayContext) async throws -> Response {
+        let track = TrackRequest(id: try Self.workoutID(context), owner: try context.requireOwner())
+        let bytes = try await ask(.track, notFound: "no workout \(track.id)") { () async throws(CoordinatorError) in
+            try await clients.requestRaw(.track, track)
+        }
+        return try Self.json(object: bytes, from: .track, logger: logger)
+    }
+
     /// `DELETE /v1/workouts/{id}`: deletes one of the owner's workouts with its pictures; 204.
     func deleteWorkout(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
