@@ -119,7 +119,7 @@ def compare_figures(where, mine, theirs, count_hint, problems):
     # Whole millimetres and milliseconds per workout in the index: at most half of one each.
     tolerance = 0.0005 * max(1, count_hint) + 1e-6
     for name, value in [("distance", mine.distance), ("movingTime", mine.moving), ("elapsedTime", mine.elapsed),
-                        ("climb", mine.climb), ("calories", mine.calories)]:
+                        ("elevationGain", mine.climb), ("calories", mine.calories)]:
         if not close(value, theirs[name], tolerance):
             problems.append(f"{where}: {name} {theirs[name]}, reference {value}")
     average = mine.hr_weighted / mine.hr_time if mine.hr_time > 0 else None
