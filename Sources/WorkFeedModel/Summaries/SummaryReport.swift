@@ -11,7 +11,9 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
     /// Metres climbed: `elevationGain`, the name a workout gives it (``FeedItem``), so that one
     /// fact has one name everywhere (issue 36; it was `climb` here).
     public var elevationGain: Double
-    public var calories: Double
+    /// Kilocalories of the workouts whose device wrote them; absent when none did, as a workout's
+    /// unknown calories are absent (``FeedItem/calories``), never 0 (issue 36).
+    public var calories: Double?
     /// Weighted by each workout's elapsed time, over the workouts with heart rate.
     public var heartRateAverage: Double?
     public var heartRateMax: Double?
@@ -47,7 +49,7 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
     }
 
     public init(
-        count: Int, distance: Double, movingTime: Double, elapsedTime: Double, elevationGain: Double, calories: Double, heartRateAverage: Double?,
+        count: Int, distance: Double, movingTime: Double, elapsedTime: Double, elevationGain: Double, calories: Double?, heartRateAverage: Double?,
         heartRateMax: Double?, timeInZones: [Double], longest: WorkoutFigure?, fastest: WorkoutFigure?
     ) {
         self.count = count
@@ -74,7 +76,7 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
     /// A bucket without workouts, with `zones` zones.
     public static func empty(zones: Int) -> SummaryFigures {
         SummaryFigures(
-            count: 0, distance: 0, movingTime: 0, elapsedTime: 0, elevationGain: 0, calories: 0, heartRateAverage: nil, heartRateMax: nil,
+            count: 0, distance: 0, movingTime: 0, elapsedTime: 0, elevationGain: 0, calories: nil, heartRateAverage: nil, heartRateMax: nil,
             timeInZones: [Double](repeating: 0, count: zones), longest: nil, fastest: nil)
     }
 }
