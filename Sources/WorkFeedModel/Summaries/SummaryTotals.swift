@@ -126,7 +126,8 @@ public struct SummaryTotals: Sendable, Hashable {
         }
         return SummaryFigures(
             count: Int(count), distance: Double(sums.distance) / 1000, movingTime: Double(sums.movingTime) / 1000,
-            elapsedTime: Double(sums.elapsedTime) / 1000, elevationGain: Double(sums.climb) / 1000, calories: sums.calories > 0 ? Double(sums.calories) / 1000 : nil,
+            elapsedTime: Double(sums.elapsedTime) / 1000, elevationGain: Double(sums.climb) / 1000,
+            calories: sums.calories > 0 ? Double(sums.calories) / 1000 : nil,
             heartRateAverage: sums.heartRateTime > 0 ? Double(sums.heartRateWeighted) / Double(sums.heartRateTime) : nil,
             heartRateMax: sums.heartRateMax, timeInZones: sums.zoneTimes.map { Double($0) / 1000 }, longest: extreme(longest),
             fastest: extreme(fastest))
