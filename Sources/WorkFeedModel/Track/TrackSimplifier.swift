@@ -25,6 +25,14 @@ enum TrackSimplifier {
         return (kept, tolerance)
     }
 
+    /// Every `step`-th point of `piece`, its last one too.
+    static func thin(_ piece: [RoutePoint], every step: Int) -> [RoutePoint] {
+        guard step > 1, piece.count > 2 else { return piece }
+        var kept = Swift.stride(from: 0, to: piece.count, by: step).map { piece[$0] }
+        if (piece.count - 1) % step != 0 { kept.append(piece[piece.count - 1]) }
+        return kept
+    }
+
     /// Each point's Douglas-Peucker tolerance; the ends are infinite.
     static func importance(_ piece: [RoutePoint]) -> [Double] {
         var values = [Double](repeating: 0, count: piece.count)

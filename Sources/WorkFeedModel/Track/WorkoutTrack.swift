@@ -35,6 +35,11 @@ public struct WorkoutTrack: Codable, Sendable, Hashable {
     public static let maximumPieces = maximumPoints / 2
     /// The most samples of each series.
     public static let maximumSeriesSamples = 500
+    /// The most points Douglas-Peucker is given: a longer route is thinned evenly first (every
+    /// k-th point, each piece's ends kept). Douglas-Peucker takes quadratic time on a route made to
+    /// split badly (a spiral), so an upload cannot make a read thread spin; 10,000 points are
+    /// about 0.3 s in that worst case and milliseconds on a real route.
+    public static let maximumSimplifierInput = 10_000
     /// Google's encoded polyline precision: 5 decimal digits (about a metre).
     public static let polylinePrecision = 5
 
@@ -69,7 +74,9 @@ public struct WorkoutTrack: Codable, Sendable, Hashable {
             pieces = pieces.indices.filter(kept.contains).map { pieces[$0] }
         }
         sourcePoints = pieces.reduce(0) { $0 + $1.count }
-        let simplified = TrackSimplifier.simplify(pieces, maximumPoints: Self.maximumPoints)
+        let stride = max(1, (sourcePoints + Self.maximumSimplifierInput - 1) / Self.maximumSimplifierInput)
+        let thinned = stride == 1 ? pieces : pieces.map { TrackSimplifier.thin($0, every: stride) }
+        let simplified = TrackSimplifier.simplify(thinned, maximumPoints: Self.maximumPoints)
         tolerance = (simplified.tolerance * 10).rounded() / 10
         points = simplified.pieces.reduce(0) { $0 + $1.count }
         polylines = simplified.pieces.map { Polyline.encode($0, precision: Self.polylinePrecision) }
