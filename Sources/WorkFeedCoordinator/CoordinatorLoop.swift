@@ -112,7 +112,7 @@ struct CoordinatorLoop: ~Copyable {
         let readsDoneSocket = try ZMQSocket(context, type: .pull)
         try readsDoneSocket.bind(readsDoneEndpoint)
         let removedReplies = Handoff<[RemovalQueue.Reply]>()
-        try Self.startIndexThread(
+        let privacySecret = try Self.startIndexThread(
             index: index, configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
             removals: (removedReplies, readsDoneEndpoint),
             done: indexThreadDone, metrics: metrics, dispatchState: dispatchState, logger: logger)
@@ -125,7 +125,7 @@ struct CoordinatorLoop: ~Copyable {
                         index: connection, dispatch: dispatchState, pictureSize: pictureSize,
                         scales: configuration.scales, themes: configuration.themes, eventsEndpoint: events,
                         feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, summaryZoneDefaults: configuration.summaryZoneDefaults,
-                        logger: logger)
+                        privacy: (privacySecret, configuration.privacyEndTrimMetres), logger: logger)
                 },
                 context: context, doneEndpoint: readsDoneEndpoint, logger: logger)
         } catch {
@@ -169,8 +169,10 @@ struct CoordinatorLoop: ~Copyable {
         index backend: Backend, configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
         outboxes: Handoff<Outbox>, removals removalsEnd: (replies: Handoff<[RemovalQueue.Reply]>, doneEndpoint: String),
         done: DispatchSemaphore, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger
-    ) throws {
-        let opened = Handoff<(any Error)?>()
+    ) throws -> [UInt8] {
+        // The dispatcher's privacy secret once it is open (made and kept in the index the first
+        // time), for the read threads' TRACK; or why it could not open.
+        let opened = Handoff<Result<[UInt8], any Error>>()
         let thread = Thread {
             defer { done.signal() }
             do {
@@ -184,7 +186,7 @@ struct CoordinatorLoop: ~Copyable {
                 let removals = try RemovalQueue(
                     store: dispatcher.store, originals: dispatcher.originals, results: removalsEnd.replies, context: context,
                     doneEndpoint: removalsEnd.doneEndpoint, logger: logger)
-                opened.put(nil)
+                opened.put(.success(dispatcher.specs.privacy.secret))
                 var sweeps: [SweepThread] = []
                 while true {
                     let batch = inbox.take()
@@ -226,12 +228,14 @@ struct CoordinatorLoop: ~Copyable {
                 dispatcher.leaveAndCheckpoint()
                 logger.debug("index thread ends; every batch committed")
             } catch {
-                opened.put(error)
+                opened.put(.failure(error))
             }
         }
         thread.name = "coordinator-index"
         thread.start()
-        if let error = opened.take() {
+        switch opened.take() {
+        case .success(let secret): return secret
+        case .failure(let error):
             done.wait()
             throw error
         }

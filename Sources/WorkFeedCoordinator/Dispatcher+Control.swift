@@ -160,7 +160,7 @@ extension Dispatcher {
         case .settings:
             return ok(try settings(try decode(SettingsRequest.self, request), specs: &specs, transaction: &transaction, outbox: &outbox))
 
-        case .ping, .status, .show, .feed, .changes, .failed, .picture, .summary:
+        case .ping, .status, .show, .feed, .changes, .failed, .picture, .summary, .track:
             // Answered by the loop (PING) and the read service; never sent here.
             throw ControlRequestError("\(request.command.rawValue) is not a write request")
         }
@@ -259,7 +259,7 @@ extension ControlCommand {
     /// connection (``ReadService``), so that no read ever holds up dispatch.
     var isRead: Bool {
         switch self {
-        case .ping, .status, .show, .feed, .changes, .failed, .picture, .summary: true
+        case .ping, .status, .show, .feed, .changes, .failed, .picture, .summary, .track: true
         // RESOLVE and ORIGINAL read too, but are small and rare: they go with the writes.
         case .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings: false
         }
@@ -281,7 +281,7 @@ enum ControlPolicy {
             switch request.command {
             // A picture's URL names no owner and the answer says nothing about one (docs/privacy.md).
             case .ping, .picture: return nil
-            case .importWorkout, .enqueue, .show, .feed, .changes, .delete, .zones, .settings, .summary:
+            case .importWorkout, .enqueue, .show, .feed, .changes, .delete, .zones, .settings, .summary, .track:
                 // Only the owner field is read here; the body is parsed fully where it is answered.
                 struct OwnerField: Decodable { var owner: String? }
                 guard let owner = try? ControlCodec.decode(OwnerField.self, from: request.body).owner, Owner.problem(with: owner) == nil else {

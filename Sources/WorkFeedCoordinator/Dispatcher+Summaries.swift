@@ -54,7 +54,8 @@ extension ReadAnswers {
             let report = try reader.summaries(
                 owner: owner, period: body.period, from: days.from, to: days.to, activity: body.activity, defaults: summaryZoneDefaults,
                 now: Date())
-            return try ControlCodec.encode(report)
+            // Speeds in the owner's units, as a workout gives them (one shape for a fact).
+            return try ControlCodec.encode(report.expressed(in: try reader.ownerSettings(owner: owner).units ?? .metric))
         } catch let error as SummaryRangeError {
             throw ControlRequestError("SUMMARY: \(error.field): \(error.message)")
         }

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import WorkFeedIndex
 import WorkFeedModel
+import WorkFeedPrivacy
 import WorkFeedWire
 
 #if canImport(Glibc)
@@ -171,6 +172,9 @@ struct ReadAnswers<Connection: IndexReadConnection> {
     let feedBudgetBytes: Int
     /// The heart-rate zones of owners who set none, for SUMMARY's time in zones.
     let summaryZoneDefaults: SummaryZoneDefaults
+    /// The privacy secret and end trim, for TRACK's cut (the owners' zones are read from the index).
+    /// The coordinator always gives them; tests of other reads may leave them out.
+    var privacy: (secret: [UInt8], endTrimMetres: Double) = ([], 0)
     let logger: Logger
 
     func answer(_ request: ControlRequest) -> (ok: Bool, body: [UInt8]) {
@@ -276,6 +280,13 @@ struct ReadAnswers<Connection: IndexReadConnection> {
         case .summary:
             return try summary(request, reader: reader)
 
+        case .track:
+            let body = try decode(TrackRequest.self, request)
+            guard let workout = try reader.workout(body.id, owner: try checkOwner(body.owner, "TRACK")) else {
+                throw ControlRequestError(.notFound, "no workout with id \(body.id)")
+            }
+            return try ControlCodec.encode(try track(of: workout, reader: reader))
+
         case .picture:
             let body = try decode(PictureRequest.self, request)
             guard CacheLayout.isCacheKey(body.key) else { throw ControlRequestError("PICTURE: key must be 64 lower-case hex digits") }
@@ -302,6 +313,20 @@ struct ReadAnswers<Connection: IndexReadConnection> {
             }
             return FeedItem(record: workout, pictures: pictures[workout.id] ?? [], units: owned, pictureSize: size)
         }
+    }
+
+    /// The workout's track: its route cut by its owner's privacy policy exactly as its pictures
+    /// are (``PrivacyPolicy/cut(_:workoutID:)`` placed by the route hash), read from the index's
+    /// zones, so that a zone just added applies here at once.
+    private func track(of workout: WorkoutRecord, reader: Connection.Reader) throws -> WorkoutTrack {
+        let stored = try reader.series(of: workout.id)
+        let route = try stored.map { try SeriesCodec.decodeRoute($0.route) } ?? Route()
+        let heartRate = try stored.map { try SeriesCodec.decodeHeartRate(Data($0.heartRate)) } ?? []
+        let policy = PrivacyPolicy(zones: try reader.privacyZones(owner: workout.owner), endTrimMetres: privacy.endTrimMetres, secret: privacy.secret)
+        guard !policy.hidesNothing else { return WorkoutTrack(id: workout.id, visible: route, heartRate: heartRate, hidden: false) }
+        let cut = policy.cut(route, workoutID: workout.routeHash)
+        return WorkoutTrack(
+            id: workout.id, visible: cut.isWhollyHidden ? Route() : cut.route, heartRate: heartRate, hidden: cut.isCut || cut.isWhollyHidden)
     }
 
     /// A FEED reply of at most about ``feedBudgetBytes``: the items are encoded one by one, and a

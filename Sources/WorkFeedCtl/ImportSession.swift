@@ -49,6 +49,8 @@ struct ImportSummary: Encodable {
     struct Skipped: Encodable {
         var file: String
         var reason: String
+        /// A stable code where the reason has one (`no-points`, `one-point`: ``EmptyWorkout/Code``).
+        var code: String?
     }
 
     /// The summary as people read it: one line of counts, then a line for each workout that was
@@ -173,6 +175,13 @@ struct ImportSession {
             summary.lines.forEach(say)
         }
         if !summary.skipped.isEmpty || summary.files == 0 { throw WorkCtlExit.partial }
+    }
+
+    /// Records a workout with neither a track nor a figure, which is not sent: the reason the
+    /// gateway's upload gives (docs/import.md, "Nothing to show").
+    mutating func skip(_ empty: EmptyWorkout, progress: inout ProgressLine) {
+        summary.skipped.append(.init(file: empty.origin, reason: empty.description, code: empty.code.rawValue))
+        progress.note("skipped \(empty)")
     }
 
     /// Records a file or part that could not be read.

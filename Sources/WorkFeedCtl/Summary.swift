@@ -80,7 +80,8 @@ extension WorkCtl {
             func add(_ start: String, _ name: String, _ figures: SummaryFigures) {
                 table.append([
                     start, name, String(figures.count), String(format: "%.2f", figures.distance / 1000), duration(figures.movingTime),
-                    duration(figures.elapsedTime), String(format: "%.0f", figures.climb), String(format: "%.0f", figures.calories),
+                    duration(figures.elapsedTime), String(format: "%.0f", figures.elevationGain),
+                    figures.calories.map { String(format: "%.0f", $0) } ?? "-",
                     figures.heartRateAverage.map { String(format: "%.0f", $0) } ?? "-",
                     figures.heartRateMax.map { String(format: "%.0f", $0) } ?? "-",
                 ])

@@ -95,12 +95,14 @@ public final class Gateway: Sendable {
         owner.post("/workouts", use: api.upload)
         owner.get("/workouts/{id}", use: api.workout)
         owner.delete("/workouts/{id}", use: api.deleteWorkout)
+        owner.get("/workouts/{id}/track", use: api.track)
         owner.get("/workouts/{id}/pictures/{kind}/{theme}", use: api.requestPicture)
         owner.get("/zones", use: api.zones)
         owner.post("/zones", use: api.addZone)
         owner.delete("/zones/{id}", use: api.deleteZone)
         owner.get("/settings", use: api.settings)
         owner.put("/settings", use: api.putSettings)
+        owner.patch("/settings", use: api.patchSettings)
         owner.get("/summaries", use: api.summaries)
         return router
     }
@@ -110,9 +112,9 @@ public final class Gateway: Sendable {
     static let methods: [(path: String, allowed: [HTTPRequest.Method])] = [
         ("/healthz", [.get, .head]), ("/readyz", [.get, .head]), ("/metrics", [.get, .head]), ("/", [.get, .head]),
         ("/v1/pictures/{file}", [.get, .head]), ("/v1/feed", [.get, .head]), ("/v1/changes", [.get, .head]),
-        ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]),
+        ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]), ("/v1/workouts/{id}/track", [.get, .head]),
         ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]), ("/v1/zones", [.get, .head, .post]),
-        ("/v1/zones/{id}", [.delete]), ("/v1/settings", [.get, .head, .put]), ("/v1/summaries", [.get, .head]),
+        ("/v1/zones/{id}", [.delete]), ("/v1/settings", [.get, .head, .put, .patch]), ("/v1/summaries", [.get, .head]),
     ]
 
     /// The HTTP application (a Service). `onRunning` is called with the bound port.

@@ -360,6 +360,9 @@ public protocol IndexReading {
     // MARK: Privacy
 
     func privacyZones(owner: String) throws -> [PrivacyZone]
+    /// A workout's stored series (route and heart rate, docs/series-format.md), as stored;
+    /// `nil` when it has none.
+    func series(of id: WorkoutID) throws -> (route: [UInt8], heartRate: [UInt8])?
     func ownersWithPrivacyZones() throws -> [String]
     /// Whether `key` named a picture that a change of its owner's zones withdrew.
     func isWithdrawn(key: String) throws -> Bool

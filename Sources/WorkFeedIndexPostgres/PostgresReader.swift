@@ -191,6 +191,14 @@ public struct PostgresReader: IndexReading {
 
     // MARK: Privacy
 
+    public func series(of id: WorkoutID) throws -> (route: [UInt8], heartRate: [UInt8])? {
+        try session.query("SELECT route, heart_rate FROM series WHERE workout_id = \(id.uuid)", "reading the series of workout \(id)")
+            .firstDecoded("the series of workout \(id)") { row in
+                let (route, heartRate) = try row.decode((ByteBuffer, ByteBuffer).self)
+                return (Array(route.readableBytesView), Array(heartRate.readableBytesView))
+            }
+    }
+
     public func privacyZones(owner: String) throws -> [PrivacyZone] { try PostgresPrivacy.zones(owner: owner, in: session) }
 
     public func ownersWithPrivacyZones() throws -> [String] { try PostgresPrivacy.ownersWithZones(in: session) }

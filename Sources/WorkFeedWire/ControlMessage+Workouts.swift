@@ -53,6 +53,18 @@ public struct ImportRequest: Codable, Sendable, Hashable {
 
 /// SHOW: one workout and its pictures; with `owner`, only when the workout is that owner's
 /// (another owner's is answered as not in the index).
+/// TRACK: one workout's route as its pictures show it (privacy zones and trimmed ends applied),
+/// simplified, with its elevation and heart-rate series: a ``WorkoutTrack`` (docs/PROTOCOL.md).
+/// Another owner's workout is answered `not-found`, as SHOW answers it.
+public struct TrackRequest: Codable, Sendable, Hashable {
+    public var id: WorkoutID
+    public var owner: String?
+    public init(id: WorkoutID, owner: String? = nil) {
+        self.id = id
+        self.owner = owner
+    }
+}
+
 public struct ShowRequest: Codable, Sendable, Hashable {
     public var id: WorkoutID
     public var owner: String?

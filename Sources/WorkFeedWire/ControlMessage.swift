@@ -21,6 +21,8 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case picture = "PICTURE"
     /// An owner's totals per day, week, month or year (``SummaryRequest``).
     case summary = "SUMMARY"
+    /// A workout's visible route, simplified, and its series for a chart (``TrackRequest``).
+    case track = "TRACK"
 }
 
 /// `[WFC1][request id: u64, deadline: u64?][COMMAND][body: JSON][attachment...]`

@@ -27,7 +27,7 @@ struct ImportSummaryJSON: Decodable {
     struct Kept: Decodable { var file: String; var id: WorkoutID; var reason: String }
     struct Duplicate: Decodable { var file: String; var duplicateOf: WorkoutID; var duplicateFile: String? }
     struct Replaced: Decodable { var file: String; var id: WorkoutID; var previousFile: String?; var reason: String }
-    struct Skipped: Decodable { var file: String; var reason: String }
+    struct Skipped: Decodable { var file: String; var reason: String; var code: String? }
     var imported: Int
     var unchanged: Int
     var updated: Int
@@ -77,21 +77,39 @@ final class ScratchFolder {
     }
 
     /// Finding 1: six GPX files with no route and no heart rate were one workout (their series
-    /// hashes were equal); they are six, and importing them again changes nothing.
-    @Test func filesWithoutARouteOrHeartRateAreEachTheirOwnWorkout() throws {
+    /// hashes were equal). Since issue 36 such a file has nothing to show (docs/import.md,
+    /// "Nothing to show"): each is skipped with the reason the gateway's upload gives and its code,
+    /// nothing is stored, and the import exits 2. A one-point track is skipped the same way; a
+    /// file with the device's totals and no position is a workout.
+    @Test func filesWithoutARouteOrFiguresAreEachSkippedNamingWhy() throws {
         let system = try RunningSystem(workers: 0)
         defer { system.stop() }
         let files = [
             "gpx-edge/empty-trk-no-points.gpx", "gpx-edge/route-only_empty-rte_gpx10.gpx", "gpx-edge/waypoints-only_no-namespace.gpx",
             "gpx-edge/waypoints-only_with-ele_austria.gpx", "gpx-edge/utf8-bom.gpx", "gpx-edge/iso-8859-1_encoded_gpx10_wpt.gpx",
         ].map(RealFiles.path)
-        let first = try importJSON(system, files)
-        #expect(first.imported == 6 && first.unchanged == 0)
-        let workouts = try feed(system)
-        #expect(Set(workouts.compactMap { $0.file?.name }) == Set(files))
-        let second = try importJSON(system, files)
-        #expect(second.imported == 0 && second.unchanged == 6)
+        let onePoint = RealFiles.data.appendingPathComponent("empty-workouts/single-trkpt.gpx").path
+        let swim = RealFiles.data.appendingPathComponent("empty-workouts/garmin-vivoactive-hr_pool-swim_no-positions.tcx").path
+        let result = try workctl(system, ["import", "--json"] + files + [onePoint, swim])
+        #expect(result.status == 2)
+        let summary = try decodeJSON(ImportSummaryJSON.self, result.output)
+        #expect(summary.imported == 1 && summary.unchanged == 0)
+        #expect(Set(summary.skipped.map(\.file)) == Set(files + [onePoint]))
+        for skipped in summary.skipped {
+            #expect(skipped.reason == "\(skipped.file): " + (skipped.code == "one-point" ? onePointMessage : noPointsMessage), "\(skipped)")
+            #expect(skipped.code == (skipped.file == onePoint ? "one-point" : "no-points"))
+        }
+        #expect(try feed(system).compactMap { $0.file?.name } == [swim])
+        // Said in words without --json, and again on a second run: still nothing stored.
+        let again = try workctl(system, ["import"] + files)
+        #expect(again.status == 2)
+        #expect(again.output.contains("imported 0, unchanged 0, updated 0"))
+        #expect(again.output.contains("skipped \(files[2]): no track and no figures"), "\(again.output)")
+        #expect(try feed(system).count == 1)
     }
+
+    var noPointsMessage: String { EmptyWorkout(.noPoints, origin: "").message }
+    var onePointMessage: String { EmptyWorkout(.onePoint, origin: "").message }
 
     /// Finding 2: the Forerunner 410 pair (same activity Id, one with heart rate): in a folder the
     /// copy without heart rate sorts last and used to wipe 383 samples. Now the stored copy is

@@ -51,6 +51,10 @@ import WorkFeedWire
         func one(_ points: Int, _ heartRate: Int, _ why: String? = nil) -> (Outcome, String?) {
             (.imported([Counts(points: points, heartRate: heartRate)]), why)
         }
+        // Issue 36: a file with no track and no figures is skipped (docs/import.md, "Nothing to show").
+        func empty(_ what: String) -> (Outcome, String?) {
+            (.refused(": no track and no figures: "), "\(what), and no distance, time, heart rate or calories: nothing to show (issue 36)")
+        }
         let noPosition = "trackpoints without <Position> add no route point (docs/import.md, TCX), their heart rate still counts"
         return [
             "gpx-hr/apple-watch_run_2025_3seg_partial-hr.gpx": one(17, 13),
@@ -74,14 +78,12 @@ import WorkFeedWire
             ),
             "gpx-edge/empty-ele-element_self-closing_ridewithgps.gpx": one(3, 0),
             "gpx-edge/empty-segment-among-others.gpx": one(9, 0),
-            "gpx-edge/empty-trk-no-points.gpx": one(0, 0),
+            "gpx-edge/empty-trk-no-points.gpx": empty("an empty track"),
             "gpx-edge/gpx10_3trk_partial-times_osm.gpx": one(420, 0),
-            "gpx-edge/gpx10_all-fields.gpx": one(1, 0),
+            "gpx-edge/gpx10_all-fields.gpx": empty("a track of one point"),
             "gpx-edge/gpx10_gpslogger_course-speed.gpx": one(2, 0),
-            "gpx-edge/gpx11_all-fields.gpx": (
-                .duplicate(of: "gpx-edge/gpx10_all-fields.gpx"), "gpxpy's same synthetic data written as GPX 1.1: the same activity"
-            ),
-            "gpx-edge/iso-8859-1_encoded_gpx10_wpt.gpx": one(0, 0),
+            "gpx-edge/gpx11_all-fields.gpx": empty("a track of one point (gpxpy's synthetic data as GPX 1.1)"),
+            "gpx-edge/iso-8859-1_encoded_gpx10_wpt.gpx": empty("waypoints only"),
             "gpx-edge/mismatched-tag_invalid-extensions.gpx": (
                 .duplicate(of: "gpx-edge/gpx10_gpslogger_course-speed.gpx"),
                 "broken only inside <extensions>, so it is read with a warning (issue 12, finding 6); its two points are jpx's GPX_10-1.gpx's: the same activity"
@@ -95,25 +97,25 @@ import WorkFeedWire
             "gpx-edge/no-time-no-ele_15seg_gdal.gpx": one(34, 0),
             "gpx-edge/no-time_gpx10_8trk_gpsbabel.gpx": one(296, 0),
             "gpx-edge/no-time_strava-route-as-trk.gpx": one(113, 0),
-            "gpx-edge/no-xml-declaration_no-namespace.gpx": one(1, 0),
+            "gpx-edge/no-xml-declaration_no-namespace.gpx": empty("a track of one point"),
             "gpx-edge/open-gpx-tracker_ios_4142pts_no-hr.gpx": one(4142, 0),
-            "gpx-edge/opentracks_odd-tz-offset-0115.gpx": one(1, 0),
+            "gpx-edge/opentracks_odd-tz-offset-0115.gpx": empty("a track of one point"),
             "gpx-edge/opentracks_tpx-v2-hr_3seg_tz-offsets.gpx": one(5, 1),
             "gpx-edge/out-of-range-coords_open-gpx-tracker.gpx": (
                 .refused(":3: lat: 91.38389 is outside -90...90"), "coordinates outside the globe are refused (docs/import.md, GPX)"
             ),
             "gpx-edge/polar-m400_run_2020_no-hr_single-line.gpx": one(3032, 0),
             "gpx-edge/pytrainer_gpxdata-hr-namespace.gpx": one(4, 4),
-            "gpx-edge/route-only_empty-rte_gpx10.gpx": one(0, 0),
+            "gpx-edge/route-only_empty-rte_gpx10.gpx": empty("an empty route"),
             "gpx-edge/route-only_rte_gpx10_no-time.gpx": one(120, 0),
             "gpx-edge/route-only_rte_with-times_opencpn.gpx": one(16, 0),
             "gpx-edge/runkeeper_hr-on-waypoint.gpx": one(0, 1),
-            "gpx-edge/single-trkpt.gpx": one(1, 0),
+            "gpx-edge/single-trkpt.gpx": empty("a track of one point"),
             "gpx-edge/sub-second-times_nikeplus.gpx": one(2, 0),
             "gpx-edge/truncated_garmin-basecamp.gpx": (.refused(":58: unexpected end of file"), nil),
-            "gpx-edge/utf8-bom.gpx": one(0, 0),
-            "gpx-edge/waypoints-only_no-namespace.gpx": one(0, 0),
-            "gpx-edge/waypoints-only_with-ele_austria.gpx": one(0, 0),
+            "gpx-edge/utf8-bom.gpx": empty("no track points"),
+            "gpx-edge/waypoints-only_no-namespace.gpx": empty("waypoints only"),
+            "gpx-edge/waypoints-only_with-ele_austria.gpx": empty("waypoints only"),
             "gpx-edge/zepp-app_invalid-version-attr_hr.gpx": one(2, 2),
             "gpx-edge/zero-elevation_gpx10.gpx": one(3, 0),
 

@@ -92,6 +92,10 @@ struct SeveralCoordinatorsGatewayTests {
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
             #expect(upload.status == 201)
             let id = try #require(upload.uploaded["id"] as? String)
+            // The track is read from PostgreSQL's series (TRACK, on a read connection).
+            let track = try await system.get("/v1/workouts/\(id)/track", as: "alice")
+            #expect(track.status == 200 && track.json["sourcePoints"] as? Int == 42, "\(track.json)")
+            #expect(((track.json["heartRate"] as? [String: Any])?["samples"] as? [Any])?.count == 42)
             // No worker anywhere yet: the wait is registered and the picture asked for through the
             // first coordinator (the gateway's first); the second's worker draws it once it comes,
             // and only the second publishes its status.

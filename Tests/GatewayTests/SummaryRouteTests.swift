@@ -84,4 +84,39 @@ import Testing
         }
         await system.stop()
     }
+
+    /// One shape for a fact (issue 36): the summaries name the climb `elevationGain` as a workout
+    /// does, and give a speed as `{"value", "unit"}` in the owner's units, as the feed does.
+    @Test func summariesUseTheWorkoutsNamesAndUnits() async throws {
+        let system = try await GatewaySystem(reach: .router, workers: 0)
+        do {
+            let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
+            let workout = upload.uploaded
+            let year = String(try #require(workout["localStart"] as? String).prefix(4))
+            func longest() async throws -> [String: Any] {
+                let reply = try await system.get("/v1/summaries?period=year&from=\(year)-01-01&to=\(year)-12-31", as: "alice")
+                let total = try #require((reply.json["buckets"] as? [[String: Any]])?.first?["total"] as? [String: Any])
+                #expect(total["climb"] == nil && total["elevationGain"] is Double)
+                // Unknown calories are absent here as in the workout, never 0.
+                #expect((total["calories"] == nil) == (workout["calories"] == nil))
+                return try #require(total["longest"] as? [String: Any])
+            }
+            let metric = try #require(try await longest()["speed"] as? [String: Any])
+            let distance = try #require(workout["distance"] as? Double)
+            let seconds = try #require((workout["movingTime"] ?? workout["elapsedTime"]) as? Double)
+            #expect(metric["unit"] as? String == "km/h")
+            #expect(metric["value"] as? Double == (distance / 1000 / (seconds / 3600) * 100).rounded() / 100)
+            let patch = try await system.call(
+                "PATCH", "/v1/settings", token: system.token("alice"), headers: ["Content-Type": "application/json"],
+                body: Data(#"{"units": "imperial"}"#.utf8))
+            #expect(patch.status == 200)
+            let imperial = try #require(try await longest()["speed"] as? [String: Any])
+            #expect(imperial["unit"] as? String == "mph")
+            #expect(abs((imperial["value"] as? Double ?? 0) - (metric["value"] as? Double ?? 0) / 1.609344) < 0.01)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
 }

@@ -119,8 +119,9 @@ def compare_figures(where, mine, theirs, count_hint, problems):
     # Whole millimetres and milliseconds per workout in the index: at most half of one each.
     tolerance = 0.0005 * max(1, count_hint) + 1e-6
     for name, value in [("distance", mine.distance), ("movingTime", mine.moving), ("elapsedTime", mine.elapsed),
-                        ("climb", mine.climb), ("calories", mine.calories)]:
-        if not close(value, theirs[name], tolerance):
+                        ("elevationGain", mine.climb), ("calories", mine.calories)]:
+        # Unknown calories are absent, not 0 (issue 36).
+        if not close(value, theirs.get(name, 0.0), tolerance) or (name == "calories" and value == 0) != (name not in theirs):
             problems.append(f"{where}: {name} {theirs[name]}, reference {value}")
     average = mine.hr_weighted / mine.hr_time if mine.hr_time > 0 else None
     if (average is None) != (theirs.get("heartRateAverage") is None) or (

@@ -56,7 +56,7 @@ import WorkFeedModel
         #expect(total.count == 4)
         #expect(total.distance == 74_000)
         #expect(total.elapsedTime == 15_000)
-        #expect(total.climb == 40)
+        #expect(total.elevationGain == 40)
         #expect(total.calories == 400)
         #expect(total.heartRateAverage == 140)
         #expect(total.heartRateMax == 185)
@@ -68,7 +68,7 @@ import WorkFeedModel
         #expect(running.count == 3)
         #expect(running.longest?.id == ids[0])
         #expect(running.fastest?.id == ids[1])
-        #expect(running.fastest?.speed == 5000.0 / 1200)
+        #expect(running.fastest?.speed == FeedItem.Rate(value: 15, unit: .kilometresPerHour))  // 5 km in 20 minutes
 
         _ = try index.write { try $0.delete([ids[0], ids[1]], owner: "alice") }
         report = try week(index)

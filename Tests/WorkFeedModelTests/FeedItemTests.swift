@@ -65,6 +65,18 @@ import WorkFeedModel
         #expect(FeedItem(record: zoned, pictures: [], units: .metric, pictureSize: nil).timeZone == "Asia/Kolkata")
     }
 
+    /// Float noise from summing steps is rounded to the unit the summaries keep (issue 36).
+    @Test func figuresCarryNoFloatNoise() throws {
+        var record = Self.record(.running)
+        record.elevationGain = 21.599999999999966
+        record.distance = 9008.220000000001
+        record.calories = 516.0000000001
+        let item = FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil)
+        #expect(item.elevationGain == 21.6 && item.distance == 9008.22 && item.calories == 516)
+        let text = String(decoding: try JSONEncoder().encode(item), as: UTF8.self)
+        #expect(text.contains(#""elevationGain":21.6"#) && text.contains(#""distance":9008.22"#), "\(text)")
+    }
+
     @Test func theHandWrittenJSONIsTheCodableDocument() throws {
         var record = Self.record(.cycling, moving: 3500)
         record.name = "Tour \"du\" lac\n\u{1}é"

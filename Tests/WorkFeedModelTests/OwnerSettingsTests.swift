@@ -26,6 +26,28 @@ import WorkFeedModel
         #expect(try decode(#"{"units": null, "timeZone": null}"#).isEmpty)
     }
 
+    /// `PATCH /v1/settings` bodies: a value sets, `null` unsets, absence keeps (RFC 7396).
+    @Test func aMergePatchSetsUnsetsAndKeeps() throws {
+        let stored = OwnerSettings(heartRateZones: .maximumHeartRate(190), units: .metric, timeZone: "Europe/Berlin")
+        let patch = try OwnerSettingsPatch.decode(json: Data(#"{"units": "imperial", "timeZone": null}"#.utf8))
+        #expect(patch.set == OwnerSettings(units: .imperial) && patch.unset == [.timeZone])
+        #expect(patch.applied(to: stored) == OwnerSettings(heartRateZones: .maximumHeartRate(190), units: .imperial))
+        // Zones are one value: a patch replaces them whole.
+        let zones = try OwnerSettingsPatch.decode(json: Data(#"{"heartRateZones": {"bounds": [120, 140, 160]}}"#.utf8))
+        #expect(zones.applied(to: stored).heartRateZones == .bounds([120, 140, 160]))
+        #expect(try OwnerSettingsPatch.decode(json: Data("{}".utf8)).isEmpty)
+        #expect(try OwnerSettingsPatch.decode(json: Data("{}".utf8)).applied(to: stored) == stored)
+        #expect(
+            throws: SettingsError(
+                .unknownField, field: "colour", message: "colour is not a setting (known here: heartRateZones, units, timeZone, firstWeekday)")
+        ) {
+            try OwnerSettingsPatch.decode(json: Data(#"{"colour": null}"#.utf8))
+        }
+        for body in ["null", "[]", "3"] {
+            #expect(performing: { try OwnerSettingsPatch.decode(json: Data(body.utf8)) }, throws: { ($0 as? SettingsError)?.code == .notAnObject })
+        }
+    }
+
     @Test(arguments: [
         (#"{"colour": "red"}"#, "colour", SettingsError.Code.unknownField),
         (#"{"heartRateZones": {"maximumHeartRate": 190, "resting": 50}}"#, "heartRateZones.resting", .unknownField),

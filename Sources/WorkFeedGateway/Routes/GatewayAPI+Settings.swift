@@ -17,19 +17,39 @@ extension GatewayAPI {
     /// unset, and its default applies). A change of heart-rate zones draws exactly the caller's
     /// heatmaps again. 400 `bad-settings` names the `field` that is wrong; nothing changes then.
     func putSettings(_ request: Request, context: GatewayContext) async throws -> Response {
-        let owner = try context.requireOwner()
-        // A small JSON object: beyond 4 KiB, 413 at once (as zones and uploads answer).
-        let body = Data(try await Self.body(of: request, upTo: 4096).readableBytesView)
-        let settings: OwnerSettings
+        let settings = try await Self.settingsBody(of: request, read: OwnerSettings.decode(json:))
+        return try await changeSettings(SettingsRequest(owner: try context.requireOwner(), set: settings, replace: true), context: context)
+    }
+
+    /// `PATCH /v1/settings`: a JSON merge patch (RFC 7396) of the caller's settings: the members
+    /// the body names are set (or unset, given as `null`), the others are kept as stored. A patch
+    /// that leaves the heart-rate zones as they are makes no picture stale and changes no URL.
+    /// 400 `bad-settings` as for `PUT`.
+    func patchSettings(_ request: Request, context: GatewayContext) async throws -> Response {
+        let patch = try await Self.settingsBody(of: request, read: OwnerSettingsPatch.decode(json:))
+        // The coordinator merges (`replace: false`) against what the index holds, in one transaction.
+        let change = SettingsRequest(owner: try context.requireOwner(), set: patch.set, replace: false, unset: patch.unset)
+        return try await changeSettings(change, context: context)
+    }
+
+    /// A settings body read by `read`: a small JSON object; beyond 4 KiB, 413 at once (as zones
+    /// and uploads answer); a refusal is 400 `bad-settings` naming the field.
+    private static func settingsBody<Body>(of request: Request, read: (Data) throws(SettingsError) -> Body) async throws -> Body {
+        let body = Data(try await body(of: request, upTo: 4096).readableBytesView)
         do {
-            settings = try OwnerSettings.decode(json: body)
+            return try read(body)
         } catch {
             throw Problem.badSettings(error.description, field: error.field)
         }
-        let reply = try await ask(.settings, SettingsRequest(owner: owner, set: settings, replace: true), as: SettingsReply.self)
+    }
+
+    /// Sends a change to the coordinator and answers with the settings after it (or its refusal).
+    private func changeSettings(_ change: SettingsRequest, context: GatewayContext) async throws -> Response {
+        let reply = try await ask(.settings, change, as: SettingsReply.self)
         if let refusal = reply.refusal { throw Problem.badSettings(refusal.message, field: refusal.field) }
         context.logger.info(
-            "owner settings replaced", metadata: ["owner": "\(owner)", "zones": "\(reply.heartRateZones.source.rawValue)", "stale": "\(reply.stale)"])
+            change.replace == true ? "owner settings replaced" : "owner settings patched",
+            metadata: ["owner": "\(change.owner)", "zones": "\(reply.heartRateZones.source.rawValue)", "stale": "\(reply.stale)"])
         return try Self.json(SettingsDocument(reply))
     }
 }

@@ -15,6 +15,19 @@ extension GatewayAPI {
         return try Self.json(object: bytes, from: .show, logger: logger)
     }
 
+    /// `GET /v1/workouts/{id}/track`: the route as the workout's pictures show it (privacy zones
+    /// applied), simplified to at most ``WorkoutTrack/maximumPoints`` points, as encoded polylines
+    /// and GeoJSON, with its elevation and heart-rate series: a ``WorkoutTrack``, built by the
+    /// coordinator (which alone holds the privacy secret) and sent on as it wrote it. 404 for a
+    /// workout the owner does not have.
+    func track(_ request: Request, context: GatewayContext) async throws -> Response {
+        let track = TrackRequest(id: try Self.workoutID(context), owner: try context.requireOwner())
+        let bytes = try await ask(.track, notFound: "no workout \(track.id)") { () async throws(CoordinatorError) in
+            try await clients.requestRaw(.track, track)
+        }
+        return try Self.json(object: bytes, from: .track, logger: logger)
+    }
+
     /// `DELETE /v1/workouts/{id}`: deletes one of the owner's workouts with its pictures; 204.
     func deleteWorkout(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
@@ -73,6 +86,15 @@ extension GatewayAPI {
         }
         guard !workouts.isEmpty else {
             throw Problem.badRequest("no-workout", "\(name): the file holds no workout (no track, activity or course)")
+        }
+        // No track and no figure: an empty card is not a workout (docs/import.md, "Nothing to
+        // show"). Refused as a whole, as a value out of range is, and nothing is stored.
+        for workout in workouts {
+            do throws(EmptyWorkout) {
+                try workout.checkHasContent()
+            } catch {
+                throw Problem.emptyWorkout(error, file: name)
+            }
         }
         // The coordinator refuses these too; checked here they are the file's fault (400), not a
         // request the gateway should not have made (500).
@@ -181,6 +203,14 @@ extension Problem {
         // The body that was not read must not be taken for the next request.
         problem.headers[.connection] = "close"
         return problem
+    }
+
+    /// A file with neither a track nor a figure (``EmptyWorkout``): 400 `empty-workout`, its
+    /// `reason` the code (`no-points`, `one-point`).
+    static func emptyWorkout(_ error: EmptyWorkout, file: String) -> Problem {
+        Problem(
+            "empty-workout", "The file has nothing to show", status: .badRequest, detail: "\(file): \(error.message)",
+            extra: ["file": .text(file), "reason": .text(error.code.rawValue)])
     }
 
     /// A file that cannot be read: what is wrong and where (line for XML formats, the field or the

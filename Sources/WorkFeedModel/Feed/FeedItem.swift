@@ -129,6 +129,10 @@ public struct FeedItem: Codable, Sendable, Hashable {
     ///   - pictureSize: every picture's size in points, as the coordinator draws them.
     public init(record: WorkoutRecord, pictures: [PictureRecord], units: UnitSystem, pictureSize: (width: Int, height: Int)?) {
         func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        // To the unit the summaries keep (millimetres, calories: docs/summaries.md), so that a sum of
+        // floating-point steps (21.599999999999966 m of climb) reads 21.6 and the buckets still add
+        // up to the feed's figures exactly (issue 36).
+        func thousandths(_ value: Double?) -> Double? { finite(value).map { ($0 * 1000).rounded() / 1000 } }
         id = record.id
         activity = record.activity
         name = record.name
@@ -138,14 +142,14 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = Self.title(name: record.name, activity: record.activity, localStart: localStart)
         timeZoneOffset = record.timeZoneOffset
         timeZone = record.timeZone
-        distance = finite(record.distance) ?? 0
+        distance = thousandths(record.distance) ?? 0
         let times = record.times
         elapsedTime = times.elapsed
         movingTime = times.moving
-        elevationGain = finite(record.elevationGain)
+        elevationGain = thousandths(record.elevationGain)
         heartRateAverage = finite(record.heartRateAverage)
         heartRateMax = finite(record.heartRateMax)
-        calories = finite(record.calories)
+        calories = thousandths(record.calories)
         pointCount = record.pointCount
         pictureKinds = PictureKind.allCases.filter { $0.isPossible(for: record) }
         switch Measure(record.activity) {

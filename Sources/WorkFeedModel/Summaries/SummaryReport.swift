@@ -8,9 +8,12 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
     /// elapsed time.
     public var movingTime: Double
     public var elapsedTime: Double
-    /// Metres climbed.
-    public var climb: Double
-    public var calories: Double
+    /// Metres climbed: `elevationGain`, the name a workout gives it (``FeedItem``), so that one
+    /// fact has one name everywhere (issue 36; it was `climb` here).
+    public var elevationGain: Double
+    /// Kilocalories of the workouts whose device wrote them; absent when none did, as a workout's
+    /// unknown calories are absent (``FeedItem/calories``), never 0 (issue 36).
+    public var calories: Double?
     /// Weighted by each workout's elapsed time, over the workouts with heart rate.
     public var heartRateAverage: Double?
     public var heartRateMax: Double?
@@ -27,26 +30,33 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
         public var id: WorkoutID
         public var distance: Double
         public var movingTime: Double
-        /// Metres a second.
-        public var speed: Double
+        /// Its average speed over the moving time as a workout gives it (``FeedItem/speed``):
+        /// `{"value", "unit"}` in the owner's units (km/h or mph, to a hundredth); absent where
+        /// it did not move. It was bare metres a second here (issue 36).
+        public var speed: FeedItem.Rate?
 
-        public init(id: WorkoutID, distance: Double, movingTime: Double, speed: Double) {
+        public init(id: WorkoutID, distance: Double, movingTime: Double, units: UnitSystem) {
             self.id = id
             self.distance = distance
             self.movingTime = movingTime
-            self.speed = speed
+            speed = FeedItem.speed(distance: distance, seconds: movingTime, units: units)
+        }
+
+        /// The same figure with its speed in `units`.
+        public func expressed(in units: UnitSystem) -> WorkoutFigure {
+            WorkoutFigure(id: id, distance: distance, movingTime: movingTime, units: units)
         }
     }
 
     public init(
-        count: Int, distance: Double, movingTime: Double, elapsedTime: Double, climb: Double, calories: Double, heartRateAverage: Double?,
+        count: Int, distance: Double, movingTime: Double, elapsedTime: Double, elevationGain: Double, calories: Double?, heartRateAverage: Double?,
         heartRateMax: Double?, timeInZones: [Double], longest: WorkoutFigure?, fastest: WorkoutFigure?
     ) {
         self.count = count
         self.distance = distance
         self.movingTime = movingTime
         self.elapsedTime = elapsedTime
-        self.climb = climb
+        self.elevationGain = elevationGain
         self.calories = calories
         self.heartRateAverage = heartRateAverage
         self.heartRateMax = heartRateMax
@@ -55,10 +65,18 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
         self.fastest = fastest
     }
 
+    /// The same figures with the speeds in `units` (the owner's: ``OwnerSettings/units``).
+    public func expressed(in units: UnitSystem) -> SummaryFigures {
+        var figures = self
+        figures.longest = longest?.expressed(in: units)
+        figures.fastest = fastest?.expressed(in: units)
+        return figures
+    }
+
     /// A bucket without workouts, with `zones` zones.
     public static func empty(zones: Int) -> SummaryFigures {
         SummaryFigures(
-            count: 0, distance: 0, movingTime: 0, elapsedTime: 0, climb: 0, calories: 0, heartRateAverage: nil, heartRateMax: nil,
+            count: 0, distance: 0, movingTime: 0, elapsedTime: 0, elevationGain: 0, calories: nil, heartRateAverage: nil, heartRateMax: nil,
             timeInZones: [Double](repeating: 0, count: zones), longest: nil, fastest: nil)
     }
 }
@@ -112,6 +130,18 @@ public struct SummaryReport: Sendable, Hashable, Codable {
         self.anchor = anchor
         self.rebuilding = rebuilding
         self.buckets = buckets
+    }
+
+    /// The same report with every speed in `units` (read by the coordinator as it answers).
+    public func expressed(in units: UnitSystem) -> SummaryReport {
+        var report = self
+        report.buckets = buckets.map { bucket in
+            var bucket = bucket
+            bucket.total = bucket.total.expressed(in: units)
+            bucket.activities = bucket.activities.mapValues { $0.expressed(in: units) }
+            return bucket
+        }
+        return report
     }
 }
 

@@ -118,14 +118,16 @@ public struct SummaryTotals: Sendable, Hashable {
         fastest = nil
     }
 
-    /// The figures as the API shows them: metres, seconds, kilocalories.
+    /// The figures as the API shows them: metres, seconds, kilocalories; speeds in km/h until
+    /// ``SummaryReport/expressed(in:)`` gives them the owner's units.
     public var figures: SummaryFigures {
         func extreme(_ value: Extreme?) -> SummaryFigures.WorkoutFigure? {
-            value.map { .init(id: $0.id, distance: Double($0.distance) / 1000, movingTime: Double($0.movingTime) / 1000, speed: $0.speed) }
+            value.map { .init(id: $0.id, distance: Double($0.distance) / 1000, movingTime: Double($0.movingTime) / 1000, units: .metric) }
         }
         return SummaryFigures(
             count: Int(count), distance: Double(sums.distance) / 1000, movingTime: Double(sums.movingTime) / 1000,
-            elapsedTime: Double(sums.elapsedTime) / 1000, climb: Double(sums.climb) / 1000, calories: Double(sums.calories) / 1000,
+            elapsedTime: Double(sums.elapsedTime) / 1000, elevationGain: Double(sums.climb) / 1000,
+            calories: sums.calories > 0 ? Double(sums.calories) / 1000 : nil,
             heartRateAverage: sums.heartRateTime > 0 ? Double(sums.heartRateWeighted) / Double(sums.heartRateTime) : nil,
             heartRateMax: sums.heartRateMax, timeInZones: sums.zoneTimes.map { Double($0) / 1000 }, longest: extreme(longest),
             fastest: extreme(fastest))
