@@ -152,7 +152,7 @@ let package = Package(
             name: "WorkFeedTesting", dependencies: ["WorkFeedS3", .product(name: "Logging", package: "swift-log")], swiftSettings: strictSettings),
         // The index contract's semantics, checked through its protocols alone, for every backend's tests.
         .target(
-            name: "WorkFeedIndexContract", dependencies: ["WorkFeedIndex", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
+            name: "WorkFeedIndexContract", dependencies: ["WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings),
         // Where pictures live: the PictureStore interface, the shared directory and S3 behind it.
         .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel", "WorkFeedS3"], swiftSettings: strictSettings),

@@ -31,6 +31,16 @@ public struct IndexExport {
         }
     }
 
+    /// The highest id `table` ever gave (SQLite's `sqlite_sequence`, kept for AUTOINCREMENT
+    /// tables), or `nil` when it keeps none: ids of deleted rows above every row left are never
+    /// given again, after a copy too.
+    public func highestIDEverGiven(in table: String) throws(IndexError) -> Int64? {
+        try reading("the highest id of \(table)") {
+            guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'sqlite_sequence'") == true else { return nil }
+            return try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table])
+        }
+    }
+
     public func rowCount(of table: String) throws(IndexError) -> Int {
         try reading("the rows of \(table)") { try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0 }
     }

@@ -371,6 +371,27 @@ extension WorkoutIndex {
         }
         registerSummaries(&migrator)
         registerPictureKindsMigration(&migrator)
+        migrator.registerMigration("v15: zone ids never reused") { db in
+            // An INTEGER PRIMARY KEY takes the highest id plus one: the last zone deleted, the next
+            // one added got its id, and a stale `DELETE /v1/zones/{id}` removed it (docs/privacy.md,
+            // "Zone ids"). AUTOINCREMENT keeps the highest id ever given in sqlite_sequence.
+            try db.execute(
+                sql: """
+                    CREATE TABLE privacy_zone_v15 (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        owner TEXT NOT NULL,
+                        latitude REAL NOT NULL,
+                        longitude REAL NOT NULL,
+                        radius REAL NOT NULL,
+                        created_at REAL NOT NULL
+                    ) STRICT;
+                    INSERT INTO privacy_zone_v15 (id, owner, latitude, longitude, radius, created_at)
+                        SELECT id, owner, latitude, longitude, radius, created_at FROM privacy_zone;
+                    DROP TABLE privacy_zone;
+                    ALTER TABLE privacy_zone_v15 RENAME TO privacy_zone;
+                    CREATE INDEX privacy_zone_by_owner ON privacy_zone (owner, id);
+                    """)
+        }
         return migrator
     }
 

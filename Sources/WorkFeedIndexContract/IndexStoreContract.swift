@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import WorkFeedIndex
 public import WorkFeedModel
+import WorkFeedPrivacy
 
 /// The semantics ``WorkoutIndexStore`` promises the coordinator, checked through the protocols
 /// alone, so that every backend runs the same checks (SQLite's in `WorkFeedIndexTests`,
@@ -71,6 +72,25 @@ public enum IndexStoreContract {
             try check(changes.map(\.id) == [reply.id], "CHANGES after \(last) lists \(changes), not the one import")
             last = store.anchor
         }
+    }
+
+    /// A zone's id is never given again, not even after the zone with the highest id is removed:
+    /// a stale `DELETE /v1/zones/{id}` finds nothing instead of another zone (docs/privacy.md).
+    public static func zoneIDsAreNeverReused(_ store: some WorkoutIndexStore) throws {
+        let owner = "zone-ids"
+        let (first, second) = try store.write { transaction in
+            (
+                try transaction.addPrivacyZone(owner: owner, latitude: 49.4, longitude: 8.7, radius: 200, now: Date()),
+                try transaction.addPrivacyZone(owner: owner, latitude: 49.5, longitude: 8.6, radius: 300, now: Date())
+            )
+        }
+        try check(try store.write { try $0.removePrivacyZone(owner: owner, id: second.id) }, "zone \(second.id) was not removed")
+        let third = try store.write { try $0.addPrivacyZone(owner: owner, latitude: 49.6, longitude: 8.5, radius: 400, now: Date()) }
+        try check(third.id > second.id, "a zone added after zone \(second.id) was removed got the id \(third.id)")
+        try check(
+            !(try store.write { try $0.removePrivacyZone(owner: owner, id: second.id) }), "a second removal of zone \(second.id) removed a zone")
+        let left = try store.read { try $0.privacyZones(owner: owner) }.map(\.id)
+        try check(left == [first.id, third.id], "the zones left are \(left), not \([first.id, third.id])")
     }
 
     /// Leases are the writer's: taken and committed, they are counted in

@@ -46,7 +46,7 @@ public enum PostgresIndexCopy {
                     copied.rows.append((table, count))
                     progress(table, count)
                 }
-                try finish(session, copied: &copied)
+                try finish(session, copied: &copied, highestZoneID: try export.highestIDEverGiven(in: "privacy_zone") ?? 0)
                 return copied
             }
         }
@@ -211,13 +211,16 @@ public enum PostgresIndexCopy {
         }
     }
 
-    /// After the rows: identities go on after the copied ids, every owner has its state row, the
-    /// anchors go on after the copied ones, and each table holds what the index held.
-    static func finish(_ session: PostgresSession, copied: inout Copied) throws(IndexError) {
-        for table in ["job", "privacy_zone"] {
+    /// After the rows: identities go on after the copied ids (a zone's after the highest the
+    /// SQLite index ever gave, `highestZoneID`: zone ids are never reused), every owner has its
+    /// state row, the anchors go on after the copied ones, and each table holds what the index held.
+    static func finish(_ session: PostgresSession, copied: inout Copied, highestZoneID: Int64) throws(IndexError) {
+        for (table, highest) in [("job", Int64(0)), ("privacy_zone", highestZoneID)] {
             try session.query(
                 PostgresQuery(
-                    unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), coalesce(max(id), 0) + 1, false) FROM \(table)"),
+                    unsafeSQL: """
+                        SELECT setval(pg_get_serial_sequence('\(table)', 'id'), greatest(coalesce(max(id), 0), \(highest)) + 1, false) FROM \(table)
+                        """),
                 "moving the ids of \(table) past the copied ones")
         }
         try session.query(

@@ -35,6 +35,7 @@ struct PostgresContractTests {
         try IndexStoreContract.transactionsAreAtomic(try backend().openWriter(logger: logger))
         try IndexStoreContract.anchorsOnlyGoUp(try backend().openWriter(logger: logger))
         try IndexStoreContract.theOnlyWriterLeadsWithOneTerm(try backend().openWriter(logger: logger))
+        try IndexStoreContract.zoneIDsAreNeverReused(try backend().openWriter(logger: logger))
         let shared = try backend()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(try shared.openWriter(logger: logger))
         // A coordinator opening the index again under its id (restarted) starts with no leases,

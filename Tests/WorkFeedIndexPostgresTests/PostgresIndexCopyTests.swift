@@ -7,6 +7,7 @@ import Testing
 import WorkFeedIndexContract
 @testable import WorkFeedIndexPostgres
 import WorkFeedModel
+import WorkFeedPrivacy
 import WorkFeedTesting
 
 /// What `workctl index copy` refuses, naming why, with the database left as it was (the copy
@@ -50,6 +51,25 @@ struct PostgresIndexCopyTests {
         let copied = try PostgresIndexCopy.copy(source, to: session, appliedBy: "test")
         #expect(copied.rows.first { $0.table == "workout" }?.count == 1)
         #expect(try workouts(in: session) == 1)
+    }
+
+    /// A zone's id is never given again after a copy either: ids go on after the highest the
+    /// SQLite index ever gave, not after the highest left.
+    @Test func zoneIDsGoOnAfterTheHighestEverGiven() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = try index()
+        let removed = try source.write { transaction in
+            _ = try transaction.addPrivacyZone(owner: "anna", latitude: 49.4, longitude: 8.7, radius: 200)
+            let second = try transaction.addPrivacyZone(owner: "anna", latitude: 49.5, longitude: 8.6, radius: 300)
+            _ = try transaction.removePrivacyZone(owner: "anna", id: second.id)
+            return second.id
+        }
+        let session = try PostgresFixture(migrated: false).session("copy")
+        _ = try PostgresIndexCopy.copy(source, to: session, appliedBy: "test")
+        let next = try session.query("SELECT nextval(pg_get_serial_sequence('privacy_zone', 'id'))", "the next zone id").firstDecoded("id") {
+            try $0.decode(Int64.self)
+        }
+        #expect(next == removed + 1, "the next zone id after the copy is \(String(describing: next)), zone \(removed) was removed")
     }
 
     @Test func aTableThisReleaseDoesNotKnowIsRefused() throws {

@@ -12,6 +12,7 @@ import WorkFeedModel
         try IndexStoreContract.transactionsAreAtomic(TemporaryIndex().index)
         try IndexStoreContract.anchorsOnlyGoUp(TemporaryIndex().index)
         try IndexStoreContract.theOnlyWriterLeadsWithOneTerm(TemporaryIndex().index)
+        try IndexStoreContract.zoneIDsAreNeverReused(TemporaryIndex().index)
         let temporary = try TemporaryIndex()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(temporary.index)
         // An index of one writer keeps them in memory: they end with it, and after a restart every

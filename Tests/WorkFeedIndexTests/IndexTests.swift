@@ -59,10 +59,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
                 "v9: owner settings",
                 "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures", "v13: summaries",
-                "v14: picture kinds",
+                "v14: picture kinds", "v15: zone ids never reused",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 14)
+        #expect(try reopened.appliedMigrations().count == 15)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
