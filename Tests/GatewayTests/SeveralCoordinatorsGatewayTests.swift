@@ -101,13 +101,12 @@ struct SeveralCoordinatorsGatewayTests {
             // and only the second publishes its status.
             async let requested = system.get("/v1/workouts/\(id)/pictures/route/light?wait=10", as: "alice")
             try await Task.sleep(for: .seconds(1))
-            let started = ContinuousClock.now
             worker = try await offPool { try second.startWorker() }
             let reply = try await requested
+            // Answered by the event, not by the wait running out: a wait that runs out answers the
+            // pending picture it found first (202), and reads nothing again.
             #expect(reply.status == 200, "\(reply.json)")
             #expect((reply.json["picture"] as? [String: Any])?["status"] as? String == "generated", "\(reply.json)")
-            // Answered by the event, not by the wait running out.
-            #expect(ContinuousClock.now - started < .seconds(8))
             #expect(system.gateway.events.received.load(ordering: .relaxed) > 0)
         } catch {
             await stop(system, second, cache, worker: worker)
@@ -126,10 +125,11 @@ struct SeveralCoordinatorsGatewayTests {
             let feed = try await system.get("/v1/feed", as: "alice")
             #expect(feed.status == 200, "\(feed.json)")
             #expect((feed.json["items"] as? [[String: Any]])?.count == 1)
-            // And the clients stay with the second: no wait any more.
-            let started = ContinuousClock.now
+            // And the clients stay with the second: none of them tries the stopped one again.
+            let failovers = system.gateway.clients.failovers.load(ordering: .relaxed)
+            #expect(failovers >= 1)
             for _ in 0..<5 { #expect(try await system.get("/v1/feed", as: "alice").status == 200) }
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(system.gateway.clients.failovers.load(ordering: .relaxed) == failovers)
         } catch {
             await stop(system, second, cache, worker: nil)
             throw error

@@ -39,6 +39,8 @@ final class CoordinatorClients: Sendable {
     let count: Int
     /// The place in ``endpoints`` of the coordinator the clients use: where a client last moved.
     private let preferred = Atomic<Int>(0)
+    /// Requests moved on to the next coordinator because one did not answer, since start.
+    let failovers = Atomic<Int>(0)
 
     /// Starts `count` client threads.
     /// - Throws: ``ZMQError`` when a client socket cannot be made (a bad endpoint).
@@ -59,6 +61,7 @@ final class CoordinatorClients: Sendable {
                     client = try ControlClient(
                         context: context, endpoints: endpoints, timeoutMilliseconds: timeoutMilliseconds, curve: curve, sendsDeadlines: true,
                         failover: { from, to, reason in
+                            self.failovers.add(1, ordering: .relaxed)
                             logger.warning(
                                 "coordinator did not answer; trying the next",
                                 metadata: ["coordinator": "\(from)", "next": "\(to)", "reason": "\(reason)"])
