@@ -51,8 +51,6 @@ public struct ImportRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// SHOW: one workout and its pictures; with `owner`, only when the workout is that owner's
-/// (another owner's is answered as not in the index).
 /// TRACK: one workout's route as its pictures show it (privacy zones and trimmed ends applied),
 /// simplified, with its elevation and heart-rate series: a ``WorkoutTrack`` (docs/PROTOCOL.md).
 /// Another owner's workout is answered `not-found`, as SHOW answers it.
@@ -65,6 +63,8 @@ public struct TrackRequest: Codable, Sendable, Hashable {
     }
 }
 
+/// SHOW: one workout and its pictures; with `owner`, only when the workout is that owner's
+/// (another owner's is answered as not in the index).
 public struct ShowRequest: Codable, Sendable, Hashable {
     public var id: WorkoutID
     public var owner: String?
