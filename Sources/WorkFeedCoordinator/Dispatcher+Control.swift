@@ -137,9 +137,7 @@ extension Dispatcher {
             _ = try checkOwner(body.owner, "ENQUEUE")
             let reply = try transaction.enqueue(
                 body, scales: configuration.scales, now: Date(), interactivePerOwner: configuration.interactivePerOwner
-            ) {
-                picture, routeHash, heartRateHash, owner in
-                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+            ) { picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
             }
             if reply.created + reply.stale + reply.revived > 0 { outbox.events.append(.queued(QueuedEvent(body, reply))) }
             logger.info(
@@ -311,10 +309,11 @@ struct ControlRequestError: Error, CustomStringConvertible {
 }
 
 extension Dispatcher {
-    /// ZONES: lists an owner's privacy zones, after adding or removing one. A change gives the
-    /// owner's pictures new cache keys (``PrivacyPolicies``), so exactly that owner's generated
-    /// pictures become stale and are queued again, and pictures that failed as wholly hidden get
-    /// another chance; another owner's keys do not move.
+    /// ZONES: lists an owner's privacy zones, after adding or removing one. A change gives new
+    /// cache keys to the owner's pictures whose route's box meets the zone (``PrivacyPolicies``),
+    /// so exactly those generated pictures become stale and are queued again, and pictures that
+    /// failed as wholly hidden get another chance; the owner's other pictures and another owner's
+    /// keep their keys.
     ///
     /// Adding a zone the owner has already (the same centre and radius) adds nothing: that zone is
     /// the one added, and nothing becomes stale. So a request carried out twice (a client that
@@ -348,11 +347,13 @@ extension Dispatcher {
         let zones = try transaction.reader.privacyZones(owner: owner)
         var stale = 0
         if added != nil || removed == true {
-            // The pictures drawn under the old zones get new keys: their old URLs answer 410 once
-            // their files are gone.
-            let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner, now: Date(), keeping: IndexLimits.withdrawnPerOwner)
-            logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn)"])
+            // The pictures whose keys the new zones move (those whose route's box meets a zone
+            // added or removed): their old URLs answer 410 once their files are gone.
             specs.privacy.setZones(zones, of: owner)
+            let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner, now: Date(), keeping: IndexLimits.withdrawnPerOwner) {
+                picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
+            }
+            logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn)"])
             var request = EnqueueRequest(ids: nil, kinds: PictureKind.allCases, themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
@@ -361,9 +362,7 @@ extension Dispatcher {
             request.priority = EnqueueRequest.privacyPriority
             let reply = try transaction.enqueue(
                 request, scales: configuration.scales, now: Date(), interactivePerOwner: configuration.interactivePerOwner
-            ) {
-                picture, routeHash, heartRateHash, owner in
-                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+            ) { picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
             }
             stale = reply.stale + reply.revived
             if stale > 0 { outbox.events.append(.queued(QueuedEvent(request, reply))) }

@@ -85,8 +85,7 @@ extension Dispatcher {
         try transaction.complete(
             reports, retry: retry, now: Date(),
             policyAt: { owner, version, reader in try specs.follow(owner: owner, to: version, reader: reader) }
-        ) { picture, routeHash, heartRateHash, owner in
-            specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+        ) { picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
         }
     }
 }

@@ -66,8 +66,7 @@ extension Dispatcher {
             request.priority = EnqueueRequest.settingsPriority
             let reply = try transaction.enqueue(
                 request, scales: configuration.scales, now: Date(), interactivePerOwner: EnqueueRequest.defaultInteractivePerOwner
-            ) { picture, routeHash, heartRateHash, owner in
-                specs.cacheKey(for: picture, routeHash: routeHash, heartRateHash: heartRateHash, owner: owner)
+            ) { picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
             }
             stale = reply.stale
             if stale > 0 { outbox.events.append(.queued(QueuedEvent(request, reply))) }

@@ -129,7 +129,7 @@ extension Dispatcher {
             }
             workers[identity]!.inFlight.insert(job.lease)
             keyed.append(
-                (job, identity, specs.cacheKey(for: job.picture, routeHash: job.routeHash, heartRateHash: job.heartRateHash, owner: job.owner)))
+                (job, identity, specs.cacheKey(for: job.picture, inputs: job.inputs)))
         }
         try transaction.recordCacheKeys(keyed.map { ($0.cacheKey, $0.job.lease) })
         for (job, identity, cacheKey) in keyed {

@@ -9,7 +9,8 @@ import WorkFeedStyle
 /// A cache key is the SHA-256 of everything a picture depends on: the renderer version, the spec
 /// (kind, theme, size, scale, that theme's route and map styles, heatmap zones for heatmaps, the
 /// basemap's identity), the hashes of the series it draws, and the fingerprint of its owner's
-/// privacy policy when it hides anything. A heatmap's zones are its owner's when they set their
+/// privacy policy as the route meets it (the end trim and the zones its box meets) when that hides
+/// anything. A heatmap's zones are its owner's when they set their
 /// own (``OwnerHeartRateZones``), as explicit bounds in the spec. A
 /// `generated` job whose stored key differs from the current one is stale.
 struct PictureSpecs {
@@ -107,10 +108,12 @@ struct PictureSpecs {
         return bytes
     }
 
-    /// - Parameter owner: the workout's owner, whose privacy policy's fingerprint is part of the
-    ///   key, and whose heart-rate zones are part of a heatmap's spec.
-    mutating func cacheKey(for picture: PictureID, routeHash: String, heartRateHash: String, owner: String) -> String {
+    /// - Parameter inputs: the workout's hashes; its owner, whose privacy policy's fingerprint (of
+    ///   the zones the route's box meets) is part of the key, and whose heart-rate zones are part
+    ///   of a heatmap's spec; the route's box.
+    mutating func cacheKey(for picture: PictureID, inputs: PictureInputs) -> String {
         guard draws(picture.theme) else { return Self.undrawableKey(picture.theme) }
+        let owner = inputs.owner
         let key = specKey(picture, owner: owner)
         let hasher: SHA256
         if let cached = hashers[key] {
@@ -121,7 +124,7 @@ struct PictureSpecs {
             hashers[key] = hasher
         }
         return PictureSpec.cacheKey(
-            kind: picture.kind, specHasher: hasher, routeHash: routeHash, heartRateHash: heartRateHash, privacy: privacy.fingerprint(for: owner),
-            owner: owner)
+            kind: picture.kind, specHasher: hasher, routeHash: inputs.routeHash, heartRateHash: inputs.heartRateHash,
+            privacy: privacy.fingerprint(for: owner, bounds: inputs.routeBounds), owner: owner)
     }
 }

@@ -37,7 +37,7 @@ public protocol EnqueueStorage {
     /// Each generated job of the scope with what its current key is made of.
     func generatedJobs(
         _ scope: Scope,
-        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ routeHash: String, _ heartRateHash: String, _ owner: String) throws -> Void
+        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ inputs: PictureInputs) throws -> Void
     ) throws
     /// The scope's failed jobs to try again: all, or those of the codes the request names.
     func failedToRevive(_ scope: Scope) throws -> [Int64]
@@ -98,9 +98,9 @@ extension EnqueueStorage {
                     let waiting = try countWaitingAndFailed(scope)
                     reply.alreadyPending += waiting.alreadyPending
                     var stale: [Int64] = []
-                    try generatedJobs(scope) { job, workout, key, routeHash, heartRateHash, owner in
+                    try generatedJobs(scope) { job, workout, key, inputs in
                         let picture = PictureID(workoutID: workout, kind: kind, theme: theme, scale: scale)
-                        if key == cacheKey(picture, routeHash, heartRateHash, owner) { reply.current += 1 } else { stale.append(job) }
+                        if key == cacheKey(picture, inputs) { reply.current += 1 } else { stale.append(job) }
                     }
                     let revived = request.includeFailed == true ? try failedToRevive(scope) : []
                     try makePending(stale: stale, scope)

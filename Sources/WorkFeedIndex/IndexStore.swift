@@ -10,10 +10,33 @@ public import WorkFeedPrivacy
 // ``IndexReader``) is the embedded one. docs/architecture.md, "The index behind its contract",
 // says what a second backend provides and which tests it passes.
 
-/// The current cache key of a picture, given its workout's route and heart-rate hashes and its
-/// owner. The coordinator supplies it: it knows what else the key is made of (the styles, the
-/// owners' privacy policies and settings), the index does not.
-public typealias CacheKeyFunction = (PictureID, _ routeHash: String, _ heartRateHash: String, _ owner: String) -> String
+/// The current cache key of a picture, given what the index holds of its workout (``PictureInputs``).
+/// The coordinator supplies it: it knows what else the key is made of (the styles, the owners'
+/// privacy policies and settings), the index does not.
+public typealias CacheKeyFunction = (PictureID, PictureInputs) -> String
+
+/// What the index holds of a workout that its pictures' cache keys are made of, read with the job
+/// wherever a key is compared or recorded.
+public struct PictureInputs: Sendable, Hashable {
+    public var routeHash: String
+    public var heartRateHash: String
+    /// Whose privacy zones and settings apply.
+    public var owner: String
+    /// The route's box, which says which of the owner's zones can change the picture; `nil` when
+    /// the route has no valid point (no zone can) or the row does not say (every zone counts).
+    public var routeBounds: RouteBounds?
+
+    /// The columns of workout `w` they are read from, in order: the hashes, the owner, the box
+    /// (``RouteBounds/columnNames``). Every backend names them so.
+    public static let selection = (["route_hash", "hr_hash", "owner"] + RouteBounds.columnNames).map { "w.\($0)" }.joined(separator: ", ")
+
+    public init(routeHash: String, heartRateHash: String, owner: String, routeBounds: RouteBounds?) {
+        self.routeHash = routeHash
+        self.heartRateHash = heartRateHash
+        self.owner = owner
+        self.routeBounds = routeBounds
+    }
+}
 
 /// Called by an index of several writers with an owner's policy version, locked for the
 /// transaction (``LeasedJob/policyVersion``): the coordinator reads that owner's zones and
@@ -269,11 +292,12 @@ public protocol IndexWriting {
     mutating func removePrivacyZones(owner: String) throws -> Int
     /// The secret that jitters privacy cuts: made once, then the same for the index's lifetime.
     mutating func privacySecret() throws -> [UInt8]
-    /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of the
-    /// owner's zones gives them new keys, so that their URLs answer 410 Gone
-    /// (``IndexReading/isWithdrawn(key:)``); a key another owner's picture shares is not
-    /// remembered. Keeps the owner's newest `limit`. How many were remembered.
-    mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int) throws -> Int
+    /// Remembers as withdrawn the keys of the owner's generated pictures that a change of the
+    /// owner's zones moves (their stored key is not `cacheKey`'s, made of the new zones), before
+    /// they are queued again, so that their URLs answer 410 Gone (``IndexReading/isWithdrawn(key:)``);
+    /// a key another owner's picture shares is not remembered. Keeps the owner's newest `limit`.
+    /// How many were remembered.
+    mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int, cacheKey: CacheKeyFunction) throws -> Int
     /// Forgets an owner's withdrawn picture keys (the owner is leaving).
     mutating func forgetWithdrawnPictures(owner: String) throws
 

@@ -27,7 +27,7 @@ extension IndexTransaction: EnqueueStorage {
 
     public func generatedJobs(
         _ scope: Scope,
-        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ routeHash: String, _ heartRateHash: String, _ owner: String) throws -> Void
+        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ inputs: PictureInputs) throws -> Void
     ) throws {
         try generatedJobs(scope.scope, body)
     }
@@ -123,12 +123,12 @@ extension IndexTransaction: EnqueueStorage {
     /// The scope's generated jobs, with what their current key is made of.
     private func generatedJobs(
         _ scope: EnqueueScope,
-        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ routeHash: String, _ heartRateHash: String, _ owner: String) throws -> Void
+        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ inputs: PictureInputs) throws -> Void
     ) throws {
         let generated = try Row.fetchCursor(
             db,
             sql: """
-                SELECT j.id, j.workout_id, j.cache_key, w.route_hash, w.hr_hash, w.owner
+                SELECT j.id, j.workout_id, j.cache_key, \(PictureInputs.selection)
                 FROM job j JOIN workout w ON w.id = j.workout_id
                 WHERE j.kind = :kind AND j.theme = :theme AND j.scale = :scale AND \(scope.workoutFilter) AND j.status = 'generated'
                 """,
@@ -136,9 +136,7 @@ extension IndexTransaction: EnqueueStorage {
         while let row = try generated.next() {
             let job = RowDecoder(row, table: "job")
             let workout = RowDecoder(row, table: "workout", idColumn: 1)
-            try body(
-                try job.value(0, "id"), try job.workoutID(1, "workout_id"), try job.optionalValue(2, "cache_key"), try workout.value(3, "route_hash"),
-                try workout.value(4, "hr_hash"), try workout.value(5, "owner"))
+            try body(try job.value(0, "id"), try job.workoutID(1, "workout_id"), try job.optionalValue(2, "cache_key"), try workout.inputs(from: 3))
         }
     }
 

@@ -44,7 +44,7 @@ extension IndexTransaction {
         let select = try RawStatement(
             db,
             sql: """
-                SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, j.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate, w.owner
+                SELECT j.id, j.workout_id, j.kind, j.theme, j.scale, j.anchor, s.route, s.heart_rate, \(PictureInputs.selection)
                 FROM json_each(?1) AS q CROSS JOIN job j ON j.id = q.value CROSS JOIN workout w ON w.id = j.workout_id
                     CROSS JOIN series s ON s.workout_id = j.workout_id
                 """)
@@ -66,11 +66,11 @@ extension IndexTransaction {
                 workoutID: try job.rawWorkoutID(1, "workout_id"), kind: try job.rawKnown(2, "kind"), theme: try job.rawKnown(3, "theme"),
                 scale: Int(select.int64(4)))
             let anchor = select.int64(5)
-            let routeHash = try workout.rawText(6, "route_hash")
-            let heartRateHash = try workout.rawText(7, "hr_hash")
-            let route = try series.rawBytes(8, "route")
-            let heartRate = try series.rawBytes(9, "heart_rate")
-            let owner = try workout.rawText(10, "owner")
+            let route = try series.rawBytes(6, "route")
+            let heartRate = try series.rawBytes(7, "heart_rate")
+            let inputs = PictureInputs(
+                routeHash: try workout.rawText(8, "route_hash"), heartRateHash: try workout.rawText(9, "hr_hash"),
+                owner: try workout.rawText(10, "owner"), routeBounds: try workout.routeBounds(from: 11))
 
             while remaining[slot] == 0 { slot = (slot + 1) % remaining.count }
             remaining[slot] -= 1
@@ -79,9 +79,7 @@ extension IndexTransaction {
             let lease = nextLease()
             leases.add(lease, LeaseTable.Lease(jobID: id, anchor: anchor, picture: picture, worker: worker, deadline: expires))
             jobs.append(
-                LeasedJob(
-                    jobID: id, lease: lease, worker: worker, picture: picture, owner: owner, routeHash: routeHash, heartRateHash: heartRateHash,
-                    route: route, heartRate: heartRate))
+                LeasedJob(jobID: id, lease: lease, worker: worker, picture: picture, inputs: inputs, route: route, heartRate: heartRate))
         }
         return jobs
     }

@@ -1,6 +1,6 @@
 public import Foundation
 import GRDB
-import WorkFeedModel
+public import WorkFeedModel
 public import WorkFeedPrivacy
 
 // MARK: Privacy zones (docs/privacy.md)
@@ -37,8 +37,10 @@ extension IndexTransaction {
     /// an owner with 5,000 workouts and 4 pictures each fits one zone change, about 2 MB.
     public static let maximumWithdrawnPerOwner = IndexLimits.withdrawnPerOwner
 
-    /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of the
-    /// owner's privacy zones gives them new keys: once the old files are removed, their URLs
+    /// Remembers the keys of the owner's generated pictures that a change of the owner's privacy
+    /// zones moves as withdrawn (their stored key is not `cacheKey`'s, made of the new zones: a
+    /// zone far from a route leaves its key alone), before they are queued again: once the old
+    /// files are removed, their URLs
     /// answer 410 Gone (``IndexReader/isWithdrawn(key:)``). A key still current is served as
     /// before, whatever is remembered. A key another owner's picture shares (the same file, no
     /// zones, the same settings) is not remembered: its URL must not tell that owner's holders
@@ -46,17 +48,31 @@ extension IndexTransaction {
     /// (``maximumWithdrawnPerOwner``).
     /// - Returns: how many keys were remembered.
     public mutating func rememberWithdrawnPictures(
-        owner: String, now: Date = Date(), keeping limit: Int = maximumWithdrawnPerOwner
+        owner: String, now: Date = Date(), keeping limit: Int = maximumWithdrawnPerOwner, cacheKey: CacheKeyFunction
     ) throws -> Int {
+        var moved: [String] = []
+        let generated = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT j.cache_key, j.workout_id, j.kind, j.theme, j.scale, \(PictureInputs.selection)
+                FROM job j JOIN workout w ON w.id = j.workout_id
+                WHERE j.owner = ? AND j.status = 'generated' AND j.cache_key IS NOT NULL
+                """,
+            arguments: [owner])
+        while let row = try generated.next() {
+            let job = RowDecoder(row, table: "job", idColumn: 1)
+            let key: String = try job.value(0, "cache_key")
+            if key != cacheKey(try job.picture(from: 1), try job.inputs(from: 5)) { moved.append(key) }
+        }
         try db.execute(
             sql: """
                 INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
                     SELECT cache_key, owner, ? FROM job
-                    WHERE owner = ? AND status = 'generated' AND cache_key IS NOT NULL
+                    WHERE owner = ? AND status = 'generated' AND cache_key IN (SELECT value FROM json_each(?))
                         AND NOT EXISTS (SELECT 1 FROM job AS other WHERE other.cache_key = job.cache_key AND other.owner != job.owner)
                 ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, withdrawn_at = excluded.withdrawn_at
                 """,
-            arguments: [now.timeIntervalSince1970, owner])
+            arguments: [now.timeIntervalSince1970, owner, String(decoding: try JSONEncoder().encode(moved), as: UTF8.self)])
         let remembered = db.changesCount
         try db.execute(
             sql: """

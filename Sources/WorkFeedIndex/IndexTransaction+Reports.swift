@@ -34,7 +34,7 @@ extension IndexTransaction {
             if report.outcome == .generated { discard(LeftoverPicture(picture: lease.picture, key: report.detail)) }
             return .staleLease
         }
-        if let leased = lease.cacheKey, cacheKey(lease.picture, inputs.routeHash, inputs.heartRateHash, inputs.owner) != leased {
+        if let leased = lease.cacheKey, cacheKey(lease.picture, inputs.inputs) != leased {
             if report.outcome == .generated { discard(LeftoverPicture(picture: lease.picture, key: report.detail)) }
             return .outdated(lease.picture)
         }
@@ -86,11 +86,11 @@ extension IndexTransaction {
 
     /// What the job of a lease is drawn from now, when it is still pending with the inputs it was
     /// leased with (the same anchor): its stored key and its workout's hashes and owner.
-    private func currentInputs(of lease: LeaseTable.Lease) throws -> (cacheKey: String?, routeHash: String, heartRateHash: String, owner: String)? {
+    private func currentInputs(of lease: LeaseTable.Lease) throws -> (cacheKey: String?, inputs: PictureInputs)? {
         let select = try RawStatement(
             db,
             sql: """
-                SELECT j.id, j.cache_key, w.route_hash, w.hr_hash, w.owner FROM job j JOIN workout w ON w.id = j.workout_id
+                SELECT j.id, j.cache_key, \(PictureInputs.selection) FROM job j JOIN workout w ON w.id = j.workout_id
                 WHERE j.id = ?1 AND j.anchor = ?2 AND j.status = 'pending'
                 """)
         select.bind(1, lease.jobID)
@@ -98,9 +98,7 @@ extension IndexTransaction {
         defer { select.reset() }
         guard try select.step() else { return nil }
         let job = RowDecoder(select, table: "job")
-        return (
-            try job.optionalValue(1, "cache_key"), try job.rawText(2, "route_hash"), try job.rawText(3, "hr_hash"), try job.rawText(4, "owner")
-        )
+        return (try job.optionalValue(1, "cache_key"), try RowDecoder(select, table: "workout").inputs(from: 2))
     }
 
     // MARK: Retries and failures

@@ -1,6 +1,6 @@
 public import WorkFeedModel
 
-/// A job handed to a worker: its identity, the hashes its cache key is made of, and its series
+/// A job handed to a worker: its identity, what its cache key is made of, and its series
 /// exactly as stored.
 public struct LeasedJob: Sendable, Hashable {
     public var jobID: Int64
@@ -8,10 +8,8 @@ public struct LeasedJob: Sendable, Hashable {
     /// The worker's key it was leased to.
     public var worker: String
     public var picture: PictureID
-    /// The workout's owner: whose privacy zones the picture hides.
-    public var owner: String
-    public var routeHash: String
-    public var heartRateHash: String
+    /// The workout's hashes, owner (whose privacy zones the picture hides) and route box.
+    public var inputs: PictureInputs
     public var route: [UInt8]
     public var heartRate: [UInt8]
     /// The owner's policy version when the job was leased, in an index of several writers (which
@@ -21,18 +19,20 @@ public struct LeasedJob: Sendable, Hashable {
     /// writer, whose coordinator's copy is always current.
     public var policyVersion: Int64
 
+    public var owner: String { inputs.owner }
+    public var routeHash: String { inputs.routeHash }
+    public var heartRateHash: String { inputs.heartRateHash }
+
     public init(
-        jobID: Int64, lease: UInt64, worker: String, picture: PictureID, owner: String, routeHash: String, heartRateHash: String, route: [UInt8],
-        heartRate: [UInt8], policyVersion: Int64 = 0
+        jobID: Int64, lease: UInt64, worker: String, picture: PictureID, inputs: PictureInputs, route: [UInt8], heartRate: [UInt8],
+        policyVersion: Int64 = 0
     ) {
         self.policyVersion = policyVersion
         self.jobID = jobID
         self.lease = lease
         self.worker = worker
         self.picture = picture
-        self.owner = owner
-        self.routeHash = routeHash
-        self.heartRateHash = heartRateHash
+        self.inputs = inputs
         self.route = route
         self.heartRate = heartRate
     }

@@ -75,6 +75,23 @@ struct RowDecoder<Source: StoredRow> {
         (try optionalValue(index, column) as Double?).map(Date.init(timeIntervalSince1970:))
     }
 
+    /// A route's box from four columns from `index` on (``RouteBounds/columnNames``); `nil` when
+    /// they are NULL (a route without a valid point, or a row from before the index kept boxes).
+    func routeBounds(from index: Int) throws(IndexError) -> RouteBounds? {
+        let values = try RouteBounds.columnNames.enumerated().map { (offset, column) throws(IndexError) in
+            try optionalValue(index + offset, column) as Double?
+        }
+        return RouteBounds(stored: values[0], values[1], values[2], values[3])
+    }
+
+    /// What a picture's key is made of, from the columns of ``PictureInputs/selection`` from
+    /// `index` on.
+    func inputs(from index: Int) throws(IndexError) -> PictureInputs {
+        PictureInputs(
+            routeHash: try value(index, "route_hash"), heartRateHash: try value(index + 1, "hr_hash"), owner: try value(index + 2, "owner"),
+            routeBounds: try routeBounds(from: index + 3))
+    }
+
     /// A picture from four columns from `index` on: workout id, kind, theme and scale (`job`'s
     /// `workout_id, kind, theme, scale`).
     func picture(from index: Int) throws(IndexError) -> PictureID {

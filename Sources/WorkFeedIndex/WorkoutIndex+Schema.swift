@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import WorkFeedModel
 
@@ -391,6 +392,26 @@ extension WorkoutIndex {
                     ALTER TABLE privacy_zone_v15 RENAME TO privacy_zone;
                     CREATE INDEX privacy_zone_by_owner ON privacy_zone (owner, id);
                     """)
+        }
+        migrator.registerMigration("v16: route boxes") { db in
+            // Each workout's route box (RouteBounds), which says which of its owner's privacy
+            // zones can change its pictures, so that a zone far away leaves their keys alone
+            // (docs/privacy.md, "Which pictures a zone changes"). Filled here from the stored
+            // routes; NULL for a route without a valid point.
+            try db.execute(
+                sql: """
+                    ALTER TABLE workout ADD COLUMN route_south REAL;
+                    ALTER TABLE workout ADD COLUMN route_west REAL;
+                    ALTER TABLE workout ADD COLUMN route_north REAL;
+                    ALTER TABLE workout ADD COLUMN route_east REAL;
+                    """)
+            let update = try db.makeStatement(sql: "UPDATE workout SET route_south = ?, route_west = ?, route_north = ?, route_east = ? WHERE id = ?")
+            let routes = try Row.fetchCursor(db, sql: "SELECT workout_id, route FROM series")
+            while let row = try routes.next() {
+                let id: String = row[0]
+                guard let route = row[1] as Data?, let bounds = RouteBounds(encodedRoute: route) else { continue }
+                try update.execute(arguments: StatementArguments(bounds.stored + [id] as [any DatabaseValueConvertible]))
+            }
         }
         return migrator
     }

@@ -93,6 +93,59 @@ public enum IndexStoreContract {
         try check(left == [first.id, third.id], "the zones left are \(left), not \([first.id, third.id])")
     }
 
+    /// Every key is computed from the route's box as stored (``PictureInputs/routeBounds``, the
+    /// box of the decoded route): in the job leased, in a report's comparison, in an enqueue's
+    /// look at generated pictures and in a zone change's withdrawal; after a re-import with
+    /// another route, the new route's box.
+    public static func keysAreMadeOfTheStoredRoutesBox(_ store: some WorkoutIndexStore) throws {
+        var original = workout("box")
+        let expected = RouteBounds(encodedRoute: SeriesCodec.encode(original.route))
+        try check(expected != nil, "the test route has a box")
+        var seen: [String: [RouteBounds?]] = [:]
+        func key(_ step: String) -> CacheKeyFunction {
+            { _, inputs in
+                seen[step, default: []].append(inputs.routeBounds)
+                return "key-\(inputs.routeHash)"
+            }
+        }
+        let id = try store.write { try importing("box", into: &$0) }.id
+        let request = EnqueueRequest(ids: [id], kinds: [everyWorkoutsKind], themes: [.light])
+        _ = try store.write { try $0.enqueue(request, scales: [1], now: Date(), interactivePerOwner: 100, cacheKey: key("enqueue")) }
+        var lease: UInt64 = 0
+        func leaseOne() throws -> LeasedJob {
+            let jobs = try store.write { transaction in
+                try transaction.lease([("w-1", 1)], now: Date(), deadline: 60) {
+                    lease += 1
+                    return lease
+                }
+            }
+            guard let job = jobs.first else { throw Violation(description: "the box's workout has no job to lease") }
+            return job
+        }
+        let job = try leaseOne()
+        try check(job.inputs.routeBounds == expected, "the leased job's box is \(String(describing: job.inputs.routeBounds)), not \(expected!)")
+        _ = try store.write { transaction in
+            try transaction.recordCacheKeys([("key-\(job.routeHash)", job.lease)])
+            return try transaction.complete(
+                JobReportRecord(lease: job.lease, outcome: .generated, detail: "key-\(job.routeHash)"), from: "w-1", retry: RetryPolicy(),
+                now: Date(), cacheKey: key("report"))
+        }
+        _ = try store.write { try $0.enqueue(request, scales: [1], now: Date(), interactivePerOwner: 100, cacheKey: key("generated")) }
+        _ = try store.write { try $0.rememberWithdrawnPictures(owner: Owner.defaultName, now: Date(), keeping: 10, cacheKey: key("withdrawal")) }
+        for step in ["report", "generated", "withdrawal"] {
+            try check(seen[step] == [expected], "the key of a \(step) was given the boxes \(seen[step] ?? []), not [\(expected!)]")
+        }
+
+        // The same workout with its route a degree east: the new box everywhere.
+        original.route.segments = original.route.segments.map { $0.map { RoutePoint(latitude: $0.latitude, longitude: $0.longitude + 1, elevation: $0.elevation, time: $0.time) } }
+        let moved = RouteBounds(encodedRoute: SeriesCodec.encode(original.route))
+        _ = try store.write { transaction in
+            try transaction.importWorkout(original, owner: Owner.defaultName, allowDuplicates: false, originalKept: false, now: Date(), replacedFile: { _ in })
+        }
+        let again = try leaseOne()
+        try check(again.inputs.routeBounds == moved, "after a re-import the box is \(String(describing: again.inputs.routeBounds)), not \(moved!)")
+    }
+
     /// Leases are the writer's: taken and committed, they are counted in
     /// ``WorkoutIndexStore/leasedCount``, and the leased jobs are still pending in the index.
     public static func leasesAreTheWritersAndTheirJobsPending(_ store: some WorkoutIndexStore) throws {
@@ -100,7 +153,7 @@ public enum IndexStoreContract {
         _ = try store.write { transaction in
             try transaction.enqueue(
                 EnqueueRequest(ids: nil, kinds: [everyWorkoutsKind], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100,
-                cacheKey: { _, _, _, _ in "k" })
+                cacheKey: { _, _ in "k" })
         }
         var lease: UInt64 = 0
         let jobs = try store.write { transaction in

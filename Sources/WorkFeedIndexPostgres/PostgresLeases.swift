@@ -72,16 +72,25 @@ public enum PostgresLeases {
             let picture = try picture(
                 "job", row: String(jobID), workout: cells[6].decode(UUID.self), kind: cells[7].decode(String.self),
                 theme: cells[8].decode(String.self), scale: cells[9].decode(Int.self))
+            let inputs = PictureInputs(
+                routeHash: try cells[11].decode(String.self), heartRateHash: try cells[12].decode(String.self), owner: try cells[5].decode(String.self),
+                routeBounds: try routeBounds(cells, from: 16))
             let job = LeasedJob(
                 jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),
-                picture: picture, owner: try cells[5].decode(String.self), routeHash: try cells[11].decode(String.self),
-                heartRateHash: try cells[12].decode(String.self), route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
+                picture: picture, inputs: inputs, route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
                 heartRate: Array(try cells[14].decode(ByteBuffer.self).readableBytesView), policyVersion: try cells[15].decode(Int64.self))
             return Claim(
                 order: try cells[0].decode(Int.self), job: job, priority: try cells[4].decode(Int.self), anchor: try cells[10].decode(Int64.self))
         }
         // RETURNING's order is not defined: the fair order is the claim's own.
         return claims.sorted { $0.order < $1.order }
+    }
+
+    /// A route's box from four cells from `index` on (``RouteBounds/columnNames``); `nil` when they are NULL.
+    static func routeBounds(_ cells: PostgresRandomAccessRow, from index: Int) throws -> RouteBounds? {
+        RouteBounds(
+            stored: try cells[index].decode(Double?.self), try cells[index + 1].decode(Double?.self), try cells[index + 2].decode(Double?.self),
+            try cells[index + 3].decode(Double?.self))
     }
 
     /// The picture a row names; a kind or theme this version does not know is a corrupt row.
@@ -229,7 +238,8 @@ public enum PostgresLeases {
         returns: """
             TABLE (
                 seq bigint, id bigint, lease_id bigint, worker text, priority integer, owner text, workout_id uuid, kind text, theme text,
-                scale integer, anchor bigint, route_hash text, hr_hash text, route bytea, heart_rate bytea, policy_version bigint)
+                scale integer, anchor bigint, route_hash text, hr_hash text, route bytea, heart_rate bytea, policy_version bigint,
+                route_south float8, route_west float8, route_north float8, route_east float8)
             """, claimStatement)
 
     /// The claim (docs/postgres-index.md, "The claim", where each part is explained and measured):
@@ -306,6 +316,7 @@ public enum PostgresLeases {
         WHERE job.id = d.id AND w.id = job.workout_id AND s.workout_id = job.workout_id
         RETURNING d.seq, job.id, job.lease_id, job.lease_worker, job.priority, job.owner, job.workout_id, job.kind, job.theme, job.scale,
             job.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate,
-            coalesce((SELECT o.policy_version FROM owner_state o WHERE o.owner = job.owner), 0)
+            coalesce((SELECT o.policy_version FROM owner_state o WHERE o.owner = job.owner), 0), w.route_south, w.route_west, w.route_north,
+            w.route_east
         """
 }

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import PostgresNIO
 public import WorkFeedIndex
-import WorkFeedModel
+public import WorkFeedModel
 public import WorkFeedPrivacy
 
 /// Owners' privacy zones, the secret that jitters cuts and the withdrawn pictures' keys, in an
@@ -106,19 +106,36 @@ public enum PostgresPrivacy {
         return stored
     }
 
-    /// Remembers the keys of the owner's generated pictures as withdrawn, before a change of
-    /// the owner's zones gives them new keys (``IndexWriting/rememberWithdrawnPictures(owner:now:keeping:)``):
+    /// Remembers the keys of the owner's generated pictures that a change of the owner's zones
+    /// moves as withdrawn (``IndexWriting/rememberWithdrawnPictures(owner:now:keeping:cacheKey:)``):
     /// a key another owner's picture shares is not remembered; the owner's newest `limit` are kept.
     /// How many were remembered.
     public static func rememberWithdrawn(
-        owner: String, keeping limit: Int = IndexLimits.withdrawnPerOwner, in session: PostgresSession
+        owner: String, keeping limit: Int = IndexLimits.withdrawnPerOwner, cacheKey: CacheKeyFunction, in session: PostgresSession
     ) throws(IndexError) -> Int {
+        let generated = try session.query(
+            """
+            SELECT j.cache_key, j.id, j.workout_id, j.kind, j.theme, j.scale, \(unescaped: PictureInputs.selection)
+            FROM job j JOIN workout w ON w.id = j.workout_id
+            WHERE j.owner = \(owner) AND j.status = 'generated' AND j.cache_key IS NOT NULL
+            """, "reading the generated pictures of \(owner)"
+        ).decoded("the generated pictures of \(owner)") { row in
+            let cells = row.makeRandomAccess()
+            let picture = try PostgresLeases.picture(
+                "job", row: String(try cells[1].decode(Int64.self)), workout: cells[2].decode(UUID.self), kind: cells[3].decode(String.self),
+                theme: cells[4].decode(String.self), scale: cells[5].decode(Int.self))
+            let inputs = PictureInputs(
+                routeHash: try cells[6].decode(String.self), heartRateHash: try cells[7].decode(String.self), owner: try cells[8].decode(String.self),
+                routeBounds: try PostgresLeases.routeBounds(cells, from: 9))
+            return (key: try cells[0].decode(String.self), picture: picture, inputs: inputs)
+        }
+        let moved = generated.filter { $0.key != cacheKey($0.picture, $0.inputs) }.map(\.key)
         let remembered =
             try session.query(
                 """
                 INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
                     SELECT DISTINCT cache_key, owner, now() FROM job
-                    WHERE owner = \(owner) AND status = 'generated' AND cache_key IS NOT NULL
+                    WHERE owner = \(owner) AND status = 'generated' AND cache_key = ANY(\(moved))
                         AND NOT EXISTS (SELECT 1 FROM job AS other WHERE other.cache_key = job.cache_key AND other.owner <> job.owner)
                 ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, withdrawn_at = excluded.withdrawn_at
                 """, "remembering the withdrawn pictures of \(owner)"

@@ -114,7 +114,7 @@ public enum PostgresReports {
                 outcomes.append(Outcome(effect: .staleLease, leftover: leftover))
                 continue
             }
-            if let leased = job.leaseKey, cacheKey(job.picture, job.routeHash, job.heartRateHash, job.owner) != leased {
+            if let leased = job.leaseKey, cacheKey(job.picture, job.inputs) != leased {
                 ending.append(job)
                 outcomes.append(Outcome(effect: .outdated(job.picture), leftover: leftover))
                 continue

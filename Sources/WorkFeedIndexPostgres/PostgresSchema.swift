@@ -9,12 +9,27 @@ public import WorkFeedIndex
 /// transactional, so a migration that fails leaves the schema as it was.
 public enum PostgresSchema {
     /// The migrations this build knows, in order: version i + 1 is `migrations[i]`.
-    static let migrations: [(name: String, statements: [String])] = [
-        ("pg1: the index of SQLite v14, leases, leader, anchors by transaction", pg1),
-        ("pg2: the job counts' update trigger skips statements that change nothing counted", pg2),
-        ("pg3: the job counts added by a PL/pgSQL function over arrays", pg3),
-        ("pg4: a lease's key in no index, room on the job table's pages for HOT updates", pg4),
+    static let migrations: [Migration] = [
+        Migration("pg1: the index of SQLite v14, leases, leader, anchors by transaction", pg1),
+        Migration("pg2: the job counts' update trigger skips statements that change nothing counted", pg2),
+        Migration("pg3: the job counts added by a PL/pgSQL function over arrays", pg3),
+        Migration("pg4: a lease's key in no index, room on the job table's pages for HOT updates", pg4),
+        Migration("pg5: route boxes, so that a privacy zone re-keys only the pictures it can change", pg5, then: backfillPG5),
     ]
+
+    /// One version of the schema: its statements, then what it works out in Swift (a value
+    /// SQL cannot compute from what is stored, such as a route's box), in the same transaction.
+    struct Migration: Sendable {
+        let name: String
+        let statements: [String]
+        let then: (@Sendable (PostgresSession) throws(IndexError) -> Void)?
+
+        init(_ name: String, _ statements: [String], then: (@Sendable (PostgresSession) throws(IndexError) -> Void)? = nil) {
+            self.name = name
+            self.statements = statements
+            self.then = then
+        }
+    }
 
     /// The version this build brings an index to.
     public static var currentVersion: Int { migrations.count }
@@ -49,6 +64,13 @@ public enum PostgresSchema {
                             .migration, "the index at \(session.location) could not be migrated to version \(version + 1) (\(migration.name))",
                             cause: error)
                     }
+                }
+                do {
+                    try migration.then?(session)
+                } catch {
+                    throw IndexError(
+                        .migration, "the index at \(session.location) could not be migrated to version \(version + 1) (\(migration.name))",
+                        cause: error)
                 }
                 try session.query(
                     "INSERT INTO schema_migration (version, name, applied_by) VALUES (\(version + 1), \(migration.name), \(appliedBy))",

@@ -140,19 +140,24 @@ extension PostgresTransaction: EnqueueStorage {
 
     public func generatedJobs(
         _ scope: Scope,
-        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ routeHash: String, _ heartRateHash: String, _ owner: String) throws -> Void
+        _ body: (_ job: Int64, _ workout: WorkoutID, _ key: String?, _ inputs: PictureInputs) throws -> Void
     ) throws {
         var statement = PostgresStatement()
         let picture =
             "j.kind = \(statement.bind(scope.picture.kind.rawValue)) AND j.theme = \(statement.bind(scope.picture.theme.rawValue)) AND j.scale = \(statement.bind(scope.picture.scale))"
         let workouts = scope.workouts(&statement)
         statement.sql = """
-            SELECT j.id, j.workout_id, j.cache_key, w.route_hash, w.hr_hash, w.owner FROM job j JOIN workout w ON w.id = j.workout_id
+            SELECT j.id, j.workout_id, j.cache_key, \(PictureInputs.selection) FROM job j JOIN workout w ON w.id = j.workout_id
             WHERE \(picture) AND \(workouts) AND j.status = 'generated'
             """
-        let rows = try session.query(statement.query, "reading the generated \(scope.described) jobs")
-            .decoded("the generated jobs") { row in try row.decode((Int64, UUID, String?, String, String, String).self) }
-        for (job, workout, key, routeHash, heartRateHash, owner) in rows { try body(job, WorkoutID(workout), key, routeHash, heartRateHash, owner) }
+        let rows = try session.query(statement.query, "reading the generated \(scope.described) jobs").decoded("the generated jobs") { row in
+            let cells = row.makeRandomAccess()
+            let inputs = PictureInputs(
+                routeHash: try cells[3].decode(String.self), heartRateHash: try cells[4].decode(String.self), owner: try cells[5].decode(String.self),
+                routeBounds: try PostgresLeases.routeBounds(cells, from: 6))
+            return (try cells[0].decode(Int64.self), try cells[1].decode(UUID.self), try cells[2].decode(String?.self), inputs)
+        }
+        for (job, workout, key, inputs) in rows { try body(job, WorkoutID(workout), key, inputs) }
     }
 
     public func failedToRevive(_ scope: Scope) throws -> [Int64] {

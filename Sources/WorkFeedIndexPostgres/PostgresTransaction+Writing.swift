@@ -155,8 +155,8 @@ extension PostgresTransaction: IndexWriting {
 
     public mutating func privacySecret() throws -> [UInt8] { try PostgresPrivacy.secret(in: session) }
 
-    public mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int) throws -> Int {
-        try PostgresPrivacy.rememberWithdrawn(owner: owner, keeping: limit, in: session)
+    public mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int, cacheKey: CacheKeyFunction) throws -> Int {
+        try PostgresPrivacy.rememberWithdrawn(owner: owner, keeping: limit, cacheKey: cacheKey, in: session)
     }
 
     public mutating func forgetWithdrawnPictures(owner: String) throws { try PostgresPrivacy.forgetWithdrawn(owner: owner, in: session) }

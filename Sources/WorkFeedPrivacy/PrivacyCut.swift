@@ -52,7 +52,9 @@ extension PrivacyPolicy {
 
         let path = MeasuredRoute(route)
         var hidden: [ClosedRange<Double>] = []
-        for zone in zones {
+        // Only the zones whose circle the route's box meets, as its pictures' keys hold them
+        // (``meeting(_:)``): the others have nothing of the route inside them.
+        for zone in RouteBounds(route).map({ meeting($0).zones }) ?? [] {
             let radius = Self.effectiveRadius(zone)
             let draw = secretUniforms("crossing\n\(workoutID.utf8.count):\(workoutID)\n\(zone.canonicalText)")
             let before = radius * Self.value(in: Self.crossingExtraFraction, at: draw[0])

@@ -102,6 +102,19 @@ public struct PrivacyPolicy: Sendable, Hashable, CustomStringConvertible, Custom
         return HiddenCircle(latitude: centre.latitude, longitude: centre.longitude, radius: radius + offset + margin)
     }
 
+    /// The policy as it applies to a route within `bounds`: the end trim, and only the zones
+    /// whose hidden circle can meet such a route (``HiddenCircle/mayMeet(_:)``). A zone left out
+    /// changes nothing of the route's cut, so the pictures' keys hold this policy's
+    /// ``fingerprint``, not the whole one: a zone added far away leaves them as they are
+    /// (docs/privacy.md, "Which pictures a zone changes"). `nil` bounds (a box not known) keep
+    /// every zone.
+    public func meeting(_ bounds: RouteBounds?) -> PrivacyPolicy {
+        guard let bounds, !zones.isEmpty else { return self }
+        var policy = self
+        policy.zones = zones.filter { hiddenCircle(for: $0).mayMeet(bounds) }
+        return policy
+    }
+
     /// A short name of everything the policy hides with, for cache keys: 16 hex digits of an
     /// HMAC under ``secret`` over the end trim and the zones' centres and radii (sorted, without
     /// ids). It changes when the secret, the trim or any zone changes, and reveals none of them:
@@ -164,5 +177,23 @@ public struct HiddenCircle: Sendable, Hashable {
         self.latitude = latitude
         self.longitude = longitude
         self.radius = radius
+    }
+
+    /// Whether a route within `bounds` can have a point or a step inside the circle, in the
+    /// geometry the cut uses (``LocalPlane`` around the centre, where the circle's latitudes and
+    /// longitudes are a box of half-sides radius over metres per degree north and east). A step
+    /// lies in the box of its ends, so a route whose box misses the circle's, by more than a
+    /// metre of rounding, has nothing inside it. Longitudes are compared a turn either way, for a
+    /// circle by the antimeridian.
+    public func mayMeet(_ bounds: RouteBounds) -> Bool {
+        let reach = radius + 1
+        let plane = LocalPlane(latitude: latitude, longitude: longitude)
+        let north = reach / LocalPlane.metresPerDegree
+        guard bounds.south <= latitude + north, bounds.north >= latitude - north else { return false }
+        let east = reach / plane.metresPerDegreeEast
+        if east >= 180 { return true }
+        return [-360.0, 0, 360].contains { turn in
+            bounds.west + turn <= longitude + east && bounds.east + turn >= longitude - east
+        }
     }
 }

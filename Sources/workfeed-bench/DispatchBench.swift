@@ -267,8 +267,8 @@ enum DispatchBench {
                 try index.write { transaction in
                     for number in 0..<settings.workouts { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
                     _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light], scales: [1]), scales: [1]) {
-                        _, route, heartRate, _ in
-                        PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: route, heartRateHash: heartRate)
+                        _, inputs in
+                        PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: inputs.routeHash, heartRateHash: inputs.heartRateHash)
                     }
                 }
                 var counter: UInt64 = 0
@@ -286,8 +286,8 @@ enum DispatchBench {
                         for job in inFlight {
                             _ = try transaction.complete(
                                 JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), from: "bench", retry: RetryPolicy()
-                            ) { _, route, heartRate, _ in
-                                PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: route, heartRateHash: heartRate)
+                            ) { _, inputs in
+                                PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: inputs.routeHash, heartRateHash: inputs.heartRateHash)
                             }
                         }
                         let b = clock.now

@@ -69,7 +69,7 @@ enum IndexBench {
         let request = EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark])
         let started = ContinuousClock.now
         let reply = try index.write { transaction in
-            try transaction.enqueue(request, scales: [1]) { _, route, _, _ in route }
+            try transaction.enqueue(request, scales: [1]) { _, inputs in inputs.routeHash }
         }
         let took = seconds(since: started)
         print(
@@ -78,7 +78,7 @@ enum IndexBench {
                 Double(reply.created) / took))
         let again = ContinuousClock.now
         let second = try index.write { transaction in
-            try transaction.enqueue(request, scales: [1]) { _, route, _, _ in route }
+            try transaction.enqueue(request, scales: [1]) { _, inputs in inputs.routeHash }
         }
         print(String(format: "  the same enqueue again (all %d pending, nothing to create): %.2f s", second.alreadyPending, seconds(since: again)))
     }
@@ -98,7 +98,7 @@ enum IndexBench {
             }
         }
         _ = try writer.write { transaction in
-            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light]), scales: [1]) { _, route, _, _ in route }
+            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light]), scales: [1]) { _, inputs in inputs.routeHash }
         }
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "bench"))
         var rates: [Double] = []
@@ -154,8 +154,8 @@ enum IndexBench {
             }
         }
         let enqueued = try index.write { transaction in
-            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, route, _, _ in
-                route
+            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, inputs in
+                inputs.routeHash
             }
         }
         print(String(format: "  setup: %d workouts imported and %d jobs queued in %.1f s", workouts, enqueued.created, seconds(since: setup)))

@@ -131,7 +131,7 @@ import WorkFeedWire
         let index = try WorkoutIndex(path: path, logger: Logger(label: "test"))
         try index.write { transaction in
             for number in 0..<120 { _ = try transaction.importWorkout(ImportedWorkout.twoPointWithHeartRate(number)) }
-            _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "k"
+            _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _ in "k"
             }
         }
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "test"))

@@ -82,6 +82,26 @@ struct DispatcherBench<Backend: IndexBackend>: ~Copyable {
         return ids
     }
 
+    /// The route picture (light) of a new workout of `owner` along a 2 km line north from 52° N
+    /// 4° E, queued; its id. A zone at its start (``atTheLinesStart``) hides part of it, not all.
+    mutating func queuedLine(owner: String) throws -> WorkoutID {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let points = (0...20).map { step in
+            RoutePoint(latitude: 52 + Double(step) * 0.0009, longitude: 4, elevation: 1, time: start.addingTimeInterval(Double(step) * 30))
+        }
+        let line = ImportedWorkout(
+            source: .gpx, sourceID: "line", activity: .running, name: nil, route: Route(segments: [points]), heartRate: [], start: start,
+            end: start.addingTimeInterval(600), timeZoneOffset: 0, origin: "a 2 km line")
+        let id = try importing(line, owner: owner)
+        var enqueue = EnqueueRequest(ids: [id], kinds: [.route], themes: [.light])
+        enqueue.owner = owner
+        #expect(try answer(.enqueue, enqueue).ok)
+        return id
+    }
+
+    /// A zone at the start of ``queuedLine(owner:)``'s line.
+    static var atTheLinesStart: ZonesRequest.NewZone { ZonesRequest.NewZone(latitude: 52, longitude: 4, radius: 200) }
+
     /// The job counts by status, read from the index as committed.
     func statuses() throws -> [JobStatus: Int] {
         try dispatcher.index.read { reader in

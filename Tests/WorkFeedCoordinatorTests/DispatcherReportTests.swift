@@ -4,6 +4,7 @@ import WorkFeedConfig
 @testable import WorkFeedCoordinator
 import WorkFeedIndex
 import WorkFeedModel
+import WorkFeedPrivacy
 import WorkFeedWire
 
 /// What the dispatcher does with reports that race a change of their inputs (privacy zones, a
@@ -33,9 +34,9 @@ import WorkFeedWire
 
     struct AZoneAddedWhileAWorkerDrawsRefusesThePictureDrawnBeforeIt: DispatcherCheck {
         func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
-            _ = try bench.queued(0..<1, owner: "alice")
+            _ = try bench.queuedLine(owner: "alice")
             let job = try #require(jobs(bench.turn(workers: [ready([1], capacity: 1)])).first)
-            let zones = try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
+            let zones = try bench.answer(.zones, ZonesRequest(owner: "alice", add: DispatcherBench<Backend>.atTheLinesStart))
             #expect(zones.ok)
 
             let outbox = bench.turn(workers: [([1], generated(job))])
@@ -57,18 +58,59 @@ import WorkFeedWire
 
     struct AZoneAddedAfterwardsWithdrawsTheOwnersPicturesOnly: DispatcherCheck {
         func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
-            _ = try bench.queued(0..<1, owner: "alice")
+            _ = try bench.queuedLine(owner: "alice")
             _ = try bench.queued(1..<2, owner: "bob")
             let drawn = jobs(bench.turn(workers: [ready([1], capacity: 2)]))
             #expect(drawn.count == 2)
             _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
             #expect(try bench.statuses() == [.generated: 2])
 
-            let reply = try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300)))
+            // At the start of alice's line and of bob's route.
+            let reply = try bench.answer(.zones, ZonesRequest(owner: "alice", add: DispatcherBench<Backend>.atTheLinesStart))
             #expect(try ControlCodec.decode(ZonesReply.self, from: reply.body).stale == 1)
             let withdrawn = try drawn.map { job in try bench.dispatcher.index.read { try $0.isWithdrawn(key: job.cacheKey) } }
             #expect(withdrawn.filter { $0 }.count == 1, "alice's key is withdrawn, bob's is not")
             #expect(try bench.statuses() == [.generated: 1, .pending: 1])
+        }
+    }
+
+    /// A zone whose hidden circle cannot meet a route leaves its pictures' keys as they are
+    /// (docs/privacy.md, "Which pictures a zone changes"): adding it and removing it again make
+    /// nothing stale and withdraw nothing; a zone on the route re-keys its pictures.
+    @Test(arguments: TestedIndex.available) func aZoneFarAwayLeavesThePicturesKeys(_ index: TestedIndex) throws {
+        try index.check(adjust: DispatcherReportTests.noBackoff, AZoneFarAwayLeavesThePicturesKeys())
+    }
+
+    struct AZoneFarAwayLeavesThePicturesKeys: DispatcherCheck {
+        func run<Backend: IndexBackend>(_ bench: inout DispatcherBench<Backend>) throws {
+            _ = try bench.queued(0..<2, owner: "alice")
+            let drawn = jobs(bench.turn(workers: [ready([1], capacity: 2)]))
+            #expect(drawn.count == 2)
+            _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
+            func withdrawn(_ bench: borrowing DispatcherBench<Backend>) throws -> Int {
+                try drawn.filter { job in try bench.dispatcher.index.read { try $0.isWithdrawn(key: job.cacheKey) } }.count
+            }
+
+            // Tokyo, and 2.9 km north of the routes: a 500 m zone hides at most 1.2 km from its centre.
+            for (latitude, longitude) in [(35.68, 139.76), (52.027, 4.0)] {
+                let far = try ControlCodec.decode(
+                    ZonesReply.self,
+                    from: try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: latitude, longitude: longitude, radius: 500))).body)
+                #expect(far.stale == 0, "a zone at \(latitude), \(longitude) made \(far.stale) pictures stale")
+            }
+            #expect(try withdrawn(bench) == 0)
+            #expect(try bench.statuses() == [.generated: 2])
+            let zones = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, ZonesRequest(owner: "alice")).body).zones
+            let removed = try ControlCodec.decode(
+                ZonesReply.self, from: try bench.answer(.zones, ZonesRequest(owner: "alice", remove: zones[0].id)).body)
+            #expect(removed.stale == 0 && removed.zones.count == 1)
+            #expect(try bench.statuses() == [.generated: 2])
+
+            // Workout 1 starts 11 m north of workout 0's start: a zone at workout 1's end meets both.
+            let near = try ControlCodec.decode(
+                ZonesReply.self, from: try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 52.0011, longitude: 4.001, radius: 200))).body)
+            #expect(near.stale == 2)
+            #expect(try withdrawn(bench) == 2)
         }
     }
 
@@ -84,7 +126,7 @@ import WorkFeedWire
             _ = try bench.queued(0..<1, owner: "alice")
             let drawn = jobs(bench.turn(workers: [ready([1], capacity: 1)]))
             _ = bench.turn(workers: drawn.map { ([1], generated($0)) })
-            let zone = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300))
+            let zone = ZonesRequest(owner: "alice", add: .init(latitude: 52, longitude: 4, radius: 300))
             let first = try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, zone).body)
             #expect(first.stale == 1 && first.zones.count == 1)
             let before = try bench.statuses()
@@ -93,7 +135,7 @@ import WorkFeedWire
             #expect(again.zones == first.zones && again.added == first.added && again.stale == 0)
             #expect(try bench.statuses() == before)
             // Another radius is another zone.
-            let wider = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 400))
+            let wider = ZonesRequest(owner: "alice", add: .init(latitude: 52, longitude: 4, radius: 400))
             #expect(try ControlCodec.decode(ZonesReply.self, from: try bench.answer(.zones, wider).body).zones.count == 2)
         }
     }

@@ -26,10 +26,10 @@ struct TwoDispatcherTests {
         let location = try DispatcherBench<PostgresIndexBackend>.newDatabase()
         var first = try DispatcherBench<PostgresIndexBackend>(adjust: DispatcherReportTests.noBackoff, on: location, as: "first")
         var second = try DispatcherBench<PostgresIndexBackend>(adjust: DispatcherReportTests.noBackoff, on: location, as: "second")
-        _ = try first.queued(0..<1, owner: "alice")
+        _ = try first.queuedLine(owner: "alice")
         let job = try #require(jobs(second.turn(workers: [ready([2], capacity: 1)])).first)
-        let far = ZonesRequest(owner: "alice", add: .init(latitude: 10, longitude: 10, radius: 300))
-        #expect(try first.answer(.zones, far).ok)
+        let zone = ZonesRequest(owner: "alice", add: DispatcherBench<PostgresIndexBackend>.atTheLinesStart)
+        #expect(try first.answer(.zones, zone).ok)
 
         let outbox = second.turn(workers: [([2], generated(job))])
         #expect(DispatcherReportTests.removesPicture(outbox, drawnUnder: job.cacheKey), "the refused picture's file goes")

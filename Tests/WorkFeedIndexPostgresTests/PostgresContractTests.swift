@@ -36,6 +36,7 @@ struct PostgresContractTests {
         try IndexStoreContract.anchorsOnlyGoUp(try backend().openWriter(logger: logger))
         try IndexStoreContract.theOnlyWriterLeadsWithOneTerm(try backend().openWriter(logger: logger))
         try IndexStoreContract.zoneIDsAreNeverReused(try backend().openWriter(logger: logger))
+        try IndexStoreContract.keysAreMadeOfTheStoredRoutesBox(try backend().openWriter(logger: logger))
         let shared = try backend()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(try shared.openWriter(logger: logger))
         // A coordinator opening the index again under its id (restarted) starts with no leases,
@@ -63,7 +64,7 @@ struct PostgresContractTests {
         _ = try second.write { transaction in
             try transaction.enqueue(
                 EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(), interactivePerOwner: 100,
-                cacheKey: { _, _, _, _ in "k" })
+                cacheKey: { _, _ in "k" })
         }
         let mine = try first.write { try $0.lease([("w-1", 3)], now: Date(), deadline: 60) { 0 } }
         let theirs = try second.write { try $0.lease([("w-2", 8)], now: Date(), deadline: 60) { 0 } }

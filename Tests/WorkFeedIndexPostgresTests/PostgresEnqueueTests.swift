@@ -26,8 +26,8 @@ import WorkFeedModel
             ids.append(try sqlite.write { try $0.importWorkout(workout, owner: owner) }.id)
             _ = try both.postgres { try $0.importWorkout(workout, owner: owner) }
         }
-        func key(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner: String) -> String {
-            picture.scale == 1 ? "key-\(route.prefix(8))" : "new-\(route.prefix(8))"
+        func key(_ picture: PictureID, _ inputs: PictureInputs) -> String {
+            picture.scale == 1 ? "key-\(inputs.routeHash.prefix(8))" : "new-\(inputs.routeHash.prefix(8))"
         }
         var codes = EnqueueRequest(ids: nil, kinds: [.route], themes: [.dark], includeFailed: true)
         codes.reasonCodes = ["render-failed"]

@@ -48,7 +48,7 @@ struct PostgresPeriodicWorkTests {
         _ = try first.write { transaction in
             try transaction.enqueue(
                 EnqueueRequest(ids: nil, kinds: [.route], themes: [.light]), scales: [1], now: Date(),
-                interactivePerOwner: 100, cacheKey: { _, _, _, _ in "k" })
+                interactivePerOwner: 100, cacheKey: { _, _ in "k" })
         }
         #expect(try first.write { try $0.lease([("w-1", 8)], now: Date(), deadline: 60) { 1 } }.count == 3)
         #expect(try second.write { try $0.lease([("w-2", 8)], now: Date(), deadline: 60) { 2 } }.isEmpty)

@@ -15,8 +15,8 @@ struct PostgresReportTests {
     /// policy version (its zones), as the report's transaction last read it.
     final class Keys: @unchecked Sendable {
         var policy: Int64 = 1
-        func key(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner: String) -> String {
-            "key-\(route)-\(picture.theme.rawValue)-\(owner)-v\(policy)"
+        func key(_ picture: PictureID, _ inputs: PictureInputs) -> String {
+            "key-\(inputs.routeHash)-\(picture.theme.rawValue)-\(inputs.owner)-v\(policy)"
         }
     }
 
@@ -37,14 +37,14 @@ struct PostgresReportTests {
                 let claims = try PostgresLeases.claim(coordinator: "c1", slots: [("w1", count)], lastServed: [:], deadline: 120, in: session)
                 for claim in claims {
                     let job = claim.job
-                    try PostgresLeases.recordCacheKey(keys.key(job.picture, job.routeHash, job.heartRateHash, job.owner), for: job.lease, in: session)
+                    try PostgresLeases.recordCacheKey(keys.key(job.picture, job.inputs), for: job.lease, in: session)
                 }
                 return claims
             }
         }
 
         func key(of claim: PostgresLeases.Claim) -> String {
-            keys.key(claim.job.picture, claim.job.routeHash, claim.job.heartRateHash, claim.job.owner)
+            keys.key(claim.job.picture, claim.job.inputs)
         }
 
         /// A report through `coordinator`'s session, in a transaction of its own.

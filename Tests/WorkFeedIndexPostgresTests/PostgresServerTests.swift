@@ -4,6 +4,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 import WorkFeedIndex
+import WorkFeedIndexContract
 import WorkFeedIndexPostgres
 import WorkFeedModel
 import WorkFeedTesting
@@ -71,13 +72,23 @@ struct PostgresFixture {
     func concurrently(_ coordinators: [String], _ body: @escaping @Sendable (String, PostgresSession) throws -> Void) -> [String] {
         let failures = Mutex<[String]>([])
         let all = DispatchGroup()
+        // Each connects first, then all start at once: a session connected late (its functions
+        // defined, on a loaded machine) would find the others' work done.
+        let connected = DispatchGroup()
+        let start = DispatchSemaphore(value: 0)
         for coordinator in coordinators {
             all.enter()
+            connected.enter()
             Thread.detachNewThread {
                 defer { all.leave() }
-                do { try body(coordinator, try session(coordinator)) } catch { failures.withLock { $0.append("\(coordinator): \(error)") } }
+                let connection = Result { try session(coordinator) }
+                connected.leave()
+                start.wait()
+                do { try body(coordinator, try connection.get()) } catch { failures.withLock { $0.append("\(coordinator): \(error)") } }
             }
         }
+        connected.wait()
+        for _ in coordinators { start.signal() }
         all.wait()
         return failures.withLock { $0 }
     }
@@ -122,6 +133,40 @@ struct PostgresSchemaTests {
         #expect(rows.count == PostgresSchema.currentVersion)
         // Opened again: nothing to do.
         #expect(try PostgresSchema.migrate(session, appliedBy: "again") == (PostgresSchema.currentVersion, PostgresSchema.currentVersion))
+    }
+
+    /// pg5 fills in the boxes of the routes stored before it (docs/privacy.md, "Which pictures a
+    /// zone changes"): the index as pg4 left it (no box columns) is migrated with its workouts.
+    @Test func pg5FillsTheBoxesOfTheRoutesStoredBeforeIt() throws {
+        let fixture = try PostgresFixture()
+        let workouts = (0..<3).map { IndexStoreContract.workout("boxed-\($0)") }
+        do {
+            let store = try PostgresIndexBackend(fixture.location, coordinator: "before").openWriter(logger: PostgresFixture.logger)
+            for workout in workouts {
+                _ = try store.write { transaction in
+                    try transaction.importWorkout(
+                        workout, owner: Owner.defaultName, allowDuplicates: false, originalKept: false, now: Date(), replacedFile: { _ in })
+                }
+            }
+        }
+        let session = try fixture.session("downgrade")
+        try session.query(
+            """
+            ALTER TABLE workout DROP COLUMN route_south, DROP COLUMN route_west, DROP COLUMN route_north, DROP COLUMN route_east
+            """, "as pg4 left it")
+        try session.query("DELETE FROM schema_migration WHERE version = 5", "as pg4 left it")
+        #expect(try PostgresSchema.migrate(session, appliedBy: "test") == (4, PostgresSchema.currentVersion))
+        let stored = try session.query(
+            "SELECT source_id, route_south, route_west, route_north, route_east FROM workout ORDER BY source_id", "reading the boxes"
+        ).map { row -> (String, RouteBounds?) in
+            let (id, south, west, north, east) = try row.decode((String, Double?, Double?, Double?, Double?).self)
+            return (id, RouteBounds(stored: south, west, north, east))
+        }
+        #expect(stored.map { $0.0 } == workouts.compactMap(\.sourceID).sorted())
+        for (id, bounds) in stored {
+            let workout = try #require(workouts.first { $0.sourceID == id })
+            #expect(bounds != nil && bounds == RouteBounds(encodedRoute: SeriesCodec.encode(workout.route)), "\(id)")
+        }
     }
 
     /// Another application's database is not taken for an empty index, and is left alone.

@@ -38,7 +38,7 @@ struct PostgresStatusTests {
                         let record = JobReportRecord(lease: claim.job.lease, outcome: outcome, detail: "k-\(claim.job.jobID)", code: nil)
                         _ = try PostgresReports.complete(
                             record, from: claim.job.worker, retry: RetryPolicy(initialBackoff: 0, maximumBackoff: 0),
-                            cacheKey: { _, _, _, _ in "" },
+                            cacheKey: { _, _ in "" },
                             anchors: &anchors, in: session)
                     }
                 }

@@ -84,7 +84,7 @@ import WorkFeedModel
             let index = try open(directory.index)
             try index.write { transaction in
                 for number in 0..<400 { _ = try transaction.importWorkout(ImportedWorkout.twoPoint(number)) }
-                _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in
+                _ = try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light, .dark]), scales: [1]) { _, _ in
                     "k"
                 }
             }

@@ -24,7 +24,7 @@ import WorkFeedModel
         #expect(temporary.index.leases.count == 1)
         #expect(try temporary.ready() == 1)
 
-        let key = anyKey(leased[0].picture, leased[0].routeHash, leased[0].heartRateHash, leased[0].owner)
+        let key = anyKey(leased[0].picture, leased[0].inputs)
         let effect = try temporary.index.write {
             try $0.complete(
                 JobReportRecord(lease: leased[0].lease, outcome: .generated, detail: key), from: "w", retry: RetryPolicy(), cacheKey: anyKey)
@@ -49,7 +49,7 @@ import WorkFeedModel
         #expect(again == EnqueueReply(created: 0, stale: 0, alreadyPending: 1, current: 1, failed: 0))
         // After a style change (another key), the generated one is stale.
         let restyled = try temporary.index.write {
-            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1]) { _, _, _, _ in "new style" }
+            try $0.enqueue(EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark]), scales: [1]) { _, _ in "new style" }
         }
         #expect(restyled.stale == 1)
     }

@@ -13,6 +13,7 @@ import WorkFeedModel
         try IndexStoreContract.anchorsOnlyGoUp(TemporaryIndex().index)
         try IndexStoreContract.theOnlyWriterLeadsWithOneTerm(TemporaryIndex().index)
         try IndexStoreContract.zoneIDsAreNeverReused(TemporaryIndex().index)
+        try IndexStoreContract.keysAreMadeOfTheStoredRoutesBox(TemporaryIndex().index)
         let temporary = try TemporaryIndex()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(temporary.index)
         // An index of one writer keeps them in memory: they end with it, and after a restart every

@@ -46,11 +46,35 @@ func sampleWorkout(sourceID: String? = "w-1", shift: Double = 0, start: TimeInte
         file: WorkoutFile(name: file, bytes: Array(file.utf8), format: "gpx"))
 }
 
-func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner: String) -> String {
-    "\(picture.kind)-\(picture.theme)-\(route.prefix(8))"
+func anyKey(_ picture: PictureID, _ inputs: PictureInputs) -> String {
+    "\(picture.kind)-\(picture.theme)-\(inputs.routeHash.prefix(8))"
 }
 
 @Suite struct IndexTests {
+    /// v16 fills in the boxes of the routes stored before it (docs/privacy.md, "Which pictures a
+    /// zone changes"): a file as v15 left it (no box columns) is migrated with its workouts.
+    @Test func v16FillsTheBoxesOfTheRoutesStoredBeforeIt() throws {
+        let temporary = try TemporaryIndex()
+        let workouts = [sampleWorkout(sourceID: "a"), sampleWorkout(sourceID: "b", shift: 0.5)]
+        for workout in workouts { _ = try temporary.index.write { try $0.importWorkout(workout) } }
+        try DatabaseQueue(path: temporary.path).write { db in
+            for column in ["route_south", "route_west", "route_north", "route_east"] {
+                try db.execute(sql: "ALTER TABLE workout DROP COLUMN \(column)")
+            }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v16: route boxes'")
+        }
+        _ = try temporary.restart()
+        let stored = try DatabaseQueue(path: temporary.path).read { db in
+            try Row.fetchAll(db, sql: "SELECT source_id, route_south, route_west, route_north, route_east FROM workout ORDER BY source_id").map {
+                row in (row[0] as String, RouteBounds(stored: row[1], row[2], row[3], row[4]))
+            }
+        }
+        #expect(stored.map(\.0) == ["a", "b"])
+        for (workout, (_, bounds)) in zip(workouts, stored) {
+            #expect(bounds != nil && bounds == RouteBounds(encodedRoute: SeriesCodec.encode(workout.route)))
+        }
+    }
+
     @Test func migrationsCreateTheSchemaOnAnEmptyFileAndReopen() throws {
         let temporary = try TemporaryIndex()
         #expect(
@@ -59,10 +83,10 @@ func anyKey(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner:
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
                 "v9: owner settings",
                 "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures", "v13: summaries",
-                "v14: picture kinds", "v15: zone ids never reused",
+                "v14: picture kinds", "v15: zone ids never reused", "v16: route boxes",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 15)
+        #expect(try reopened.appliedMigrations().count == 16)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in

@@ -13,8 +13,8 @@ import WorkFeedModel
     /// Keys as the coordinator would make them, with the owner's privacy fingerprint in them.
     final class Keys: @unchecked Sendable {
         var fingerprint: [String: String] = [:]
-        func key(_ picture: PictureID, _ route: String, _ heartRate: String, _ owner: String) -> String {
-            OutdatedReportTests.key("\(picture.kind)-\(picture.theme)-\(route)-\(fingerprint[owner] ?? "")")
+        func key(_ picture: PictureID, _ inputs: PictureInputs) -> String {
+            OutdatedReportTests.key("\(picture.kind)-\(picture.theme)-\(inputs.routeHash)-\(fingerprint[inputs.owner] ?? "")")
         }
     }
 
@@ -25,7 +25,7 @@ import WorkFeedModel
                 return counter
             }
             for job in jobs {
-                transaction.recordCacheKey(keys.key(job.picture, job.routeHash, job.heartRateHash, job.owner), for: job.lease)
+                transaction.recordCacheKey(keys.key(job.picture, job.inputs), for: job.lease)
             }
             return jobs.first
         }
@@ -40,7 +40,7 @@ import WorkFeedModel
         }
         var counter: UInt64 = 0
         let job = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter))
-        let leasedKey = keys.key(job.picture, job.routeHash, job.heartRateHash, job.owner)
+        let leasedKey = keys.key(job.picture, job.inputs)
         // The owner adds a zone while the worker draws: her keys change.
         keys.fingerprint["alice"] = "zone-1"
         let (effect, released) = try temporary.index.writeReleasingKeys {
@@ -55,7 +55,7 @@ import WorkFeedModel
         #expect(picture.status == .pending && picture.cacheKey == nil && picture.attempts == 0)
         #expect(try temporary.ready() == 1)
         let again = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter))
-        let newKey = keys.key(again.picture, again.routeHash, again.heartRateHash, again.owner)
+        let newKey = keys.key(again.picture, again.inputs)
         #expect(newKey != leasedKey)
         let stored = try temporary.index.write {
             try $0.complete(
@@ -99,8 +99,8 @@ import WorkFeedModel
         var counter: UInt64 = 0
         let first = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter))
         let second = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter))
-        let shared = keys.key(first.picture, first.routeHash, first.heartRateHash, first.owner)
-        #expect(shared == keys.key(second.picture, second.routeHash, second.heartRateHash, second.owner))
+        let shared = keys.key(first.picture, first.inputs)
+        #expect(shared == keys.key(second.picture, second.inputs))
         let (keptJob, goneJob) = first.picture.workoutID == kept ? (first, second) : (second, first)
         #expect(goneJob.picture.workoutID == gone)
 
@@ -141,12 +141,12 @@ import WorkFeedModel
         }
         var counter: UInt64 = 0
         let first = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter))
-        let firstKey = keys.key(first.picture, first.routeHash, first.heartRateHash, first.owner)
+        let firstKey = keys.key(first.picture, first.inputs)
         let later = Date().addingTimeInterval(3600)
         _ = try temporary.index.write { try $0.expireLeases(now: later, retry: RetryPolicy()) }
         keys.fingerprint["ivan"] = "zone-1"
         let second = try #require(try Self.leaseOne(temporary.index, keys: keys, counter: &counter, now: later.addingTimeInterval(3600)))
-        let secondKey = keys.key(second.picture, second.routeHash, second.heartRateHash, second.owner)
+        let secondKey = keys.key(second.picture, second.inputs)
         #expect(secondKey != firstKey)
         _ = try temporary.index.write {
             try $0.complete(

@@ -59,7 +59,7 @@ import WorkFeedModel
         let reply = try temporary.index.write {
             var request = EnqueueRequest(ids: ids["alice"]! + ids["bob"]!, kinds: [.route], themes: [.light])
             request.owner = "alice"
-            return try $0.enqueue(request, scales: [1]) { _, _, _, _ in "key" }
+            return try $0.enqueue(request, scales: [1]) { _, _ in "key" }
         }
         #expect(reply.created == 5)
         #expect(try temporary.index.read { try $0.statusCounts(owner: "bob") }.isEmpty)

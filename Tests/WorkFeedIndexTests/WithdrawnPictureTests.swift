@@ -38,7 +38,7 @@ import WorkFeedModel
         }
         // Nothing is withdrawn before a change.
         #expect(try temporary.index.read { try $0.isWithdrawn(key: keys[0]) } == false)
-        let remembered = try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "alice", keeping: 2) }
+        let remembered = try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "alice", keeping: 2) { _, _ in "moved" } }
         #expect(remembered == 3)
         let state = try temporary.index.read { reader in try keys.map { try reader.isWithdrawn(key: $0) } }
         // Two of alice's three kept (the bound), none of bob's; a key never seen is not withdrawn.
@@ -47,7 +47,10 @@ import WorkFeedModel
         #expect(try temporary.index.read { try $0.isWithdrawn(key: String(repeating: "c0", count: 32)) } == false)
         // Alice leaves: hers are forgotten, and bob's change is his alone.
         try temporary.index.write { try $0.forgetWithdrawnPictures(owner: "alice") }
-        _ = try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "bob") }
+        // A change that leaves bob's key where it was (a zone far from his route) withdraws nothing.
+        #expect(try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "bob") { _, _ in keys[3] } } == 0)
+        #expect(try temporary.index.read { try $0.isWithdrawn(key: keys[3]) } == false)
+        _ = try temporary.index.write { try $0.rememberWithdrawnPictures(owner: "bob") { _, _ in "moved" } }
         let after = try temporary.index.read { reader in try keys.map { try reader.isWithdrawn(key: $0) } }
         #expect(after == [false, false, false, true])
     }

@@ -212,6 +212,62 @@ import WorkFeedPrivacy
         }
     }
 
+    // MARK: Which zones a route meets
+
+    /// A zone the route's box does not meet never changes its cut (so the pictures' keys may leave
+    /// it out: docs/privacy.md, "Which pictures a zone changes"), and the policy a route meets
+    /// cuts it exactly as the whole policy does. Random short routes around random zones, near
+    /// enough that about half of them are cut, at every latitude a zone may have and across the
+    /// antimeridian.
+    @Test func aZoneTheRoutesBoxMissesNeverChangesItsCut() throws {
+        let seed: UInt64 = 0x5EED_0036
+        print("zone reach seed 0x\(String(seed, radix: 16))")
+        var random = SplitMix64(seed: seed)
+        var met = 0
+        var cut = 0
+        for trial in 0..<600 {
+            let zone = PrivacyZone(
+                id: 1, latitude: random.uniform(in: -85...85), longitude: trial % 10 == 0 ? 179.99 : random.uniform(in: -180...180),
+                radius: random.uniform(in: PrivacyZone.radiusRange))
+            // A walk starting 0 to 6 km from the zone's centre.
+            let distance = random.uniform(in: 0...6000)
+            let bearing = random.uniform(in: 0...(2 * Double.pi))
+            let north = distance * cos(bearing) / 111_195
+            let east = distance * sin(bearing) / (111_195 * max(0.01, cos(zone.latitude * .pi / 180)))
+            var longitude = zone.longitude + east
+            if longitude > 180 { longitude -= 360 }
+            if longitude < -180 { longitude += 360 }
+            let start = (min(85, max(-85, zone.latitude + north)), longitude)
+            let route = Route(segments: [Self.walk(from: start, bearing: random.uniform(in: 0...6.28), count: 40, turns: { _ in 0.1 })])
+            let policy = PrivacyPolicy(zones: [zone], secret: Self.secret)
+            let bounds = try #require(RouteBounds(route))
+            let meets = policy.hiddenCircle(for: zone).mayMeet(bounds)
+            let result = policy.cut(route, workoutID: "trial \(trial)")
+            if meets { met += 1 }
+            if result.isCut { cut += 1 }
+            #expect(meets || !result.isCut, "trial \(trial): \(zone) cuts a route whose box \(bounds) it was said not to meet")
+            #expect(policy.meeting(bounds).zones == (meets ? [zone] : []))
+            #expect(policy.meeting(bounds).cut(route, workoutID: "trial \(trial)") == result)
+        }
+        print("zone reach: \(met) of 600 boxes met, \(cut) routes cut")
+        #expect(cut > 100 && met < 500, "the trials test both sides: \(met) met, \(cut) cut")
+    }
+
+    /// A zone far from a route is left out of the key's fingerprint; the end trim and a zone on
+    /// the route stay in; without a box every zone counts.
+    @Test func theFingerprintHoldsTheZonesTheRouteMeets() throws {
+        let route = Route(segments: [Self.walk(from: (52.52, 13.405), bearing: 1, count: 40, turns: { _ in 0 })])
+        let bounds = try #require(RouteBounds(route))
+        let tokyo = PrivacyZone(id: 2, latitude: 35.68, longitude: 139.76, radius: 500)
+        let both = PrivacyPolicy(zones: [Self.home, tokyo], secret: Self.secret)
+        #expect(both.meeting(bounds).zones == [Self.home])
+        #expect(both.meeting(bounds).fingerprint == Self.policy.fingerprint)
+        #expect(both.meeting(nil).fingerprint == both.fingerprint)
+        let far = PrivacyPolicy(zones: [tokyo], endTrimMetres: 100, secret: Self.secret)
+        #expect(far.meeting(bounds).fingerprint == PrivacyPolicy(endTrimMetres: 100, secret: Self.secret).fingerprint)
+        #expect(PrivacyPolicy(zones: [tokyo], secret: Self.secret).meeting(bounds).fingerprint == "")
+    }
+
     /// The derivation is pinned: a change to it moves every hidden circle, which re-draws every
     /// picture and hands observers a second sample of each zone (docs/privacy.md).
     @Test func derivationIsPinned() {
