@@ -249,11 +249,12 @@ public struct StoredWorkout: Sendable, Hashable {
 /// The workout columns an import writes besides identity, series and versions: their names and
 /// values in one list, which every backend writes and compares.
 public struct WorkoutFields: Sendable, Equatable {
-    public static let names = [
-        "activity", "name", "start_at", "end_at", "tz_offset", "distance", "duration", "elevation_gain", "hr_avg", "hr_max",
-        "calories", "device_source", "device_figures", "file_name", "file_size", "file_sha256", "file_format", "reader_version",
-        "position_in_file", "tz_name", "tz_source",
-    ] + RouteBounds.columnNames + ["original_kept"]
+    public static let names =
+        [
+            "activity", "name", "start_at", "end_at", "tz_offset", "distance", "duration", "elevation_gain", "hr_avg", "hr_max",
+            "calories", "device_source", "device_figures", "file_name", "file_size", "file_sha256", "file_format", "reader_version",
+            "position_in_file", "tz_name", "tz_source",
+        ] + RouteBounds.columnNames + ["original_kept"]
 
     /// In the order of ``names``.
     public private(set) var values: [StoredValue]

@@ -137,10 +137,13 @@ public enum IndexStoreContract {
         }
 
         // The same workout with its route a degree east: the new box everywhere.
-        original.route.segments = original.route.segments.map { $0.map { RoutePoint(latitude: $0.latitude, longitude: $0.longitude + 1, elevation: $0.elevation, time: $0.time) } }
+        original.route.segments = original.route.segments.map {
+            $0.map { RoutePoint(latitude: $0.latitude, longitude: $0.longitude + 1, elevation: $0.elevation, time: $0.time) }
+        }
         let moved = RouteBounds(encodedRoute: SeriesCodec.encode(original.route))
         _ = try store.write { transaction in
-            try transaction.importWorkout(original, owner: Owner.defaultName, allowDuplicates: false, originalKept: false, now: Date(), replacedFile: { _ in })
+            try transaction.importWorkout(
+                original, owner: Owner.defaultName, allowDuplicates: false, originalKept: false, now: Date(), replacedFile: { _ in })
         }
         let again = try leaseOne()
         try check(again.inputs.routeBounds == moved, "after a re-import the box is \(String(describing: again.inputs.routeBounds)), not \(moved!)")

@@ -73,7 +73,8 @@ public enum PostgresLeases {
                 "job", row: String(jobID), workout: cells[6].decode(UUID.self), kind: cells[7].decode(String.self),
                 theme: cells[8].decode(String.self), scale: cells[9].decode(Int.self))
             let inputs = PictureInputs(
-                routeHash: try cells[11].decode(String.self), heartRateHash: try cells[12].decode(String.self), owner: try cells[5].decode(String.self),
+                routeHash: try cells[11].decode(String.self), heartRateHash: try cells[12].decode(String.self),
+                owner: try cells[5].decode(String.self),
                 routeBounds: try routeBounds(cells, from: 16))
             let job = LeasedJob(
                 jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),

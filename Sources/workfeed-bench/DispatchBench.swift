@@ -287,7 +287,8 @@ enum DispatchBench {
                             _ = try transaction.complete(
                                 JobReportRecord(lease: job.lease, outcome: .generated, detail: job.key), from: "bench", retry: RetryPolicy()
                             ) { _, inputs in
-                                PictureSpec.cacheKey(kind: .route, encodedSpec: spec, routeHash: inputs.routeHash, heartRateHash: inputs.heartRateHash)
+                                PictureSpec.cacheKey(
+                                    kind: .route, encodedSpec: spec, routeHash: inputs.routeHash, heartRateHash: inputs.heartRateHash)
                             }
                         }
                         let b = clock.now

@@ -98,7 +98,9 @@ enum IndexBench {
             }
         }
         _ = try writer.write { transaction in
-            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light]), scales: [1]) { _, inputs in inputs.routeHash }
+            try transaction.enqueue(EnqueueRequest(ids: nil, kinds: [.route, .heatmap], themes: [.light]), scales: [1]) { _, inputs in
+                inputs.routeHash
+            }
         }
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "bench"))
         var rates: [Double] = []

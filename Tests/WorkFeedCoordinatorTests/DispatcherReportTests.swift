@@ -95,7 +95,8 @@ import WorkFeedWire
             for (latitude, longitude) in [(35.68, 139.76), (52.027, 4.0)] {
                 let far = try ControlCodec.decode(
                     ZonesReply.self,
-                    from: try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: latitude, longitude: longitude, radius: 500))).body)
+                    from: try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: latitude, longitude: longitude, radius: 500)))
+                        .body)
                 #expect(far.stale == 0, "a zone at \(latitude), \(longitude) made \(far.stale) pictures stale")
             }
             #expect(try withdrawn(bench) == 0)
@@ -108,7 +109,8 @@ import WorkFeedWire
 
             // Workout 1 starts 11 m north of workout 0's start: a zone at workout 1's end meets both.
             let near = try ControlCodec.decode(
-                ZonesReply.self, from: try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 52.0011, longitude: 4.001, radius: 200))).body)
+                ZonesReply.self,
+                from: try bench.answer(.zones, ZonesRequest(owner: "alice", add: .init(latitude: 52.0011, longitude: 4.001, radius: 200))).body)
             #expect(near.stale == 2)
             #expect(try withdrawn(bench) == 2)
         }

@@ -76,14 +76,18 @@ struct PostgresPrivacyTests {
             UPDATE job SET status = 'generated', cache_key = CASE WHEN owner = 'bob' THEN 'shared' ELSE 'ann-' || id END
             """, "")
         try session.query("UPDATE job SET cache_key = 'shared' WHERE id = (SELECT min(id) FROM job WHERE owner = 'ann')", "")
-        let remembered = try session.transaction("withdrawing") { try PostgresPrivacy.rememberWithdrawn(owner: "ann", keeping: 10, cacheKey: { _, _ in "moved" }, in: session) }
+        let remembered = try session.transaction("withdrawing") {
+            try PostgresPrivacy.rememberWithdrawn(owner: "ann", keeping: 10, cacheKey: { _, _ in "moved" }, in: session)
+        }
         #expect(remembered == 2)
         #expect(try PostgresPrivacy.isWithdrawn(key: "shared", in: session) == false)
         let annKeys = try session.query("SELECT cache_key FROM job WHERE owner = 'ann' AND cache_key <> 'shared'", "").map {
             try $0.decode(String.self)
         }
         #expect(try annKeys.allSatisfy { try PostgresPrivacy.isWithdrawn(key: $0, in: session) })
-        _ = try session.transaction("withdrawing") { try PostgresPrivacy.rememberWithdrawn(owner: "ann", keeping: 1, cacheKey: { _, _ in "moved" }, in: session) }
+        _ = try session.transaction("withdrawing") {
+            try PostgresPrivacy.rememberWithdrawn(owner: "ann", keeping: 1, cacheKey: { _, _ in "moved" }, in: session)
+        }
         #expect(try annKeys.filter { try PostgresPrivacy.isWithdrawn(key: $0, in: session) }.count == 1)
         try session.transaction("forgetting") { try PostgresPrivacy.forgetWithdrawn(owner: "ann", in: session) }
         #expect(try annKeys.allSatisfy { try !PostgresPrivacy.isWithdrawn(key: $0, in: session) })
