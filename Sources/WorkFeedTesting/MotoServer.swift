@@ -23,7 +23,7 @@ public final class MotoServer: @unchecked Sendable {
     public static let credentials = S3Credentials(accessKeyID: "workfeed-test", secretAccessKey: "workfeed-test-secret")
 
     public private(set) var port: Int
-    private var process: Process?
+    private var process: SpawnedProcess?
     private var log: URL
 
     public var endpoint: String { "http://127.0.0.1:\(port)" }
@@ -50,18 +50,13 @@ public final class MotoServer: @unchecked Sendable {
 
     /// Starts the server (again, on the same port) and waits until it answers.
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path])
         }
-        let output = try FileHandle(forWritingTo: log)
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        // Not Foundation's Process, which crashes at random on Linux (``SpawnedProcess``).
+        let process = try SpawnedProcess(Self.executable, ["-H", "127.0.0.1", "-p", String(port)], output: log.path)
         self.process = process
-        MotoServer.running.withLock { _ = $0.insert(process.processIdentifier) }
+        MotoServer.running.withLock { _ = $0.insert(process.pid) }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             // Something that accepts a connection is not yet moto: it must answer HTTP.
@@ -79,10 +74,10 @@ public final class MotoServer: @unchecked Sendable {
     /// signal is the same.
     public func stop(kill: Bool = false) {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGCONT)
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        _ = MotoServer.running.withLock { $0.remove(process.processIdentifier) }
+        Glibc.kill(process.pid, SIGCONT)
+        Glibc.kill(process.pid, SIGKILL)
+        process.wait()
+        _ = MotoServer.running.withLock { $0.remove(process.pid) }
         self.process = nil
     }
 
@@ -96,8 +91,8 @@ public final class MotoServer: @unchecked Sendable {
     }()
 
     /// Pauses it (SIGSTOP): connections are accepted by the kernel but nothing answers.
-    public func pause() { if let process { Glibc.kill(process.processIdentifier, SIGSTOP) } }
-    public func resume() { if let process { Glibc.kill(process.processIdentifier, SIGCONT) } }
+    public func pause() { if let process { Glibc.kill(process.pid, SIGSTOP) } }
+    public func resume() { if let process { Glibc.kill(process.pid, SIGCONT) } }
 
     /// A client of a fresh bucket on this server.
     public func newBucket(

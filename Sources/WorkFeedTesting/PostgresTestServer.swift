@@ -45,7 +45,7 @@ public final class PostgresTestServer: Sendable {
     public let passwordFile: String
     private let root: String
     private let dataDirectory: String
-    private nonisolated(unsafe) var process: Process?
+    private nonisolated(unsafe) var process: SpawnedProcess?
 
     /// Makes and starts a cluster of its own.
     /// - Parameter durable: PostgreSQL's defaults (`fsync`, `full_page_writes`: a commit is on
@@ -86,8 +86,8 @@ public final class PostgresTestServer: Sendable {
     private func startServer() throws(PostgresTestServerError) {
         guard let binaries = Self.binaries else { throw PostgresTestServerError(Self.skipReason) }
         // The server is a child of this process, as moto's is (pg_ctl's daemon was seen to leave
-        // Foundation's Process waiting for ever on the pg_ctl it had started).
-        let process = Process()
+        // Foundation's Process waiting for ever on the pg_ctl it had started). Started without
+        // Foundation's Process: ``SpawnedProcess``.
         let server =
             [
                 "\(binaries)/postgres", "-D", dataDirectory, "-k", root, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c",
@@ -95,21 +95,13 @@ public final class PostgresTestServer: Sendable {
             ] + (durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"])
             // Settings of one's own, to look into a run: WORKFEED_TEST_PG_SETTINGS="log_min_duration_statement=5 …".
             + (ProcessInfo.processInfo.environment["WORKFEED_TEST_PG_SETTINGS"] ?? "").split(separator: " ").flatMap { ["-c", String($0)] }
-        if let owner {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", owner, "--"] + server
-        } else {
-            process.executableURL = URL(fileURLWithPath: server[0])
-            process.arguments = Array(server.dropFirst())
+        let command = owner.map { ["/usr/sbin/runuser", "-u", $0, "--"] + server } ?? server
+        let process: SpawnedProcess
+        do {
+            process = try SpawnedProcess(command[0], Array(command.dropFirst()), output: root + "/server.log")
+        } catch {
+            throw PostgresTestServerError("postgres could not start: \(error)")
         }
-        let logPath = root + "/server.log"
-        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
-        guard let log = FileHandle(forWritingAtPath: logPath) else { throw PostgresTestServerError("could not open \(logPath)") }
-        log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw PostgresTestServerError("postgres could not start: \(error)") }
         self.process = process
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, process.isRunning {
@@ -132,7 +124,7 @@ public final class PostgresTestServer: Sendable {
             Glibc.kill(pid, SIGINT)
             _ = Self.running.withLock { $0.remove(pid) }
         }
-        process?.waitUntilExit()
+        process?.wait()
         if down > .zero { Thread.sleep(forTimeInterval: Double(down.components.seconds) + Double(down.components.attoseconds) / 1e18) }
         try startServer()
     }
@@ -166,7 +158,7 @@ public final class PostgresTestServer: Sendable {
             Glibc.kill(pid, SIGQUIT)
             _ = Self.running.withLock { $0.remove(pid) }
         }
-        process?.waitUntilExit()
+        process?.wait()
         try? FileManager.default.removeItem(atPath: root)
     }
 
@@ -186,31 +178,21 @@ public final class PostgresTestServer: Sendable {
 
     /// Runs a program to its end (as `user`, through runuser, when given); what it printed when it failed.
     private static func run(_ program: String, _ arguments: [String], as user: String? = nil) throws(PostgresTestServerError) {
-        let process = Process()
-        if let user {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", user, "--", program] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-        }
+        let command = user.map { ["/usr/sbin/runuser", "-u", $0, "--", program] } ?? [program]
         // A file, not a pipe: the server pg_ctl starts keeps its parent's descriptors, and a pipe
         // would never reach its end while the server runs.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-pg-run-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: log.path, contents: nil), let output = try? FileHandle(forWritingTo: log) else {
-            throw PostgresTestServerError("could not make \(log.path)")
-        }
         defer { try? FileManager.default.removeItem(at: log) }
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw PostgresTestServerError("\(program) could not start: \(error)") }
-        process.waitUntilExit()
-        try? output.close()
-        let said = (try? Data(contentsOf: log)) ?? Data()
-        guard process.terminationStatus == 0 else {
+        let ended: SpawnedProcess.Termination
+        do {
+            ended = try SpawnedProcess.run(command[0], Array(command.dropFirst()) + arguments, output: log.path)
+        } catch {
+            throw PostgresTestServerError("\(error)")
+        }
+        guard ended == .exited(0) else {
+            let said = (try? Data(contentsOf: log)) ?? Data()
             throw PostgresTestServerError(
-                "\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
+                "\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) \(ended): "
                     + String(decoding: said.suffix(2_000), as: UTF8.self))
         }
     }
