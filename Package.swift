@@ -269,7 +269,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
+        .testTarget(name: "WorkFeedModelTests", dependencies: ["WorkFeedModel", "WorkFeedTesting"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedStyleTests", dependencies: ["WorkFeedStyle", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedPrivacyTests", dependencies: ["WorkFeedPrivacy", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedThreadsTests", dependencies: ["WorkFeedThreads"], swiftSettings: strictSettings),

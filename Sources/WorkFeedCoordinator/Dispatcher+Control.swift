@@ -47,7 +47,7 @@ extension Dispatcher {
     private func refusal(_ request: ControlRequest, _ error: any Error) -> ControlReply {
         switch error {
         case let error as ControlRequestError:
-            return .error(id: request.id, code: error.code, error.description)
+            return .error(id: request.id, code: error.code, reason: error.reason, error.description)
         default:
             logger.error("control request failed", metadata: ["command": "\(request.command.rawValue)", "error": "\(error)"])
             return .error(id: request.id, code: .internal, "\(request.command.rawValue) failed: \(error)")
@@ -91,6 +91,10 @@ extension Dispatcher {
                 try workout.checkRanges()
             } catch {
                 throw ControlRequestError("IMPORT of \(body.origin.prefix(200)): \(error)")
+            }
+            // The gateway and workctl check it before they send; this is the rule for every client.
+            if let empty = workout.emptiness {
+                throw ControlRequestError(.emptyWorkout, reason: empty.code.rawValue, "IMPORT of \(empty.description.prefix(400))")
             }
             let owner = try checkOwner(body.owner, "IMPORT") ?? configuration.defaultOwner
             let kept = keepOriginal(of: body, attachments: request.attachments)
@@ -298,12 +302,15 @@ enum ControlPolicy {
 /// description is the message for people.
 struct ControlRequestError: Error, CustomStringConvertible {
     var code: ControlErrorCode
+    /// A finer code under ``code`` (``ControlErrorBody/reason``).
+    var reason: String?
     var description: String
     /// A bad request: malformed, out of range, or not for this command.
     init(_ description: String) { self.init(.badRequest, description) }
 
-    init(_ code: ControlErrorCode, _ description: String) {
+    init(_ code: ControlErrorCode, reason: String? = nil, _ description: String) {
         self.code = code
+        self.reason = reason
         self.description = description
     }
 }

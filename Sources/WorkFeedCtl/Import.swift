@@ -69,7 +69,6 @@ extension WorkCtl {
                 var lost: ControlClientError?
                 let errors = WorkoutFileReader.readEach(contentsOf: file) { workout in
                     guard lost == nil else { return }
-                    if let empty = workout.emptiness { return session.skip(empty, progress: &progress) }
                     lost = session.send(workout, owner: owner, client: &client, progress: &progress)
                 }
                 if let lost {

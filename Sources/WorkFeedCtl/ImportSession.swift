@@ -109,10 +109,17 @@ struct ImportSession {
     }
 
     /// Sends one workout of `owner` (`nil`: the coordinator's default owner) and records the outcome.
+    /// A workout with nothing to show (``WorkFeedModel/ImportedWorkout/emptiness``) is not sent:
+    /// skipped with its code, for `import` and `reimport` alike (a stored workout that `reimport`
+    /// reads as empty stays as it is stored: docs/import.md, "Nothing to show").
     /// - Returns: the error when the coordinator could not be reached (the import cannot go on);
     ///   `nil` otherwise, the coordinator's refusals and messages too large to send included (those
-    ///   skip the workout with their reason).
+    ///   skip the workout with their reason, and their code where they have one).
     mutating func send(_ workout: ImportedWorkout, owner: String?, client: inout ControlClient, progress: inout ProgressLine) -> ControlClientError? {
+        if let empty = workout.emptiness {
+            skip(empty, progress: &progress)
+            return nil
+        }
         for warning in workout.warnings {
             summary.warnings.append(warning.description)
             progress.note("warning: \(warning)")
@@ -137,7 +144,9 @@ struct ImportSession {
             }
         } catch {
             if error.fromCoordinator || error.isTooLarge {
-                summary.skipped.append(.init(file: workout.origin, reason: "\(workout.origin): \(error.description)"))
+                // The coordinator's own refusal of an empty workout (a rule newer than this workctl's) keeps its code.
+                let code = error.code == .emptyWorkout ? error.reason : nil
+                summary.skipped.append(.init(file: workout.origin, reason: "\(workout.origin): \(error.description)", code: code))
                 progress.note("skipped \(workout.origin): \(error)")
                 return nil
             }

@@ -74,13 +74,15 @@ extension WorkCtl {
         /// The report as lines: one row per bucket, the total first, then each activity.
         static func table(_ report: SummaryReport) -> [String] {
             var table = TextTable([
-                ("start", .left), ("activity", .left), ("count", .right), ("km", .right), ("moving", .right), ("elapsed", .right),
-                ("climb m", .right), ("kcal", .right), ("avg hr", .right), ("max hr", .right),
+                ("start", .left), ("activity", .left), ("count", .right), ("distance", .right), ("moving", .right), ("elapsed", .right),
+                ("climb", .right), ("kcal", .right), ("avg hr", .right), ("max hr", .right),
             ])
             func add(_ start: String, _ name: String, _ figures: SummaryFigures) {
                 table.append([
-                    start, name, String(figures.count), String(format: "%.2f", figures.distance / 1000), duration(figures.movingTime),
-                    duration(figures.elapsedTime), String(format: "%.0f", figures.elevationGain),
+                    // In the owner's units, as the report gives them.
+                    start, name, String(figures.count), String(format: "%.2f ", figures.distance.value) + figures.distance.unit.rawValue,
+                    duration(figures.movingTime), duration(figures.elapsedTime),
+                    String(format: "%.0f ", figures.elevationGain.value) + figures.elevationGain.unit.rawValue,
                     figures.calories.map { String(format: "%.0f", $0) } ?? "-",
                     figures.heartRateAverage.map { String(format: "%.0f", $0) } ?? "-",
                     figures.heartRateMax.map { String(format: "%.0f", $0) } ?? "-",

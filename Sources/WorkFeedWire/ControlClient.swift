@@ -265,6 +265,7 @@ public struct ControlClient: ~Copyable {
                     let body = try? ControlCodec.decode(ControlErrorBody.self, from: reply.body)
                     var error = ControlClientError(body?.message ?? "unreadable error", fromCoordinator: true)
                     error.code = body?.code
+                    error.reason = body?.reason
                     throw error
                 }
                 return (reply.body, reply.attachments)
@@ -304,6 +305,8 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
     public var unanswered = false
     /// The coordinator's code for its refusal, when it gave one (``ControlErrorCode``).
     public var code: ControlErrorCode?
+    /// The finer code under ``code``, where the coordinator gave one (``ControlErrorBody/reason``).
+    public var reason: String?
 
     public init(_ description: String, fromCoordinator: Bool = false) {
         self.description = description

@@ -121,8 +121,9 @@ public struct ControlReply: Sendable, Hashable {
     /// - Parameters:
     ///   - code: what a client switches on (``ControlErrorCode``); never the message's words.
     ///   - message: for people: what was wrong, naming the field or the id.
-    public static func error(id: UInt64, code: ControlErrorCode, _ message: String) -> ControlReply {
-        ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(code: code, message: message))) ?? [])
+    ///   - reason: a finer code under `code` where it has one (``ControlErrorBody/reason``).
+    public static func error(id: UInt64, code: ControlErrorCode, reason: String? = nil, _ message: String) -> ControlReply {
+        ControlReply(id: id, ok: false, body: (try? ControlCodec.encode(ControlErrorBody(code: code, reason: reason, message: message))) ?? [])
     }
 
     public var frames: [[UInt8]] {
@@ -170,24 +171,30 @@ public struct ControlProgress: Codable, Sendable, Hashable {
 public struct ControlErrorBody: Codable, Sendable, Hashable {
     /// `nil` only in a reply from a coordinator of before codes, or with a code of a newer one.
     public var code: ControlErrorCode?
+    /// A finer code under ``code``, where the refusal has one: for ``ControlErrorCode/emptyWorkout``,
+    /// what is missing (``EmptyWorkout/Code``: `no-points`, `one-point`). Absent otherwise.
+    public var reason: String?
     public var message: String
 
-    public init(code: ControlErrorCode?, message: String) {
+    public init(code: ControlErrorCode?, reason: String? = nil, message: String) {
         self.code = code
+        self.reason = reason
         self.message = message
     }
 
-    private enum CodingKeys: String, CodingKey { case code, message, error }
+    private enum CodingKeys: String, CodingKey { case code, reason, message, error }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         message = try container.decodeIfPresent(String.self, forKey: .message) ?? container.decode(String.self, forKey: .error)
         code = try? container.decodeIfPresent(ControlErrorCode.self, forKey: .code)
+        reason = try? container.decodeIfPresent(String.self, forKey: .reason)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(code, forKey: .code)
+        try container.encodeIfPresent(reason, forKey: .reason)
         try container.encode(message, forKey: .message)
         try container.encode(message, forKey: .error)
     }
@@ -213,6 +220,10 @@ public enum ControlErrorCode: String, Codable, Sendable, Hashable, CaseIterable 
     case expired
     /// The coordinator failed to carry it out (an index error): its log says why.
     case `internal`
+    /// IMPORT of a workout with no track and no figures (``WorkFeedModel/ImportedWorkout/emptiness``,
+    /// docs/import.md "Nothing to show"): nothing stored; ``ControlErrorBody/reason`` says what is
+    /// missing. Sending it again does not help.
+    case emptyWorkout = "empty-workout"
 }
 
 /// JSON as the control protocol writes it: sorted keys, ISO-8601 dates in UTC with their fraction

@@ -32,13 +32,13 @@ import WorkFeedWire
 
         let metric = try items(system, ["--owner", "runner"])
         #expect(metric.count == 3)
-        let run = try #require(metric.first { $0.distance == 9008.22 })
+        let run = try #require(metric.first { $0.distance == Quantity(value: 9.00822, unit: .kilometres) })
         #expect(run.activity == .running && run.movingTime == 2832 && run.elapsedTime == 2833)
-        #expect(run.pace == FeedItem.Rate(value: 314.4, unit: .secondsPerKilometre) && run.speed == nil)
+        #expect(run.pace == Quantity(value: 314.4, unit: .secondsPerKilometre) && run.speed == nil)
         #expect(run.start == "2015-08-15T14:45:08Z" && run.localStart == "2015-08-15T16:45:08+02:00" && run.timeZoneOffset == 7200)
         let ride = try #require(metric.first { $0.activity == .cycling })
         #expect(ride.movingTime == 11287 && (ride.elapsedTime ?? 0) >= 11287)
-        #expect(ride.speed == FeedItem.Rate(value: 10.25, unit: .kilometresPerHour) && ride.pace == nil)
+        #expect(ride.speed == Quantity(value: 10.25, unit: .kilometresPerHour) && ride.pace == nil)
         // Strava's GPX names no activity and no timer time; its file's name says run (issue 36:
         // docs/import.md, "Activity"), so it gets a pace from its elapsed time: 41 s over 125.45 m.
         let strava = try #require(metric.first { $0.id != run.id && $0.id != ride.id })
@@ -48,8 +48,10 @@ import WorkFeedWire
 
         #expect(try workctl(system, ["settings", "set", "--owner", "runner", "--units", "imperial"]).status == 0)
         let imperial = try items(system, ["--owner", "runner"])
-        #expect(imperial.first { $0.id == run.id }?.pace == FeedItem.Rate(value: 505.9, unit: .secondsPerMile))
-        #expect(imperial.first { $0.id == ride.id }?.speed == FeedItem.Rate(value: 6.37, unit: .milesPerHour))
+        #expect(imperial.first { $0.id == run.id }?.pace == Quantity(value: 505.9, unit: .secondsPerMile))
+        // Its distance in miles too (9,008.22 m), with the unit named (issue 36).
+        #expect(imperial.first { $0.id == run.id }?.distance == Quantity(value: 5.597448, unit: .miles))
+        #expect(imperial.first { $0.id == ride.id }?.speed == Quantity(value: 6.37, unit: .milesPerHour))
         // Another owner's units are their own.
         #expect(try workctl(system, ["import", "--owner", "other", RealFiles.path(files[0])]).status == 0)
         #expect(try items(system, ["--owner", "other"]).first?.pace?.unit == .secondsPerKilometre)

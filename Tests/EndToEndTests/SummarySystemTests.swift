@@ -47,7 +47,8 @@ import WorkFeedWire
             let year = try #require(Int(bucket.start.prefix(4)))
             let expected = expectedByYear[year] ?? (0, 0)
             #expect(bucket.total.count == expected.count, "\(year)")
-            #expect(abs(bucket.total.distance - expected.distance) < 0.0005 * Double(max(1, expected.count)), "\(year)")
+            #expect(bucket.total.distance.unit == .kilometres, "\(year)")
+            #expect(abs((bucket.total.distance.metres ?? 0) - expected.distance) < 0.0005 * Double(max(1, expected.count)), "\(year)")
         }
         // The six Zeeland rides of September 2023 (two FIT, four GPX), all cycling.
         let september = try WorkCtlProcess.run([
@@ -58,7 +59,7 @@ import WorkFeedWire
         #expect(month.buckets.count == 1)
         #expect(month.buckets[0].total.count == expectedByYear[2023]?.count)
         #expect(month.buckets[0].activities.keys.sorted() == ["cycling"])
-        #expect(month.buckets[0].activities["cycling"]?.longest?.distance == 20292.64)
+        #expect(month.buckets[0].activities["cycling"]?.longest?.distance == Quantity(value: 20.29264, unit: .kilometres))
 
         // The table: a row per bucket.
         let table = try WorkCtlProcess.run([

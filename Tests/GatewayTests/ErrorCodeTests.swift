@@ -12,7 +12,7 @@ import WorkFeedThreads
 @Suite struct ErrorCodeTests {
     /// The status each code is answered with, written out apart from the gateway's table.
     static let statuses: [ControlErrorCode: Int] = [
-        .notFound: 404, .expired: 503, .busy: 503, .badRequest: 500, .forbidden: 500, .internal: 500,
+        .notFound: 404, .expired: 503, .busy: 503, .badRequest: 500, .forbidden: 500, .internal: 500, .emptyWorkout: 400,
     ]
 
     @Test(arguments: ControlErrorCode.allCases)

@@ -32,7 +32,7 @@ import WorkFeedModel
             #expect(items1.count == 1 && items2.count == 1 && page2.json["next"] == nil)
             #expect((items1[0]["start"] as? String ?? "") > (items2[0]["start"] as? String ?? ""))
             #expect(items2[0]["id"] as? String == id && items2[0]["activity"] is String)
-            #expect((items2[0]["distance"] as? Double ?? 0) > 0 && items2[0]["localStart"] is String)
+            #expect(((items2[0]["distance"] as? [String: Any])?["value"] as? Double ?? 0) > 0 && items2[0]["localStart"] is String)
             // Issue 24: its times are in UTC; the zone comes from where it started (San Francisco, January).
             #expect(items2[0]["timeZone"] as? String == "America/Los_Angeles" && items2[0]["timeZoneOffset"] as? Int == -28_800)
             #expect((items2[0]["localStart"] as? String)?.hasSuffix("-08:00") == true, "\(items2[0]["localStart"] ?? "")")

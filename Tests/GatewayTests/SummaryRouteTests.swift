@@ -31,8 +31,8 @@ import Testing
             let own = try #require((buckets[0]["activities"] as? [String: Any])?[activity] as? [String: Any])
             #expect(total["count"] as? Int == 1)
             // The feed's figures, to the millimetre and millisecond the buckets keep.
-            let distance = try #require(workout["distance"] as? Double)
-            #expect(abs((total["distance"] as? Double ?? -1) - distance) <= 0.0005)
+            let distance = try #require(workout["distance"] as? [String: Any])
+            #expect((total["distance"] as? NSDictionary) == distance as NSDictionary)
             let elapsed = try #require(workout["elapsedTime"] as? Double)
             #expect(abs((total["elapsedTime"] as? Double ?? -1) - elapsed) <= 0.0005)
             #expect(total["heartRateMax"] as? Double == workout["heartRateMax"] as? Double)
@@ -86,23 +86,47 @@ import Testing
     }
 
     /// One shape for a fact (issue 36): the summaries name the climb `elevationGain` as a workout
-    /// does, and give a speed as `{"value", "unit"}` in the owner's units, as the feed does.
+    /// does, and give lengths and speeds as `{"unit", "value"}` in the owner's units, and heart
+    /// rate in whole beats, as the feed does.
     @Test func summariesUseTheWorkoutsNamesAndUnits() async throws {
         let system = try await GatewaySystem(reach: .router, workers: 0)
         do {
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
             let workout = upload.uploaded
             let year = String(try #require(workout["localStart"] as? String).prefix(4))
-            func longest() async throws -> [String: Any] {
+            func total() async throws -> [String: Any] {
                 let reply = try await system.get("/v1/summaries?period=year&from=\(year)-01-01&to=\(year)-12-31", as: "alice")
-                let total = try #require((reply.json["buckets"] as? [[String: Any]])?.first?["total"] as? [String: Any])
-                #expect(total["climb"] == nil && total["elevationGain"] is Double)
+                return try #require((reply.json["buckets"] as? [[String: Any]])?.first?["total"] as? [String: Any])
+            }
+            func shown() async throws -> [String: Any] { try await system.get("/v1/workouts/\(workout["id"] as? String ?? "")", as: "alice").json }
+            func longest() async throws -> [String: Any] {
+                let total = try await total()
+                #expect(total["climb"] == nil && total["elevationGain"] is [String: Any])
                 // Unknown calories are absent here as in the workout, never 0.
                 #expect((total["calories"] == nil) == (workout["calories"] == nil))
                 return try #require(total["longest"] as? [String: Any])
             }
+            // One workout: the bucket's lengths and heart rate are the workout's, to the digit, unit and all.
+            func same(_ bucket: [String: Any], _ item: [String: Any], units: (String, String)) throws {
+                let distance = try #require(bucket["distance"] as? [String: Any])
+                #expect(distance as NSDictionary == (try #require(item["distance"] as? [String: Any])) as NSDictionary)
+                #expect(distance["unit"] as? String == units.0 && (distance["value"] as? Double ?? 0) > 0)
+                let climb = try #require(bucket["elevationGain"] as? [String: Any])
+                if let gain = item["elevationGain"] as? [String: Any] {
+                    #expect(climb as NSDictionary == gain as NSDictionary)
+                } else {
+                    #expect(climb["value"] as? Double == 0)
+                }
+                #expect(climb["unit"] as? String == units.1)
+                let longest = try #require(bucket["longest"] as? [String: Any])
+                #expect((longest["distance"] as? NSDictionary) == distance as NSDictionary)
+                let average = try #require(item["heartRateAverage"] as? Double)
+                #expect(average == average.rounded() && bucket["heartRateAverage"] as? Double == average)
+                #expect(bucket["heartRateMax"] as? Double == item["heartRateMax"] as? Double)
+            }
+            try same(try await total(), workout, units: ("km", "m"))
             let metric = try #require(try await longest()["speed"] as? [String: Any])
-            let distance = try #require(workout["distance"] as? Double)
+            let distance = try #require((workout["distance"] as? [String: Any])?["value"] as? Double) * 1000
             let seconds = try #require((workout["movingTime"] ?? workout["elapsedTime"]) as? Double)
             #expect(metric["unit"] as? String == "km/h")
             #expect(metric["value"] as? Double == (distance / 1000 / (seconds / 3600) * 100).rounded() / 100)
@@ -112,6 +136,7 @@ import Testing
             #expect(patch.status == 200)
             let imperial = try #require(try await longest()["speed"] as? [String: Any])
             #expect(imperial["unit"] as? String == "mph")
+            try same(try await total(), try await shown(), units: ("mi", "ft"))
             #expect(abs((imperial["value"] as? Double ?? 0) - (metric["value"] as? Double ?? 0) / 1.609344) < 0.01)
         } catch {
             await system.stop()

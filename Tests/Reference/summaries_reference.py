@@ -9,7 +9,13 @@ Written from the rules in docs/summaries.md, not from the Swift code:
 - a workout belongs to the local date its start falls on in the owner's zone (strict start);
 - day, week (from the first weekday), month and year buckets start at local midnight;
 - sums: count, distance, moving time (the device's, else elapsed), elapsed time, climb, calories;
-- heart rate: average weighted by elapsed time over workouts with an average; maximum;
+- lengths (a workout's and a bucket's distance and climb) are {"unit", "value"}: km or mi, m or
+  ft, in the owner's units (docs/gateway.md, "Figures"); converted to metres here;
+- heart rate: average weighted by elapsed time over workouts with an average, from the averages
+  as measured, rounded once to whole beats, halves up; maximum, whole; a workout's own average and
+  maximum whole, halves up. "As measured" (where the feed gives a workout's "recorded" figures):
+  the device's average and maximum where it recorded them, else those of the samples (readings
+  of 0 are none);
 - time in zones: each gap between consecutive samples of at most 60 s, in the zone of its
   first sample (a zone starts at its lower bound);
 - longest: the greatest distance (ties: smaller id); fastest: per activity (running, walking,
@@ -21,10 +27,44 @@ difference. A feed whose workouts have no "samples" is checked without time in z
 
 import datetime as dt
 import json
+import math
 import sys
+from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 MEASURED = {"running", "walking", "cycling"}
+# Metres in each unit a length is given in (the international mile and foot).
+METRES = {"km": 1000, "mi": 1609.344, "m": 1, "ft": 0.3048}
+
+
+def metres(quantity):
+    """A length {"unit", "value"} in metres; None stays None."""
+    if quantity is None:
+        return None
+    return quantity["value"] * METRES[quantity["unit"]]
+
+
+def exact(number):
+    """A JSON number as the decimal it was written as (145.3 is 1453/10, not the float nearest it)."""
+    return number if isinstance(number, Fraction) else Fraction(repr(number))
+
+
+def measured(w):
+    """A workout's heart-rate average and maximum as measured: the device's where it recorded
+    them, else its samples' (exact fractions; None where there is none)."""
+    recorded = w.get("recorded") or {}
+    if recorded.get("heartRateAverage") or recorded.get("heartRateMax"):
+        average, maximum = recorded.get("heartRateAverage"), recorded.get("heartRateMax")
+        return (exact(average) if average else None), (exact(maximum) if maximum else None)
+    readings = [exact(bpm) for _, bpm in w.get("samples", []) if bpm > 0]
+    if not readings:
+        return None, None
+    return sum(readings) / len(readings), max(readings)
+
+
+def half_up(fraction):
+    """To the nearest whole number, halves up (away from zero: these are positive)."""
+    return math.floor(fraction + Fraction(1, 2))
 WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 
 
@@ -73,7 +113,7 @@ class Bucket:
         self.activity = activity
         self.count = 0
         self.distance = self.moving = self.elapsed = self.climb = self.calories = 0.0
-        self.hr_time = self.hr_weighted = 0.0
+        self.hr_time = self.hr_weighted = Fraction(0)
         self.hr_max = None
         self.zones = [0.0] * zones
         self.longest = None
@@ -81,15 +121,18 @@ class Bucket:
 
     def add(self, w):
         self.count += 1
-        self.distance += w["distance"]
+        distance = metres(w["distance"])
+        self.distance += distance
         elapsed = w.get("elapsedTime") or 0.0
         self.elapsed += elapsed
         self.moving += w.get("movingTime") if w.get("movingTime") is not None else elapsed
-        self.climb += w.get("elevationGain") or 0.0
+        self.climb += metres(w.get("elevationGain")) or 0.0
         self.calories += w.get("calories") or 0.0
-        if w.get("heartRateAverage"):
-            self.hr_time += elapsed
-            self.hr_weighted += w["heartRateAverage"] * elapsed
+        # The average as measured where the feed gives it, else the card's (already whole).
+        average = measured(w)[0] if "recorded" in w else w.get("heartRateAverage")
+        if average:
+            self.hr_time += exact(elapsed)
+            self.hr_weighted += exact(average) * exact(elapsed)
         if w.get("heartRateMax"):
             self.hr_max = max(self.hr_max or 0, w["heartRateMax"])
         if w["zones"] is None:
@@ -97,13 +140,13 @@ class Bucket:
         elif self.zones is not None:
             for i, t in enumerate(w["zones"]):
                 self.zones[i] += t
-        if w["distance"] > 0:
-            key = (-w["distance"], w["id"])
+        if distance > 0:
+            key = (-distance, w["id"])
             if self.longest is None or key < self.longest[0]:
                 self.longest = (key, w["id"])
         moving = w.get("movingTime") if w.get("movingTime") is not None else elapsed
-        if self.activity in MEASURED and w["distance"] >= 1000 and moving > 0:
-            key = (-(w["distance"] / moving), w["id"])
+        if self.activity in MEASURED and distance >= 1000 and moving > 0:
+            key = (-(distance / moving), w["id"])
             if self.fastest is None or key < self.fastest[0]:
                 self.fastest = (key, w["id"])
 
@@ -118,14 +161,19 @@ def compare_figures(where, mine, theirs, count_hint, problems):
         return
     # Whole millimetres and milliseconds per workout in the index: at most half of one each.
     tolerance = 0.0005 * max(1, count_hint) + 1e-6
-    for name, value in [("distance", mine.distance), ("movingTime", mine.moving), ("elapsedTime", mine.elapsed),
-                        ("elevationGain", mine.climb), ("calories", mine.calories)]:
+    for name in ("distance", "elevationGain"):
+        if not isinstance(theirs.get(name), dict) or theirs[name].get("unit") not in METRES or set(theirs[name]) != {"unit", "value"}:
+            problems.append(f"{where}: {name} {theirs.get(name)} is not a length with its unit")
+            return
+    for name, value, given in [("distance", mine.distance, metres(theirs["distance"])), ("movingTime", mine.moving, theirs["movingTime"]),
+                               ("elapsedTime", mine.elapsed, theirs["elapsedTime"]),
+                               ("elevationGain", mine.climb, metres(theirs["elevationGain"])),
+                               ("calories", mine.calories, theirs.get("calories", 0.0))]:
         # Unknown calories are absent, not 0 (issue 36).
-        if not close(value, theirs.get(name, 0.0), tolerance) or (name == "calories" and value == 0) != (name not in theirs):
-            problems.append(f"{where}: {name} {theirs[name]}, reference {value}")
-    average = mine.hr_weighted / mine.hr_time if mine.hr_time > 0 else None
-    if (average is None) != (theirs.get("heartRateAverage") is None) or (
-            average is not None and not close(average, theirs["heartRateAverage"], 1e-6)):
+        if not close(value, given, tolerance) or (name == "calories" and value == 0) != (name not in theirs):
+            problems.append(f"{where}: {name} {theirs.get(name)}, reference {value}")
+    average = half_up(mine.hr_weighted / mine.hr_time) if mine.hr_time > 0 else None
+    if average != theirs.get("heartRateAverage"):
         problems.append(f"{where}: heartRateAverage {theirs.get('heartRateAverage')}, reference {average}")
     if mine.hr_max != theirs.get("heartRateMax"):
         problems.append(f"{where}: heartRateMax {theirs.get('heartRateMax')}, reference {mine.hr_max}")
@@ -147,7 +195,14 @@ def check(feed, report):
     bounds = report["heartRateZones"]
     period = report["period"]
     buckets = {}
+    problems = []
     for w in feed:
+        # A workout's own heart rate: whole beats, halves up, from what was recorded.
+        if "recorded" in w:
+            for name, value in zip(("heartRateAverage", "heartRateMax"), measured(w)):
+                expected = half_up(value) if value is not None else None
+                if expected != w.get(name):
+                    problems.append(f"workout {w['id']}: {name} {w.get(name)}, measured {value}, reference {expected}")
         if not w.get("start"):
             continue
         w["zones"] = zone_times(w["samples"], bounds) if "samples" in w else None
@@ -158,7 +213,6 @@ def check(feed, report):
             if key not in buckets:
                 buckets[key] = Bucket(len(bounds) + 1, activity)
             buckets[key].add(w)
-    problems = []
     seen = set()
     previous_end = None
     for bucket in report["buckets"]:

@@ -54,9 +54,9 @@ import WorkFeedModel
         #expect(report.buckets[0].end == "2026-04-06T00:00:00+02:00")
         var total = report.buckets[0].total
         #expect(total.count == 4)
-        #expect(total.distance == 74_000)
+        #expect(total.distance == Quantity(value: 74, unit: .kilometres))
         #expect(total.elapsedTime == 15_000)
-        #expect(total.elevationGain == 40)
+        #expect(total.elevationGain == Quantity(value: 40, unit: .metres))
         #expect(total.calories == 400)
         #expect(total.heartRateAverage == 140)
         #expect(total.heartRateMax == 185)
@@ -68,14 +68,14 @@ import WorkFeedModel
         #expect(running.count == 3)
         #expect(running.longest?.id == ids[0])
         #expect(running.fastest?.id == ids[1])
-        #expect(running.fastest?.speed == FeedItem.Rate(value: 15, unit: .kilometresPerHour))  // 5 km in 20 minutes
+        #expect(running.fastest?.speed == Quantity(value: 15, unit: .kilometresPerHour))  // 5 km in 20 minutes
 
         _ = try index.write { try $0.delete([ids[0], ids[1]], owner: "alice") }
         report = try week(index)
         total = report.buckets[0].total
         running = try #require(report.buckets[0].activities["running"])
         #expect(total.count == 2)
-        #expect(total.distance == 48_000)
+        #expect(total.distance == Quantity(value: 48, unit: .kilometres))
         #expect(total.heartRateMax == 160)
         #expect(running.longest?.id == ids[2])
         #expect(running.fastest?.id == ids[2])

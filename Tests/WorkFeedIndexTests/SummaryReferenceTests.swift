@@ -33,7 +33,8 @@ import WorkFeedModel
             ids += replies.map(\.id)
         }
         var samples = Dictionary(uniqueKeysWithValues: zip(ids, workouts.map(\.heartRate)))
-        try compareWithReference(index, samples: samples, label: "Berlin, Monday")
+        var recorded = Dictionary(uniqueKeysWithValues: zip(ids, workouts.map(\.device)))
+        try compareWithReference(index, samples: samples, recorded: recorded, label: "Berlin, Monday")
 
         // A new time zone and first weekday: the owner's summaries are built again, in steps.
         try index.write { try $0.setOwnerSettings(OwnerSettings(timeZone: "America/New_York", firstWeekday: .sunday), owner: Self.owner) }
@@ -42,7 +43,7 @@ import WorkFeedModel
         while try index.write({ try $0.rebuildSummariesStep(limit: 700) }) != nil { steps += 1 }
         #expect(steps >= 8)
         #expect(try index.read { try $0.summaryRebuilds() }.isEmpty)
-        try compareWithReference(index, samples: samples, label: "New York, Sunday")
+        try compareWithReference(index, samples: samples, recorded: recorded, label: "New York, Sunday")
         let before = try bucketRows(index)
 
         // Deleted and imported again: every bucket as it was.
@@ -65,8 +66,12 @@ import WorkFeedModel
         // Updated where the heart rate differs, refreshed where only the figures do (no samples).
         #expect(replaced.allSatisfy { $0.result == .updated || $0.result == .refreshed })
         #expect(replaced.filter { $0.result == .updated }.count > 200)
-        for id in changed { samples[id] = altered[id]!.heartRate }
-        try compareWithReference(index, samples: samples, label: "New York, Sunday, 300 replaced, 500 deleted and imported again")
+        for id in changed {
+            samples[id] = altered[id]!.heartRate
+            recorded[id] = altered[id]!.device
+        }
+        try compareWithReference(
+            index, samples: samples, recorded: recorded, label: "New York, Sunday, 300 replaced, 500 deleted and imported again")
         let back = try index.write { transaction in try changed.map { try transaction.importWorkout(byID[$0]!, owner: Self.owner) } }
         #expect(back.allSatisfy { $0.result == .updated || $0.result == .refreshed })
         #expect(try bucketRows(index) == before)
@@ -79,9 +84,13 @@ import WorkFeedModel
         }
     }
 
-    /// Writes the owner's feed (with each workout's heart-rate samples) and their day, week,
-    /// month and year summaries over the generated years, and runs the Python reference on them.
-    private func compareWithReference(_ index: WorkoutIndex, samples: [WorkoutID: [HeartRateSample]], label: String) throws {
+    /// Writes the owner's feed (with each workout's heart-rate samples, and its heart rate as the
+    /// generated device recorded it, before the feed rounds it, under `recorded`) and their day,
+    /// week, month and year summaries over the generated years, and runs the Python reference on
+    /// them.
+    private func compareWithReference(
+        _ index: WorkoutIndex, samples: [WorkoutID: [HeartRateSample]], recorded: [WorkoutID: DeviceSummary?], label: String
+    ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-summary-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -93,6 +102,11 @@ import WorkFeedModel
                 let item = FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil)
                 var object = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(item)) as? [String: Any])
                 object["samples"] = (samples[record.id] ?? []).map { [$0.time.timeIntervalSince1970, $0.bpm] }
+                let device = recorded[record.id] ?? nil
+                var figures: [String: Double] = [:]
+                figures["heartRateAverage"] = device?.heartRateAverage
+                figures["heartRateMax"] = device?.heartRateMax
+                object["recorded"] = figures
                 feed.append(object)
             }
             cursor = page.next
@@ -188,7 +202,9 @@ struct GeneratedWorkouts {
         let elapsed = int(600...10_800)
         let distance = activity == .other && int(0...1) == 0 ? 0 : int(0...42_000)
         let moving = int(0...9) < 6 ? elapsed - int(0...300) : nil
-        let bpm = int(0...9) < 8 ? Double(int(100...170)) : nil
+        // Averages and maxima to a tenth, as Apple Health and some exports give them: the feed
+        // rounds each to whole beats, the summaries their weighted average once (docs/summaries.md).
+        let bpm = int(0...9) < 8 ? Double(int(1000...1700)) / 10 : nil
         let step = [5, 30, 90][int(0...2)]
         let heartRate = (0..<int(0...20)).map { k in
             HeartRateSample(time: Date(timeIntervalSince1970: Double(start + k * step)), bpm: Double(int(90...190)))
@@ -200,7 +216,7 @@ struct GeneratedWorkouts {
             timeZone: zone.identifier, timeZoneSource: .file, origin: "generated \(number)",
             device: DeviceSummary(
                 source: "generated", distance: Double(distance), duration: moving.map(Double.init), calories: Double(int(50...1500)),
-                heartRateAverage: bpm, heartRateMax: bpm.map { $0 + Double(int(5...30)) }, elevationGain: Double(int(1...900))))
+                heartRateAverage: bpm, heartRateMax: bpm.map { $0 + Double(int(50...300)) / 10 }, elevationGain: Double(int(1...900))))
     }
 
     /// Another copy of a workout: the same number of samples with other readings, other figures.
@@ -210,7 +226,7 @@ struct GeneratedWorkouts {
         copy.heartRate = workout.heartRate.map { HeartRateSample(time: $0.time, bpm: Double(int(90...190))) }
         copy.device?.distance = Double(int(1000...30_000))
         copy.device?.calories = Double(int(50...1500))
-        copy.device?.heartRateMax = Double(int(150...200))
+        copy.device?.heartRateMax = Double(int(1500...2000)) / 10
         return copy
     }
 }

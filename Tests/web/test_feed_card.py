@@ -120,7 +120,7 @@ def screenshot(driver, name):
 def test_the_card_says_it_the_way_runners_expect(cards, theme):
     items = feed(cards)
     assert len(items) == 5
-    run = next(w for w in items if w["distance"] == 9008.22)
+    run = next(w for w in items if w["distance"] == {"unit": "km", "value": 9.00822})
     ride = next(w for w in items if w["activity"] == "cycling")
     bare = next(w for w in items if w["pointCount"] == 0)
     recent = [w for w in items if w.get("name") in ("Just now", "A day ago")]
@@ -193,7 +193,7 @@ def test_the_card_says_it_the_way_runners_expect(cards, theme):
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_a_phone_gets_the_1x_picture(cards, theme):
-    run = next(w for w in feed(cards) if w["distance"] == 9008.22)
+    run = next(w for w in feed(cards) if w["distance"] == {"unit": "km", "value": 9.00822})
     # The pictures are drawn (the test above, or now).
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -234,7 +234,7 @@ def test_the_first_paint_loads_the_picture_that_fits_the_device(cards, width, he
     pictures, before they are in the document, and nothing draws them again: the picture the
     browser loads is the one its first `sizes` and `srcset` pick. A 3x phone's slot is 356 CSS px,
     1,068 device pixels: the largest picture (@2x, 1,024 px); a 1x desktop's slot is 718 px: @2x."""
-    run = next(w for w in feed(cards) if w["distance"] == 9008.22)
+    run = next(w for w in feed(cards) if w["distance"] == {"unit": "km", "value": 9.00822})
     urls = drawn(cards, run, "light")
     driver = open_browser(width, height, "light", ratio)
     try:
@@ -263,3 +263,37 @@ def test_a_pace_past_an_hour_is_written_in_hours(cards):
         assert shown == ["5:14 /km", "59:59 /km", "1:00:00 /mi", "13:06:16 /mi", "10.3 km/h"]
     finally:
         driver.quit()
+
+
+def patch_settings(system, body):
+    request = urllib.request.Request(system.base + "/v1/settings", method="PATCH", data=json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + system.token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.load(reply)
+
+
+def test_imperial_units_show_miles_and_feet_as_the_api_gives_them(cards):
+    """With `units: imperial` every length comes in miles or feet with its unit named (issue 36):
+    the card writes what the API gives, and the summary header too; nothing is converted in the
+    page. Metric again afterwards, for the tests that share the system."""
+    patch_settings(cards, {"units": "imperial"})
+    try:
+        items = feed(cards)
+        run = next(w for w in items if w["activity"] == "running" and w["distance"]["value"] > 5)
+        # 9,008.22 m is 5.597448 mi; the run's climb in feet.
+        assert run["distance"] == {"unit": "mi", "value": 5.597448} and run["pace"]["unit"] == "s/mi"
+        driver = open_browser(1280, 1000, "light")
+        try:
+            load(driver, cards, 5)
+            shown = figures(card(driver, run["id"]))
+            assert shown["Distance"] == "5.60 mi" and shown["Pace"].endswith(" /mi")
+            if run.get("elevationGain"):
+                assert run["elevationGain"]["unit"] == "ft" and shown["Climb"] == f"+{round(run['elevationGain']['value'])} ft"
+            WebDriverWait(driver, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#summary dd")) == 2)
+            header = driver.find_element(By.CSS_SELECTOR, "#summary dd[data-period='year']").text
+            assert " km" not in header
+            screenshot(driver, "feed-imperial-light")
+        finally:
+            driver.quit()
+    finally:
+        patch_settings(cards, {"units": None})

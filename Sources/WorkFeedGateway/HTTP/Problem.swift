@@ -120,6 +120,10 @@ extension Problem {
         case .expired, .busy: .unavailable()
         // The gateway checks what it sends, so these are its bugs (or the coordinator's): logged.
         case .badRequest, .forbidden, .internal: .internalError()
+        // The upload is checked by the same rule before it is sent (``emptyWorkout(_:file:)``);
+        // a coordinator of a newer rule may still refuse one: the client's file, not a fault.
+        case .emptyWorkout:
+            Problem("empty-workout", "The file has nothing to show", status: .badRequest, detail: "no track and no figures: not stored")
         }
     }
 }

@@ -114,10 +114,12 @@ struct GatewayAPI: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// JSON with the gateway's conventions: no escaped slashes, never cached by shared caches.
+    /// JSON with the gateway's conventions: keys sorted at every level (as the coordinator writes
+    /// the documents sent on as they came: docs/gateway.md, "Figures"), no escaped slashes, never
+    /// cached by shared caches.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var headers = headers
         headers[.contentType] = "application/json"
         if headers[.cacheControl] == nil { headers[.cacheControl] = "private, no-cache" }

@@ -11,9 +11,13 @@ public import Foundation
 /// ```json
 /// {"id": "3f2a…", "activity": "running", "start": "2026-11-21T22:05:00Z",
 ///  "localStart": "2026-11-21T23:05:00+01:00", "timeZoneOffset": 3600, "timeZone": "Europe/Paris",
-///  "distance": 10012.5, "elapsedTime": 3130, "movingTime": 3050,
-///  "pace": {"value": 304.6, "unit": "s/km"}, "pointCount": 3051, "pictures": [...]}
+///  "distance": {"unit": "km", "value": 10.0125}, "elapsedTime": 3130, "movingTime": 3050,
+///  "pace": {"unit": "s/km", "value": 304.6}, "heartRateAverage": 148, "pointCount": 3051, "pictures": [...]}
 /// ```
+///
+/// Figures whose unit follows the owner's `units` (distance, elevation gain, pace, speed) are a
+/// ``Quantity`` in those units; the others are bare numbers in one unit for everybody (seconds,
+/// beats a minute, kilocalories). Written with its keys sorted (docs/gateway.md, "Figures").
 public struct FeedItem: Codable, Sendable, Hashable {
     public var id: WorkoutID
     public var activity: ActivityType
@@ -32,8 +36,9 @@ public struct FeedItem: Codable, Sendable, Hashable {
     public var timeZoneOffset: Int?
     /// The IANA id of that zone (`Europe/Berlin`), or `nil` (written `null`) where it is not known.
     public var timeZone: String?
-    /// Metres.
-    public var distance: Double
+    /// Kilometres or miles (the owner's `units`), to a millionth (``Quantity/distance(metres:units:)``);
+    /// 0 when the workout has none.
+    public var distance: Quantity
     /// Seconds from start to end, pauses included, never less than ``movingTime``
     /// (``WorkoutTimes/elapsed``).
     public var elapsedTime: Double?
@@ -42,13 +47,14 @@ public struct FeedItem: Codable, Sendable, Hashable {
     /// workout's `duration`); never computed (``WorkoutTimes/moving``).
     public var movingTime: Double?
     /// Time per kilometre or mile (the owner's `units`), for runs and walks (hikes are walks).
-    public var pace: Rate?
+    public var pace: Quantity?
     /// Kilometres or miles an hour (the owner's `units`), for rides.
-    public var speed: Rate?
-    /// Metres climbed.
-    public var elevationGain: Double?
-    /// Beats a minute.
+    public var speed: Quantity?
+    /// Metres or feet climbed (the owner's `units`), to a thousandth (``Quantity/elevation(metres:units:)``).
+    public var elevationGain: Quantity?
+    /// Beats a minute, whole (``beatsPerMinute(_:)``).
     public var heartRateAverage: Double?
+    /// Beats a minute, whole.
     public var heartRateMax: Double?
     /// Kilocalories.
     public var calories: Double?
@@ -58,26 +64,6 @@ public struct FeedItem: Codable, Sendable, Hashable {
     /// route (a card without a picture). Its pictures that were asked for are in ``pictures``.
     public var pictureKinds: [PictureKind]
     public var pictures: [FeedPicture]
-
-    /// A pace or a speed, with its unit named: `{"value": 304.6, "unit": "s/km"}`.
-    public struct Rate: Codable, Sendable, Hashable {
-        public var value: Double
-        public var unit: RateUnit
-
-        public init(value: Double, unit: RateUnit) {
-            self.value = value
-            self.unit = unit
-        }
-    }
-
-    /// The units of ``Rate``: a pace in seconds per kilometre or mile, a speed in kilometres or
-    /// miles an hour.
-    public enum RateUnit: String, Codable, Sendable, Hashable, CaseIterable {
-        case secondsPerKilometre = "s/km"
-        case secondsPerMile = "s/mi"
-        case kilometresPerHour = "km/h"
-        case milesPerHour = "mph"
-    }
 
     /// Whether an activity's card gives a pace, a speed, or neither. Exhaustive, so that a new
     /// activity must say how it is measured.
@@ -97,8 +83,8 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
     public init(
         id: WorkoutID, activity: ActivityType, name: String? = nil, start: String? = nil, end: String? = nil, localStart: String? = nil,
-        timeZoneOffset: Int? = nil, timeZone: String? = nil, distance: Double, elapsedTime: Double? = nil, movingTime: Double? = nil,
-        pace: Rate? = nil, speed: Rate? = nil, elevationGain: Double? = nil, heartRateAverage: Double? = nil, heartRateMax: Double? = nil,
+        timeZoneOffset: Int? = nil, timeZone: String? = nil, distance: Quantity, elapsedTime: Double? = nil, movingTime: Double? = nil,
+        pace: Quantity? = nil, speed: Quantity? = nil, elevationGain: Quantity? = nil, heartRateAverage: Double? = nil, heartRateMax: Double? = nil,
         calories: Double? = nil, pointCount: Int, pictureKinds: [PictureKind] = [], pictures: [FeedPicture] = []
     ) {
         self.id = id
@@ -142,22 +128,34 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = Self.title(name: record.name, activity: record.activity, localStart: localStart)
         timeZoneOffset = record.timeZoneOffset
         timeZone = record.timeZone
-        distance = thousandths(record.distance) ?? 0
+        let metres = thousandths(record.distance) ?? 0
+        distance = .distance(metres: metres, units: units)
         let times = record.times
         elapsedTime = times.elapsed
         movingTime = times.moving
-        elevationGain = thousandths(record.elevationGain)
-        heartRateAverage = finite(record.heartRateAverage)
-        heartRateMax = finite(record.heartRateMax)
+        elevationGain = thousandths(record.elevationGain).map { .elevation(metres: $0, units: units) }
+        heartRateAverage = Self.beatsPerMinute(record.heartRateAverage)
+        heartRateMax = Self.beatsPerMinute(record.heartRateMax)
         calories = thousandths(record.calories)
         pointCount = record.pointCount
         pictureKinds = PictureKind.allCases.filter { $0.isPossible(for: record) }
         switch Measure(record.activity) {
-        case .pace: pace = Self.pace(distance: distance, seconds: times.movingOrElapsed, units: units)
-        case .speed: speed = Self.speed(distance: distance, seconds: times.movingOrElapsed, units: units)
+        case .pace: pace = Self.pace(distance: metres, seconds: times.movingOrElapsed, units: units)
+        case .speed: speed = Self.speed(distance: metres, seconds: times.movingOrElapsed, units: units)
         case .none: break
         }
         self.pictures = pictures.map { FeedPicture($0, size: pictureSize) }
+    }
+
+    /// A heart rate as a device measures it: whole beats a minute, halves up (docs/gateway.md,
+    /// "Figures"). Straps and watches count whole beats (Bluetooth's Heart Rate Measurement and
+    /// ANT+ give whole bpm, FIT's `heart_rate` and TCX's `HeartRateBpm` are whole numbers), and
+    /// their apps show whole beats: a tenth would claim a precision nothing measured. `nil` for
+    /// nothing, or for what rounds to 0 (no reading) or is not finite.
+    public static func beatsPerMinute(_ value: Double?) -> Double? {
+        guard let value, value.isFinite else { return nil }
+        let whole = value.rounded()
+        return whole > 0 ? whole : nil
     }
 
     /// Names that say nothing: what apps write when the person gave none.
@@ -193,13 +191,8 @@ public struct FeedItem: Codable, Sendable, Hashable {
         return part + " " + noun
     }
 
-    /// Metres in a kilometre or a mile.
-    static func metres(per units: UnitSystem) -> Double {
-        switch units {
-        case .metric: 1000
-        case .imperial: 1609.344
-        }
-    }
+    /// Metres in a kilometre or a mile (``Quantity/Unit/metres``: a length unit has them).
+    static func metres(per units: UnitSystem) -> Double { Quantity.Unit.distance(in: units).metres! }
 
     /// The least distance, in metres, over which a pace or a speed is given.
     public static let minimumMovedDistance = 100.0
@@ -217,22 +210,22 @@ public struct FeedItem: Codable, Sendable, Hashable {
         return distance / seconds >= minimumMovingSpeed
     }
 
-    /// Seconds per kilometre or mile, to a tenth; `nil` without a distance or a time, or where the
+    /// Seconds per kilometre or mile, to a tenth, from `distance` metres; `nil` without a distance or a time, or where the
     /// workout did not move enough (``moved(distance:seconds:)``).
-    public static func pace(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
+    public static func pace(distance: Double, seconds: Double?, units: UnitSystem) -> Quantity? {
         guard let seconds, moved(distance: distance, seconds: seconds) else { return nil }
         let value = (seconds / (distance / metres(per: units)) * 10).rounded() / 10
         guard value.isFinite, value > 0 else { return nil }
-        return Rate(value: value, unit: units == .metric ? .secondsPerKilometre : .secondsPerMile)
+        return Quantity(value: value, unit: units == .metric ? .secondsPerKilometre : .secondsPerMile)
     }
 
-    /// Kilometres or miles an hour, to a hundredth; `nil` without a distance or a time, or where the
+    /// Kilometres or miles an hour, to a hundredth, from `distance` metres; `nil` without a distance or a time, or where the
     /// workout did not move enough (``moved(distance:seconds:)``).
-    public static func speed(distance: Double, seconds: Double?, units: UnitSystem) -> Rate? {
+    public static func speed(distance: Double, seconds: Double?, units: UnitSystem) -> Quantity? {
         guard let seconds, moved(distance: distance, seconds: seconds) else { return nil }
         let value = (distance / metres(per: units) / (seconds / 3600) * 100).rounded() / 100
         guard value.isFinite else { return nil }
-        return Rate(value: value, unit: units == .metric ? .kilometresPerHour : .milesPerHour)
+        return Quantity(value: value, unit: units == .metric ? .kilometresPerHour : .milesPerHour)
     }
 
     /// `date` in the time zone `offset` seconds east of UTC, with that offset written out
@@ -253,7 +246,9 @@ public struct FeedItem: Codable, Sendable, Hashable {
     }
 
     /// Decodes an item; one written before titles (by an older coordinator) gets its title from
-    /// its name, activity and local start, as ``title(name:activity:localStart:)`` gives it.
+    /// its name, activity and local start, as ``title(name:activity:localStart:)`` gives it, and
+    /// one written before lengths carried their unit (bare metres) gets them in kilometres and
+    /// metres.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(WorkoutID.self, forKey: .id)
@@ -265,18 +260,26 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = try container.decodeIfPresent(String.self, forKey: .title) ?? Self.title(name: name, activity: activity, localStart: localStart)
         timeZoneOffset = try container.decodeIfPresent(Int.self, forKey: .timeZoneOffset)
         timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
-        distance = try container.decode(Double.self, forKey: .distance)
+        distance = try Self.decodeLength(container, .distance) ?? .distance(metres: 0, units: .metric)
         elapsedTime = try container.decodeIfPresent(Double.self, forKey: .elapsedTime)
         movingTime = try container.decodeIfPresent(Double.self, forKey: .movingTime)
-        pace = try container.decodeIfPresent(Rate.self, forKey: .pace)
-        speed = try container.decodeIfPresent(Rate.self, forKey: .speed)
-        elevationGain = try container.decodeIfPresent(Double.self, forKey: .elevationGain)
+        pace = try container.decodeIfPresent(Quantity.self, forKey: .pace)
+        speed = try container.decodeIfPresent(Quantity.self, forKey: .speed)
+        elevationGain = try Self.decodeLength(container, .elevationGain)
         heartRateAverage = try container.decodeIfPresent(Double.self, forKey: .heartRateAverage)
         heartRateMax = try container.decodeIfPresent(Double.self, forKey: .heartRateMax)
         calories = try container.decodeIfPresent(Double.self, forKey: .calories)
         pointCount = try container.decode(Int.self, forKey: .pointCount)
         pictureKinds = try container.decode([PictureKind].self, forKey: .pictureKinds)
         pictures = try container.decode([FeedPicture].self, forKey: .pictures)
+    }
+
+    /// A length as a ``Quantity``, or as the bare metres an older coordinator wrote.
+    private static func decodeLength(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Quantity? {
+        if let metres = try? container.decodeIfPresent(Double.self, forKey: key) {
+            return key == .distance ? .distance(metres: metres, units: .metric) : .elevation(metres: metres, units: .metric)
+        }
+        return try container.decodeIfPresent(Quantity.self, forKey: key)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,21 +1,25 @@
 /// One bucket's figures as the API, the control protocol's SUMMARY reply and `workctl summary
-/// --json` show them (docs/openapi.yaml, `SummaryFigures`): metres, seconds, kilocalories, beats a
-/// minute.
+/// --json` show them (docs/openapi.yaml, `SummaryFigures`): distance and elevation gain as a
+/// ``Quantity`` in the owner's units, as a workout gives them (``FeedItem``); seconds,
+/// kilocalories, whole beats a minute.
 public struct SummaryFigures: Sendable, Hashable, Codable {
     public var count: Int
-    public var distance: Double
+    /// Kilometres or miles, to a millionth (``Quantity/distance(metres:units:)``).
+    public var distance: Quantity
     /// Seconds in motion: each workout's moving time where its device recorded one, else its
     /// elapsed time.
     public var movingTime: Double
     public var elapsedTime: Double
-    /// Metres climbed: `elevationGain`, the name a workout gives it (``FeedItem``), so that one
-    /// fact has one name everywhere (issue 36; it was `climb` here).
-    public var elevationGain: Double
+    /// Metres or feet climbed: `elevationGain`, the name a workout gives it (``FeedItem``), so
+    /// that one fact has one name everywhere (issue 36; it was `climb` here).
+    public var elevationGain: Quantity
     /// Kilocalories of the workouts whose device wrote them; absent when none did, as a workout's
     /// unknown calories are absent (``FeedItem/calories``), never 0 (issue 36).
     public var calories: Double?
-    /// Weighted by each workout's elapsed time, over the workouts with heart rate.
+    /// Weighted by each workout's elapsed time, over the workouts with heart rate, from their
+    /// averages as measured, rounded once to whole beats a minute (``SummaryTotals/figures``).
     public var heartRateAverage: Double?
+    /// Whole beats a minute.
     public var heartRateMax: Double?
     /// Seconds in each of the owner's heart-rate zones, lowest first (``SummaryReport/heartRateZones``).
     public var timeInZones: [Double]
@@ -28,28 +32,31 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
     /// A workout that holds an extreme.
     public struct WorkoutFigure: Sendable, Hashable, Codable {
         public var id: WorkoutID
-        public var distance: Double
+        /// Kilometres or miles, as the workout gives it (``FeedItem/distance``).
+        public var distance: Quantity
         public var movingTime: Double
         /// Its average speed over the moving time as a workout gives it (``FeedItem/speed``):
-        /// `{"value", "unit"}` in the owner's units (km/h or mph, to a hundredth); absent where
+        /// `{"unit", "value"}` in the owner's units (km/h or mph, to a hundredth); absent where
         /// it did not move. It was bare metres a second here (issue 36).
-        public var speed: FeedItem.Rate?
+        public var speed: Quantity?
 
-        public init(id: WorkoutID, distance: Double, movingTime: Double, units: UnitSystem) {
+        /// - Parameter metres: its distance in metres.
+        public init(id: WorkoutID, metres: Double, movingTime: Double, units: UnitSystem) {
             self.id = id
-            self.distance = distance
+            distance = .distance(metres: metres, units: units)
             self.movingTime = movingTime
-            speed = FeedItem.speed(distance: distance, seconds: movingTime, units: units)
+            speed = FeedItem.speed(distance: metres, seconds: movingTime, units: units)
         }
 
-        /// The same figure with its speed in `units`.
+        /// The same figure with its distance and speed in `units`.
         public func expressed(in units: UnitSystem) -> WorkoutFigure {
-            WorkoutFigure(id: id, distance: distance, movingTime: movingTime, units: units)
+            WorkoutFigure(id: id, metres: distance.metres ?? 0, movingTime: movingTime, units: units)
         }
     }
 
     public init(
-        count: Int, distance: Double, movingTime: Double, elapsedTime: Double, elevationGain: Double, calories: Double?, heartRateAverage: Double?,
+        count: Int, distance: Quantity, movingTime: Double, elapsedTime: Double, elevationGain: Quantity, calories: Double?,
+        heartRateAverage: Double?,
         heartRateMax: Double?, timeInZones: [Double], longest: WorkoutFigure?, fastest: WorkoutFigure?
     ) {
         self.count = count
@@ -65,9 +72,11 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
         self.fastest = fastest
     }
 
-    /// The same figures with the speeds in `units` (the owner's: ``OwnerSettings/units``).
+    /// The same figures with the lengths and speeds in `units` (the owner's: ``OwnerSettings/units``).
     public func expressed(in units: UnitSystem) -> SummaryFigures {
         var figures = self
+        figures.distance = distance.expressed(in: units)
+        figures.elevationGain = elevationGain.expressed(in: units)
         figures.longest = longest?.expressed(in: units)
         figures.fastest = fastest?.expressed(in: units)
         return figures
@@ -76,7 +85,8 @@ public struct SummaryFigures: Sendable, Hashable, Codable {
     /// A bucket without workouts, with `zones` zones.
     public static func empty(zones: Int) -> SummaryFigures {
         SummaryFigures(
-            count: 0, distance: 0, movingTime: 0, elapsedTime: 0, elevationGain: 0, calories: nil, heartRateAverage: nil, heartRateMax: nil,
+            count: 0, distance: .distance(metres: 0, units: .metric), movingTime: 0, elapsedTime: 0,
+            elevationGain: .elevation(metres: 0, units: .metric), calories: nil, heartRateAverage: nil, heartRateMax: nil,
             timeInZones: [Double](repeating: 0, count: zones), longest: nil, fastest: nil)
     }
 }
@@ -132,7 +142,7 @@ public struct SummaryReport: Sendable, Hashable, Codable {
         self.buckets = buckets
     }
 
-    /// The same report with every speed in `units` (read by the coordinator as it answers).
+    /// The same report with every length and speed in `units` (read by the coordinator as it answers).
     public func expressed(in units: UnitSystem) -> SummaryReport {
         var report = self
         report.buckets = buckets.map { bucket in

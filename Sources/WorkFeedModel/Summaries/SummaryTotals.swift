@@ -118,18 +118,29 @@ public struct SummaryTotals: Sendable, Hashable {
         fastest = nil
     }
 
-    /// The figures as the API shows them: metres, seconds, kilocalories; speeds in km/h until
-    /// ``SummaryReport/expressed(in:)`` gives them the owner's units.
+    /// The figures as the API shows them: kilometres and metres, seconds, kilocalories, whole
+    /// beats a minute; lengths and speeds metric until ``SummaryReport/expressed(in:)`` gives them
+    /// the owner's units.
     public var figures: SummaryFigures {
         func extreme(_ value: Extreme?) -> SummaryFigures.WorkoutFigure? {
-            value.map { .init(id: $0.id, distance: Double($0.distance) / 1000, movingTime: Double($0.movingTime) / 1000, units: .metric) }
+            value.map { .init(id: $0.id, metres: Double($0.distance) / 1000, movingTime: Double($0.movingTime) / 1000, units: .metric) }
         }
         return SummaryFigures(
-            count: Int(count), distance: Double(sums.distance) / 1000, movingTime: Double(sums.movingTime) / 1000,
-            elapsedTime: Double(sums.elapsedTime) / 1000, elevationGain: Double(sums.climb) / 1000,
-            calories: sums.calories > 0 ? Double(sums.calories) / 1000 : nil,
-            heartRateAverage: sums.heartRateTime > 0 ? Double(sums.heartRateWeighted) / Double(sums.heartRateTime) : nil,
-            heartRateMax: sums.heartRateMax, timeInZones: sums.zoneTimes.map { Double($0) / 1000 }, longest: extreme(longest),
-            fastest: extreme(fastest))
+            count: Int(count), distance: .distance(metres: Double(sums.distance) / 1000, units: .metric),
+            movingTime: Double(sums.movingTime) / 1000, elapsedTime: Double(sums.elapsedTime) / 1000,
+            elevationGain: .elevation(metres: Double(sums.climb) / 1000, units: .metric),
+            calories: sums.calories > 0 ? Double(sums.calories) / 1000 : nil, heartRateAverage: heartRateAverage,
+            heartRateMax: FeedItem.beatsPerMinute(sums.heartRateMax), timeInZones: sums.zoneTimes.map { Double($0) / 1000 },
+            longest: extreme(longest), fastest: extreme(fastest))
+    }
+
+    /// The bucket's duration-weighted average heart rate, rounded once to whole beats a minute,
+    /// halves up, in integers (exact: no float can put 146.5 on the wrong side), from the
+    /// workouts' averages as measured, not as their cards round them (docs/summaries.md): each
+    /// rounded first would move it by up to half a beat a workout.
+    var heartRateAverage: Double? {
+        guard sums.heartRateTime > 0, sums.heartRateWeighted >= 0 else { return nil }
+        let (time, weighted) = (sums.heartRateTime, sums.heartRateWeighted)
+        return Double((2 * weighted + time) / (2 * time))
     }
 }
