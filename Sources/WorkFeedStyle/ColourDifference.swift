@@ -21,7 +21,10 @@ extension RGBA {
     }
 
     /// CIE L*a*b* under D65: L from 0 (black) to 100 (white), a from green to red, b from blue to yellow.
-    public var lab: (l: Double, a: Double, b: Double) {
+    public var lab: (l: Double, a: Double, b: Double) { Self.lab(linear: linear) }
+
+    /// CIE L*a*b* of linear-light red, green and blue (0 to 1).
+    static func lab(linear: (Double, Double, Double)) -> (l: Double, a: Double, b: Double) {
         let (r, g, b) = linear
         // IEC 61966-2-1's sRGB to XYZ matrix, to D65 white (0.950 47, 1, 1.088 83).
         let x = (0.412_456_4 * r + 0.357_576_1 * g + 0.180_437_5 * b) / 0.950_47
@@ -89,7 +92,7 @@ extension RGBA {
     }
 
     /// The linear-light red, green and blue, 0 to 1.
-    private var linear: (Double, Double, Double) {
+    var linear: (Double, Double, Double) {
         func channel(_ byte: UInt8) -> Double {
             let c = Double(byte) / 255
             return c <= 0.040_45 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)

@@ -20,6 +20,12 @@ public enum HeatmapContrast {
     public static let minimumMarkDifference = 15.0
     /// CIEDE2000 between one zone and the next.
     public static let minimumStepDifference = 30.0
+    /// CIEDE2000 between any two zones as a reader with a colour-vision deficiency sees them
+    /// (``ColourVision``): 20 for the red-green dichromats, 15 for the rare tritanope, so that no
+    /// reader takes one zone for another.
+    public static func minimumPairDifference(seenWith vision: ColourVision) -> Double {
+        vision == .tritanopia ? 15 : 20
+    }
     /// The map fills a heatmap's line crosses most and is checked against, besides the land.
     public static let mapAreas: [MapArea] = [.wood, .park, .grass, .water]
 
@@ -55,6 +61,20 @@ public enum HeatmapContrast {
             outlineRatio: colour.contrastRatio(to: route.outline.flattened(over: theme.map.land)),
             mapDifference: colour.deltaE2000(to: closestFill.1), mapRatio: fills.map { colour.contrastRatio(to: $0.1) }.min()!,
             closestMapFill: closestFill.0, markDifference: colour.deltaE2000(to: closestMark.1), closestMark: closestMark.0)
+    }
+}
+
+extension HeatmapContrast {
+    /// The two zones closest together as a reader with `vision` sees them, and how far apart.
+    public static func closestPair(of zones: [RGBA], seenWith vision: ColourVision) -> (first: Int, second: Int, difference: Double)? {
+        var closest: (first: Int, second: Int, difference: Double)?
+        for first in zones.indices {
+            for second in zones.indices where second > first {
+                let difference = zones[first].deltaE2000(to: zones[second], seenWith: vision)
+                if difference < closest?.difference ?? .infinity { closest = (first, second, difference) }
+            }
+        }
+        return closest
     }
 }
 

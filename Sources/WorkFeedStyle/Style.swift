@@ -115,11 +115,12 @@ public struct HeatmapStyle: Sendable, Hashable, Codable {
     }
 
     /// Four zones, cool to hot in the order of the spectrum, skipping the route line's blue and
-    /// the start mark's green: violet, teal, orange, magenta-red. Chosen against the shipped
-    /// themes' maps, lines and marks by ``HeatmapContrast``'s rule (docs/rendering.md).
+    /// the start mark's green: violet, teal, ochre, crimson. Chosen against the shipped
+    /// themes' maps, lines and marks, and to stay apart to a colour-blind reader, by
+    /// ``HeatmapContrast``'s rule (docs/rendering.md).
     public static let standard = HeatmapStyle(
         segments: 50, lineWidth: 8, thresholds: [100, 140, 180],
-        zoneColors: [RGBA(hex: "#8756d8")!, RGBA(hex: "#0f8a80")!, RGBA(hex: "#d9730d")!, RGBA(hex: "#bf1d7e")!]
+        zoneColors: [RGBA(hex: "#763acc")!, RGBA(hex: "#1c8a88")!, RGBA(hex: "#b47708")!, RGBA(hex: "#b51a58")!]
     )
 }
 

@@ -95,7 +95,8 @@ import WorkFeedStyle
 /// regeneration), so a change must be on purpose (raise `BuildInfo.rendererVersion`, or change a
 /// style) and then `workctl enqueue --all --stale` redraws. Re-pinned at renderer 4 (issue 36's
 /// heatmap zone colours and legend title: every key has the renderer version, the heatmap keys
-/// the zone colours too); renderer 3's were pinned from release 0.4.0.
+/// the zone colours too); renderer 3's were pinned from release 0.4.0. The heatmap keys were
+/// re-pinned again for the colour-blind-safe zones: the route keys stayed as they were.
 @Suite struct CacheKeyPinTests {
     static func key(_ kind: PictureKind, _ theme: Theme, scale: Int, owner: String = "", privacy: String = "") -> String {
         let shipped = ThemeStyle.shipped[theme]!
@@ -117,8 +118,8 @@ import WorkFeedStyle
             keys == [
                 "fc50419ff0b030bda062251f6c5e32a2bcd65122f9dfd7f268e716c06e2b7c6b",
                 "3c87ad83f8e17d10a7ee2aace2d340ae95ce5cc7c3014f0101277dd23d7d325e",
-                "3878fdc6701fb7ad42fe465838230dfdc264a16fc8fb04c88845e76e04811e70",
-                "e1f50101c50f574c773f3ff6034d75f210345cdabf49e05d10bef82101690548",
+                "2ed8ec61c5dadc8c3997815407e2aa4d1296ca8cae2a11ef47d6de119bdd4fba",
+                "2e09282e6776e3c39b819f34dd9afe53a879fb2afa6130403cb2409d7edbb9cc",
             ])
     }
 }

@@ -23,8 +23,8 @@ import WorkFeedStyle
         }
     }
 
-    /// Next zones are far apart, and the hues turn one way round the wheel (violet, teal, orange,
-    /// magenta-red: the spectrum's order, cool to hot) less than once: an ordered scale.
+    /// Next zones are far apart, and the hues turn one way round the wheel (violet, teal, ochre,
+    /// crimson: the spectrum's order, cool to hot) less than once: an ordered scale.
     @Test func theZonesReadAsAnOrderedScale() {
         var turned = 0.0
         for (cooler, hotter) in zip(Self.zones, Self.zones.dropFirst()) {
@@ -35,6 +35,34 @@ import WorkFeedStyle
             turned += -step
         }
         #expect(turned < 360)
+    }
+
+    /// No two zones look alike to a reader without red, green or blue cones (Machado et al.'s
+    /// simulation at full severity).
+    @Test(arguments: ColourVision.allCases)
+    func everyPairOfZonesStaysApartToEveryReader(vision: ColourVision) throws {
+        let closest = try #require(HeatmapContrast.closestPair(of: Self.zones, seenWith: vision))
+        #expect(
+            closest.difference >= HeatmapContrast.minimumPairDifference(seenWith: vision),
+            "\(vision): zones \(closest.first) and \(closest.second) are \(closest.difference) apart")
+    }
+
+    /// The zones of renderer version 4 failed it: a deuteranope saw teal and magenta-red as one
+    /// grey-blue. The simulation keeps greys grey and folds red onto green for such a reader.
+    @Test func theReaderRuleRejectsTheVersion4Zones() throws {
+        let version4 = ["#8756d8", "#0f8a80", "#d9730d", "#bf1d7e"].map { RGBA(hex: $0)! }
+        let closest = try #require(HeatmapContrast.closestPair(of: version4, seenWith: .deuteranopia))
+        #expect(closest.first == 1 && closest.second == 3 && closest.difference < 5, "\(closest)")
+        for grey in [0, 119, 200, 255].map({ RGBA(red: UInt8($0), green: UInt8($0), blue: UInt8($0)) }) {
+            for vision in ColourVision.allCases {
+                let (l, a, b) = grey.lab(seenWith: vision)
+                #expect(abs(l - grey.lab.l) < 0.01 && abs(a) < 0.01 && abs(b) < 0.01, "\(vision) \(grey)")
+            }
+        }
+        let red = RGBA(red: 200, green: 60, blue: 40)
+        let green = RGBA(red: 110, green: 120, blue: 40)
+        #expect(red.deltaE2000(to: green) > 30)
+        #expect(red.deltaE2000(to: green, seenWith: .deuteranopia) < red.deltaE2000(to: green) / 3)
     }
 
     /// The rule rejects the colours issue 36 found hiding: the green zone on the light forest and
