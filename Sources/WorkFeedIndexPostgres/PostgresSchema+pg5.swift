@@ -22,19 +22,14 @@ extension PostgresSchema {
     /// Fills the boxes of the workouts stored before pg5 from their routes, `backfillBatch` at a
     /// time in workout id order, in the migration's transaction.
     static func backfillPG5(_ session: PostgresSession) throws(IndexError) {
-        var after: UUID?
+        // The nil UUID sorts before every other and is no workout's id (their version bits are
+        // set: WorkoutIdentity.workoutID), so the first batch starts at the beginning.
+        var after = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         while true {
-            let rows: [(UUID, ByteBuffer)]
-            if let after {
-                rows = try session.query(
-                    "SELECT workout_id, route FROM series WHERE workout_id > \(after) ORDER BY workout_id LIMIT \(backfillBatch)",
-                    "reading stored routes for their boxes"
-                ).decoded("the stored routes") { try $0.decode((UUID, ByteBuffer).self) }
-            } else {
-                rows = try session.query(
-                    "SELECT workout_id, route FROM series ORDER BY workout_id LIMIT \(backfillBatch)", "reading stored routes for their boxes"
-                ).decoded("the stored routes") { try $0.decode((UUID, ByteBuffer).self) }
-            }
+            let rows = try session.query(
+                "SELECT workout_id, route FROM series WHERE workout_id > \(after) ORDER BY workout_id LIMIT \(backfillBatch)",
+                "reading stored routes for their boxes"
+            ).decoded("the stored routes") { try $0.decode((UUID, ByteBuffer).self) }
             guard let last = rows.last else { return }
             after = last.0
             let boxes = rows.compactMap { id, route in RouteBounds(encodedRoute: route.readableBytesView).map { (id, $0) } }

@@ -56,16 +56,10 @@ public enum PostgresSchema {
             }
             for version in found..<currentVersion {
                 let migration = migrations[version]
-                for (number, statement) in migration.statements.enumerated() {
-                    do {
-                        try session.query(PostgresQuery(unsafeSQL: statement), "migration \(version + 1), statement \(number + 1)")
-                    } catch {
-                        throw IndexError(
-                            .migration, "the index at \(session.location) could not be migrated to version \(version + 1) (\(migration.name))",
-                            cause: error)
-                    }
-                }
                 do {
+                    for (number, statement) in migration.statements.enumerated() {
+                        try session.query(PostgresQuery(unsafeSQL: statement), "migration \(version + 1), statement \(number + 1)")
+                    }
                     try migration.then?(session)
                 } catch {
                     throw IndexError(

@@ -54,12 +54,13 @@ extension PrivacyPolicy {
         var hidden: [ClosedRange<Double>] = []
         // Only the zones whose circle the route's box meets, as its pictures' keys hold them
         // (``meeting(_:)``): the others have nothing of the route inside them.
-        for zone in RouteBounds(route).map({ meeting($0).zones }) ?? [] {
+        let meeting = RouteBounds(route).map { circles(meeting: $0) } ?? []
+        for (zone, circle) in meeting {
             let radius = Self.effectiveRadius(zone)
             let draw = secretUniforms("crossing\n\(workoutID.utf8.count):\(workoutID)\n\(zone.canonicalText)")
             let before = radius * Self.value(in: Self.crossingExtraFraction, at: draw[0])
             let after = radius * Self.value(in: Self.crossingExtraFraction, at: draw[1])
-            hidden += path.ranges(inside: hiddenCircle(for: zone), before: before, after: after)
+            hidden += path.ranges(inside: circle, before: before, after: after)
         }
         if endTrimMetres > 0 {
             let draw = secretUniforms("trim\n\(workoutID.utf8.count):\(workoutID)")

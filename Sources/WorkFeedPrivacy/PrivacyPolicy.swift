@@ -111,8 +111,13 @@ public struct PrivacyPolicy: Sendable, Hashable, CustomStringConvertible, Custom
     public func meeting(_ bounds: RouteBounds?) -> PrivacyPolicy {
         guard let bounds, !zones.isEmpty else { return self }
         var policy = self
-        policy.zones = zones.filter { hiddenCircle(for: $0).mayMeet(bounds) }
+        policy.zones = circles(meeting: bounds).map(\.zone)
         return policy
+    }
+
+    /// The zones ``meeting(_:)`` keeps, each with its hidden circle, derived once.
+    func circles(meeting bounds: RouteBounds) -> [(zone: PrivacyZone, circle: HiddenCircle)] {
+        zones.map { ($0, hiddenCircle(for: $0)) }.filter { $0.circle.mayMeet(bounds) }
     }
 
     /// A short name of everything the policy hides with, for cache keys: 16 hex digits of an
