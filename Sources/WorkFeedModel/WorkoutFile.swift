@@ -83,6 +83,9 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
 
     /// Keeps only finite values in sensible ranges: a figure a file gets wrong (a negative
     /// distance, a heart rate of 0 or 900) is dropped, and the track's figure is used instead.
+    /// So is a distance faster over the device's own timer time than any workout moves
+    /// (``TrackFigures/maximumSpeed``): OpenTracks' export of a track with a 220 km GPS jump says
+    /// 222 km in 56 s, and a card would have read 14,280 km/h.
     public func sanitized() -> DeviceSummary? {
         func keep(_ value: Double?, _ range: ClosedRange<Double>) -> Double? {
             guard let value, value.isFinite, range.contains(value) else { return nil }
@@ -95,6 +98,9 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
         result.calories = keep(calories, 0...1_000_000)
         result.heartRateAverage = keep(heartRateAverage, 1...400)
         result.heartRateMax = keep(heartRateMax, 1...400)
+        if let distance = result.distance, let duration = result.duration, duration > 0, distance / duration > TrackFigures.maximumSpeed {
+            result.distance = nil
+        }
         return result.figures.isEmpty ? nil : result
     }
 

@@ -13,6 +13,11 @@ public import Foundation
 ///   38 trackpoints spanning 1,431 s; the Fitbit ride's lap of 2,283 s whose track starts 16
 ///   minutes into it), the device's figure is the better bound and elapsed is the moving time.
 ///
+/// - **Times that do not time a movement** are no workout's: where the distance over the span
+///   would be faster than any workout moves (``TrackFigures/maximumSpeed``), such as OpenCPN's
+///   planned route of 62.6 km whose points carry the 36 seconds they were drawn in, elapsed is
+///   unknown (and so is every pace and speed), as for a file without times.
+///
 /// So elapsed ≥ moving holds by construction, for every file.
 public struct WorkoutTimes: Sendable, Hashable {
     /// Seconds from start to end, pauses included; `nil` without a start and end or a timer time.
@@ -25,10 +30,12 @@ public struct WorkoutTimes: Sendable, Hashable {
     ///   - duration: the stored duration (``WorkoutSummary/duration``): the device's timer time
     ///     when `deviceFigures` holds ``DeviceSummary/durationFigure``, else end minus start.
     ///   - deviceFigures: which figures came from the device (``DeviceSummary/figures``).
-    public init(start: Date?, end: Date?, duration: Double?, deviceFigures: [String]?) {
+    ///   - distance: the stored distance in metres.
+    public init(start: Date?, end: Date?, duration: Double?, deviceFigures: [String]?, distance: Double) {
         func seconds(_ value: Double?) -> Double? { value.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } }
         var span: Double?
         if let start, let end, end >= start { span = seconds(end.timeIntervalSince(start)) }
+        if let seconds = span, distance > seconds * TrackFigures.maximumSpeed { span = nil }
         moving = deviceFigures?.contains(DeviceSummary.durationFigure) == true ? seconds(duration) : nil
         switch (span, moving) {
         case (let span?, let moving?): elapsed = max(span, moving)
@@ -46,6 +53,6 @@ public struct WorkoutTimes: Sendable, Hashable {
 extension WorkoutRecord {
     /// Its elapsed and moving time (``WorkoutTimes``).
     public var times: WorkoutTimes {
-        WorkoutTimes(start: start, end: end, duration: duration, deviceFigures: deviceFigures)
+        WorkoutTimes(start: start, end: end, duration: duration, deviceFigures: deviceFigures, distance: distance)
     }
 }

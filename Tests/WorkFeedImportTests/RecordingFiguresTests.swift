@@ -23,6 +23,22 @@ import WorkFeedModel
         }
     }
 
+    /// No card claims a speed no workout moves at: a device's distance that would (OpenTracks'
+    /// export with a 220 km GPS jump says 222,125 m over a timer of 56 s) gives way to the track's.
+    @Test func noCardIsFasterThanAnyWorkoutMoves() throws {
+        for recording in Recordings.all {
+            let item = FeedItem(record: recording.record, pictures: [], units: .metric, pictureSize: nil)
+            guard let seconds = item.movingTime ?? item.elapsedTime, seconds > 0 else { continue }
+            #expect(recording.record.distance / seconds <= TrackFigures.maximumSpeed, "\(recording): \(recording.record.distance) m in \(seconds) s")
+        }
+        let openTracks = try #require(Recordings.named("opentracks_tpx-v2-hr_3seg_tz-offsets.gpx"))
+        // Its two segments with more than one point, 0.001° of longitude each at 3° N.
+        #expect(abs(openTracks.record.distance - 222) < 1, "\(openTracks.record.distance)")
+        let said = DeviceSummary(source: "GPX TrackStatsExtension", distance: 222_125.53, duration: 56, elevationGain: 2)
+        #expect(said.sanitized()?.distance == nil && said.sanitized()?.duration == 56 && said.sanitized()?.elevationGain == 2)
+        #expect(DeviceSummary(source: "FIT session", distance: 5_600, duration: 56).sanitized()?.distance == 5_600)
+    }
+
     /// The device's timer time where the file has one, read by hand from the files: the
     /// Forerunner 305's one lap (`TotalTimeSeconds` 2325.02) over 38 trackpoints spanning
     /// 1,431 s, the Fitbit ride's lap of 2,283 s whose track (463 s) starts 15:47 into it, and
