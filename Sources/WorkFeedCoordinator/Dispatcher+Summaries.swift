@@ -33,14 +33,15 @@ extension Dispatcher {
     }
 
     /// One step of a waiting summary rebuild, inside the batch's transaction (docs/summaries.md,
-    /// "Rebuilds"); its progress is in `workctl status` and in the SUMMARY reply.
-    /// - Returns: whether a rebuild was waiting.
-    func rebuildSummaries(transaction: inout Index.Transaction) throws -> Bool {
-        guard let step = try transaction.rebuildSummariesStep(limit: Self.summaryRebuildStep) else { return false }
+    /// "Rebuilds"), of the next owner after `previous` in turn; its progress is in `workctl status`
+    /// and in the SUMMARY reply.
+    /// - Returns: the owner stepped, `nil` when no rebuild was waiting.
+    func rebuildSummaries(transaction: inout Index.Transaction, after previous: String?) throws -> String? {
+        guard let step = try transaction.rebuildSummariesStep(limit: Self.summaryRebuildStep, after: previous) else { return nil }
         if step.finished {
             logger.info("owner's summaries built again", metadata: ["owner": "\(step.owner)", "workouts": "\(step.progress.done)"])
         }
-        return true
+        return step.owner
     }
 }
 

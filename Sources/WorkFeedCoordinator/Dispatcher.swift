@@ -35,8 +35,9 @@ struct Dispatcher<Index: WorkoutIndexStore> {
     /// rebuild steps), as the last committed batch left it; `nil` while another coordinator's
     /// term lives (``IndexWriting/lead(now:)``).
     var term: LeadershipTerm?
-    /// Whether the last turn that looked found a summary rebuild waiting (``rebuildSummaries(transaction:)``).
-    var rebuildingSummaries = false
+    /// The owner whose summary rebuild the last turn that looked stepped, `nil` when it found none
+    /// waiting (``rebuildSummaries(transaction:after:)``): the next step takes the next owner.
+    var summaryRebuildTurn: String?
     /// Whether the coordinator is stopping (its inbox closed): a batch no longer waits for an index
     /// that cannot be reached.
     var isStopping: () -> Bool = { false }
@@ -154,7 +155,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         var leaseCounterAfter = leaseCounter
         var progressAfter = progress
         var termAfter = term
-        var rebuildingAfter = rebuildingSummaries
+        var rebuildTurnAfter = summaryRebuildTurn
         progressAfter.countTurn()
         let checkDeadlines = now - lastDeadlineCheck >= .seconds(1)
         do {
@@ -208,8 +209,8 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                 // A rebuild goes on a step every turn. Whether one waits is looked at after control
                 // requests (an import's first workout of an owner is counted by one, in its own
                 // batch, so that SUMMARY counts it once IMPORT has answered) and with the deadlines.
-                if !batch.stopping, termAfter != nil, rebuildingAfter || checkDeadlines || !batch.controlMessages.isEmpty {
-                    rebuildingAfter = try rebuildSummaries(transaction: &transaction)
+                if !batch.stopping, termAfter != nil, rebuildTurnAfter != nil || checkDeadlines || !batch.controlMessages.isEmpty {
+                    rebuildTurnAfter = try rebuildSummaries(transaction: &transaction, after: rebuildTurnAfter)
                 }
                 if progressAfter.isDue(now: now) {
                     progressAfter.report(transaction, workers: workersAfter, logger: logger, now: now)
@@ -250,7 +251,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             return Outbox(workers: Array(workers.keys), isLast: batch.stopping)
         }
         if checkDeadlines { lastDeadlineCheck = now }
-        rebuildingSummaries = rebuildingAfter
+        summaryRebuildTurn = rebuildTurnAfter
         if indexWait != nil {
             logger.notice("the index answers again; the batch was applied")
             indexWait = nil

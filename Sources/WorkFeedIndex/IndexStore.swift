@@ -316,8 +316,9 @@ public protocol IndexWriting {
     /// Schedules a rebuild for owners whose summaries were counted with another calendar or zones
     /// than they have now (all who have summaries when `owners` is `nil`); the owners scheduled.
     mutating func checkSummaryCalendars(owners: [String]?) throws -> [String]
-    /// One step of a waiting rebuild, at most `limit` workouts; `nil` when none waits.
-    mutating func rebuildSummariesStep(limit: Int) throws -> (owner: String, progress: SummaryRebuild, finished: Bool)?
+    /// One step of a waiting rebuild, at most `limit` workouts, of the next owner after `previous`
+    /// in turn; `nil` when none waits.
+    mutating func rebuildSummariesStep(limit: Int, after previous: String?) throws -> (owner: String, progress: SummaryRebuild, finished: Bool)?
 }
 
 /// The read queries the coordinator asks (its read service, its metrics, its index thread inside

@@ -116,13 +116,16 @@ extension IndexTransaction: SummaryStorage {
         try String.fetchAll(db, sql: "SELECT owner FROM summary_owner WHERE rebuild_pending = 0 ORDER BY owner")
     }
 
-    public func firstRebuildingOwner() throws -> String? {
-        try String.fetchOne(db, sql: "SELECT owner FROM summary_owner WHERE rebuild_pending = 1 OR rebuild_after IS NOT NULL ORDER BY owner LIMIT 1")
+    public func firstRebuildingOwner(after owner: String?) throws -> String? {
+        // Those after `owner` first (false sorts before true), then from the first.
+        try String.fetchOne(
+            db, sql: "SELECT owner FROM summary_owner WHERE rebuild_pending = 1 OR rebuild_after IS NOT NULL ORDER BY owner <= ?, owner LIMIT 1",
+            arguments: [owner ?? ""])
     }
 
     /// Whether some owner's summaries wait for a rebuild or are in one.
     public func summaryRebuildsWaiting() throws -> Bool {
-        try firstRebuildingOwner() != nil
+        try firstRebuildingOwner(after: nil) != nil
     }
 
     public mutating func removeSummaries(owner: String) throws {

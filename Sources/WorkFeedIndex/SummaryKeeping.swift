@@ -103,8 +103,9 @@ public protocol SummaryStorage {
     mutating func markSummaryRebuild(owner: String, total: Int) throws
     /// The owners with summaries whose rebuild is not waiting, in order.
     func summaryOwnersNotWaiting() throws -> [String]
-    /// The first owner, in order, whose rebuild waits or runs.
-    func firstRebuildingOwner() throws -> String?
+    /// The next owner after `owner`, in order, whose rebuild waits or runs, wrapping round to the
+    /// first (`nil`: the first): rebuilds take owners in turn.
+    func firstRebuildingOwner(after owner: String?) throws -> String?
     /// Removes an owner's buckets and counted workouts (a rebuild starts from nothing).
     mutating func removeSummaries(owner: String) throws
     /// Where a running rebuild is: after which workout id (`""` before the first; `nil`: finished), how many counted, of how many.
@@ -264,14 +265,21 @@ extension SummaryStorage {
 
     /// One step of the rebuilds: starts a waiting one (the owner's buckets and counts go, the
     /// calendar and zones are those of now), or counts up to `limit` more workouts of a running one.
+    /// Owners take turns, a step each: an owner whose settings change again and again restarts
+    /// only their own rebuild, and another's goes on.
+    /// - Parameter previous: the owner the last step worked on; this step takes the next one in order.
     /// - Returns: the owner worked on and how far their rebuild is, or `nil` when none waits.
-    public mutating func rebuildSummariesStep(limit: Int) throws -> (owner: String, progress: SummaryRebuild, finished: Bool)? {
-        guard let owner = try firstRebuildingOwner(), try fencePeriodicWork() else { return nil }
+    public mutating func rebuildSummariesStep(
+        limit: Int, after previous: String? = nil
+    ) throws
+        -> (owner: String, progress: SummaryRebuild, finished: Bool)?
+    {
+        guard let owner = try firstRebuildingOwner(after: previous), try fencePeriodicWork() else { return nil }
         try lockSummaries(owner: owner)
         summaryWork.owners[owner] = nil
         guard var state = try summaryOwnerRow(owner) else { return nil }
         // Another writer may have finished this rebuild while this one waited for the lock.
-        guard state.rebuild != nil else { return try rebuildSummariesStep(limit: limit) }
+        guard state.rebuild != nil else { return try rebuildSummariesStep(limit: limit, after: owner) }
         if state.rebuildPending {
             summaryWork.buckets = summaryWork.buckets.filter { $0.key.owner != owner }
             try removeSummaries(owner: owner)

@@ -149,6 +149,46 @@ public enum IndexStoreContract {
         try check(again.inputs.routeBounds == moved, "after a re-import the box is \(String(describing: again.inputs.routeBounds)), not \(moved!)")
     }
 
+    /// Summary rebuilds take owners in turn (issue 37): one owner whose time zone changes before
+    /// every step restarts only their own rebuild, and another owner's finishes, its workouts
+    /// counted. Before, every step served the owner first in order.
+    public static func summaryRebuildsTakeOwnersInTurn(_ store: some WorkoutIndexStore) throws {
+        let (restless, patient) = ("anna", "bo")
+        for number in 0..<3 {
+            for owner in [restless, patient] {
+                _ = try store.write { transaction in
+                    try transaction.importWorkout(
+                        workout("\(owner)-\(number)"), owner: owner, allowDuplicates: false, originalKept: false, now: Date(), replacedFile: { _ in })
+                }
+            }
+        }
+        let zones = ["Asia/Tokyo", "America/New_York"]
+        for owner in [restless, patient] {
+            try store.write { try $0.setOwnerSettings(OwnerSettings(timeZone: zones[0]), owner: owner, now: Date()) }
+        }
+        try check(try store.read { try $0.summaryRebuilds() }.count == 2, "changing both owners' time zones scheduled no rebuilds")
+        // Rebuild steps are periodic work, the leader's.
+        try check(try store.write { try $0.lead(now: Date()) } != nil, "the only writer does not lead")
+        var previous: String?
+        var stepped: [String] = []
+        for step in 0..<8 {
+            try store.write { try $0.setOwnerSettings(OwnerSettings(timeZone: zones[(step + 1) % 2]), owner: restless, now: Date()) }
+            guard let done = try store.write({ try $0.rebuildSummariesStep(limit: 1, after: previous) }) else { break }
+            stepped.append(done.owner)
+            previous = done.owner
+        }
+        let waiting = try store.read { try $0.summaryRebuilds() }
+        try check(waiting[patient] == nil, "\(patient)'s rebuild never finished while \(restless) kept changing zones; steps went to \(stepped)")
+        try check(waiting[restless] != nil, "\(restless)'s rebuild, restarted every step, is not waiting")
+        let counted = try store.read {
+            try $0.summaries(
+                owner: patient, period: .year, from: nil, to: nil, activity: nil, defaults: .standard, now: Date(timeIntervalSince1970: 1_800_000_000)
+            )
+        }
+        let total = counted.buckets.reduce(0) { $0 + $1.total.count }
+        try check(total == 3, "\(patient)'s rebuilt summaries count \(total) workouts, not 3")
+    }
+
     /// Leases are the writer's: taken and committed, they are counted in
     /// ``WorkoutIndexStore/leasedCount``, and the leased jobs are still pending in the index.
     public static func leasesAreTheWritersAndTheirJobsPending(_ store: some WorkoutIndexStore) throws {

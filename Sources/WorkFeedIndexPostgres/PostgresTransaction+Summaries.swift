@@ -139,9 +139,10 @@ extension PostgresTransaction: SummaryStorage {
             .decoded("the owners with summaries") { try $0.decode(String.self) }
     }
 
-    public func firstRebuildingOwner() throws -> String? {
+    public func firstRebuildingOwner(after owner: String?) throws -> String? {
+        // Those after `owner` first (false sorts before true), then from the first.
         try session.query(
-            "SELECT owner FROM summary_owner WHERE rebuild_pending OR rebuild_after IS NOT NULL ORDER BY owner LIMIT 1",
+            "SELECT owner FROM summary_owner WHERE rebuild_pending OR rebuild_after IS NOT NULL ORDER BY owner <= \(owner ?? ""), owner LIMIT 1",
             "looking for a summary rebuild"
         ).firstDecoded("the summary rebuilds") { try $0.decode(String.self) }
     }

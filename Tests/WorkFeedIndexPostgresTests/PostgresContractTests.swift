@@ -37,6 +37,7 @@ struct PostgresContractTests {
         try IndexStoreContract.theOnlyWriterLeadsWithOneTerm(try backend().openWriter(logger: logger))
         try IndexStoreContract.zoneIDsAreNeverReused(try backend().openWriter(logger: logger))
         try IndexStoreContract.keysAreMadeOfTheStoredRoutesBox(try backend().openWriter(logger: logger))
+        try IndexStoreContract.summaryRebuildsTakeOwnersInTurn(try backend().openWriter(logger: logger))
         let shared = try backend()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(try shared.openWriter(logger: logger))
         // A coordinator opening the index again under its id (restarted) starts with no leases,

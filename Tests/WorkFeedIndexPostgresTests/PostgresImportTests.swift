@@ -98,7 +98,7 @@ import WorkFeedModel
                 }
                 let scheduled = try both.postgres { transaction in
                     try transaction.setOwnerSettings(settings, owner: owner)
-                    return try transaction.firstRebuildingOwner()
+                    return try transaction.firstRebuildingOwner(after: nil)
                 }
                 #expect([scheduled].compactMap { $0 } == sqliteScheduled, "step \(number)")
                 #expect(try PostgresWorkouts.settings(owner: owner, in: session) == sqlite.read { try $0.ownerSettings(owner: owner) })
