@@ -179,6 +179,9 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
         /// The picture store cannot be used: a bucket missing, credentials refused, an endpoint
         /// that does not answer (``cause``: a ``PictureStoreError``).
         case store
+        /// The picture store is another index's (its owner marker names another), or holds
+        /// pictures without a marker while this index has no workout (``StoreOwnership``).
+        case foreignStore
     }
 
     /// The exit status that says why (docs/operations.md, "Exit codes"): 73 (EX_CANTCREAT) when the
@@ -188,6 +191,7 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch code {
         case .store: return 73
+        case .foreignStore: return 78
         case .index:
             switch (cause as? IndexError)?.code {
             case .locked?: return 75

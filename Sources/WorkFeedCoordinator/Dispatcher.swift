@@ -86,6 +86,9 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         self.configuration = configuration
         let location = try configuration.storeLocation()
         store = try PictureStores.open(location, s3: configuration.s3Store)
+        _ = try StoreOwnership.claim(
+            store, identity: try index.write { try $0.indexIdentity() },
+            indexHasWorkouts: try index.read { try $0.workoutCount(owner: nil) } > 0, logger: logger)
         originals = try Self.openOriginals(configuration, cache: location, logger: logger)
         self.logger = logger
         self.metrics = metrics

@@ -292,6 +292,10 @@ public protocol IndexWriting {
     mutating func removePrivacyZones(owner: String) throws -> Int
     /// The secret that jitters privacy cuts: made once, then the same for the index's lifetime.
     mutating func privacySecret() throws -> [UInt8]
+    /// The index's own name, for the picture store's owner marker (docs/operations.md, "One
+    /// store, one index"): 16 random bytes made once, kept in `meta` as `index_id` (a copy of the
+    /// index, `workctl index copy`, carries it), as a UUID's text.
+    mutating func indexIdentity() throws -> String
     /// Remembers as withdrawn the keys of the owner's generated pictures that a change of the
     /// owner's zones moves (their stored key is not `cacheKey`'s, made of the new zones), before
     /// they are queued again, so that their URLs answer 410 Gone (``IndexReading/isWithdrawn(key:)``);

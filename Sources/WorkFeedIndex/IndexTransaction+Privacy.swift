@@ -95,6 +95,18 @@ extension IndexTransaction {
         return db.changesCount
     }
 
+    public mutating func indexIdentity() throws -> String {
+        if let stored = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'index_id'") {
+            guard let identity = IndexIdentity(bytes: Array(stored)) else {
+                throw IndexError.corruptRow(table: "meta", row: "index_id", column: "value", value: "\(stored.count) bytes, not 16")
+            }
+            return identity.text
+        }
+        let made = IndexIdentity.random()
+        try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('index_id', ?)", arguments: [Data(made.bytes)])
+        return made.text
+    }
+
     /// The secret that jitters every privacy cut (``PrivacyPolicy/secret``): 32 random bytes made
     /// the first time they are asked for and kept in the index, so that cuts stay where they are
     /// across restarts (a new secret would move every cut and hand an observer a second sample).

@@ -155,6 +155,19 @@ extension PostgresTransaction: IndexWriting {
 
     public mutating func privacySecret() throws -> [UInt8] { try PostgresPrivacy.secret(in: session) }
 
+    public mutating func indexIdentity() throws -> String {
+        let made = IndexIdentity.random()
+        try session.query(
+            "INSERT INTO meta (key, bytes) VALUES ('index_id', \(ByteBuffer(bytes: made.bytes))) ON CONFLICT (key) DO NOTHING",
+            "making the index's id")
+        let stored = try session.query("SELECT bytes FROM meta WHERE key = 'index_id'", "reading the index's id")
+            .firstDecoded("the index's id") { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
+        guard let stored, let identity = IndexIdentity(bytes: stored) else {
+            throw IndexError.corruptRow(table: "meta", row: "index_id", column: "bytes", value: "\(stored?.count ?? 0) bytes, not 16")
+        }
+        return identity.text
+    }
+
     public mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int, cacheKey: CacheKeyFunction) throws -> Int {
         try PostgresPrivacy.rememberWithdrawn(owner: owner, keeping: limit, cacheKey: cacheKey, in: session)
     }

@@ -41,6 +41,9 @@ public enum CacheLayout {
 
     /// The folder of the by-content names, relative to the cache root.
     public static let keysFolder = "keys"
+    /// The store's owner marker at its root: the index whose pictures it holds (docs/operations.md,
+    /// "One store, one index"). No picture name can be it.
+    public static let ownerMarkerName = "workfeed-index"
 
     /// The by-content path of the picture with this cache key, relative to the cache root, for
     /// example `keys/9c/9c04…e1.png`; `nil` when `key` is not a cache key (64 lower-case hex

@@ -187,11 +187,13 @@ public final class S3Client: Sendable {
     }
 
     /// Every key that starts with `prefix` (ListObjectsV2, page after page).
-    public func list(prefix: String) throws(S3Error) -> [String] {
+    /// - Parameter maximum: at most this many keys (one request when at most 1,000); `nil`: all.
+    public func list(prefix: String, maximum: Int? = nil) throws(S3Error) -> [String] {
         var keys: [String] = []
         var token: String?
         repeat {
-            var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "1000")]
+            let page = min(1000, max(1, (maximum ?? 1000) - keys.count))
+            var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(page)")]
             if let token { query.append(("continuation-token", token)) }
             let response = try send(.GET, operation: "LIST", key: nil, query: query)
             let text = response.body.map { String(buffer: $0) } ?? ""
@@ -202,6 +204,7 @@ public final class S3Client: Sendable {
             for contents in XMLText.elements("Contents", in: text) { keys += XMLText.values("Key", in: contents) }
             let truncated = XMLText.values("IsTruncated", in: text).first == "true"
             token = truncated ? XMLText.values("NextContinuationToken", in: text).first : nil
+            if let maximum, keys.count >= maximum { return Array(keys.prefix(maximum)) }
         } while token != nil
         return keys
     }

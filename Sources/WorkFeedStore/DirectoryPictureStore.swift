@@ -190,6 +190,27 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
         return found
     }
 
+    public func ownerMarker() throws(PictureStoreError) -> String? {
+        try Self.readInside(root: root, relative: CacheLayout.ownerMarkerName, maximumSize: 4096).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public func writeOwnerMarker(_ text: String) throws(PictureStoreError) {
+        let path = root + "/" + CacheLayout.ownerMarkerName
+        try Self.writeDurably(Array(text.utf8), to: Self.temporaryName(for: path), renamingTo: path)
+    }
+
+    public func holdsPictures() throws(PictureStoreError) -> Bool {
+        let fileManager = FileManager.default
+        for top in [CacheLayout.keysFolder] + JobKind.allCases.map(\.rawValue) {
+            guard let folders = try? fileManager.contentsOfDirectory(atPath: root + "/" + top) else { continue }
+            for folder in folders where folder.count == 2 {
+                let names = (try? fileManager.contentsOfDirectory(atPath: root + "/" + top + "/" + folder)) ?? []
+                if names.contains(where: { $0.hasSuffix(".png") }) { return true }
+            }
+        }
+        return false
+    }
+
     /// Writes a probe file of `size` bytes in the root, flushes it, renames it and deletes it, as
     /// every picture is written.
     public func probe() throws(PictureStoreError) {

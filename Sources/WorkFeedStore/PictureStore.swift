@@ -78,6 +78,16 @@ public protocol PictureStore: Sendable {
     /// directory, one listing of a bucket), in no particular order.
     func keys(withPrefix prefix: String) throws(PictureStoreError) -> [String]
 
+    /// The text of the store's owner marker (``CacheLayout/ownerMarkerName``, the index whose
+    /// pictures the store holds), or `nil` when it has none.
+    func ownerMarker() throws(PictureStoreError) -> String?
+
+    /// Writes the owner marker, durably, replacing any.
+    func writeOwnerMarker(_ text: String) throws(PictureStoreError)
+
+    /// Whether any picture is stored, by either name: looks no further than the first one found.
+    func holdsPictures() throws(PictureStoreError) -> Bool
+
     /// Checks that a picture can be stored (and removed) now: what a worker does before it takes
     /// jobs, and after a write failed.
     func probe() throws(PictureStoreError)

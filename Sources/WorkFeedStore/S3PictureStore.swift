@@ -190,6 +190,26 @@ public struct S3PictureStore: PictureStore, CustomStringConvertible {
         }
     }
 
+    public func ownerMarker() throws(PictureStoreError) -> String? {
+        let object = prefix + CacheLayout.ownerMarkerName
+        guard let found = try run({ () throws(S3Error) in try client.get(object, length: 4096) }) else { return nil }
+        return String(decoding: found.bytes, as: UTF8.self)
+    }
+
+    public func writeOwnerMarker(_ text: String) throws(PictureStoreError) {
+        let object = prefix + CacheLayout.ownerMarkerName
+        try run { () throws(S3Error) in _ = try client.put(object, Array(text.utf8), contentType: "text/plain; charset=utf-8") }
+    }
+
+    /// One listing of at most one object under each picture folder of the prefix.
+    public func holdsPictures() throws(PictureStoreError) -> Bool {
+        for top in [CacheLayout.keysFolder] + JobKind.allCases.map(\.rawValue) {
+            let listing = prefix + top + "/"
+            if try !run({ () throws(S3Error) in try client.list(prefix: listing, maximum: 1) }).isEmpty { return true }
+        }
+        return false
+    }
+
     /// Puts a small object under `PREFIX/.workfeed-probe/` and deletes it: the bucket is there,
     /// these credentials may write and delete, and the service answers.
     public func probe() throws(PictureStoreError) {
