@@ -166,7 +166,7 @@ final class Inbox: Sendable {
     /// slots, 9,400–10,000 jobs/s either way.) A batch of control requests alone does not wait:
     /// they are reads, mostly (a gateway's feed pages), whose answer the wait would only delay.
     func take() -> Batch {
-        var batch = takeReady(waitingUntil: .distantFuture)!
+        var batch = waitForBatch()
         let controlOnly = batch.workerMessages.isEmpty && batch.unsent.isEmpty && !batch.controlMessages.isEmpty
         if !controlOnly, batch.workerMessages.count < Self.smallBatch, !batch.stopping,
             let more = takeReady(waitingUntil: .now() + .milliseconds(1))
@@ -189,26 +189,40 @@ final class Inbox: Sendable {
     /// client's request wait behind all of it; the rest wait for the next batch.
     static let maximumControlPerBatch = 64
 
+    /// Waits as long as it takes for a batch.
+    private func waitForBatch() -> Batch {
+        while true {
+            signal.wait()
+            if let taken = takeIfReady() { return taken }
+        }
+    }
+
+    /// A batch if one is ready by `deadline`, else `nil`.
     private func takeReady(waitingUntil deadline: DispatchTime) -> Batch? {
         while signal.wait(timeout: deadline) == .success {
-            let (taken, more): (Batch?, Bool) = state.withLock { state in
-                guard state.ready else { return (nil, false) }
-                var batch = state.batch
-                state = State()
-                if batch.controlMessages.count > Self.maximumControlPerBatch {
-                    let (now, later) = Self.fairShare(batch.controlMessages, limit: Self.maximumControlPerBatch)
-                    batch.controlMessages = now
-                    state.batch.controlMessages = later
-                    state.ready = true
-                    return (batch, true)
-                }
-                return (batch, false)
-            }
-            // What was left waits for the next take, which must not block.
-            if more { signal.signal() }
-            if let taken { return taken }
+            if let taken = takeIfReady() { return taken }
         }
         return nil
+    }
+
+    /// What is ready now, after the semaphore was signalled: `nil` when the signal found nothing.
+    private func takeIfReady() -> Batch? {
+        let (taken, more): (Batch?, Bool) = state.withLock { state in
+            guard state.ready else { return (nil, false) }
+            var batch = state.batch
+            state = State()
+            if batch.controlMessages.count > Self.maximumControlPerBatch {
+                let (now, later) = Self.fairShare(batch.controlMessages, limit: Self.maximumControlPerBatch)
+                batch.controlMessages = now
+                state.batch.controlMessages = later
+                state.ready = true
+                return (batch, true)
+            }
+            return (batch, false)
+        }
+        // What was left waits for the next take, which must not block.
+        if more { signal.signal() }
+        return taken
     }
 
     /// Up to `limit` requests, one from each client in turn (each client's in its order), and the rest.

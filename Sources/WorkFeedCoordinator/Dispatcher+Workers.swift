@@ -127,6 +127,7 @@ extension Dispatcher {
                     transaction: &transaction, outbox: &outbox)
                 continue
             }
+            // `identities` was made from `workers`' keys, and nothing here removes a worker.
             workers[identity]!.inFlight.insert(job.lease)
             keyed.append(
                 (job, identity, specs.cacheKey(for: job.picture, inputs: job.inputs)))
@@ -139,7 +140,7 @@ extension Dispatcher {
             case .unchanged: route = job.route
             case .cut(let bytes): route = bytes
             case .whollyHidden:
-                workers[identity]!.inFlight.remove(job.lease)
+                workers[identity]!.inFlight.remove(job.lease)  // Inserted above for this job.
                 try failUnsent(job, "hidden by a privacy zone", code: .hiddenByPrivacy, specs: &specs, transaction: &transaction, outbox: &outbox)
                 // A picture drawn before the zones shows what they hide now: it goes (its
                 // by-content name goes with the released keys).
