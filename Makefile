@@ -6,7 +6,8 @@
 #       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
 #       make bench-feed, the feed alone under wrk, to compare builds (docs/benchmarks.md)
 #       make bench-summaries, GET /v1/summaries and the cost of summaries to imports (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps bench-gateway bench-feed bench-summaries bench-metrics-http clean
+#       make profile-maps, where a map picture's CPU time goes at each scale (docs/benchmarks.md)
+.PHONY: demo test chaos attack build release bench bench-maps profile-maps bench-gateway bench-feed bench-summaries bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -56,6 +57,11 @@ bench:
 # Map pictures a second end to end: coordinator, two workers, the Heidelberg tileset (docs/benchmarks.md).
 bench-maps:
 	deploy/bench-maps.sh
+
+# Where a map picture's CPU time goes at @1x, @2x and @3x: the renderer's clocks and perf's samples
+# grouped by what does the work (docs/benchmarks.md, "Where a picture's time goes").
+profile-maps:
+	deploy/profile-maps.sh
 
 # The gateway under wrk: pictures against nginx, the feed over 100,000 workouts, picture requests
 # during a bulk regeneration (docs/benchmarks.md, "Gateway").
