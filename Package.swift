@@ -329,7 +329,7 @@ let package = Package(
             name: "WorkFeedCoordinatorTests",
             dependencies: [
                 "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedMetrics", "WorkFeedModel",
-                "WorkFeedPrivacy", "WorkFeedTesting", "WorkFeedWire",
+                "WorkFeedPrivacy", "WorkFeedS3", "WorkFeedStore", "WorkFeedTesting", "WorkFeedWire",
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings

@@ -26,6 +26,10 @@ struct Batch: Sendable {
     /// Pictures the start sweep found that nothing seemed to refer to (``OrphanSweep``): removed
     /// after the batch commits if neither a job nor a lease refers to them at its end.
     var leftovers: [LeftoverPicture] = []
+    /// Removals the picture store refused, to keep in the index until done, and kept ones done
+    /// now (``RemovalQueue``; docs/operations.md, "Removals that wait").
+    var removalsToKeep: [Removal] = []
+    var removalsDone: [Removal] = []
 
     var count: Int { workerMessages.count + controlMessages.count }
 }
@@ -54,6 +58,43 @@ enum Removal: Sendable, Hashable {
     case pictureIfKey(PictureID, String, restoring: String?)
     /// A kept original file (``OriginalFileStore``), by its SHA-256.
     case original(String)
+}
+
+extension Removal {
+    /// The removal as the index keeps it while it waits (``IndexWriting/keepRemovals(_:now:)``):
+    /// a word and the names, separated by spaces (no picture path, key or hash has one).
+    var keptName: String {
+        switch self {
+        case .picture(let picture): "picture \(CacheLayout.relativePath(for: picture))"
+        case .key(let key): "key \(key)"
+        case .pictureIfKey(let picture, let key, let restoring):
+            "picture-if-key \(CacheLayout.relativePath(for: picture)) \(key) \(restoring ?? "-")"
+        case .original(let sha256): "original \(sha256)"
+        }
+    }
+
+    /// The removal a kept name stands for; `nil` for text that is none (a damaged row is left).
+    init?(keptName: String) {
+        let words = keptName.split(separator: " ").map(String.init)
+        switch (words.first, words.count) {
+        case ("picture", 2):
+            guard let picture = CacheLayout.picture(atRelativePath: words[1]) else { return nil }
+            self = .picture(picture)
+        case ("key", 2):
+            guard CacheLayout.isCacheKey(words[1]) else { return nil }
+            self = .key(words[1])
+        case ("picture-if-key", 4):
+            guard let picture = CacheLayout.picture(atRelativePath: words[1]), CacheLayout.isCacheKey(words[2]) else { return nil }
+            let restoring = words[3] == "-" ? nil : words[3]
+            if let restoring, !CacheLayout.isCacheKey(restoring) { return nil }
+            self = .pictureIfKey(picture, words[2], restoring: restoring)
+        case ("original", 2):
+            guard words[1].count == 64, words[1].allSatisfy(\.isHexDigit) else { return nil }
+            self = .original(words[1])
+        default:
+            return nil
+        }
+    }
 }
 
 /// Everything a batch wants sent once its transaction has committed.
@@ -140,6 +181,18 @@ final class Inbox: Sendable {
         signal.signal()
     }
 
+    /// Hands the dispatcher removals to keep in the index (the store refused them) and kept ones
+    /// done, for its next transaction.
+    func add(removalsToKeep: [Removal], done: [Removal]) {
+        guard !removalsToKeep.isEmpty || !done.isEmpty else { return }
+        state.withLock {
+            $0.batch.removalsToKeep += removalsToKeep
+            $0.batch.removalsDone += done
+            $0.ready = true
+        }
+        signal.signal()
+    }
+
     /// Asks for a batch even if nothing came in, so that expiries and back-offs are looked at.
     func tick() {
         state.withLock { $0.ready = true }
@@ -175,6 +228,8 @@ final class Inbox: Sendable {
             batch.controlMessages += more.controlMessages
             batch.unsent += more.unsent
             batch.leftovers += more.leftovers
+            batch.removalsToKeep += more.removalsToKeep
+            batch.removalsDone += more.removalsDone
             batch.stopping = more.stopping
         }
         batch.received = .now

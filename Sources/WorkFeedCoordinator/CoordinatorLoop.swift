@@ -165,6 +165,10 @@ struct CoordinatorLoop: ~Copyable {
 
     /// Opens the index on a thread of its own and runs the dispatcher there until its last batch;
     /// returns once the index is open (or throws why it could not be).
+    /// Kept removals taken up at a start; more wait for the next start (a store that refused more
+    /// than this for long).
+    static let keptRemovalsAtStart = 100_000
+
     private static func startIndexThread<Backend: IndexBackend>(
         index backend: Backend, configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
         outboxes: Handoff<Outbox>, removals removalsEnd: (replies: Handoff<[RemovalQueue.Reply]>, doneEndpoint: String),
@@ -182,10 +186,14 @@ struct CoordinatorLoop: ~Copyable {
                 dispatcher.isStopping = { inbox.isClosing }
                 let doneSocket = try ZMQSocket(context, type: .pair)
                 try doneSocket.connect(doneEndpoint)
-                // Removals leave this thread: the store may be a round trip away.
+                // Removals leave this thread: the store may be a round trip away. Those a run
+                // before this one could not do wait in the index, and are tried at once.
+                let waiting = try dispatcher.index.read { try $0.keptRemovals(limit: Self.keptRemovalsAtStart) }
                 let removals = try RemovalQueue(
                     store: dispatcher.store, originals: dispatcher.originals, results: removalsEnd.replies, context: context,
-                    doneEndpoint: removalsEnd.doneEndpoint, logger: logger)
+                    doneEndpoint: removalsEnd.doneEndpoint, waiting: waiting.compactMap(Removal.init(keptName:)),
+                    keeping: { keep, done in inbox.add(removalsToKeep: keep, done: done) }, logger: logger)
+                if !waiting.isEmpty { logger.notice("removals that waited in the index tried again", metadata: ["removals": "\(waiting.count)"]) }
                 opened.put(.success(dispatcher.specs.privacy.secret))
                 var sweeps: [SweepThread] = []
                 while true {

@@ -165,6 +165,9 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             let released = try index.writeReleasingKeys { transaction in
                 // Orphans the start sweep found: checked against the jobs and leases at the end.
                 for leftover in batch.leftovers { transaction.discard(leftover) }
+                // Removals the store refused wait in the index until they are done.
+                try transaction.keepRemovals(batch.removalsToKeep.map(\.keptName), now: Date())
+                try transaction.forgetRemovals(batch.removalsDone.map(\.keptName))
                 try returnUnsent(batch.unsent, workers: &workersAfter, transaction: &transaction, outbox: &outbox)
                 // A run of STATUS messages is checked and stored together (one statement for its
                 // pictures on PostgreSQL), before the next message that may depend on it.

@@ -60,6 +60,8 @@ final class JobGauges<Connection: IndexReadConnection>: Sendable {
                     // that never answers, grows older here until it is generated or fails.
                     let oldest = try reader.oldestPending()
                     metrics.oldestPending(ageSeconds: oldest.map { Date().timeIntervalSince($0) } ?? 0)
+                    let removals = try reader.keptRemovalCount()
+                    metrics.removals(waiting: removals.count, oldestAgeSeconds: removals.oldest.map { Date().timeIntervalSince($0) } ?? 0)
                 }
             }
         } catch {

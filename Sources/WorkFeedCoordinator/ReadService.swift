@@ -208,13 +208,15 @@ struct ReadAnswers<Connection: IndexReadConnection> {
             }
             let counts = found.map { StatusReply.Count(kind: $0.kind, theme: $0.theme, scale: $0.scale, status: $0.status, count: $0.count) }
             let coordinators = try reader.coordinators()
+            let removals = try reader.keptRemovalCount()
             return try ControlCodec.encode(
                 StatusReply(
                     workouts: try reader.workoutCount(owner: owner), counts: counts, leased: snapshot.leased, workers: snapshot.statusWorkers(),
                     ready: max(0, try reader.pendingReadyCount(now: Date()) - snapshot.leased),
                     finishedLastMinute: snapshot.finishedLastMinute, oldestPending: try reader.oldestPending(), anchor: try reader.currentAnchor(),
                     events: eventsEndpoint, summaryRebuilds: try reader.summaryRebuilds().filter { owner == nil || $0.key == owner },
-                    coordinators: coordinators.isEmpty ? nil : coordinators))
+                    coordinators: coordinators.isEmpty ? nil : coordinators, removalsWaiting: removals.count,
+                    oldestRemovalWaiting: removals.oldest))
 
         case .failed:
             let body = try decode(FailedRequest.self, request)

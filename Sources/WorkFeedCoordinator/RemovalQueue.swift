@@ -13,9 +13,12 @@ import WorkFeedWire
 /// files from their store (``OriginalFileStore/remove(_:)``, in batches too). The control replies of the batch that asked for the removals are
 /// held until its removals have been tried once, then handed to the loop like the read threads'
 /// replies (``results`` and a byte at the loop's PULL socket): a client told "deleted" finds the
-/// pictures gone. Removals that failed because the store was unavailable are tried again with a
-/// back-off (0.5 s doubling, 6 tries), without holding anything; others are logged and left (a
-/// picture no job names is never served; the orphan sweep finds it at the next start).
+/// pictures gone. Removals that failed because the store was unavailable (a bucket answering
+/// SlowDown, a dropped connection) are kept in the index (``keep``, through the dispatcher's next
+/// transaction) and tried again with a back-off (0.5 s doubling, at most 30 s) until they are
+/// done, however long that takes, without holding anything; a restart takes them up again
+/// (docs/operations.md, "Removals that wait"). Other failures (a refusal, a permission) are
+/// logged and left: trying again would not change them.
 final class RemovalQueue: Sendable {
     typealias Reply = (identity: [UInt8], reply: ControlReply, bytes: Int)
 
@@ -30,11 +33,17 @@ final class RemovalQueue: Sendable {
         var due: ContinuousClock.Instant
     }
 
+    /// Where the removals that wait are kept: `keep` those that failed for the first time,
+    /// `done` kept ones that are done (both go to the dispatcher's next transaction).
+    typealias Keeping = @Sendable (_ keep: [Removal], _ done: [Removal]) -> Void
+
     private struct State: Sendable {
         var queue: [Work] = []
         var retries: [Retry] = []
         var closed = false
         var busy = false
+        /// Retries being tried now (out of ``retries`` until they succeed or are scheduled again).
+        var retrying = 0
     }
 
     let store: any PictureStore
@@ -45,20 +54,31 @@ final class RemovalQueue: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let logger: Logger
+    private let keeping: Keeping
 
-    static let maximumAttempts = 6
     static let firstRetryDelay = Duration.milliseconds(500)
+    static let longestRetryDelay = Duration.seconds(30)
+
+    /// Removals waiting to be tried again, those being tried now included.
+    var waiting: Int { state.withLock { $0.retries.count + $0.retrying } }
 
     /// Starts the thread.
     /// - Parameter doneEndpoint: the loop's inproc PULL socket: a byte there makes it send ``results``.
+    /// - Parameters:
+    ///   - waiting: the removals the index kept (a run before this one could not do them): tried
+    ///     at once.
+    ///   - keeping: where removals that fail go to be kept, and kept ones done.
     init(
         store: any PictureStore, originals: OriginalFileStore, results: Handoff<[Reply]>, context: ZMQContext, doneEndpoint: String,
-        logger: Logger
+        waiting: [Removal] = [], keeping: @escaping Keeping = { _, _ in }, logger: Logger
     ) throws {
         self.store = store
         self.originals = originals
         self.results = results
         self.logger = logger
+        self.keeping = keeping
+        let now = ContinuousClock.now
+        state.withLock { $0.retries = waiting.map { Retry(removal: $0, attempt: 1, due: now) } }
         let opened = Handoff<(any Error)?>()
         let thread = Thread { [self] in
             defer { finished.signal() }
@@ -117,52 +137,66 @@ final class RemovalQueue: Sendable {
                 let now = ContinuousClock.now
                 let due = state.retries.filter { $0.due <= now }
                 state.retries.removeAll { $0.due <= now }
+                state.retrying = due.count
                 state.busy = !work.isEmpty
                 return (work, due, state.closed)
             }
             if !work.isEmpty {
-                let failed = remove(work.flatMap(\.removals))
+                let failed = remove(work.flatMap(\.removals), logEach: true)
                 let replies = work.flatMap(\.replies)
                 if !replies.isEmpty {
                     results.put(replies)
                     try? done.send([[1]])
                 }
+                // Kept before they are tried again, so that a restart takes them up.
+                keeping(Array(Set(failed)), [])
                 schedule(failed.map { Retry(removal: $0, attempt: 1, due: .now) })
                 state.withLock { $0.busy = false }
             }
             if !due.isEmpty {
                 let attempts = Dictionary(due.map { ($0.removal, $0.attempt) }, uniquingKeysWith: max)
-                let failed = remove(due.map(\.removal))
+                let failed = remove(due.map(\.removal), logEach: false)
+                let failing = Set(failed)
+                keeping([], Array(Set(due.map(\.removal)).subtracting(failing)))
+                if !failing.isEmpty {
+                    logger.warning(
+                        "removals from the picture store still fail; tried again until they are done",
+                        metadata: ["waiting": "\(failing.count + state.withLock { $0.retries.count })"])
+                }
                 schedule(failed.map { Retry(removal: $0, attempt: (attempts[$0] ?? 0) + 1, due: .now) })
+                state.withLock { $0.retrying = 0 }
             }
             if closed {
                 let left = state.withLock { $0.retries.count + $0.queue.count }
                 if left > 0 {
-                    logger.warning("removals not done at stop; the orphan sweep finds them at the next start", metadata: ["left": "\(left)"])
+                    logger.warning(
+                        "removals not done at stop; kept in the index, they are tried again at the next start", metadata: ["left": "\(left)"])
                 }
                 return
             }
         }
     }
 
-    /// Schedules failed removals again with a doubling delay, dropping those out of attempts.
+    /// Schedules failed removals again with a delay that doubles up to ``longestRetryDelay``.
     private func schedule(_ retries: [Retry]) {
-        var kept: [Retry] = []
-        for var retry in retries {
-            guard retry.attempt < Self.maximumAttempts else {
-                logger.warning("removal given up after its retries", metadata: ["what": "\(retry.removal)", "attempts": "\(retry.attempt)"])
-                continue
-            }
-            retry.due = .now + Self.firstRetryDelay * (1 << (retry.attempt - 1))
-            kept.append(retry)
+        guard !retries.isEmpty else { return }
+        let scheduled = retries.map { retry in
+            var retry = retry
+            retry.due = .now + Self.delay(attempt: retry.attempt)
+            return retry
         }
-        guard !kept.isEmpty else { return }
-        state.withLock { $0.retries += kept }
+        state.withLock { $0.retries += scheduled }
     }
 
-    /// Removes each; never throws: what cannot be removed is logged and left.
+    /// The wait after the `attempt`-th failure: 0.5 s, 1 s, 2 s, … 30 s, then 30 s.
+    static func delay(attempt: Int) -> Duration {
+        min(longestRetryDelay, firstRetryDelay * (1 << min(max(attempt - 1, 0), 10)))
+    }
+
+    /// Removes each; never throws: what cannot be removed is logged (`logEach`; else the caller
+    /// says how many) and left.
     /// - Returns: the removals that failed because the store was unavailable (worth trying again).
-    private func remove(_ removals: [Removal]) -> [Removal] {
+    private func remove(_ removals: [Removal], logEach: Bool = true) -> [Removal] {
         var pictures: [PictureID] = []
         var keys: [String] = []
         var hashes: [String] = []
@@ -176,14 +210,18 @@ final class RemovalQueue: Sendable {
                     if try store.delete(picture, ifKey: key), let restoring { try store.name(key: restoring, as: picture) }
                 } catch {
                     if error.isTransient { again.append(removal) }
-                    logger.warning("could not remove from the picture store", metadata: ["what": "\(removal)", "error": "\(error)"])
+                    if logEach || !error.isTransient {
+                        logger.warning("could not remove from the picture store", metadata: ["what": "\(removal)", "error": "\(error)"])
+                    }
                 }
             case .original(let sha256): hashes.append(sha256)
             }
         }
         for failure in originals.remove(hashes) {
             if failure.error.isTransient { again.append(.original(failure.sha256)) }
-            logger.warning("could not remove a kept original", metadata: ["sha256": "\(failure.sha256)", "error": "\(failure.error)"])
+            if logEach || !failure.error.isTransient {
+                logger.warning("could not remove a kept original", metadata: ["sha256": "\(failure.sha256)", "error": "\(failure.error)"])
+            }
         }
         for failure in store.delete(pictures: pictures, keys: keys) {
             let removal: Removal =
@@ -192,7 +230,9 @@ final class RemovalQueue: Sendable {
                 case .key(let key): .key(key)
                 }
             if failure.error.isTransient { again.append(removal) }
-            logger.warning("could not remove from the picture store", metadata: ["what": "\(failure.name)", "error": "\(failure.error)"])
+            if logEach || !failure.error.isTransient {
+                logger.warning("could not remove from the picture store", metadata: ["what": "\(failure.name)", "error": "\(failure.error)"])
+            }
         }
         return again
     }

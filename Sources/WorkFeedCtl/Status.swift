@@ -83,6 +83,13 @@ extension WorkCtl {
                 }
                 lines.append("summaries rebuilding: " + owners.joined(separator: ", "))
             }
+            if let waiting = status.removalsWaiting, waiting > 0 {
+                let since =
+                    status.oldestRemovalWaiting.map { " (the oldest for \(ProgressMeter.format(seconds: max(0, now.timeIntervalSince($0)))))" } ?? ""
+                lines.append(
+                    "removals waiting: \(number(waiting)) the picture store refused\(since), tried again until done "
+                        + "(docs/operations.md, \"Removals that wait\")")
+            }
             if let coordinators = status.coordinators, !coordinators.isEmpty {
                 let listed = coordinators.map { coordinator in
                     coordinator.id + " (" + (coordinator.leads ? "periodic work, " : "")

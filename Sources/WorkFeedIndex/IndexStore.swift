@@ -292,6 +292,12 @@ public protocol IndexWriting {
     mutating func removePrivacyZones(owner: String) throws -> Int
     /// The secret that jitters privacy cuts: made once, then the same for the index's lifetime.
     mutating func privacySecret() throws -> [UInt8]
+    /// Keeps removals from the picture store that failed and are tried again until they are done
+    /// (docs/operations.md, "Removals that wait"): names the coordinator's removal thread gives;
+    /// one kept already keeps its first time.
+    mutating func keepRemovals(_ names: [String], now: Date) throws
+    /// Forgets kept removals that are done.
+    mutating func forgetRemovals(_ names: [String]) throws
     /// The index's own name, for the picture store's owner marker (docs/operations.md, "One
     /// store, one index"): 16 random bytes made once, kept in `meta` as `index_id` (a copy of the
     /// index, `workctl index copy`, carries it), as a UUID's text.
@@ -393,6 +399,10 @@ public protocol IndexReading {
     /// `nil` when it has none.
     func series(of id: WorkoutID) throws -> (route: [UInt8], heartRate: [UInt8])?
     func ownersWithPrivacyZones() throws -> [String]
+    /// The removals kept (``IndexWriting/keepRemovals(_:now:)``), oldest first, at most `limit`.
+    func keptRemovals(limit: Int) throws -> [String]
+    /// How many removals are kept, and since when the oldest has waited.
+    func keptRemovalCount() throws -> (count: Int, oldest: Date?)
     /// Whether `key` named a picture that a change of its owner's zones withdrew.
     func isWithdrawn(key: String) throws -> Bool
 

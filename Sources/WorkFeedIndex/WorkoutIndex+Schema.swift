@@ -413,6 +413,12 @@ extension WorkoutIndex {
                 try update.execute(arguments: StatementArguments(bounds.stored + [id] as [any DatabaseValueConvertible]))
             }
         }
+        migrator.registerMigration("v17: removals that wait") { db in
+            // Removals the picture store refused (a bucket answering SlowDown), kept until they
+            // are done (docs/operations.md, "Removals that wait"): a name (Removal's text) and
+            // when it first failed.
+            try db.execute(sql: "CREATE TABLE removal (name TEXT PRIMARY KEY NOT NULL, since REAL NOT NULL) WITHOUT ROWID")
+        }
         return migrator
     }
 

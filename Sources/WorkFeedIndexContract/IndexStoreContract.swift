@@ -149,6 +149,24 @@ public enum IndexStoreContract {
         try check(again.inputs.routeBounds == moved, "after a re-import the box is \(String(describing: again.inputs.routeBounds)), not \(moved!)")
     }
 
+    /// Removals that wait (issue 37): kept until forgotten, a name kept twice once with its first
+    /// time, listed oldest first, counted with the oldest's time.
+    public static func removalsWaitUntilForgotten(_ store: some WorkoutIndexStore) throws {
+        let first = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.write { try $0.keepRemovals(["key a", "picture b"], now: first) }
+        try store.write { try $0.keepRemovals(["key a", "original c"], now: first.addingTimeInterval(60)) }
+        let kept = try store.read { try $0.keptRemovals(limit: 10) }
+        try check(kept == ["key a", "picture b", "original c"], "the removals kept are \(kept), not a, b, then c")
+        try check(try store.read { try $0.keptRemovals(limit: 1) } == ["key a"], "a limit of 1 lists more or another")
+        let counted = try store.read { try $0.keptRemovalCount() }
+        try check(counted.count == 3 && counted.oldest == first, "the removals kept are counted \(counted), not 3 since \(first)")
+        try store.write { try $0.forgetRemovals(["key a", "original c", "never kept"]) }
+        try check(try store.read { try $0.keptRemovals(limit: 10) } == ["picture b"], "forgetting left the wrong removals")
+        try store.write { try $0.forgetRemovals(["picture b"]) }
+        let none = try store.read { try $0.keptRemovalCount() }
+        try check(none.count == 0 && none.oldest == nil, "with none kept the count is \(none)")
+    }
+
     /// Summary rebuilds take owners in turn (issue 37): one owner whose time zone changes before
     /// every step restarts only their own rebuild, and another owner's finishes, its workouts
     /// counted. Before, every step served the owner first in order.

@@ -203,6 +203,17 @@ public struct PostgresReader: IndexReading {
 
     public func ownersWithPrivacyZones() throws -> [String] { try PostgresPrivacy.ownersWithZones(in: session) }
 
+    public func keptRemovals(limit: Int) throws -> [String] {
+        try session.query("SELECT name FROM removal ORDER BY since, name LIMIT \(limit)", "reading the removals that wait")
+            .decoded("the removals that wait") { try $0.decode(String.self) }
+    }
+
+    public func keptRemovalCount() throws -> (count: Int, oldest: Date?) {
+        let found = try session.query("SELECT count(*)::bigint, min(since) FROM removal", "counting the removals that wait")
+            .firstDecoded("the removals that wait") { try $0.decode((Int64, Double?).self) }
+        return (Int(found?.0 ?? 0), found?.1.map(Date.init(timeIntervalSince1970:)))
+    }
+
     public func isWithdrawn(key: String) throws -> Bool { try PostgresPrivacy.isWithdrawn(key: key, in: session) }
 
     // MARK: Owner settings

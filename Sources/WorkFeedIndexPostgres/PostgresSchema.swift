@@ -15,6 +15,10 @@ public enum PostgresSchema {
         Migration("pg3: the job counts added by a PL/pgSQL function over arrays", pg3),
         Migration("pg4: a lease's key in no index, room on the job table's pages for HOT updates", pg4),
         Migration("pg5: route boxes, so that a privacy zone re-keys only the pictures it can change", pg5, then: backfillPG5),
+        Migration(
+            "pg6: removals that wait, kept until the picture store has done them",
+            // As SQLite's v17 (docs/operations.md, "Removals that wait").
+            ["CREATE TABLE removal (name text PRIMARY KEY, since double precision NOT NULL)"]),
     ]
 
     /// One version of the schema: its statements, then what it works out in Swift (a value

@@ -155,6 +155,20 @@ extension PostgresTransaction: IndexWriting {
 
     public mutating func privacySecret() throws -> [UInt8] { try PostgresPrivacy.secret(in: session) }
 
+    public mutating func keepRemovals(_ names: [String], now: Date) throws {
+        guard !names.isEmpty else { return }
+        try session.query(
+            """
+            INSERT INTO removal (name, since) SELECT n, \(now.timeIntervalSince1970) FROM unnest(\(names)::text[]) AS n
+            ON CONFLICT (name) DO NOTHING
+            """, "keeping \(names.count) removals that wait")
+    }
+
+    public mutating func forgetRemovals(_ names: [String]) throws {
+        guard !names.isEmpty else { return }
+        try session.query("DELETE FROM removal WHERE name = ANY(\(names)::text[])", "forgetting \(names.count) removals done")
+    }
+
     public mutating func indexIdentity() throws -> String {
         let made = IndexIdentity.random()
         try session.query(

@@ -17,6 +17,8 @@ public final class CoordinatorMetrics: Sendable {
     private let queueReady: Gauge
     private let leased: Gauge
     private let oldestPendingAge: Gauge
+    private let removalsWaiting: Gauge
+    private let oldestRemovalAge: Gauge
     private let results: [PictureKind: [JobStatus: Counter]]
     private let failures: [String: Counter]
     private let imports: [ImportResult: Counter]
@@ -76,6 +78,10 @@ public final class CoordinatorMetrics: Sendable {
         oldestPendingAge = registry.gauge(
             "workfeed_oldest_pending_age_seconds",
             help: "Seconds since the longest-waiting pending job became pending or was last retried; 0 when none is pending.")
+        removalsWaiting = registry.gauge(
+            "workfeed_removals_waiting", help: "Removals the picture store refused, kept in the index and tried again until done.")
+        oldestRemovalAge = registry.gauge(
+            "workfeed_oldest_removal_waiting_age_seconds", help: "Seconds since the oldest removal that waits first failed; 0 when none waits.")
         results = eachOf(PictureKind.allCases) { kind in
             eachOf(JobStatus.allCases) { status in
                 registry.counter(
@@ -193,6 +199,12 @@ public final class CoordinatorMetrics: Sendable {
     /// the leased ones.
     public func queue(pendingReady: Int) {
         queueReady.set(Double(max(0, pendingReady - leasedNow.load(ordering: .relaxed))))
+    }
+
+    /// The removals that wait in the index (docs/operations.md, "Removals that wait").
+    public func removals(waiting: Int, oldestAgeSeconds: Double) {
+        removalsWaiting.set(Double(waiting))
+        oldestRemovalAge.set(max(0, oldestAgeSeconds))
     }
 
     /// How long the longest-waiting pending job has waited, in seconds (0 when none is pending).

@@ -62,13 +62,21 @@ public struct StatusReply: Codable, Sendable, Hashable {
     /// The coordinators of an index several share (PostgreSQL), the one that does the periodic
     /// work marked; `nil` for an index of one coordinator's.
     public var coordinators: [RunningCoordinator]?
+    /// Removals from the picture store that it refused and that wait in the index to be tried
+    /// again (docs/operations.md, "Removals that wait"), and since when the oldest waits; `nil`
+    /// from a coordinator without them.
+    public var removalsWaiting: Int?
+    public var oldestRemovalWaiting: Date?
 
     public init(
         workouts: Int, counts: [Count], leased: Int, workers: [Worker], ready: Int? = nil,
         finishedLastMinute: Int? = nil, oldestPending: Date? = nil, anchor: Int64? = nil, events: String? = nil,
-        summaryRebuilds: [String: SummaryRebuild]? = nil, coordinators: [RunningCoordinator]? = nil
+        summaryRebuilds: [String: SummaryRebuild]? = nil, coordinators: [RunningCoordinator]? = nil, removalsWaiting: Int? = nil,
+        oldestRemovalWaiting: Date? = nil
     ) {
         self.coordinators = coordinators
+        self.removalsWaiting = removalsWaiting
+        self.oldestRemovalWaiting = oldestRemovalWaiting
         self.events = events
         self.summaryRebuilds = summaryRebuilds
         self.workouts = workouts

@@ -38,6 +38,7 @@ struct PostgresContractTests {
         try IndexStoreContract.zoneIDsAreNeverReused(try backend().openWriter(logger: logger))
         try IndexStoreContract.keysAreMadeOfTheStoredRoutesBox(try backend().openWriter(logger: logger))
         try IndexStoreContract.summaryRebuildsTakeOwnersInTurn(try backend().openWriter(logger: logger))
+        try IndexStoreContract.removalsWaitUntilForgotten(try backend().openWriter(logger: logger))
         let shared = try backend()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(try shared.openWriter(logger: logger))
         // A coordinator opening the index again under its id (restarted) starts with no leases,

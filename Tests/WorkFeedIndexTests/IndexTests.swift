@@ -83,10 +83,10 @@ func anyKey(_ picture: PictureID, _ inputs: PictureInputs) -> String {
                 "v5: workout files and identity", "v6: failure codes and deferrals", "v7: owners", "v8: privacy zones",
                 "v9: owner settings",
                 "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures", "v13: summaries",
-                "v14: picture kinds", "v15: zone ids never reused", "v16: route boxes",
+                "v14: picture kinds", "v15: zone ids never reused", "v16: route boxes", "v17: removals that wait",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 16)
+        #expect(try reopened.appliedMigrations().count == 17)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
@@ -96,7 +96,7 @@ func anyKey(_ picture: PictureID, _ inputs: PictureInputs) -> String {
         #expect(
             tables == [
                 "deleted_workout", "job", "job_count", "job_count_by_owner", "meta", "owner_settings", "picture_wanted", "privacy_zone",
-                "series", "summary_bucket", "summary_owner", "withdrawn_picture", "workout", "workout_summary",
+                "removal", "series", "summary_bucket", "summary_owner", "withdrawn_picture", "workout", "workout_summary",
             ])
     }
 

@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import WorkFeedCoordinator
+import WorkFeedModel
+import WorkFeedS3
+import WorkFeedStore
+import WorkFeedTesting
+import WorkFeedWire
+
+/// Removals that wait (issue 37, item 1): a bucket that does not answer for longer than the old
+/// six tries (about 16 s) took pictures that a privacy zone had withdrawn, and deleted workouts'
+/// pictures, off the coordinator's list until its next start. Now a removal the store refuses is
+/// handed to the index to keep and tried again until it is done.
+@Suite(.serialized, .enabled(if: MotoServer.isInstalled, Comment(rawValue: MotoServer.skipReason)))
+struct RemovalQueueTests {
+    /// What the queue handed on to be kept, and what it said was done.
+    final class Kept: Sendable {
+        let state = Mutex<(keep: [Removal], done: [Removal])>(([], []))
+        var keep: [Removal] { state.withLock { $0.keep } }
+        var done: [Removal] { state.withLock { $0.done } }
+    }
+
+    @Test func aRemovalTheBucketRefusesIsKeptAndDoneWhenItAnswersAgain() throws {
+        let server = try MotoServer()
+        let bucket = "wf-removals"
+        let client = try server.newBucket(bucket)
+        let store = S3PictureStore(client: client, prefix: "pictures")
+        let key = String(repeating: "3d", count: 32)
+        let picture = PictureID(workoutID: WorkoutID(UUID()), kind: .route, theme: .dark, scale: 2)
+        try store.put(Array("a withdrawn picture".utf8), for: picture, key: key)
+
+        let context = ZMQContext()
+        let endpoint = "inproc://removal-test-\(UUID().uuidString)"
+        let pull = try ZMQSocket(context, type: .pull)
+        _ = try pull.bind(endpoint)
+        let kept = Kept()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-removals-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let queue = try RemovalQueue(
+            store: store, originals: OriginalFileStore(files: DirectoryFileStore(root: directory.path)), results: Handoff(), context: context,
+            doneEndpoint: endpoint,
+            keeping: { keep, done in
+                kept.state.withLock {
+                    $0.keep += keep; $0.done += done
+                }
+            },
+            logger: Logger(label: "test"))
+        defer { queue.close() }
+
+        // The bucket stops answering (its server paused: connections taken, nothing said back, each
+        // request timing out), and the removals come.
+        server.pause()
+        queue.enqueue([.key(key), .picture(picture)], holding: [])
+        try waitFor("the refused removals kept") { Set(kept.keep) == [.key(key), .picture(picture)] }
+        #expect(kept.done.isEmpty && queue.waiting == 2)
+        // Longer than the six tries of before (0.5 + 1 + 2 + 4 + 8 s): still waiting, still kept.
+        Thread.sleep(forTimeInterval: 17)
+        #expect(kept.done.isEmpty && queue.waiting == 2, "given up: \(kept.done), \(queue.waiting) waiting")
+
+        // It answers again, still holding the picture: the next try removes both names.
+        server.resume()
+        try waitFor("the removals done", seconds: 40) { Set(kept.done) == [.key(key), .picture(picture)] }
+        #expect(queue.waiting == 0)
+        #expect(!store.contains(key: key) && !store.contains(picture))
+    }
+
+    @Test func aRemovalsKeptNameReadsBackAsIt() throws {
+        let picture = PictureID(workoutID: WorkoutID(UUID()), kind: .heatmap, theme: try #require(Theme(rawValue: "sepia")), scale: 3)
+        let key = String(repeating: "ab", count: 32)
+        let removals: [Removal] = [
+            .picture(picture), .key(key), .pictureIfKey(picture, key, restoring: nil),
+            .pictureIfKey(picture, key, restoring: String(repeating: "01", count: 32)), .original(String(repeating: "e", count: 64)),
+        ]
+        for removal in removals { #expect(Removal(keptName: removal.keptName) == removal, "\(removal.keptName)") }
+        for damaged in ["", "key", "key nothex", "picture ../../etc/passwd", "original 12", "picture-if-key a b c", "removal key \(key)"] {
+            #expect(Removal(keptName: damaged) == nil, "\(damaged)")
+        }
+    }
+
+    func waitFor(_ what: String, seconds: Double = 10, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else { throw MotoError("timed out waiting for \(what)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+}
