@@ -46,6 +46,15 @@ extension GatewayAPI {
                     "picture-refused", "a picture name in the cache is not that picture; not served",
                     metadata: ["reason": "\(error.refusal?.rawValue ?? "")", "path": "\(error.path)"], logger: logger)
                 throw Problem.notFound("no picture \(key)")
+            } catch let error as PictureStoreError {
+                // The store did not answer, or refused this gateway: nothing is wrong with the
+                // request, so 503 with Retry-After (not 500), counted, and one log line a second
+                // however many readers meet it (the line says how many it stands for).
+                metrics.pictureReadFailures.increment()
+                throttled.log(
+                    "picture-store-unavailable", "the picture store cannot be read; answered 503",
+                    metadata: ["code": "\(error.code.rawValue)", "error": "\(error)"], logger: logger)
+                throw Problem.storeUnavailable()
             } catch let error as BlockingWorkError {
                 throttled.log("picture-reads-busy", "picture reads refused: too many waiting", metadata: ["error": "\(error)"], logger: logger)
                 throw Problem.busy(error)
