@@ -246,6 +246,7 @@ empty-picture-name EdgeTests/picturesWithoutANameIsNotFound GET /v1/pictures/
 slow-body EdgeTests/aBodyTrickledSlowlyIsCutOff a zone body sent a byte every 0.5 s with a 2 s idle timeout
 slow-head EdgeTests/aHeadTrickledSlowlyIsCutOffAtItsDeadline a request head sent a byte every 0.25 s with a 30 s idle timeout
 planted-large-picture S3SystemTests/anObjectLargerThanAnyPictureIsRefusedNotServed an object one byte over the largest picture planted under a key in the bucket, read through the gateway
+redirect-gone S3SystemTests/withRedirectThePageAllowsTheBucketAndGoneKeysAreNotRedirected with pictures.redirect, a picture withdrawn by a zone and one of a deleted workout asked for, and the page's policy read
 bucket-slowdown S3SystemTests/aBucketThatFailsAnswers503AndLogsOnceASecond 42 picture reads from a bucket answering 503 SlowDown, then not answering
 EDGE
 fi

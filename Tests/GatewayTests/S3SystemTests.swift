@@ -122,6 +122,60 @@ struct S3SystemTests {
         await system.stop()
     }
 
+    /// Issue 37, item 7: with `pictures.redirect` the feed page lets images come from the bucket's
+    /// origin (its policy was `img-src 'self' data:`, which blocked every redirected picture), and
+    /// a key the index no longer calls current is not redirected, whatever the bucket holds: a
+    /// picture withdrawn by a privacy zone answers 410 and one of a deleted workout 404 (both were
+    /// 302 to an object the bucket may still have).
+    @Test func withRedirectThePageAllowsTheBucketAndGoneKeysAreNotRedirected() async throws {
+        let bucket = try Bucket()
+        let system = try await GatewaySystem(store: bucket.store) { $0.picturesRedirect = true }
+        do {
+            let page = try await system.get("/")
+            let policy = try #require(page.header("Content-Security-Policy"))
+            let images = policy.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("img-src ") }
+            #expect(images == "img-src 'self' data: \(bucket.server.endpoint)", "\(policy)")
+
+            func pictureURL(_ id: String) async throws -> String {
+                let requested = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
+                return try #require((requested.json["picture"] as? [String: Any])?["url"] as? String, "\(requested.json)")
+            }
+            func head(_ url: String) throws -> (Int, String?) { try Self.headWithoutFollowing(URL(string: system.base + url)!) }
+            // Current: redirected.
+            let run = try #require(try await system.upload(self.run, as: "alice").uploaded["id"] as? String)
+            let ride = try #require(try await system.upload(self.ride, as: "alice").uploaded["id"] as? String)
+            let runURL = try await pictureURL(run)
+            let rideURL = try await pictureURL(ride)
+            #expect(try head(runURL).0 == 302 && head(rideURL).0 == 302)
+
+            // A zone over the run's start withdraws its picture: 410, not a redirect.
+            let start = ZonesTests.start
+            let zone = try await system.call(
+                "POST", "/v1/zones", token: system.token("alice"), headers: ["Content-Type": "application/json"],
+                body: Data(#"{"latitude": \#(start.latitude), "longitude": \#(start.longitude), "radius": 300}"#.utf8))
+            #expect(zone.status == 201)
+            var withdrawn = (0, String?.none)
+            for _ in 0..<40 {
+                withdrawn = try head(runURL)
+                if withdrawn.0 == 410 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(withdrawn.0 == 410 && withdrawn.1 == nil, "\(withdrawn)")
+            #expect(try await system.get(runURL).json["type"] as? String == "urn:workfeed:problem:withdrawn")
+
+            // A deleted workout's picture: 404, not a redirect.
+            #expect(try await system.call("DELETE", "/v1/workouts/\(ride)", token: system.token("alice")).status == 204)
+            let deleted = try head(rideURL)
+            #expect(deleted.0 == 404 && deleted.1 == nil, "\(deleted)")
+            // A key nobody ever had: 404.
+            #expect(try head("/v1/pictures/\(String(repeating: "ab", count: 32)).png").0 == 404)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
     /// The server killed while a bulk render runs and started again (moto keeps nothing: the bucket
     /// is made again, as an operator restoring a store would): every picture ends generated, none
     /// failed, and every object in the bucket is a whole picture under its own key.
