@@ -219,7 +219,7 @@ else
   verdict paused-coordinator broke "$paused_held of $trials trials held; first that broke: $paused_first"
 fi
 
-# Each runs one of GatewayTests (EdgeTests, S3SystemTests): a real coordinator and gateway (in one
+# Each runs one of GatewayTests (EdgeTests, LimitsTests, S3SystemTests): a real coordinator and gateway (in one
 # process), real HTTP, real ZeroMQ, a real cache directory or a real S3-compatible server (moto,
 # var/test-python, with a server answering SlowDown in front of its port for the bucket's faults).
 if [ "${ATTACK_SMALL:-0}" = "1" ]; then
@@ -245,6 +245,7 @@ missing-headers EdgeTests/everyAnswerCarriesNosniffAndFrameAncestors the page, h
 empty-picture-name EdgeTests/picturesWithoutANameIsNotFound GET /v1/pictures/
 slow-body EdgeTests/aBodyTrickledSlowlyIsCutOff a zone body sent a byte every 0.5 s with a 2 s idle timeout
 slow-head EdgeTests/aHeadTrickledSlowlyIsCutOffAtItsDeadline a request head sent a byte every 0.25 s with a 30 s idle timeout
+uploads-at-once LimitsTests/anOwnersUploadsAtOnceAreBoundedAndOthersGoAhead three uploads of one owner at once, two of them trickling, and another owner's meanwhile
 planted-large-picture S3SystemTests/anObjectLargerThanAnyPictureIsRefusedNotServed an object one byte over the largest picture planted under a key in the bucket, read through the gateway
 redirect-gone S3SystemTests/withRedirectThePageAllowsTheBucketAndGoneKeysAreNotRedirected with pictures.redirect, a picture withdrawn by a zone and one of a deleted workout asked for, and the page's policy read
 bucket-slowdown S3SystemTests/aBucketThatFailsAnswers503AndLogsOnceASecond 42 picture reads from a bucket answering 503 SlowDown, then not answering
