@@ -6,8 +6,9 @@
 #       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
 #       make bench-feed, the feed alone under wrk, to compare builds (docs/benchmarks.md)
 #       make bench-summaries, GET /v1/summaries and the cost of summaries to imports (docs/benchmarks.md)
+#       make bench-uploads, one owner uploading at its limit beside everyone else (docs/benchmarks.md)
 #       make profile-maps, where a map picture's CPU time goes at each scale (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps profile-maps bench-gateway bench-feed bench-summaries bench-metrics-http clean
+.PHONY: demo test chaos attack build release bench bench-maps profile-maps bench-gateway bench-feed bench-summaries bench-uploads bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -33,6 +34,7 @@ test:
 	INDEX=postgres BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-gateway.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-summaries.sh
+	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-uploads.sh
 
 chaos:
 	deploy/install-deps.sh
@@ -80,6 +82,11 @@ bench-feed:
 # GET /v1/summaries (a year of weekly buckets, 20,000 workouts) and what summaries cost an import.
 bench-summaries:
 	deploy/bench-summaries.sh
+
+# One owner's 30 multipart uploads of a 15 MB GPX at once (BENCH_AT_ONCE=2: two at a time), while
+# /healthz and another owner's feed are timed, and the gateway's peak memory (docs/benchmarks.md).
+bench-uploads:
+	deploy/bench-uploads.sh
 
 clean:
 	rm -rf .build var

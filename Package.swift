@@ -155,7 +155,8 @@ let package = Package(
             name: "WorkFeedIndexContract", dependencies: ["WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings),
         // Where pictures live: the PictureStore interface, the shared directory and S3 behind it.
-        .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel", "WorkFeedS3"], swiftSettings: strictSettings),
+        // WorkFeedStyle: the largest picture drawn bounds what a read takes in (PictureSpec.maximumEncodedBytes).
+        .target(name: "WorkFeedStore", dependencies: ["WorkFeedModel", "WorkFeedStyle", "WorkFeedS3"], swiftSettings: strictSettings),
         // Configuration files, environment and flags for every process.
         .target(
             name: "WorkFeedConfig",

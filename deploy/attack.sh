@@ -219,31 +219,36 @@ else
   verdict paused-coordinator broke "$paused_held of $trials trials held; first that broke: $paused_first"
 fi
 
-# Each runs one of GatewayTests' EdgeTests: a real coordinator and gateway (in one process), real
-# HTTP, real ZeroMQ, a real cache directory.
+# Each runs one of GatewayTests (EdgeTests, LimitsTests, S3SystemTests): a real coordinator and gateway (in one
+# process), real HTTP, real ZeroMQ, a real cache directory or a real S3-compatible server (moto,
+# var/test-python, with a server answering SlowDown in front of its port for the bucket's faults).
 if [ "${ATTACK_SMALL:-0}" = "1" ]; then
   echo "attack gateway-edge: not in the small form (the test suite runs GatewayTests.EdgeTests on its own)"
 else
   while read -r name test what; do
     echo "attack $name: tried $what"
-    swift test --skip-build --scratch-path "$scratch" --filter "GatewayTests.EdgeTests/$test" >"$work/$name.log" 2>&1
+    swift test --skip-build --scratch-path "$scratch" --filter "GatewayTests.$test" >"$work/$name.log" 2>&1
     status=$?
     if [ $status -eq 0 ] && grep -qE "Test run with [1-9][0-9]* tests? in .* passed" "$work/$name.log"; then
-      verdict "$name" held "$what: answered as EdgeTests/$test asserts"
+      verdict "$name" held "$what: answered as $test asserts"
     else
       verdict "$name" broke "exit $status: $(grep -E 'Expectation failed|error:|failed' "$work/$name.log" | head -3 | tr '\n' ' ' | cut -c1-400)"
     fi
   done <<'EDGE'
-cache-link aLinkPlantedInTheCacheIsNotServed links and hard links planted under keys/ to /etc/passwd, the token secret and the index
-late-503 aRequestAnswered503IsNotCarriedOutWhenTheCoordinatorReturns a zone add and a zone delete answered 503 while the coordinator was down, then retried once it was back
-out-of-range-upload aFileWithValuesOutOfRangeIs400 GPX files with times in 1850 and 2250 and a 2 KB name
-claimed-body aZoneBodyClaimedTooLargeIs413AtOnce a zone POST claiming a 1 GiB body and sending one byte
-polar-zone zonesAtThePolesAreRefused zones at latitudes 89, -89.9 and ±85.06
-endpoint-in-503 unavailableDetailsDoNotNameTheCoordinatorsEndpoint a feed call while the coordinator is down, looking for its endpoint in the answer
-missing-headers everyAnswerCarriesNosniffAndFrameAncestors the page, health, a 401, a 404 picture and an unknown path, looking for nosniff and frame-ancestors
-empty-picture-name picturesWithoutANameIsNotFound GET /v1/pictures/
-slow-body aBodyTrickledSlowlyIsCutOff a zone body sent a byte every 0.5 s with a 2 s idle timeout
-slow-head aHeadTrickledSlowlyIsCutOffAtItsDeadline a request head sent a byte every 0.25 s with a 30 s idle timeout
+cache-link EdgeTests/aLinkPlantedInTheCacheIsNotServed links and hard links planted under keys/ to /etc/passwd, the token secret and the index
+late-503 EdgeTests/aRequestAnswered503IsNotCarriedOutWhenTheCoordinatorReturns a zone add and a zone delete answered 503 while the coordinator was down, then retried once it was back
+out-of-range-upload EdgeTests/aFileWithValuesOutOfRangeIs400 GPX files with times in 1850 and 2250 and a 2 KB name
+claimed-body EdgeTests/aZoneBodyClaimedTooLargeIs413AtOnce a zone POST claiming a 1 GiB body and sending one byte
+polar-zone EdgeTests/zonesAtThePolesAreRefused zones at latitudes 89, -89.9 and ±85.06
+endpoint-in-503 EdgeTests/unavailableDetailsDoNotNameTheCoordinatorsEndpoint a feed call while the coordinator is down, looking for its endpoint in the answer
+missing-headers EdgeTests/everyAnswerCarriesNosniffAndFrameAncestors the page, health, a 401, a 404 picture and an unknown path, looking for nosniff and frame-ancestors
+empty-picture-name EdgeTests/picturesWithoutANameIsNotFound GET /v1/pictures/
+slow-body EdgeTests/aBodyTrickledSlowlyIsCutOff a zone body sent a byte every 0.5 s with a 2 s idle timeout
+slow-head EdgeTests/aHeadTrickledSlowlyIsCutOffAtItsDeadline a request head sent a byte every 0.25 s with a 30 s idle timeout
+uploads-at-once LimitsTests/anOwnersUploadsAtOnceAreBoundedAndOthersGoAhead three uploads of one owner at once, two of them trickling, and another owner's meanwhile
+planted-large-picture S3SystemTests/anObjectLargerThanAnyPictureIsRefusedNotServed an object one byte over the largest picture planted under a key in the bucket, read through the gateway
+redirect-gone S3SystemTests/withRedirectThePageAllowsTheBucketAndGoneKeysAreNotRedirected with pictures.redirect, a picture withdrawn by a zone and one of a deleted workout asked for, and the page's policy read
+bucket-slowdown S3SystemTests/aBucketThatFailsAnswers503AndLogsOnceASecond 42 picture reads from a bucket answering 503 SlowDown, then not answering
 EDGE
 fi
 

@@ -292,7 +292,8 @@ struct ReadAnswers<Connection: IndexReadConnection> {
         case .picture:
             let body = try decode(PictureRequest.self, request)
             guard CacheLayout.isCacheKey(body.key) else { throw ControlRequestError("PICTURE: key must be 64 lower-case hex digits") }
-            return try ControlCodec.encode(PictureReply(withdrawn: try reader.isWithdrawn(key: body.key)))
+            return try ControlCodec.encode(
+                PictureReply(withdrawn: try reader.isWithdrawn(key: body.key), generated: try reader.isGenerated(key: body.key)))
 
         case .ping, .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings:
             throw ControlRequestError("\(request.command.rawValue) is not a read request")

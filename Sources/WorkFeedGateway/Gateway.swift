@@ -88,7 +88,7 @@ public final class Gateway: Sendable {
         router.get("/readyz", use: api.ready)
         router.get("/metrics", use: api.prometheus)
         router.get("/v1/pictures/{file}", use: api.picture)
-        router.get("/", use: FeedPageRoute.page)
+        router.get("/", use: FeedPageRoute.page(pictureOrigin: api.pictureOrigin))
         let owner = router.group("/v1").add(middleware: TokenMiddleware(verifier: verifier))
         owner.get("/feed", use: api.feed)
         owner.get("/changes", use: api.changes)

@@ -43,6 +43,13 @@ extension IndexReader {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM job WHERE cache_key = ? LIMIT 1"), arguments: [key]) != nil
     }
 
+    /// Whether a generated picture's job stores `key` (``IndexReading/isGenerated(key:)``): the
+    /// partial index on `cache_key` finds it.
+    public func isGenerated(key: String) throws -> Bool {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM job WHERE cache_key = ? AND status = 'generated' LIMIT 1"), arguments: [key])
+            != nil
+    }
+
     /// Whether `picture`'s job stores `key` as its picture's: its by-picture name may hold it.
     public func isStored(_ picture: PictureID, key: String) throws -> Bool {
         try Int.fetchOne(

@@ -373,6 +373,10 @@ public protocol IndexReading {
     func generatedPictures(_ body: (PictureID, String) throws -> Bool) throws
     /// Whether some job stores `key` as its picture's (a by-content name in use).
     func isStored(key: String) throws -> Bool
+    /// Whether a generated picture's job stores `key`: the key names a picture that is current now
+    /// (not one queued again after a change, nor one of a deleted workout). What the gateway asks
+    /// before it sends a client to the bucket (PICTURE's `generated`).
+    func isGenerated(key: String) throws -> Bool
     /// The key `picture`'s job stores; `nil` when it has none or there is no such job.
     func storedKey(of picture: PictureID) throws -> String?
     func failureGroups(limit: Int) throws -> [(code: String, count: Int, example: String)]

@@ -362,13 +362,22 @@ extension SummaryReport {
         var start = firstStart
         while start <= lastStart {
             let end = calendar.bucketEnd(period, start: start)
+            let (startInstant, endInstant) = (calendar.startInstant(ofDay: start), calendar.startInstant(ofDay: end))
+            // A day the zone skipped (Samoa's 2011-12-30, Kiritimati's 1994-12-31: the clocks went
+            // from the day before to the day after) has no instant, so no bucket: no workout can
+            // start on it (docs/summaries.md, "Days that do not exist"). Only a day can be skipped;
+            // a longer bucket that starts on one starts at the first instant after it.
+            guard endInstant > startInstant else {
+                start = end
+                continue
+            }
             let found = rows[start] ?? [:]
             var activities: [String: SummaryFigures] = [:]
             for (name, totals) in found where name != SummaryBucketKey.allActivities { activities[name] = totals.figures }
             let total = activity.map { activities[$0.rawValue] } ?? found[SummaryBucketKey.allActivities]?.figures
             report.append(
                 SummaryBucket(
-                    start: calendar.localText(calendar.startInstant(ofDay: start)), end: calendar.localText(calendar.startInstant(ofDay: end)),
+                    start: calendar.localText(startInstant), end: calendar.localText(endInstant),
                     total: total ?? .empty(zones: zones), activities: activities))
             start = end
         }

@@ -137,6 +137,11 @@ public struct PostgresReader: IndexReading {
         try session.query("SELECT 1 FROM job WHERE cache_key = \(key) LIMIT 1", "looking for the key \(key)").contains { _ in true }
     }
 
+    public func isGenerated(key: String) throws -> Bool {
+        try session.query("SELECT 1 FROM job WHERE cache_key = \(key) AND status = 'generated' LIMIT 1", "looking for the generated key \(key)")
+            .contains { _ in true }
+    }
+
     public func storedKey(of picture: PictureID) throws -> String? {
         try session.query(
             """

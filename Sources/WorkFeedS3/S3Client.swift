@@ -123,10 +123,13 @@ public final class S3Client: Sendable {
     }
 
     /// The object's bytes (or its first `length` bytes) and entity tag, or `nil` when there is none.
-    public func get(_ key: String, length: Int? = nil) throws(S3Error) -> (bytes: [UInt8], etag: String)? {
+    /// - Parameter maximumBytes: the most bytes taken in: an object larger than this is not read
+    ///   (its `Content-Length` is looked at first, and the body is cut off if it grows past it).
+    /// - Throws: ``S3Error`` of kind `tooLarge` for an object over `maximumBytes`.
+    public func get(_ key: String, length: Int? = nil, maximumBytes: Int? = nil) throws(S3Error) -> (bytes: [UInt8], etag: String)? {
         let range = length.map { [("Range", "bytes=0-\(max(0, $0 - 1))")] } ?? []
         do {
-            let response = try send(.GET, operation: "GET", key: key, headers: range)
+            let response = try send(.GET, operation: "GET", key: key, headers: range, maximumBytes: maximumBytes)
             let body = response.body.map { Array($0.readableBytesView) } ?? []
             return (body, response.headers.first(name: "ETag") ?? "")
         } catch  where error.kind == .notFound && error.s3Code != "NoSuchBucket" {
@@ -235,20 +238,27 @@ public final class S3Client: Sendable {
     /// again (a rotated file) and tries once more when they changed.
     func send(
         _ method: HTTPMethod, operation: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-        body: [UInt8]? = nil
+        body: [UInt8]? = nil, maximumBytes: Int? = nil
     ) throws(S3Error) -> HTTPClient.Response {
+        func attempt() throws(S3Error) -> HTTPClient.Response {
+            try finish(
+                start(method, operation: operation, key: key, query: query, headers: headers, body: body, maximumBytes: maximumBytes),
+                operation: operation, key: key)
+        }
         do {
-            return try finish(
-                start(method, operation: operation, key: key, query: query, headers: headers, body: body), operation: operation, key: key)
+            return try attempt()
         } catch  where error.kind == .denied && error.status == 403 && credentials.reload() {
-            return try finish(
-                start(method, operation: operation, key: key, query: query, headers: headers, body: body), operation: operation, key: key)
+            return try attempt()
         }
     }
 
+    /// Starts one signed request.
+    /// - Parameter maximumBytes: the most bytes of the answer's body taken in (async-http-client's
+    ///   `ResponseAccumulator` refuses a larger `Content-Length` at once and cuts off a body that
+    ///   grows past it); `nil`: the accumulator's own bound.
     func start(
         _ method: HTTPMethod, operation: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-        body: [UInt8]? = nil
+        body: [UInt8]? = nil, maximumBytes: Int? = nil
     ) -> Result<EventLoopFuture<HTTPClient.Response>, S3Error> {
         var path: String
         let host: String
@@ -274,7 +284,9 @@ public final class S3Client: Sendable {
             for header in request.headers { httpHeaders.add(name: header.name, value: header.value) }
             let outgoing = try HTTPClient.Request(url: url, method: method, headers: httpHeaders, body: body.map { .bytes($0) })
             let deadline = NIODeadline.now() + .seconds(Int64(configuration.timeoutSeconds))
-            return .success(Self.http.execute(request: outgoing, deadline: deadline))
+            guard let maximumBytes else { return .success(Self.http.execute(request: outgoing, deadline: deadline)) }
+            let accumulator = ResponseAccumulator(request: outgoing, maxBodySize: max(0, min(maximumBytes, Int(UInt32.max))))
+            return .success(Self.http.execute(request: outgoing, delegate: accumulator, deadline: deadline).futureResult)
         } catch {
             return .failure(self.error(.denied, operation: operation, key: key, message: "the request cannot be made: \(error)"))
         }
@@ -290,6 +302,10 @@ public final class S3Client: Sendable {
             response = try started.get().wait()
         } catch let error as S3Error {
             throw error
+        } catch let error as ResponseAccumulator.ResponseTooBigError {
+            throw S3Error(
+                .tooLarge, operation: operation, bucket: configuration.bucket, endpoint: configuration.endpoint, key: key,
+                message: "the answer is larger than the \(error.maxBodySize) bytes taken in: not read", transport: error)
         } catch {
             throw S3Error(
                 .unavailable, operation: operation, bucket: configuration.bucket, endpoint: configuration.endpoint, key: key,

@@ -18,6 +18,9 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
         case corrupt
         /// A condition on the request did not hold (`PreconditionFailed`, 412).
         case conditionFailed = "condition-failed"
+        /// An answer larger than the caller takes in (``S3Client/get(_:length:maximumBytes:)``): its
+        /// `Content-Length` said so, or its body grew past it; the request was cut off there.
+        case tooLarge = "too-large"
     }
 
     public var kind: Kind

@@ -118,6 +118,17 @@ extension DirectoryPictureStore {
         return try read(descriptor, path: root + "/" + relative, maximumSize: maximumSize)
     }
 
+    /// A picture's file (``readInside(root:relative:maximumSize:)``): one larger than any picture
+    /// drawn is refused (``PictureStoreError/Refusal/tooLarge``), its size read from the file
+    /// before a byte of it is.
+    static func readPicture(root: String, relative: String) throws(PictureStoreError) -> [UInt8]? {
+        do {
+            return try readInside(root: root, relative: relative, maximumSize: StoredPicture.maximumBytes)
+        } catch  where error.errno == EFBIG {
+            throw PictureStoreError(refusal: .tooLarge, path: root + "/" + relative)
+        }
+    }
+
     /// The whole of an open file, from its start; larger than `maximumSize` is `corrupt` (EFBIG).
     static func read(_ descriptor: Int32, path: String, maximumSize: Int = maximumPictureSize) throws(PictureStoreError) -> [UInt8]? {
         let end = lseek(descriptor, 0, SEEK_END)

@@ -14,8 +14,9 @@ import Glibc
 /// within a directory); the by-content name is a hard link made the same way.
 public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
     public let root: String
-    /// Larger files are not pictures this system draws (2048 × 2048 pixels is far below it).
-    public static let maximumPictureSize = 64 << 20
+    /// Larger files are not pictures this system draws: the largest it can draw
+    /// (``StoredPicture/maximumBytes``).
+    public static let maximumPictureSize = StoredPicture.maximumBytes
 
     public init(root: String) {
         self.root = root
@@ -45,7 +46,7 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
     ///   than that picture is there.
     public func picture(key: String) throws(PictureStoreError) -> [UInt8]? {
         guard let relative = CacheLayout.relativePath(forKey: key) else { return nil }
-        guard let bytes = try Self.readInside(root: root, relative: relative) else { return nil }
+        guard let bytes = try Self.readPicture(root: root, relative: relative) else { return nil }
         try StoredPicture.check(bytes, key: key, path: root + "/" + relative)
         return bytes
     }
@@ -54,7 +55,7 @@ public struct DirectoryPictureStore: PictureStore, CustomStringConvertible {
     /// regular file, a PNG); its key is not known here, so it is not compared.
     public func picture(_ picture: PictureID) throws(PictureStoreError) -> [UInt8]? {
         let relative = CacheLayout.relativePath(for: picture)
-        guard let bytes = try Self.readInside(root: root, relative: relative) else { return nil }
+        guard let bytes = try Self.readPicture(root: root, relative: relative) else { return nil }
         try StoredPicture.check(bytes, key: nil, path: root + "/" + relative)
         return bytes
     }

@@ -48,6 +48,8 @@ public struct PictureStoreError: Error, CustomStringConvertible, Sendable {
         case notPNG = "not-png"
         /// The PNG's embedded cache key is missing or is another picture's.
         case otherKey = "other-key"
+        /// Larger than any picture this system draws (``StoredPicture/maximumBytes``): not read.
+        case tooLarge = "too-large"
 
         var message: String {
             switch self {
@@ -55,6 +57,7 @@ public struct PictureStoreError: Error, CustomStringConvertible, Sendable {
             case .notRegularFile: "not a regular file"
             case .notPNG: "not a PNG file"
             case .otherKey: "the PNG's embedded cache key is not its name"
+            case .tooLarge: "larger than the largest picture this system draws (\(StoredPicture.maximumBytes) bytes)"
             }
         }
     }

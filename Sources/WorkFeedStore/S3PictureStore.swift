@@ -59,14 +59,18 @@ public struct S3PictureStore: PictureStore, CustomStringConvertible {
 
     public func picture(key: String) throws(PictureStoreError) -> [UInt8]? {
         guard let object = objectKey(forKey: key) else { return nil }
-        guard let found = try run({ () throws(S3Error) in try client.get(object) }) else { return nil }
+        guard let found = try run({ () throws(S3Error) in try client.get(object, maximumBytes: StoredPicture.maximumBytes) }) else {
+            return nil
+        }
         try StoredPicture.check(found.bytes, key: key, path: location(object))
         return found.bytes
     }
 
     public func picture(_ picture: PictureID) throws(PictureStoreError) -> [UInt8]? {
         let object = objectKey(picture)
-        guard let found = try run({ () throws(S3Error) in try client.get(object) }) else { return nil }
+        guard let found = try run({ () throws(S3Error) in try client.get(object, maximumBytes: StoredPicture.maximumBytes) }) else {
+            return nil
+        }
         try StoredPicture.check(found.bytes, key: nil, path: location(object))
         return found.bytes
     }
@@ -246,15 +250,22 @@ public struct S3PictureStore: PictureStore, CustomStringConvertible {
 
     /// A store error with the code that S3's answer means, the S3 error kept as the cause.
     static func storeError(_ error: S3Error) -> PictureStoreError {
+        let object = error.key.map { "s3://\(error.bucket)/\($0)" } ?? "s3://\(error.bucket)"
+        if error.kind == .tooLarge {
+            // Only a picture's read bounds its answer: an object larger than any picture is not one.
+            var refused = PictureStoreError(refusal: .tooLarge, path: "\(object) at \(error.endpoint)")
+            refused.step = error.operation
+            refused.cause = error
+            return refused
+        }
         let code: PictureStoreError.Code =
             switch error.kind {
             case .notFound: .notFound
             case .denied: .denied
             case .unavailable: .unavailable
             case .full: .full
-            case .corrupt, .conditionFailed: .corrupt
+            case .corrupt, .conditionFailed, .tooLarge: .corrupt
             }
-        let object = error.key.map { "s3://\(error.bucket)/\($0)" } ?? "s3://\(error.bucket)"
         return PictureStoreError(code, step: error.operation, path: "\(object) at \(error.endpoint)", cause: error)
     }
 }

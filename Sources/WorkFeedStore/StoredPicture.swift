@@ -1,7 +1,15 @@
 import WorkFeedModel
+import WorkFeedStyle
 
 /// What every store checks before it returns stored bytes as a picture.
-enum StoredPicture {
+public enum StoredPicture {
+    /// The most bytes a read takes in under a picture's name: the largest picture this system can
+    /// draw (``PictureSpec/maximumEncodedBytes``, from the largest size and scale). A larger object
+    /// is refused (``PictureStoreError/Refusal/tooLarge``) before it is buffered: a directory reads
+    /// the file's size first, a bucket's answer is cut off at its `Content-Length` or at this many
+    /// bytes of its body.
+    public static let maximumBytes = PictureSpec.maximumEncodedBytes
+
     /// The bytes of a picture's head that hold its text chunks (workers write the key right after
     /// the header).
     static let headSize = 4096

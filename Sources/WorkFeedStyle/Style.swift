@@ -135,6 +135,19 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     public static let scaleRange: ClosedRange<Int> = 1...3
     /// The most pixels a side of a drawn picture (points times scale) may have.
     public static let maximumPixelSide = 2048
+    /// The most bytes a picture this system draws can have, derived from the largest one: a square
+    /// of ``maximumPixelSide`` pixels at 4 bytes a pixel (RGBA, the most either PNG encoder writes;
+    /// pictures are RGB), each row behind its filter byte; deflate's worst case over those bytes
+    /// (stored blocks, which add 5 bytes per block of at least 5,000 and the zlib framing: 1/64th
+    /// bounds both, the bound libpng's writer is given too); and 64 KiB for the signature, the
+    /// chunks' framing and the text chunks (the cache key's is 95 bytes). 17,106,976 bytes
+    /// (16.3 MiB). Readers refuse a larger object under a picture's name without buffering it
+    /// (docs/gateway.md, "Pictures from the store"); `PNGEncoderBoundTests` checks the encoders
+    /// against it with incompressible pictures of that size.
+    public static let maximumEncodedBytes: Int = {
+        let filtered = maximumPixelSide * (maximumPixelSide * 4 + 1)
+        return filtered + filtered / 64 + (64 << 10)
+    }()
     /// The sizes in points a picture may have at scale 1.
     public static let pointSizeRange: ClosedRange<Int> = 16...maximumPixelSide
 

@@ -67,5 +67,12 @@ public struct PictureRequest: Codable, Sendable, Hashable {
 public struct PictureReply: Codable, Sendable, Hashable {
     /// The key named a picture that a change of its owner's privacy zones withdrew.
     public var withdrawn: Bool
-    public init(withdrawn: Bool) { self.withdrawn = withdrawn }
+    /// The key names a picture that is current: a generated picture's job stores it. A key may be
+    /// both (a zone removed again brings an old key back): current wins. `nil` from a coordinator
+    /// of before issue 37, which did not say.
+    public var generated: Bool?
+    public init(withdrawn: Bool, generated: Bool? = nil) {
+        self.withdrawn = withdrawn
+        self.generated = generated
+    }
 }

@@ -28,8 +28,9 @@ import Glibc
 
         deinit { close(descriptor) }
 
-        func send(_ text: String) {
-            let bytes = Array(text.utf8)
+        func send(_ text: String) { send(bytes: Array(text.utf8)) }
+
+        func send(bytes: [UInt8]) {
             var offset = 0
             while offset < bytes.count {
                 let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -81,6 +82,50 @@ import Glibc
             #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 4"))
             // The gateway keeps serving.
             #expect(try await system.get("/healthz").status == 200)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// Issue 37, item 3: one owner's uploads received at once are bounded (two): a third, while
+    /// two of the owner's bodies are still arriving, is answered 429 `too-many-uploads` with
+    /// `Retry-After` (its body read and dropped, so the client gets the answer, not a reset),
+    /// another owner's upload goes ahead meanwhile, and once the two end the owner uploads again.
+    /// Before, every upload's body was taken in, however many were arriving.
+    @Test func anOwnersUploadsAtOnceAreBoundedAndOthersGoAhead() async throws {
+        let system = try await GatewaySystem(workers: 0)
+        do {
+            let file = try Data(contentsOf: URL(fileURLWithPath: fixture("strava_run_2015_short_gpxtpx-hr.gpx")))
+            let alice = system.token("alice")
+            // Two uploads of alice's whose bodies are half sent.
+            let held = try (0..<2).map { _ in try Connection(port: system.port, timeoutSeconds: 5) }
+            for connection in held {
+                connection.send(
+                    "POST /v1/workouts?filename=run.gpx HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(alice)\r\n"
+                        + "Content-Type: application/octet-stream\r\nContent-Length: \(file.count)\r\n\r\n")
+                connection.send(bytes: Array(file.prefix(file.count / 2)))
+            }
+            var third = try await system.call(
+                "POST", "/v1/workouts?filename=run.gpx", token: alice, headers: ["Content-Type": "application/octet-stream"], body: file)
+            for _ in 0..<50 where third.status != 429 {
+                // The held ones may not have reached the handler yet.
+                try await Task.sleep(for: .milliseconds(50))
+                third = try await system.call(
+                    "POST", "/v1/workouts?filename=run.gpx", token: alice, headers: ["Content-Type": "application/octet-stream"], body: file)
+            }
+            #expect(third.status == 429 && third.json["type"] as? String == "urn:workfeed:problem:too-many-uploads", "\(third.status) \(third.json)")
+            #expect(third.header("Retry-After") == "1" && (third.json["detail"] as? String)?.contains("2 uploads at once") == true)
+            // Bob is not held up by alice.
+            #expect(try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "bob").status == 201)
+            // Alice's two finish; then she uploads again.
+            for connection in held {
+                connection.send(bytes: Array(file.suffix(file.count - file.count / 2)))
+                #expect(connection.readUntilClosed()?.hasPrefix("HTTP/1.1 20") == true)
+            }
+            let again = try await system.upload(fixture("garmin-connect_ride_2020_short_ns3-hr.gpx"), as: "alice")
+            #expect(again.status == 201, "\(again.status) \(again.json)")
         } catch {
             await system.stop()
             throw error

@@ -1,6 +1,9 @@
 import Foundation
+import NIOCore
 import Testing
 import WorkFeedConfig
+@testable import WorkFeedGateway
+import WorkFeedModel
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -171,5 +174,42 @@ import FoundationNetworking
             throw error
         }
         await system.stop()
+    }
+
+    /// Issue 37, item 3: a multipart body parsed chunk by chunk as it arrived (off the cooperative
+    /// pool, never joined) gives the file the whole body gives, wherever the chunks are cut (random
+    /// cuts from a fixed seed, one a byte at a time): the boundary, a header, CRLFs split across chunks.
+    @Test func aBodyParsedInChunksGivesTheSameFile() throws {
+        let file = Array("<?xml version=\"1.0\"?><gpx version=\"1.1\"><trk><trkseg></trkseg></trk></gpx>\r\n--not-the-boundary\r\n".utf8)
+        let boundary = "b0undary-37"
+        var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\na note\r\n".utf8)
+        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"run.gpx\"\r\n\r\n".utf8) + file
+        body += Array("\r\n--\(boundary)--\r\n".utf8)
+        let whole = try MultipartUpload.file(in: ByteBuffer(bytes: body), boundary: boundary)
+        #expect(whole == MultipartUpload(bytes: file, filename: "run.gpx"))
+        let seed: UInt64 = 0x3_0037
+        print("multipart chunks seed: \(String(seed, radix: 16))")
+        var random = SplitMix64(seed: seed)
+        for trial in 0..<200 {
+            var chunks: [ByteBuffer] = []
+            var offset = 0
+            while offset < body.count {
+                let size = trial == 0 ? 1 : Int(random.next() % 40) + 1
+                chunks.append(ByteBuffer(bytes: body[offset..<min(body.count, offset + size)]))
+                offset += size
+            }
+            let parsed = try MultipartUpload.file(in: &chunks, boundary: boundary)
+            #expect(parsed == whole, "seed \(seed), trial \(trial)")
+            #expect(chunks.allSatisfy { $0.readableBytes == 0 }, "every chunk let go once parsed")
+        }
+        // Two file parts are still refused, cut anywhere.
+        var two = [
+            ByteBuffer(bytes: body.dropLast(boundary.count + 8)),
+            ByteBuffer(
+                bytes: Array(
+                    "\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"f\"; filename=\"b.gpx\"\r\n\r\nx\r\n--\(boundary)--\r\n".utf8)),
+        ]
+        let refused = #expect(throws: Problem.self) { try MultipartUpload.file(in: &two, boundary: boundary) }
+        #expect(refused?.detail.contains("2 file parts") == true, "\(String(describing: refused))")
     }
 }

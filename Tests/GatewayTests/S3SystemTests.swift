@@ -122,6 +122,60 @@ struct S3SystemTests {
         await system.stop()
     }
 
+    /// Issue 37, item 7: with `pictures.redirect` the feed page lets images come from the bucket's
+    /// origin (its policy was `img-src 'self' data:`, which blocked every redirected picture), and
+    /// a key the index no longer calls current is not redirected, whatever the bucket holds: a
+    /// picture withdrawn by a privacy zone answers 410 and one of a deleted workout 404 (both were
+    /// 302 to an object the bucket may still have).
+    @Test func withRedirectThePageAllowsTheBucketAndGoneKeysAreNotRedirected() async throws {
+        let bucket = try Bucket()
+        let system = try await GatewaySystem(store: bucket.store) { $0.picturesRedirect = true }
+        do {
+            let page = try await system.get("/")
+            let policy = try #require(page.header("Content-Security-Policy"))
+            let images = policy.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("img-src ") }
+            #expect(images == "img-src 'self' data: \(bucket.server.endpoint)", "\(policy)")
+
+            func pictureURL(_ id: String) async throws -> String {
+                let requested = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
+                return try #require((requested.json["picture"] as? [String: Any])?["url"] as? String, "\(requested.json)")
+            }
+            func head(_ url: String) throws -> (Int, String?) { try Self.headWithoutFollowing(URL(string: system.base + url)!) }
+            // Current: redirected.
+            let run = try #require(try await system.upload(self.run, as: "alice").uploaded["id"] as? String)
+            let ride = try #require(try await system.upload(self.ride, as: "alice").uploaded["id"] as? String)
+            let runURL = try await pictureURL(run)
+            let rideURL = try await pictureURL(ride)
+            #expect(try head(runURL).0 == 302 && head(rideURL).0 == 302)
+
+            // A zone over the run's start withdraws its picture: 410, not a redirect.
+            let start = ZonesTests.start
+            let zone = try await system.call(
+                "POST", "/v1/zones", token: system.token("alice"), headers: ["Content-Type": "application/json"],
+                body: Data(#"{"latitude": \#(start.latitude), "longitude": \#(start.longitude), "radius": 300}"#.utf8))
+            #expect(zone.status == 201)
+            var withdrawn = (0, String?.none)
+            for _ in 0..<40 {
+                withdrawn = try head(runURL)
+                if withdrawn.0 == 410 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(withdrawn.0 == 410 && withdrawn.1 == nil, "\(withdrawn)")
+            #expect(try await system.get(runURL).json["type"] as? String == "urn:workfeed:problem:withdrawn")
+
+            // A deleted workout's picture: 404, not a redirect.
+            #expect(try await system.call("DELETE", "/v1/workouts/\(ride)", token: system.token("alice")).status == 204)
+            let deleted = try head(rideURL)
+            #expect(deleted.0 == 404 && deleted.1 == nil, "\(deleted)")
+            // A key nobody ever had: 404.
+            #expect(try head("/v1/pictures/\(String(repeating: "ab", count: 32)).png").0 == 404)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
     /// The server killed while a bulk render runs and started again (moto keeps nothing: the bucket
     /// is made again, as an operator restoring a store would): every picture ends generated, none
     /// failed, and every object in the bucket is a whole picture under its own key.
@@ -299,6 +353,116 @@ struct S3SystemTests {
             #expect((error as? GatewayError)?.exitCode == 73)
             #expect("\(error)".contains("no-such-bucket-wf"), "\(error)")
         }
+    }
+
+    /// Issue 37, item 9: an object planted under a picture's name that is larger than any picture
+    /// this system draws (the head of a picture with its key, then padding: before, read whole and
+    /// served 200) is refused by its size without being buffered: 404, counted as `too-large`,
+    /// logged naming the object. One of exactly the largest size is still served.
+    @Test func anObjectLargerThanAnyPictureIsRefusedNotServed() async throws {
+        let bucket = try Bucket()
+        let lines = LogLines()
+        var logger = Logger(label: "s3-large") { _ in CapturingHandler(lines: lines) }
+        logger.logLevel = .info
+        let system = try await GatewaySystem(workers: 0, store: bucket.store, logger: logger)
+        do {
+            func plant(_ key: String, bytes count: Int) throws {
+                let head = Self.pictureHead(key: key)
+                try bucket.client.put(
+                    "feed/" + CacheLayout.relativePath(forKey: key)!, head + [UInt8](repeating: 0x41, count: count - head.count),
+                    contentType: "image/png")
+            }
+            let largest = String(repeating: "7e", count: 32)
+            try plant(largest, bytes: StoredPicture.maximumBytes)
+            let served = try await system.get("/v1/pictures/\(largest).png")
+            #expect(served.status == 200 && served.body.count == StoredPicture.maximumBytes)
+
+            let planted = String(repeating: "7f", count: 32)
+            try plant(planted, bytes: StoredPicture.maximumBytes + 1)
+            let refused = try await system.get("/v1/pictures/\(planted).png")
+            #expect(refused.status == 404, "\(refused.status), \(refused.body.count) bytes")
+            #expect(refused.body.count < 1000)
+            let metrics = String(decoding: try await system.get("/metrics").body, as: UTF8.self)
+            #expect(metrics.contains(#"workfeed_gateway_pictures_refused_total{reason="too-large"} 1"#), "\(metrics)")
+            let said = lines.all.filter { $0.contains("not that picture") && $0.contains(planted) }
+            #expect(said.count == 1 && said[0].contains("too-large"), "\(lines.all)")
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// Issue 37, item 9: a bucket that throttles (every request answered `503 SlowDown`), then one
+    /// that does not answer at all, turns picture reads into 503 with `Retry-After` (nothing is
+    /// wrong with the request: it was 500), counted, and one log line a second with the count of
+    /// those it stands for, not one per request.
+    @Test func aBucketThatFailsAnswers503AndLogsOnceASecond() async throws {
+        let bucket = try Bucket()
+        let lines = LogLines()
+        var logger = Logger(label: "s3-down") { _ in CapturingHandler(lines: lines) }
+        logger.logLevel = .info
+        let system = try await GatewaySystem(store: bucket.store, logger: logger)
+        do {
+            let id = try #require(try await system.upload(run, as: "alice").uploaded["id"] as? String)
+            let requested = try await system.get("/v1/workouts/\(id)/pictures/route/light?scale=1&wait=10", as: "alice")
+            let url = try #require((requested.json["picture"] as? [String: Any])?["url"] as? String)
+            bucket.server.stop(kill: true)
+            let slowDown = try SlowDownServer(port: bucket.server.port)
+            defer { slowDown.stop() }
+
+            let started = ContinuousClock.now
+            let count = 40
+            var statuses: [Int: Int] = [:]
+            var retryAfter = Set<String>()
+            for _ in 0..<count {
+                let reply = try await system.get(url)
+                statuses[reply.status, default: 0] += 1
+                retryAfter.insert(reply.header("Retry-After") ?? "none")
+                if reply.status == 503 { #expect(reply.json["type"] as? String == "urn:workfeed:problem:store-unavailable") }
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(statuses == [503: count], "\(statuses)")
+            #expect(retryAfter == ["2"])
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try await system.get(url).status == 503)
+            #expect(slowDown.answered >= count + 1)  // the worker and the coordinator ask it too
+            // No answer at all (nothing listens): 503 too, once the connection attempts give up.
+            slowDown.stop()
+            try await Task.sleep(for: .milliseconds(1100))
+            let refused = try await system.get(url)
+            #expect(refused.status == 503 && refused.header("Retry-After") == "2")
+
+            let said = lines.all.filter { $0.contains("picture store cannot be read") }
+            let seconds = Int(elapsed / .seconds(1)) + 1
+            // One line in each second of the burst, one for the failure after it, one for the last.
+            #expect(said.count >= 3 && said.count <= seconds + 2, "\(said.count) lines for \(count + 2) failures, a burst of \(count) in \(elapsed)")
+            // Every failure is in a line or in a line's count.
+            let suppressed = said.compactMap { line in
+                line.range(of: "\"suppressed\": ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+            }
+            #expect(said.count + suppressed.reduce(0, +) == count + 2, "\(said)")
+            #expect(said.allSatisfy { $0.contains("unavailable") }, "\(said)")
+            #expect(said.first?.contains("SlowDown") == true, "\(said)")
+            let metrics = String(decoding: try await system.get("/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("workfeed_gateway_picture_store_unavailable_total \(count + 2)"), "\(metrics)")
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// The start of a PNG as workers write it: signature, `IHDR`, the key's `tEXt` chunk (CRCs are
+    /// not checked by readers).
+    static func pictureHead(key: String) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let length = UInt32(data.count)
+            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + Array(type.utf8) + data
+                + [0, 0, 0, 0]
+        }
+        return PNGText.signature + chunk("IHDR", [UInt8](repeating: 0, count: 13))
+            + chunk("tEXt", Array(CacheLayout.keyTextKeyword.utf8) + [0] + Array(key.utf8))
     }
 
     /// ORIGINAL: the reply and the kept original's bytes, through a client closed before it returns.

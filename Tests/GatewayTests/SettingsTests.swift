@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkFeedTesting
 
 /// `GET`/`PUT /v1/settings` over HTTP, against a real coordinator and worker (docs/settings.md):
 /// each owner sees and replaces only their own settings, bad ones are refused naming the field, and
@@ -195,6 +196,36 @@ import Testing
             #expect(try await pictureURL("route") == route)
             // Bob's settings were never touched.
             #expect((try await system.get("/v1/settings", as: "bob").json["settings"] as? [String: Any])?.isEmpty == true)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// Issue 37, item 8: every zone and link of the system's tz database is a time zone an owner can
+    /// set, through the real gateway over HTTP and the real coordinator, which both check it. Before,
+    /// 154 of tzdata 2025b's 598 were refused, `Asia/Kolkata` and `Etc/UTC` among them, while
+    /// `Asia/Calcutta` was accepted.
+    @Test func everyZoneOfTheSystemsTzDatabaseCanBeSet() async throws {
+        let (zones, source) = try SystemTimeZones.all()
+        #expect(zones.count > 400, "\(source) lists only \(zones.count) zones")
+        let system = try await GatewaySystem(workers: 0)
+        do {
+            let alice = system.token("alice")
+            var refused: [String] = []
+            for zone in zones {
+                let body = try JSONSerialization.data(withJSONObject: ["timeZone": zone])
+                let reply = try await system.call("PUT", "/v1/settings", token: alice, headers: json, body: body)
+                if reply.status != 200 || (reply.json["settings"] as? [String: Any])?["timeZone"] as? String != zone {
+                    refused.append("\(zone) (\(reply.status))")
+                }
+            }
+            #expect(refused.isEmpty, "\(refused.count) of the \(zones.count) zones of \(source) refused: \(refused.joined(separator: ", "))")
+            // A name tzdata does not have stays refused, naming the field.
+            let unknown = try await system.call(
+                "PUT", "/v1/settings", token: alice, headers: json, body: Data(#"{"timeZone": "Asia/Atlantis"}"#.utf8))
+            #expect(unknown.status == 400 && unknown.json["field"] as? String == "timeZone")
         } catch {
             await system.stop()
             throw error

@@ -144,4 +144,82 @@ import Testing
         }
         await system.stop()
     }
+
+    /// Issue 37, item 9: the day Samoa skipped (Pacific/Apia went from 2011-12-29 to 2011-12-31)
+    /// has no bucket (it had one of zero length), the day before it ends where the day after it
+    /// starts, and a week that would start on it starts at the first instant after it.
+    @Test func aDayTheZoneSkippedHasNoBucket() async throws {
+        let system = try await GatewaySystem(reach: .router, workers: 0)
+        do {
+            let put = try await system.call(
+                "PUT", "/v1/settings", token: system.token("alice"), headers: ["Content-Type": "application/json"],
+                body: Data(#"{"timeZone": "Pacific/Apia", "firstWeekday": "friday"}"#.utf8))
+            #expect(put.status == 200)
+            let days = try await Self.buckets(system, "period=day&from=2011-12-28&to=2011-12-31", zone: "Pacific/Apia")
+            #expect(
+                days.map { "\($0.start) \($0.end)" } == [
+                    "2011-12-28T00:00:00-10:00 2011-12-29T00:00:00-10:00", "2011-12-29T00:00:00-10:00 2011-12-31T00:00:00+14:00",
+                    "2011-12-31T00:00:00+14:00 2012-01-01T00:00:00+14:00",
+                ])
+            // The week from Friday 30 December starts on Saturday the 31st, and has six days.
+            let weeks = try await Self.buckets(system, "period=week&from=2011-12-30&to=2011-12-30", zone: "Pacific/Apia")
+            #expect(weeks.map { "\($0.start) \($0.end)" } == ["2011-12-31T00:00:00+14:00 2012-01-06T00:00:00+14:00"])
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// Issue 37, item 9: an offset with seconds is written with them, in a summary's buckets
+    /// (Africa/Monrovia was UTC-0:44:30 until 1972) and in a workout's `localStart`, so that the
+    /// text names the very instant (cut to -00:44 it named one 30 s off).
+    @Test func offsetsWithSecondsKeepThem() async throws {
+        let system = try await GatewaySystem(reach: .router, workers: 0)
+        do {
+            // A run in Monrovia in 1960, its times in UTC: the zone comes from the position.
+            let file = system.directory.appendingPathComponent("monrovia-1960.gpx")
+            let points = (0..<20).map { index in
+                let time = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: -299_160_000 + Double(index) * 10))
+                return #"<trkpt lat="\#(6.3 + Double(index) * 0.0003)" lon="-10.8"><time>\#(time)</time></trkpt>"#
+            }
+            try
+                (#"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
+                + points.joined() + "</trkseg></trk></gpx>").write(to: file, atomically: true, encoding: .utf8)
+            let upload = try await system.upload(file.path, as: "alice")
+            #expect(upload.status == 201)
+            let workout = upload.uploaded
+            #expect(workout["timeZone"] as? String == "Africa/Monrovia")
+            #expect(workout["timeZoneOffset"] as? Int == -2670)
+            #expect(workout["start"] as? String == "1960-07-09T12:00:00Z")
+            #expect(workout["localStart"] as? String == "1960-07-09T11:15:30-00:44:30", "\(workout["localStart"] ?? "none")")
+
+            let days = try await Self.buckets(system, "period=day&from=1960-07-09&to=1960-07-09", zone: "Africa/Monrovia")
+            #expect(days.map { "\($0.start) \($0.end) \($0.count)" } == ["1960-07-09T00:00:00-00:44:30 1960-07-10T00:00:00-00:44:30 1"])
+            // Where the offset has whole minutes, nothing changes.
+            let after = try await Self.buckets(system, "period=day&from=1972-05-02&to=1972-05-02", zone: "Africa/Monrovia")
+            #expect(after.map(\.start) == ["1972-05-02T00:00:00+00:00"])
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// The buckets of alice's summary for `query`, once it is counted in `zone` (a new zone is
+    /// counted by a rebuild in the background).
+    static func buckets(_ system: GatewaySystem, _ query: String, zone: String) async throws -> [(start: String, end: String, count: Int)] {
+        var reply = try await system.get("/v1/summaries?\(query)", as: "alice")
+        for _ in 0..<50 where reply.json["timeZone"] as? String != zone || reply.json["rebuilding"] != nil {
+            try await Task.sleep(for: .milliseconds(100))
+            reply = try await system.get("/v1/summaries?\(query)", as: "alice")
+        }
+        #expect(reply.status == 200 && reply.json["timeZone"] as? String == zone, "\(reply.json)")
+        return (reply.json["buckets"] as? [[String: Any]] ?? []).map { bucket in
+            (
+                bucket["start"] as? String ?? "", bucket["end"] as? String ?? "",
+                (bucket["total"] as? [String: Any])?["count"] as? Int ?? -1
+            )
+        }
+    }
 }

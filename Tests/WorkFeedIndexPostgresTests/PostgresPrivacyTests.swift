@@ -92,4 +92,20 @@ struct PostgresPrivacyTests {
         try session.transaction("forgetting") { try PostgresPrivacy.forgetWithdrawn(owner: "ann", in: session) }
         #expect(try annKeys.allSatisfy { try !PostgresPrivacy.isWithdrawn(key: $0, in: session) })
     }
+
+    /// Issue 37, item 7: PICTURE's `generated` on PostgreSQL: a key counts only while a generated
+    /// picture's job stores it.
+    @Test func aKeyIsGeneratedOnlyWhileAGeneratedJobStoresIt() throws {
+        let fixture = try PostgresFixture()
+        let session = try fixture.session("c1")
+        try PostgresFixture.addJobs(owner: "ann", count: 2, in: session)
+        try session.query("UPDATE job SET status = 'generated', cache_key = 'ann-' || id", "")
+        let reader = PostgresReader(session: session)
+        let keys = try session.query("SELECT cache_key FROM job ORDER BY id", "").map { try $0.decode(String.self) }
+        #expect(try keys.allSatisfy { try reader.isGenerated(key: $0) })
+        #expect(try reader.isGenerated(key: "never") == false)
+        try session.query("UPDATE job SET status = 'pending' WHERE cache_key = \(keys[0])", "")
+        #expect(try reader.isGenerated(key: keys[0]) == false && reader.isStored(key: keys[0]))
+        #expect(try reader.isGenerated(key: keys[1]))
+    }
 }

@@ -54,4 +54,26 @@ import WorkFeedModel
         let after = try temporary.index.read { reader in try keys.map { try reader.isWithdrawn(key: $0) } }
         #expect(after == [false, false, false, true])
     }
+
+    /// Issue 37, item 7: `isGenerated(key:)` (PICTURE's `generated`, what the gateway asks before it
+    /// redirects) is true only while a generated picture's job stores the key: not once it is queued
+    /// again, not once its workout is deleted, never for a key nobody had.
+    @Test func aKeyIsGeneratedOnlyWhileAGeneratedJobStoresIt() throws {
+        let temporary = try TemporaryIndex()
+        let key = String(repeating: "d1", count: 32)
+        let id = try temporary.index.write { transaction in
+            let workout = try transaction.importWorkout(sampleWorkout(sourceID: "g", start: 1_700_000_000, file: "g.gpx"), owner: "alice")
+            try Self.generated(key, workout: workout.id, owner: "alice", in: &transaction)
+            return workout.id
+        }
+        #expect(try temporary.index.read { try $0.isGenerated(key: key) })
+        #expect(try temporary.index.read { try $0.isGenerated(key: String(repeating: "0", count: 64)) } == false)
+        try temporary.index.write { try $0.db.execute(sql: "UPDATE job SET status = 'pending' WHERE cache_key = ?", arguments: [key]) }
+        #expect(try temporary.index.read { try $0.isGenerated(key: key) } == false)
+        #expect(try temporary.index.read { try $0.isStored(key: key) })
+        try temporary.index.write { try $0.db.execute(sql: "UPDATE job SET status = 'generated' WHERE cache_key = ?", arguments: [key]) }
+        #expect(try temporary.index.read { try $0.isGenerated(key: key) })
+        _ = try temporary.index.write { try $0.delete([id]) }
+        #expect(try temporary.index.read { try $0.isGenerated(key: key) } == false)
+    }
 }

@@ -199,4 +199,16 @@ import WorkFeedTesting
         #expect(!JSONKeys.sortedAtEveryLevel(Array(#"{"a":[{"x":1},{"z":{"q":1,"p":2}}],"b":"{\"c\""}"#.utf8)))
         #expect(JSONKeys.sortedAtEveryLevel(Array(#"{"a":[{"x":1},{"z":{"p":1,"q":2}}],"b":"{\"c\""}"#.utf8)))
     }
+
+    /// Issue 37, item 9: an offset with seconds is written with them, so that the text names the
+    /// instant it was given (cut to minutes, Monrovia's 1960 noon read 30 s off); whole minutes as before.
+    @Test(arguments: [
+        (-299_160_000, -2670, "1960-07-09T11:15:30-00:44:30"),  // Africa/Monrovia until 1972
+        (-3_000_000_000, 19_270, "1874-12-08T00:01:10+05:21:10"),  // Asia/Kolkata's Madras time
+        (0, 3600, "1970-01-01T01:00:00+01:00"), (0, -16_200, "1969-12-31T19:30:00-04:30"), (0, 0, "1970-01-01T00:00:00+00:00"),
+        (0, 86_399, "1970-01-01T18:00:00+18:00"),  // beyond ±18 h: ±18 h
+    ])
+    func anOffsetWithSecondsKeepsThem(seconds: Int, offset: Int, text: String) {
+        #expect(FeedItem.localTime(Date(timeIntervalSince1970: Double(seconds)), offset: offset) == text)
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WorkFeedModel
+import WorkFeedTesting
 
 /// An owner's settings as the gateway, the wire and workctl read them (docs/settings.md): strict
 /// decoding that names the member that is wrong, the checks, and the zones a maximum heart rate gives.
@@ -124,5 +125,27 @@ import WorkFeedModel
         let merged = stored.merging(OwnerSettings(units: .metric))
         #expect(merged == OwnerSettings(heartRateZones: .maximumHeartRate(190), units: .metric, timeZone: "Europe/Berlin", firstWeekday: .monday))
         #expect(merged.unsetting([.heartRateZones, .timeZone]) == OwnerSettings(units: .metric, firstWeekday: .monday))
+    }
+
+    /// Issue 37, item 8: every zone and link of the system's tz database is accepted (Foundation's
+    /// list on Linux is ICU's canonical ids, which leave out `Asia/Kolkata`, `Etc/UTC` and more),
+    /// and each opens as a `TimeZone`, which summaries count in. Before, 154 of tzdata 2025b's 598
+    /// were refused.
+    @Test func everyZoneOfTheSystemsTzDatabaseIsAccepted() throws {
+        let (zones, source) = try SystemTimeZones.all()
+        #expect(zones.count > 400, "\(source) lists only \(zones.count) zones")
+        let refused = zones.filter { zone in
+            do {
+                try OwnerSettings.checkTimeZone(zone)
+                return false
+            } catch {
+                return true
+            }
+        }
+        #expect(refused.isEmpty, "\(refused.count) of the \(zones.count) zones of \(source) refused: \(refused.joined(separator: ", "))")
+        #expect(zones.allSatisfy { TimeZone(identifier: $0) != nil })
+        for alias in ["Asia/Kolkata", "Asia/Calcutta", "Etc/UTC", "UTC", "US/Eastern", "Europe/Kyiv", "Europe/Kiev"] {
+            #expect(throws: Never.self) { try OwnerSettings.checkTimeZone(alias) }
+        }
     }
 }

@@ -112,3 +112,26 @@ import WorkFeedModel
         }
     }
 }
+
+/// Issue 37, item 9: a day a zone skipped altogether has no instant, so no length, and the day
+/// before it ends where the day after it starts; every other day of those years as before.
+@Suite struct SummaryCalendarSkippedDayTests {
+    @Test(arguments: [("Pacific/Apia", 2011, 12, 30), ("Pacific/Kiritimati", 1994, 12, 31), ("Pacific/Fakaofo", 2011, 12, 30)])
+    func aSkippedDayHasNoLength(zone: String, year: Int, month: Int, day: Int) throws {
+        let calendar = try #require(SummaryCalendar(timeZone: zone, firstWeekday: .monday))
+        let skipped = SummaryCalendar.day(year: year, month: month, day: day)
+        let before = calendar.startInstant(ofDay: skipped - 1)
+        let after = calendar.startInstant(ofDay: skipped + 1)
+        #expect(calendar.startInstant(ofDay: skipped) == after, "\(zone)")
+        // The day before lasts until the day after begins (24 hours: it is the clocks that jumped).
+        #expect(after.timeIntervalSince(before) == 86_400, "\(zone)")
+        #expect(calendar.day(of: after.addingTimeInterval(-1)) == skipped - 1 && calendar.day(of: after) == skipped + 1)
+        // Every day around it that exists starts where Foundation's calendar says.
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = calendar.timeZone
+        for other in (skipped - 400)..<(skipped + 400) where other != skipped {
+            let start = calendar.startInstant(ofDay: other)
+            #expect(gregorian.startOfDay(for: start.addingTimeInterval(3 * 3600)) == start, "\(zone) \(SummaryCalendar.dateText(other))")
+        }
+    }
+}

@@ -190,6 +190,30 @@ import WorkFeedTesting
         }
     }
 
+    /// Issue 37, item 9: a "picture" larger than any this system draws (its head a real picture's,
+    /// with its key, then padding) is refused by its size, as `too-large`, never returned; one of
+    /// exactly the largest size is a picture. Before, a bucket's object of any size was read whole.
+    @Test(arguments: kinds) func anObjectLargerThanAnyPictureIsRefused(_ kind: Kind) throws {
+        let fixture = try Fixture(kind)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
+        let key = Self.key("5a")
+        let head = Self.png(key, [])
+        let largest = head + [UInt8](repeating: 0x41, count: StoredPicture.maximumBytes - head.count)
+        try store.put(largest, for: picture, key: key)
+        #expect(try store.picture(key: key)?.count == StoredPicture.maximumBytes)
+        try store.put(largest + [0x41], for: picture, key: key)
+        for name in ["by key", "by picture"] {
+            do {
+                let bytes = name == "by key" ? try store.picture(key: key) : try store.picture(picture)
+                Issue.record("\(name): read \(bytes?.count ?? 0) bytes, over the \(StoredPicture.maximumBytes) of the largest picture")
+            } catch {
+                #expect(error.refusal == .tooLarge, "\(name): \(error)")
+                #expect(error.reason.contains("larger than the largest picture"), "\(error.reason)")
+            }
+        }
+    }
+
     /// Readers while a picture is replaced again and again: each read is one whole picture.
     @Test(arguments: kinds) func noPartialPictureIsEverSeen(_ kind: Kind) throws {
         let fixture = try Fixture(kind)

@@ -13,6 +13,8 @@ final class GatewayMetrics: Sendable {
     let memoryHits: Counter
     let memoryMisses: Counter
     let coordinatorFailures: Counter
+    /// Picture reads answered 503 because the picture store could not be read.
+    let pictureReadFailures: Counter
     /// Names under `keys/` whose file was not served (a link, not a PNG, another key), by reason.
     let picturesRefused: [PictureStoreError.Refusal: Counter]
 
@@ -39,6 +41,10 @@ final class GatewayMetrics: Sendable {
             descriptor: MetricNameDescriptor(
                 metricName: "workfeed_gateway_coordinator_unavailable", unitName: "total",
                 helpText: "Requests answered 503 because the coordinator did not answer."))
+        pictureReadFailures = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                metricName: "workfeed_gateway_picture_store_unavailable", unitName: "total",
+                helpText: "Picture requests answered 503 because the picture store could not be read."))
     }
 
     static let buckets: [Duration] = [

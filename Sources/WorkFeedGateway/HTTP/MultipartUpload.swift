@@ -9,8 +9,9 @@ import NIOCore
 /// name; other fields (a form's text fields) are passed over. A body of a single part without a
 /// `filename` is taken as the file too (`curl -F 'file=<run.gpx'`). No file part, or more than
 /// one, is refused with a ``Problem`` that says to send the file as the body or as one multipart
-/// part. The body is read whole, up to the upload limit, before it is parsed (the limit bounds the
-/// whole multipart body, headers and boundaries included): nothing is buffered beyond it.
+/// part. The body is read up to the upload limit (which bounds the whole multipart body, headers
+/// and boundaries included), then parsed chunk by chunk as it arrived (``MultipartFileReader``),
+/// off the cooperative pool: only the file part's bytes are kept, never the whole body joined.
 struct MultipartUpload: Equatable {
     /// The file's bytes.
     var bytes: [UInt8]
@@ -34,50 +35,109 @@ struct MultipartUpload: Equatable {
         return boundary
     }
 
-    /// The one file in a multipart `body`.
+    /// The one file in a multipart body that came as `chunks`; each chunk is let go once parsed.
     /// - Throws: ``Problem`` (400) for a body that is not well-formed multipart, that ends before
     ///   its closing boundary, or that holds no file part or several.
+    static func file(in chunks: inout [ByteBuffer], boundary: String) throws(Problem) -> MultipartUpload {
+        let reader = MultipartFileReader(boundary: boundary)
+        for index in chunks.indices {
+            let chunk = chunks[index]
+            chunks[index] = ByteBuffer()
+            try reader.feed(chunk)
+        }
+        return try reader.finish()
+    }
+
+    /// The one file in a multipart `body` held whole.
     static func file(in body: ByteBuffer, boundary: String) throws(Problem) -> MultipartUpload {
-        var parts: [Part] = []
-        var current = Part()
-        // The last thing the parser reported was the end of a part: the body may end there.
-        var atPartEnd = false
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in
+        var chunks = [body]
+        return try file(in: &chunks, boundary: boundary)
+    }
+}
+
+/// A multipart body read as it comes, chunk by chunk, keeping the bytes of at most two parts: the
+/// first (the file when it is the only part, `curl -F 'file=<run.gpx'`) and the first that names a
+/// `filename`; of every other part only its headers and that it was there. Not thread-safe: one
+/// upload's reader on one thread.
+final class MultipartFileReader {
+    private let parser: MultipartParser
+    private var current = Part()
+    /// Whether `current` is kept, decided once its headers are all there.
+    private var keeping: Bool?
+    private var first: Part?
+    private var file: Part?
+    private var parts = 0
+    private var files = 0
+    /// The last thing the parser reported was the end of a part: the body may end there.
+    private var atPartEnd = false
+
+    init(boundary: String) {
+        parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { [unowned self] name, value in
             current.headers.append((name, value))
             atPartEnd = false
         }
-        parser.onBody = { buffer in
-            current.bytes += buffer.readableBytesView
+        parser.onBody = { [unowned self] buffer in
+            if decide() { current.bytes += buffer.readableBytesView }
             atPartEnd = false
         }
-        parser.onPartComplete = {
-            parts.append(current)
+        parser.onPartComplete = { [unowned self] in
+            let kept = decide()
+            if current.filename != nil { files += 1 }
+            if kept, parts == 0 { first = current }
+            if kept, current.filename != nil, file == nil { file = current }
+            parts += 1
             current = Part()
+            keeping = nil
             atPartEnd = true
         }
+    }
+
+    /// Whether the part being read is kept: the first part, and the first with a `filename`.
+    private func decide() -> Bool {
+        if let keeping { return keeping }
+        let kept = parts == 0 || (file == nil && current.filename != nil)
+        keeping = kept
+        return kept
+    }
+
+    /// Parses the next chunk of the body.
+    /// - Throws: ``Problem`` (400) when a part's headers cannot be read.
+    func feed(_ chunk: ByteBuffer) throws(Problem) {
         do {
-            try parser.execute(body)
+            try parser.execute(chunk)
         } catch {
-            throw Problem.badRequest("bad-request", "the multipart body is not well formed (a part's headers cannot be read): \(sendOneFile)")
+            throw Problem.badRequest(
+                "bad-request", "the multipart body is not well formed (a part's headers cannot be read): \(MultipartUpload.sendOneFile)")
         }
+    }
+
+    /// The one file, once the whole body was fed.
+    /// - Throws: ``Problem`` (400) for a body that ends before its closing boundary, or that holds
+    ///   no file part or several.
+    func finish() throws(Problem) -> MultipartUpload {
+        let sendOneFile = MultipartUpload.sendOneFile
         guard atPartEnd else {
             throw Problem.badRequest(
                 "not-one-file",
-                parts.isEmpty && current.headers.isEmpty
+                parts == 0 && current.headers.isEmpty
                     ? "the multipart body has no part with the boundary its Content-Type names: \(sendOneFile)"
                     : "the multipart body ends before its closing boundary: \(sendOneFile)")
         }
-        let files = parts.filter { $0.filename != nil }
-        switch (files.count, parts.count) {
-        case (1, _): return MultipartUpload(bytes: files[0].bytes, filename: files[0].filename)
-        case (0, 1): return MultipartUpload(bytes: parts[0].bytes, filename: nil)
+        switch (files, parts) {
+        case (1, _):
+            guard let file else { break }
+            return MultipartUpload(bytes: file.bytes, filename: file.filename)
+        case (0, 1):
+            guard let first else { break }
+            return MultipartUpload(bytes: first.bytes, filename: nil)
         case (0, _):
             throw Problem.badRequest("not-one-file", "the multipart body has no file part (no part with a filename): \(sendOneFile)")
         default:
             throw Problem.badRequest(
-                "not-one-file", "the multipart body has \(files.count) file parts, one workout file is taken at a time: \(sendOneFile)")
+                "not-one-file", "the multipart body has \(files) file parts, one workout file is taken at a time: \(sendOneFile)")
         }
+        throw Problem.badRequest("not-one-file", "the multipart body has no file part (no part with a filename): \(sendOneFile)")
     }
 
     /// One part as the parser reports it.

@@ -96,6 +96,16 @@ extension Problem {
         return problem
     }
 
+    /// 503: the picture store (a bucket, a mount) cannot be read now: nothing was done, so the
+    /// client may ask again after `Retry-After`. The detail does not name the store; the log does.
+    static func storeUnavailable() -> Problem {
+        var problem = Problem(
+            "store-unavailable", "The picture store does not answer; try again", status: .serviceUnavailable,
+            detail: "the picture store cannot be read now; ask again shortly")
+        problem.headers[.retryAfter] = "2"
+        return problem
+    }
+
     static func internalError() -> Problem {
         Problem("internal", "Internal error", status: .internalServerError, detail: "the gateway failed to answer; the error is in its log")
     }

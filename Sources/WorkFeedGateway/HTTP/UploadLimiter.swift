@@ -45,6 +45,44 @@ final class UploadLimiter: Sendable {
         }
     }
 
+    /// Uploads of one owner being received at once: one owner's uploads at its per-minute limit
+    /// must not take every upload the gateway receives (issue 37, item 3).
+    static let maximumAtOncePerOwner = 2
+
+    /// Whether an upload may be received now.
+    enum Admission: Equatable {
+        case admitted
+        /// The owner has this many being received already.
+        case ownerAtOnce(Int)
+        /// The gateway is receiving this many already.
+        case gatewayFull(Int)
+    }
+
+    private let receiving = Mutex<(total: Int, owners: [String: Int])>((0, [:]))
+
+    /// Counts an upload of `owner` as being received, unless the owner has
+    /// ``maximumAtOncePerOwner`` already or the gateway `maximumInAll`; each admitted one is ended
+    /// with ``leave(_:)``.
+    func enter(_ owner: String, maximumInAll: Int) -> Admission {
+        receiving.withLock { state in
+            let own = state.owners[owner, default: 0]
+            guard own < Self.maximumAtOncePerOwner else { return .ownerAtOnce(Self.maximumAtOncePerOwner) }
+            guard state.total < maximumInAll else { return .gatewayFull(maximumInAll) }
+            state.total += 1
+            state.owners[owner] = own + 1
+            return .admitted
+        }
+    }
+
+    /// Ends an upload ``enter(_:maximumInAll:)`` admitted.
+    func leave(_ owner: String) {
+        receiving.withLock { state in
+            state.total -= 1
+            let own = state.owners[owner, default: 1] - 1
+            state.owners[owner] = own > 0 ? own : nil
+        }
+    }
+
     private static func forgetFull(_ buckets: inout [String: Bucket], capacity: Double, perSecond: Double, now: ContinuousClock.Instant) {
         buckets = buckets.filter { _, bucket in
             let elapsed = now - bucket.updated

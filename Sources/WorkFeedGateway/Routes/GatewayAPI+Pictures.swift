@@ -25,7 +25,13 @@ extension GatewayAPI {
             return Response(status: .notModified, headers: headers)
         }
         if configuration.picturesRedirect, let url = pictures.store.publicURL(key: key, base: configuration.picturesRedirectBase) {
-            // The bucket (or a CDN in front of it) serves the bytes; the redirect is as immutable as they are.
+            // The bucket (or a CDN in front of it) serves the bytes; the redirect is as immutable as
+            // they are. The bucket may still hold a picture the index has withdrawn or whose
+            // workout is gone (its removal may be late, or may have failed), so only a key the
+            // index calls current is sent there: the others answer 410 or 404 as a read would.
+            // Without the coordinator's answer, 503: a redirect could show what was withdrawn.
+            let reply = try await ask(.picture, PictureRequest(key: key), as: PictureReply.self)
+            guard reply.generated ?? !reply.withdrawn else { throw reply.withdrawn ? Self.withdrawn(key) : Problem.notFound("no picture \(key)") }
             headers[.location] = url
             return Response(status: .found, headers: headers)
         }
@@ -46,6 +52,15 @@ extension GatewayAPI {
                     "picture-refused", "a picture name in the cache is not that picture; not served",
                     metadata: ["reason": "\(error.refusal?.rawValue ?? "")", "path": "\(error.path)"], logger: logger)
                 throw Problem.notFound("no picture \(key)")
+            } catch let error as PictureStoreError {
+                // The store did not answer, or refused this gateway: nothing is wrong with the
+                // request, so 503 with Retry-After (not 500), counted, and one log line a second
+                // however many readers meet it (the line says how many it stands for).
+                metrics.pictureReadFailures.increment()
+                throttled.log(
+                    "picture-store-unavailable", "the picture store cannot be read; answered 503",
+                    metadata: ["code": "\(error.code.rawValue)", "error": "\(error)"], logger: logger)
+                throw Problem.storeUnavailable()
             } catch let error as BlockingWorkError {
                 throttled.log("picture-reads-busy", "picture reads refused: too many waiting", metadata: ["error": "\(error)"], logger: logger)
                 throw Problem.busy(error)
@@ -67,7 +82,12 @@ extension GatewayAPI {
         guard let reply = try? await ask(.picture, PictureRequest(key: key), as: PictureReply.self), reply.withdrawn else {
             return Problem.notFound("no picture \(key)")
         }
-        return Problem(
+        return Self.withdrawn(key)
+    }
+
+    /// 410 Gone for a key a change of its owner's privacy zones withdrew.
+    static func withdrawn(_ key: String) -> Problem {
+        Problem(
             "withdrawn", "The picture was withdrawn", status: .gone,
             detail: "picture \(key) was withdrawn when its owner's privacy zones changed: ask /v1/changes for the workout's pictures now")
     }

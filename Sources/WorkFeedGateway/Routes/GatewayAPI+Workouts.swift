@@ -49,64 +49,42 @@ extension GatewayAPI {
             context.logger.notice("upload refused: too many", metadata: ["owner": "\(owner)", "retry_after_s": "\(seconds)"])
             throw Problem.tooManyUploads(perMinute: uploads.perMinute, retryAfter: seconds)
         }
-        let body = try await Self.body(of: request, upTo: configuration.uploadMaximumBytes)
+        // At most two uploads of an owner, and maximumReceiving in all, are received at once:
+        // their bodies are what the gateway holds in memory (docs/gateway.md, "Uploads off the
+        // cooperative pool"). Past either, refused before a byte of the body is read.
+        // The refused body is read and dropped as it comes (nothing kept), so that the client,
+        // still sending it, gets the answer rather than a reset connection.
+        switch uploads.enter(owner, maximumInAll: Self.maximumReceiving) {
+        case .admitted: break
+        case .ownerAtOnce(let limit):
+            context.logger.notice("upload refused: too many at once", metadata: ["owner": "\(owner)", "at_once": "\(limit)"])
+            try await Self.discardBody(of: request, upTo: configuration.uploadMaximumBytes)
+            throw Problem.tooManyUploadsAtOnce(limit)
+        case .gatewayFull(let limit):
+            context.logger.notice("upload refused: the gateway is receiving too many", metadata: ["owner": "\(owner)", "receiving": "\(limit)"])
+            try await Self.discardBody(of: request, upTo: configuration.uploadMaximumBytes)
+            throw Problem.busy(BlockingWorkError(label: "uploads being received", limit: limit))
+        }
+        defer { uploads.leave(owner) }
+        // The body as it came, in chunks (never joined on the cooperative pool); its size bounded.
+        let body = UploadBody(chunks: try await Self.bodyChunks(of: request, upTo: configuration.uploadMaximumBytes))
         // Checked once the body is read, so that the connection can carry the next request.
         let boundary = try MultipartUpload.boundary(ofContentType: request.headers[.contentType])
-        // The file as the body, or as the one file part of a multipart body (curl -F, FormData).
-        let upload = try boundary.map { boundary throws(Problem) in try MultipartUpload.file(in: body, boundary: boundary) }
-        let bytes = upload?.bytes ?? Array(buffer: body)
-        let name = Self.uploadName(request.uri.queryParameters["filename"].map(String.init) ?? upload?.filename)
-        guard !bytes.isEmpty else {
-            throw Problem.badRequest("empty-file", "the \(upload == nil ? "request body" : "file part") is empty: \(MultipartUpload.sendOneFile)")
-        }
-        if let refusal = Self.refusal(bytes) {
-            throw Problem("unsupported-format", "Unsupported format", status: .unsupportedMediaType, detail: refusal)
-        }
-        // The content is the rule (the file name's extension helps only where it says nothing).
-        guard WorkoutFileReader.isSingleWorkoutFile(bytes, file: name) else {
-            throw Problem(
-                "unreadable-file", "The file cannot be read", status: .badRequest,
-                detail: "\(name): unknown file format: expected a GPX, TCX or FIT file: \(MultipartUpload.sendOneFile)",
-                extra: ["file": .text(name)])
-        }
+        let given = request.uri.queryParameters["filename"].map(String.init)
 
-        // Reading a file is work for a core: on the parsing pool, never the cooperative pool; past
-        // its bound the upload is answered 503 with Retry-After, and nothing is stored.
-        let read: Result<[ImportedWorkout], ImportError>
+        // Everything that costs a core (the multipart parse, the file's parse and its checks) on
+        // the parsing pool, never the cooperative pool; past its bound the upload is answered 503
+        // with Retry-After, and nothing is stored.
+        let outcome: Result<UploadedFile, Problem>
         do {
-            read = try await parsing.run { Result { () throws(ImportError) in try WorkoutFileReader.read(bytes: bytes, file: name) } }
+            outcome = try await parsing.run {
+                Result { () throws(Problem) in try Self.readUpload(&body.chunks, boundary: boundary, filename: given) }
+            }
         } catch {
             context.logger.notice("upload refused: the gateway is reading too many", metadata: ["owner": "\(owner)", "error": "\(error)"])
             throw Problem.busy(error)
         }
-        let workouts: [ImportedWorkout]
-        switch read {
-        case .success(let found): workouts = found
-        case .failure(let error): throw Problem.unreadable(error)
-        }
-        guard !workouts.isEmpty else {
-            throw Problem.badRequest("no-workout", "\(name): the file holds no workout (no track, activity or course)")
-        }
-        // No track and no figure: an empty card is not a workout (docs/import.md, "Nothing to
-        // show"). Refused as a whole, as a value out of range is, and nothing is stored.
-        for workout in workouts {
-            do throws(EmptyWorkout) {
-                try workout.checkHasContent()
-            } catch {
-                throw Problem.emptyWorkout(error, file: name)
-            }
-        }
-        // The coordinator refuses these too; checked here they are the file's fault (400), not a
-        // request the gateway should not have made (500).
-        for workout in workouts {
-            do throws(ValueRangeError) {
-                try workout.checkRanges()
-            } catch {
-                throw Problem(
-                    "unreadable-file", "The file cannot be read", status: .badRequest, detail: "\(name): \(error.field): \(error.message)",
-                    extra: ["file": .text(name), "field": .text(error.field)])
-            }
-        }
+        let (name, workouts) = try outcome.map { ($0.name, $0.workouts) }.get()
 
         var results: [(id: WorkoutID, result: ImportResult, reason: String?)] = []
         var requested: [WorkoutID] = []
@@ -146,6 +124,126 @@ extension GatewayAPI {
         context.logger.info(
             "upload", metadata: ["owner": "\(owner)", "file": "\(name)", "workouts": "\(results.count)", "result": "\(first.result.rawValue)"])
         return try Self.json(UploadResult(workouts: uploaded), status: created ? .created : .ok, headers: headers)
+    }
+
+    /// An upload's body as it came, handed whole from the handler to the parsing pool's thread,
+    /// which lets each chunk go once parsed: the one reference to the chunks, so that they are
+    /// freed as the parse goes (an array captured by the closure would keep them all).
+    final class UploadBody: @unchecked Sendable {
+        // @unchecked: filled by the handler, then used by one pool thread alone, the handler
+        // waiting for it.
+        var chunks: [ByteBuffer]
+        init(chunks: [ByteBuffer]) { self.chunks = chunks }
+    }
+
+    /// A file uploaded and read: its name for messages and its workouts, each checked.
+    struct UploadedFile: Sendable {
+        var name: String
+        var workouts: [ImportedWorkout]
+    }
+
+    /// Reads an upload's body (`chunks`, let go as they are parsed): the file as the body or as the
+    /// one file part of a multipart body (curl -F, FormData), its format, its workouts and their
+    /// checks. Blocking work for a core: called on the parsing pool.
+    /// - Throws: ``Problem``: 400 (`empty-file`, `unreadable-file`, `no-workout`,
+    ///   `empty-workout`, a multipart body without one file), 415 (`unsupported-format`).
+    static func readUpload(_ chunks: inout [ByteBuffer], boundary: String?, filename given: String?) throws(Problem) -> UploadedFile {
+        let upload = try boundary.map { boundary throws(Problem) in try MultipartUpload.file(in: &chunks, boundary: boundary) }
+        var bytes: [UInt8]
+        if let upload {
+            bytes = upload.bytes
+        } else {
+            bytes = []
+            bytes.reserveCapacity(chunks.reduce(0) { $0 + $1.readableBytes })
+            for index in chunks.indices {
+                bytes += chunks[index].readableBytesView
+                chunks[index] = ByteBuffer()
+            }
+        }
+        let name = uploadName(given ?? upload?.filename)
+        guard !bytes.isEmpty else {
+            throw Problem.badRequest("empty-file", "the \(upload == nil ? "request body" : "file part") is empty: \(MultipartUpload.sendOneFile)")
+        }
+        if let refusal = refusal(bytes) {
+            throw Problem("unsupported-format", "Unsupported format", status: .unsupportedMediaType, detail: refusal)
+        }
+        // The content is the rule (the file name's extension helps only where it says nothing).
+        guard WorkoutFileReader.isSingleWorkoutFile(bytes, file: name) else {
+            throw Problem(
+                "unreadable-file", "The file cannot be read", status: .badRequest,
+                detail: "\(name): unknown file format: expected a GPX, TCX or FIT file: \(MultipartUpload.sendOneFile)",
+                extra: ["file": .text(name)])
+        }
+        let workouts: [ImportedWorkout]
+        do {
+            workouts = try WorkoutFileReader.read(bytes: bytes, file: name)
+        } catch {
+            throw Problem.unreadable(error)
+        }
+        guard !workouts.isEmpty else {
+            throw Problem.badRequest("no-workout", "\(name): the file holds no workout (no track, activity or course)")
+        }
+        // No track and no figure: an empty card is not a workout (docs/import.md, "Nothing to
+        // show"). Refused as a whole, as a value out of range is, and nothing is stored.
+        for workout in workouts {
+            do throws(EmptyWorkout) {
+                try workout.checkHasContent()
+            } catch {
+                throw Problem.emptyWorkout(error, file: name)
+            }
+        }
+        // The coordinator refuses these too; checked here they are the file's fault (400), not a
+        // request the gateway should not have made (500).
+        for workout in workouts {
+            do throws(ValueRangeError) {
+                try workout.checkRanges()
+            } catch {
+                throw Problem(
+                    "unreadable-file", "The file cannot be read", status: .badRequest, detail: "\(name): \(error.field): \(error.message)",
+                    extra: ["file": .text(name), "field": .text(error.field)])
+            }
+        }
+        return UploadedFile(name: name, workouts: workouts)
+    }
+
+    /// The request's body as it came, in chunks, at most `limit` bytes in all: a `Content-Length`
+    /// over it is answered 413 at once, and so is a body that grows past it.
+    static func bodyChunks(of request: Request, upTo limit: Int) async throws(Problem) -> [ByteBuffer] {
+        if let claimed = request.headers[.contentLength], Int(claimed).map({ $0 > limit }) ?? true {
+            throw Problem.tooLarge(limit: limit)
+        }
+        var chunks: [ByteBuffer] = []
+        var count = 0
+        do {
+            for try await chunk in request.body {
+                count += chunk.readableBytes
+                guard count <= limit else { throw Problem.tooLarge(limit: limit) }
+                chunks.append(chunk)
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem.badRequest("bad-request", "the request body could not be read")
+        }
+        return chunks
+    }
+
+    /// Reads the request's body and keeps none of it (at most `limit` bytes, else 413).
+    static func discardBody(of request: Request, upTo limit: Int) async throws(Problem) {
+        if let claimed = request.headers[.contentLength], Int(claimed).map({ $0 > limit }) ?? true {
+            throw Problem.tooLarge(limit: limit)
+        }
+        var count = 0
+        do {
+            for try await chunk in request.body {
+                count += chunk.readableBytes
+                guard count <= limit else { throw Problem.tooLarge(limit: limit) }
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem.badRequest("bad-request", "the request body could not be read")
+        }
     }
 
     /// The request's body, at most `limit` bytes: a `Content-Length` over it is answered 413 at
@@ -196,6 +294,15 @@ extension Problem {
         return problem
     }
 
+    /// 429: the owner has ``UploadLimiter/maximumAtOncePerOwner`` uploads being received already.
+    static func tooManyUploadsAtOnce(_ limit: Int) -> Problem {
+        var problem = Problem(
+            "too-many-uploads", "Too many uploads at once", status: .tooManyRequests,
+            detail: "an owner may send \(limit) uploads at once: send the next when one is answered", extra: ["retryAfter": .number(1)])
+        problem.headers[.retryAfter] = "1"
+        return problem
+    }
+
     static func tooLarge(limit: Int) -> Problem {
         var problem = Problem(
             "too-large", "The request body is too large", status: .contentTooLarge, detail: "this body is limited to \(limit) bytes",
@@ -231,4 +338,8 @@ extension GatewayAPI {
     /// again. With `uploads.max_bytes` (16 MiB) that bounds the bodies held for reading to 64 MiB
     /// a core, where one thread per upload had no bound at all.
     static let maximumParsing = 4 * parsingThreads
+    /// Uploads whose bodies are being received at once, in all: twice those that may be read, so
+    /// that bodies arrive while others are parsed. With `uploads.max_bytes` (16 MiB) it bounds the
+    /// bodies in memory to 256 MiB here; the next is answered 503 `busy` before its body is read.
+    static let maximumReceiving = 2 * maximumParsing
 }

@@ -4,6 +4,7 @@ import Logging
 import Prometheus
 import WorkFeedConfig
 import WorkFeedModel
+import WorkFeedStore
 import WorkFeedWire
 import WorkFeedThreads
 
@@ -24,6 +25,16 @@ struct GatewayAPI: Sendable {
     /// Reading uploaded files (GPX, TCX, FIT): work for a core, off the cooperative pool, bounded.
     let parsing: BlockingWork
     let logger: Logger
+
+    /// The origin pictures are redirected to (`pictures.redirect`: the bucket's, or
+    /// `pictures.redirect_base`'s), which the feed page's policy lets images come from; `nil`
+    /// without redirects.
+    var pictureOrigin: String? {
+        guard configuration.picturesRedirect,
+            let url = pictures.store.publicURL(key: String(repeating: "0", count: 64), base: configuration.picturesRedirectBase)
+        else { return nil }
+        return FeedPageRoute.origin(of: url)
+    }
 
     /// Asks the coordinator; its failures become problems (503 when it does not answer).
     func ask<Reply: Decodable & Sendable>(

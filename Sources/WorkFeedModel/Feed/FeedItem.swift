@@ -230,13 +230,20 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
     /// `date` in the time zone `offset` seconds east of UTC, with that offset written out
     /// (`2026-11-21T23:05:00+01:00`); offsets beyond ±18 h (none exists) are taken as ±18 h.
+    ///
+    /// An offset with seconds keeps them (`1950-01-01T00:00:00-00:44:30`, Liberia's until 1972;
+    /// the local mean times of tzdata's early years): the local time is `date` plus the whole
+    /// offset, so an offset cut to minutes would name another instant (issue 37, item 9). ISO 8601
+    /// and RFC 3339 offsets have minutes only; `±hh:mm:ss` is what Java's `OffsetDateTime`, Python's
+    /// `datetime.fromisoformat` and JavaScript's Temporal read, and only such offsets have it (docs/gateway.md, "Time").
     public static func localTime(_ date: Date, offset: Int) -> String {
         let offset = max(-18 * 3600, min(18 * 3600, offset))
         let text = ISO8601Time.string(from: date.addingTimeInterval(Double(offset)))
         guard text.hasSuffix("Z") else { return text }
-        let minutes = abs(offset) / 60
+        let seconds = abs(offset)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
-        return text.dropLast() + (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+        let minutes = (offset < 0 ? "-" : "+") + two(seconds / 3600) + ":" + two(seconds % 3600 / 60)
+        return text.dropLast() + minutes + (seconds % 60 == 0 ? "" : ":" + two(seconds % 60))
     }
 
     // `timeZone` is written as null when unknown, so that an app sees the member.

@@ -1,4 +1,5 @@
 public import Foundation
+import WorkFeedTimeZones
 
 /// What an owner has chosen for their own pictures and figures (DESIGN.md, "Owners' settings";
 /// docs/settings.md): one shape for the control protocol's SETTINGS, the gateway's
@@ -19,7 +20,8 @@ public import Foundation
 public struct OwnerSettings: Sendable, Hashable, Codable {
     public var heartRateZones: HeartRateZoneSetting?
     public var units: UnitSystem?
-    /// An IANA time-zone id (`Europe/Berlin`), one the system's tz database knows.
+    /// An IANA time-zone id (`Europe/Berlin`), one the system's tz database knows, links
+    /// (`Asia/Calcutta`, `Etc/UTC`) included.
     public var timeZone: String?
     public var firstWeekday: Weekday?
 
@@ -76,10 +78,10 @@ public struct OwnerSettings: Sendable, Hashable, Codable {
     /// The longest time-zone id accepted (the tz database's longest is 32 bytes).
     public static let maximumTimeZoneBytes = 64
 
-    /// Refuses a time-zone id the system's tz database does not know. The id is looked up among
-    /// Foundation's known identifiers (read from `/usr/share/zoneinfo`), never opened as a path.
+    /// Refuses a time-zone id the system's tz database does not know. The id is looked up in a set
+    /// of names read once (`KnownTimeZones`, below), never opened as a path.
     public static func checkTimeZone(_ identifier: String) throws(SettingsError) {
-        guard identifier.utf8.count <= maximumTimeZoneBytes, TimeZoneNames.known.contains(identifier) else {
+        guard identifier.utf8.count <= maximumTimeZoneBytes, KnownTimeZones.names.contains(identifier) else {
             throw SettingsError(
                 .unknownTimeZone, field: Field.timeZone.rawValue,
                 message:
@@ -355,7 +357,11 @@ extension KeyedDecodingContainer where Key == AnyKey {
     }
 }
 
-/// The tz database's zone ids, read once.
-private enum TimeZoneNames {
-    static let known: Set<String> = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC"])
+/// The zone ids settings accept, read once: every zone and link of the system's tz database
+/// (``TimeZoneNames/system``, its `tzdata.zi`) and Foundation's known identifiers, each kept only
+/// when Foundation opens it, since summaries count in it (docs/settings.md, "Time zones").
+private enum KnownTimeZones {
+    static let names: Set<String> = TimeZoneNames.system.union(TimeZone.knownTimeZoneIdentifiers).union(["UTC"]).filter {
+        TimeZone(identifier: $0) != nil
+    }
 }

@@ -72,10 +72,23 @@ public struct SummaryCalendar: Sendable {
         }
     }
 
-    /// The first instant of local day `day` in this zone.
+    /// The first instant of local day `day` in this zone. A day the zone skipped altogether
+    /// (Pacific/Apia's 2011-12-30: its clocks went from the 29th to the 31st) has no instant: it
+    /// starts where the next day does, so it has no length, and the day before it ends there.
     public func startInstant(ofDay day: Int) -> Date {
+        // No zone has skipped more than one day; the bound only keeps the loop finite.
+        for next in day..<(day + 3) {
+            if let start = existingStart(ofDay: next) { return start }
+        }
+        let noon = Double(day) * 86_400 + 43_200
+        return calendar.startOfDay(for: Date(timeIntervalSince1970: noon - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: noon)))))
+    }
+
+    /// The first instant of `day`, or `nil` when no instant is on it.
+    private func existingStart(ofDay day: Int) -> Date? {
         // Midnight at the offset of the instant itself, checked: it is on `day` and the second
-        // before it is not. Where a change skips midnight, the calendar finds the day's start.
+        // before it is not. Where a change skips midnight, the calendar finds the day's start
+        // from the day's noon, which is on the day unless the day was skipped.
         let midnight = Double(day) * 86_400
         var candidate = midnight - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: midnight)))
         candidate = midnight - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: candidate)))
@@ -83,7 +96,8 @@ public struct SummaryCalendar: Sendable {
         if self.day(of: date) == day, self.day(of: date.addingTimeInterval(-1)) == day - 1 { return date }
         let noon = midnight + 43_200
         let guess = Date(timeIntervalSince1970: noon - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: noon))))
-        return calendar.startOfDay(for: guess)
+        let start = calendar.startOfDay(for: guess)
+        return self.day(of: start) == day ? start : nil
     }
 
     /// `date` in this zone with its offset: `2026-03-30T00:00:00+02:00`.
