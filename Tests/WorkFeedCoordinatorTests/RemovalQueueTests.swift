@@ -49,18 +49,25 @@ struct RemovalQueueTests {
             logger: Logger(label: "test"))
         defer { queue.close() }
 
-        // The bucket stops answering (its server paused: connections taken, nothing said back, each
-        // request timing out), and the removals come.
-        server.pause()
+        // The bucket throttles (every request answered 503 SlowDown at once, on its port), and the
+        // removals come.
+        server.stop(kill: true)
+        let slowDown = try SlowDownServer(port: server.port)
+        defer { slowDown.stop() }
         queue.enqueue([.key(key), .picture(picture)], holding: [])
         try waitFor("the refused removals kept") { Set(kept.keep) == [.key(key), .picture(picture)] }
         #expect(kept.done.isEmpty && queue.waiting == 2)
         // Longer than the six tries of before (0.5 + 1 + 2 + 4 + 8 s): still waiting, still kept.
         Thread.sleep(forTimeInterval: 17)
         #expect(kept.done.isEmpty && queue.waiting == 2, "given up: \(kept.done), \(queue.waiting) waiting")
+        #expect(slowDown.answered >= 6, "\(slowDown.answered) requests")
 
-        // It answers again, still holding the picture: the next try removes both names.
-        server.resume()
+        // It answers again, holding the picture still (moto starts empty: the test puts it back
+        // before the next try, about 31 s after the first).
+        slowDown.stop()
+        try server.start()
+        _ = try server.newBucket(bucket)
+        try store.put(Array("a withdrawn picture".utf8), for: picture, key: key)
         try waitFor("the removals done", seconds: 40) { Set(kept.done) == [.key(key), .picture(picture)] }
         #expect(queue.waiting == 0)
         #expect(!store.contains(key: key) && !store.contains(picture))
