@@ -41,12 +41,15 @@ extension GatewayAPI {
     /// `multipart/form-data` body (``MultipartUpload``). 201 for a new workout (its
     /// pictures requested ahead of bulk work), 200 for one already there (the same file again, or
     /// the same activity from another file), 400 naming the line and field of a broken file, which
-    /// stores nothing. 429 with `Retry-After` past `uploads.per_owner_per_minute`, before the body
-    /// is read.
+    /// stores nothing. 429 with `Retry-After` past `uploads.per_owner_per_minute`, its body read
+    /// and dropped (nothing kept).
     func upload(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
         if let seconds = uploads.take(owner) {
             context.logger.notice("upload refused: too many", metadata: ["owner": "\(owner)", "retry_after_s": "\(seconds)"])
+            // Read and dropped as it comes, so that the client, still sending, reads the 429
+            // (and its Retry-After) rather than a reset connection.
+            try await Self.discardBody(of: request, upTo: configuration.uploadMaximumBytes)
             throw Problem.tooManyUploads(perMinute: uploads.perMinute, retryAfter: seconds)
         }
         // At most two uploads of an owner, and maximumReceiving in all, are received at once:
