@@ -89,7 +89,7 @@ extension Removal {
             if let restoring, !CacheLayout.isCacheKey(restoring) { return nil }
             self = .pictureIfKey(picture, words[2], restoring: restoring)
         case ("original", 2):
-            guard words[1].count == 64, words[1].allSatisfy(\.isHexDigit) else { return nil }
+            guard OriginalFileStore.isValidHash(words[1]) else { return nil }
             self = .original(words[1])
         default:
             return nil
