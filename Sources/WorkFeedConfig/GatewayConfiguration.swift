@@ -50,6 +50,14 @@ public struct GatewayConfiguration: Sendable, Hashable {
     /// `pictures.redirect_base`: the URL that stands for the bucket in those redirects (a CDN's);
     /// empty: the bucket's own URL.
     public var picturesRedirectBase = ""
+    /// `pictures.reads_per_client`: picture reads one client may have under way at once that
+    /// the memory cache does not answer (a question to the index, a store read); past it, `429`
+    /// with `Retry-After`.
+    public var pictureReadsPerClient = 8
+    /// `http.trusted_proxies`: the addresses of proxies in front of the gateway (nginx, a CDN's
+    /// edge); from one of them, the client is the last `X-Forwarded-For` address that is not one.
+    public var trustedProxies: [String] = []
+    public var trustedProxySet: Set<String> { Set(trustedProxies) }
     /// A connection that sends nothing for this long is closed (slow or idle clients).
     public var idleTimeoutSeconds = 30.0
     /// A request head (request line and headers) must arrive whole within this many seconds of the
@@ -68,8 +76,8 @@ public struct GatewayConfiguration: Sendable, Hashable {
         "cache.memory_mb", "security.key_file", "security.server_key", "tokens.secret_file", "tokens.secret", "tokens.public_key_file",
         "uploads.max_bytes",
         "uploads.request_kinds", "uploads.request_scales", "uploads.per_owner_per_minute", "pictures.max_wait_seconds", "pictures.redirect",
-        "pictures.redirect_base",
-        "http.idle_timeout_seconds", "http.head_timeout_seconds", "http.body_timeout_seconds",
+        "pictures.redirect_base", "pictures.reads_per_client",
+        "http.idle_timeout_seconds", "http.trusted_proxies", "http.head_timeout_seconds", "http.body_timeout_seconds",
         "log.level",
         "log.format",
     ])
@@ -141,6 +149,11 @@ public struct GatewayConfiguration: Sendable, Hashable {
         if c.picturesRedirect, (try? StoreLocation(parsing: c.cacheDirectory))?.directory != nil {
             throw settings.invalid("pictures.redirect", "true", "only with an s3:// cache.directory: a directory has no public URL")
         }
+        c.pictureReadsPerClient = try settings.int("pictures.reads_per_client", default: c.pictureReadsPerClient, in: 1...10_000)
+        c.trustedProxies = settings.strings("http.trusted_proxies", default: c.trustedProxies)
+        for proxy in c.trustedProxies where !IPAddressText.isValid(proxy) {
+            throw settings.invalid("http.trusted_proxies", c.trustedProxies.joined(separator: ","), "IPv4 or IPv6 addresses (no names, no ranges)")
+        }
         c.idleTimeoutSeconds = try settings.double("http.idle_timeout_seconds", default: c.idleTimeoutSeconds, in: 1...3_600)
         c.headTimeoutSeconds = try settings.double("http.head_timeout_seconds", default: c.headTimeoutSeconds, in: 1...300)
         c.bodyTimeoutSeconds = try settings.double("http.body_timeout_seconds", default: c.bodyTimeoutSeconds, in: 1...86_400)
@@ -181,5 +194,14 @@ public enum TokenSecret {
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         return bytes
+    }
+}
+
+/// An IPv4 or IPv6 address as text (`inet_pton`'s rules).
+public enum IPAddressText {
+    public static func isValid(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 }

@@ -65,7 +65,8 @@ extension CoordinatorLoop {
     /// Until the next tick at the latest; soon while replies wait for their clients to read.
     func pollTimeout() -> Int {
         let untilTick = tickInterval - (ContinuousClock.now - lastTick)
-        let timeout = max(0, Int(untilTick.components.seconds * 1000 + untilTick.components.attoseconds / 1_000_000_000_000_000))
+        let until = removedReplies.untilDue().map { min($0, untilTick) } ?? untilTick
+        let timeout = max(0, Int(until.components.seconds * 1000 + until.components.attoseconds / 1_000_000_000_000_000))
         return replies.hasWaiting ? min(timeout, Self.replyRetryMilliseconds) : timeout
     }
 

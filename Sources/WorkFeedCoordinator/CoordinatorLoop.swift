@@ -30,7 +30,7 @@ struct CoordinatorLoop: ~Copyable {
     /// Where the read service says replies are ready.
     let readsDoneSocket: ZMQSocket
     /// Control replies held until their batch's removals were tried (``RemovalQueue``).
-    let removedReplies: Handoff<[RemovalQueue.Reply]>
+    let removedReplies: HeldReplies
     let reads: ReadService
     /// What each control client has in flight.
     var clients: ClientLoads
@@ -111,7 +111,7 @@ struct CoordinatorLoop: ~Copyable {
         let readsDoneEndpoint = "inproc://workfeed-coordinator-reads-\(UUID().uuidString)"
         let readsDoneSocket = try ZMQSocket(context, type: .pull)
         try readsDoneSocket.bind(readsDoneEndpoint)
-        let removedReplies = Handoff<[RemovalQueue.Reply]>()
+        let removedReplies = HeldReplies()
         let privacySecret = try Self.startIndexThread(
             index: index, configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
             removals: (removedReplies, readsDoneEndpoint),
@@ -171,7 +171,7 @@ struct CoordinatorLoop: ~Copyable {
 
     private static func startIndexThread<Backend: IndexBackend>(
         index backend: Backend, configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
-        outboxes: Handoff<Outbox>, removals removalsEnd: (replies: Handoff<[RemovalQueue.Reply]>, doneEndpoint: String),
+        outboxes: Handoff<Outbox>, removals removalsEnd: (replies: HeldReplies, doneEndpoint: String),
         done: DispatchSemaphore, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger
     ) throws -> [UInt8] {
         // The dispatcher's privacy secret once it is open (made and kept in the index the first
@@ -190,7 +190,7 @@ struct CoordinatorLoop: ~Copyable {
                 // before this one could not do wait in the index, and are tried at once.
                 let waiting = try dispatcher.index.read { try $0.keptRemovals(limit: Self.keptRemovalsAtStart) }
                 let removals = try RemovalQueue(
-                    store: dispatcher.store, originals: dispatcher.originals, results: removalsEnd.replies, context: context,
+                    store: dispatcher.store, originals: dispatcher.originals, held: removalsEnd.replies, context: context,
                     doneEndpoint: removalsEnd.doneEndpoint, waiting: waiting.compactMap(Removal.init(keptName:)),
                     keeping: { keep, done in inbox.add(removalsToKeep: keep, done: done) }, logger: logger)
                 if !waiting.isEmpty { logger.notice("removals that waited in the index tried again", metadata: ["removals": "\(waiting.count)"]) }
@@ -214,8 +214,8 @@ struct CoordinatorLoop: ~Copyable {
                         // The last batch: its replies go with it, after its removals.
                         removals.removeNow(outbox.removals)
                     } else if !outbox.removals.isEmpty {
-                        // Its replies wait for its removals ("deleted" means gone); its jobs do
-                        // not, and neither do PROGRESS replies: they promise nothing of the files,
+                        // Its replies wait for its removals ("deleted" means gone), for a second
+                        // at most (RemovalQueue.longestReplyHold); its jobs do not, and neither do PROGRESS replies: they promise nothing of the files,
                         // and a long DELETE's client must hear of each step while the removals
                         // of the steps before are still going (LongDeleteTests: a 2 s timeout).
                         removals.enqueue(outbox.removals, holding: outbox.control.filter { !$0.reply.isProgress })
@@ -294,10 +294,12 @@ struct CoordinatorLoop: ~Copyable {
         inbox.add(worker: parseWorkerMessages(workerMessages), control: admit(controlMessages))
         if ready[3] {
             while try readsDoneSocket.receive(dontWait: true) != nil {}
-            while let replies = reads.results.poll() ?? removedReplies.poll() {
+            while let replies = reads.results.poll() {
                 for (identity, answer, bytes) in replies { reply(answer, to: identity, bytes: bytes) }
             }
         }
+        // Replies whose removals were tried, and those held for them too long (a stalled store).
+        for (identity, answer, bytes) in removedReplies.take() { reply(answer, to: identity, bytes: bytes) }
         if ready[0] {
             while try doneSocket.receive(dontWait: true) != nil {}
             while let outbox = outboxes.poll() {

@@ -10,10 +10,12 @@ import WorkFeedWire
 ///
 /// Pictures' and keys' names go in batches (``PictureStore/delete(pictures:keys:)``: S3's
 /// DeleteObjects, up to 1,000 keys a request); conditional removals one by one; kept original
-/// files from their store (``OriginalFileStore/remove(_:)``, in batches too). The control replies of the batch that asked for the removals are
-/// held until its removals have been tried once, then handed to the loop like the read threads'
-/// replies (``results`` and a byte at the loop's PULL socket): a client told "deleted" finds the
-/// pictures gone. Removals that failed because the store was unavailable (a bucket answering
+/// files from their store (``OriginalFileStore/remove(_:)``, in batches too). The control replies
+/// of the batch that asked for the removals are held until its removals have been tried once, or
+/// for ``longestReplyHold`` at most (``HeldReplies``): with a store that answers, a client told
+/// "deleted" finds the pictures gone; with one that stalls, no reply waits for it (every reply of
+/// the batch would, other owners' too), the removals go on, and the gateway answers the keys the
+/// index no longer calls current 404 or 410 meanwhile (docs/gateway.md). Removals that failed because the store was unavailable (a bucket answering
 /// SlowDown, a dropped connection) are kept in the index (``keep``, through the dispatcher's next
 /// transaction) and tried again with a back-off (0.5 s doubling, at most 30 s) until they are
 /// done, however long that takes, without holding anything; a restart takes them up again
@@ -24,7 +26,7 @@ final class RemovalQueue: Sendable {
 
     private struct Work: Sendable {
         var removals: [Removal]
-        var replies: [Reply]
+        var replies: HeldReplies.Ticket?
     }
 
     private struct Retry: Sendable {
@@ -48,8 +50,8 @@ final class RemovalQueue: Sendable {
 
     let store: any PictureStore
     let originals: OriginalFileStore
-    /// Replies released after their removals, for the loop to send.
-    let results: Handoff<[Reply]>
+    /// Replies held for the removals, for the loop to send once they are tried (or held too long).
+    let held: HeldReplies
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -58,23 +60,28 @@ final class RemovalQueue: Sendable {
 
     static let firstRetryDelay = Duration.milliseconds(500)
     static let longestRetryDelay = Duration.seconds(30)
+    /// The longest a reply waits for its batch's removals: well inside the gateway's wait for a
+    /// reply (`coordinator.timeout_ms`, 5 s by default), so that a stalled store never turns a
+    /// change carried out into a 503.
+    static let longestReplyHold = Duration.seconds(1)
 
     /// Removals waiting to be tried again, those being tried now included.
     var waiting: Int { state.withLock { $0.retries.count + $0.retrying } }
 
     /// Starts the thread.
-    /// - Parameter doneEndpoint: the loop's inproc PULL socket: a byte there makes it send ``results``.
+    /// - Parameter doneEndpoint: the loop's inproc PULL socket: a byte there makes it send what
+    ///   ``held`` released.
     /// - Parameters:
     ///   - waiting: the removals the index kept (a run before this one could not do them): tried
     ///     at once.
     ///   - keeping: where removals that fail go to be kept, and kept ones done.
     init(
-        store: any PictureStore, originals: OriginalFileStore, results: Handoff<[Reply]>, context: ZMQContext, doneEndpoint: String,
+        store: any PictureStore, originals: OriginalFileStore, held: HeldReplies, context: ZMQContext, doneEndpoint: String,
         waiting: [Removal] = [], keeping: @escaping Keeping = { _, _ in }, logger: Logger
     ) throws {
         self.store = store
         self.originals = originals
-        self.results = results
+        self.held = held
         self.logger = logger
         self.keeping = keeping
         let now = ContinuousClock.now
@@ -99,10 +106,11 @@ final class RemovalQueue: Sendable {
         }
     }
 
-    /// Queues `removals`, holding `replies` until they have been tried.
+    /// Queues `removals`, holding `replies` until they have been tried (``longestReplyHold`` at most).
     func enqueue(_ removals: [Removal], holding replies: [Reply]) {
         guard !removals.isEmpty || !replies.isEmpty else { return }
-        state.withLock { $0.queue.append(Work(removals: removals, replies: replies)) }
+        let ticket = replies.isEmpty ? nil : held.hold(replies, for: Self.longestReplyHold)
+        state.withLock { $0.queue.append(Work(removals: removals, replies: ticket)) }
         wake.signal()
     }
 
@@ -143,11 +151,7 @@ final class RemovalQueue: Sendable {
             }
             if !work.isEmpty {
                 let failed = remove(work.flatMap(\.removals), logEach: true)
-                let replies = work.flatMap(\.replies)
-                if !replies.isEmpty {
-                    results.put(replies)
-                    try? done.send([[1]])
-                }
+                if held.release(work.compactMap(\.replies)) { try? done.send([[1]]) }
                 // Kept before they are tried again, so that a restart takes them up.
                 keeping(Array(Set(failed)), [])
                 schedule(failed.map { Retry(removal: $0, attempt: 1, due: .now) })
@@ -235,5 +239,62 @@ final class RemovalQueue: Sendable {
             }
         }
         return again
+    }
+}
+
+/// Control replies waiting for their batch's removals, shared by the removal thread (which
+/// releases them once the removals were tried) and the loop (which sends what is released, and
+/// what was held past its time, every turn).
+final class HeldReplies: Sendable {
+    typealias Reply = RemovalQueue.Reply
+    typealias Ticket = Int
+
+    private struct Hold {
+        var until: ContinuousClock.Instant
+        var replies: [Reply]
+    }
+
+    private struct State {
+        var next: Ticket = 0
+        var holding: [Ticket: Hold] = [:]
+        var released: [Reply] = []
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// Holds `replies` for `longest` at most.
+    func hold(_ replies: [Reply], for longest: Duration) -> Ticket {
+        state.withLock { state in
+            defer { state.next += 1 }
+            state.holding[state.next] = Hold(until: .now + longest, replies: replies)
+            return state.next
+        }
+    }
+
+    /// Releases the replies of `tickets` (those not already sent for waiting too long).
+    /// - Returns: whether any was released now.
+    func release(_ tickets: [Ticket]) -> Bool {
+        state.withLock { state in
+            let found = tickets.compactMap { state.holding.removeValue(forKey: $0) }
+            state.released += found.flatMap(\.replies)
+            return !found.isEmpty
+        }
+    }
+
+    /// The replies to send now: released ones, and those held until `now` or before.
+    func take(now: ContinuousClock.Instant = .now) -> [Reply] {
+        state.withLock { state in
+            let overdue = state.holding.filter { $0.value.until <= now }
+            for ticket in overdue.keys { state.holding[ticket] = nil }
+            defer { state.released = [] }
+            return state.released + overdue.sorted { $0.key < $1.key }.flatMap(\.value.replies)
+        }
+    }
+
+    /// How long until the first held reply is due, if any is held.
+    func untilDue(now: ContinuousClock.Instant = .now) -> Duration? {
+        state.withLock { state in state.holding.values.map(\.until).min().map { max(.zero, $0 - now) } }
     }
 }

@@ -57,9 +57,16 @@ public final class Gateway: Sendable {
             count: configuration.coordinatorClients, context: context, endpoints: configuration.controlEndpoints,
             timeoutMilliseconds: configuration.coordinatorTimeoutMilliseconds, curve: curve, logger: logger)
         let memory = PictureMemoryCache(capacity: configuration.memoryCacheMegabytes << 20)
+        let verdicts = PictureVerdicts()
         do {
+            // Released keys are known gone before they leave the memory cache, so that bytes read
+            // just before are not put back in it (PictureVerdicts).
             events = try PictureEvents(
-                context: context, endpoints: configuration.eventsEndpoints, curve: curve, logger: logger, released: { memory.remove($0) })
+                context: context, endpoints: configuration.eventsEndpoints, curve: curve, logger: logger,
+                released: { keys in
+                    verdicts.release(keys)
+                    memory.remove(keys)
+                })
         } catch {
             clients.stop()
             throw error
@@ -67,8 +74,10 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         api = GatewayAPI(
             configuration: configuration, clients: clients, events: events,
-            pictures: PictureReader(store: store, work: BlockingWork(sharedPoolLabel: "picture reads", limit: PictureReader.maximumReads)),
-            memory: memory, metrics: metrics, uploads: UploadLimiter(perMinute: configuration.uploadsPerOwnerPerMinute),
+            pictures: PictureReader(
+                store: store, work: BlockingWork(label: "picture reads", threads: PictureReader.threads, limit: PictureReader.maximumReads)),
+            memory: memory, verdicts: verdicts, reads: ClientReads(perClient: configuration.pictureReadsPerClient), metrics: metrics,
+            uploads: UploadLimiter(perMinute: configuration.uploadsPerOwnerPerMinute),
             parsing: BlockingWork(label: "uploads being read", threads: GatewayAPI.parsingThreads, limit: GatewayAPI.maximumParsing),
             logger: logger)
         self.verifier = verifier
@@ -183,6 +192,7 @@ public final class Gateway: Sendable {
             clients.stop()
         }
         await api.parsing.shutdown()
+        await api.pictures.work.shutdown()
     }
 }
 

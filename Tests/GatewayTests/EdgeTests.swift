@@ -36,31 +36,32 @@ import Glibc
     // MARK: Finding 2: a link in the cache
 
     /// A symbolic link planted under `keys/` (every worker host can write the cache) served any file
-    /// the gateway could read as `image/png`, cacheable for a year.
+    /// the gateway could read as `image/png`, cacheable for a year. The gateway reads the store only
+    /// for keys the index calls current (a made-up key is 404 before any read), so the links are
+    /// planted in place of drawn pictures.
     @Test func aLinkPlantedInTheCacheIsNotServed() async throws {
         // The gateway reads a cache of its own here: the coordinator's start-up sweep removes
-        // names no job stores (the links planted below) from its cache, and raced these reads on
-        // a loaded machine (CI, 2026-12-07: the four names were gone, answered 404 uncounted).
+        // names no job stores from its cache, and raced these reads on a loaded machine (CI,
+        // 2026-12-07: the four names were gone, answered 404 uncounted).
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-planted-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        try await withSystem(workers: 0, { $0.cacheDirectory = cache }) { system in
+        try await withSystem(workers: 1, { $0.cacheDirectory = cache }) { system in
+            // Drawn into the coordinator's cache; the gateway reads its own, where they are planted.
+            let drawn = try await system.drawnKeys(4)
             let secret = system.directory.appendingPathComponent("token.secret").path
             try "the token secret".write(toFile: secret, atomically: true, encoding: .utf8)
-            var planted: [String] = []
-            for (digit, target) in [("a", "/etc/passwd"), ("b", secret), ("c", system.coordinatorConfiguration.indexPath)] {
-                let key = String(repeating: digit, count: 64)
+            let targets = ["/etc/passwd", secret, system.coordinatorConfiguration.indexPath]
+            for (key, target) in zip(drawn, targets) {
                 let folder = cache + "/keys/" + key.prefix(2)
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 #expect(symlink(target, folder + "/" + key + ".png") == 0)
-                planted.append(key)
             }
-            // A hard link to the secret (not a PNG), and another picture's PNG under this key.
-            let hard = String(repeating: "d", count: 64)
-            try FileManager.default.createDirectory(atPath: cache + "/keys/dd", withIntermediateDirectories: true)
-            #expect(link(secret, cache + "/keys/dd/" + hard + ".png") == 0)
-            planted.append(hard)
-            for key in planted {
+            // A hard link to the secret (not a PNG) under the fourth key.
+            let hard = drawn[3]
+            try FileManager.default.createDirectory(atPath: cache + "/keys/" + hard.prefix(2), withIntermediateDirectories: true)
+            #expect(link(secret, cache + "/keys/" + hard.prefix(2) + "/" + hard + ".png") == 0)
+            for key in drawn {
                 let reply = try await system.get("/v1/pictures/\(key).png")
                 #expect(reply.status == 404, "\(key.prefix(1))")
                 #expect(reply.header("Content-Type") != "image/png")

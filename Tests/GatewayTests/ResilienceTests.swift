@@ -4,10 +4,11 @@ import WorkFeedConfig
 import WorkFeedModel
 
 /// The gateway keeps serving while the coordinator restarts: owner calls answer 503 with
-/// Retry-After, pictures keep coming from the cache, and everything works again once it is back.
+/// Retry-After, pictures keep coming from memory and, for keys the index called current lately,
+/// from the store, and everything works again once it is back.
 @Suite(.serialized) struct ResilienceTests {
     @Test func picturesAreServedAndFeedCallsAnswer503WhileTheCoordinatorIsDown() async throws {
-        let system = try await GatewaySystem { $0.coordinatorTimeoutMilliseconds = 500 }
+        let system = try await GatewaySystem { $0.coordinatorTimeoutMilliseconds = 1_500 }
         do {
             let upload = try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice")
             let id = try #require(upload.uploaded["id"] as? String)
@@ -26,6 +27,10 @@ import WorkFeedModel
             #expect(try await system.get("/healthz").status == 200)
             #expect(try await system.get(url).status == 200)
             #expect(try await system.get(otherURL).status == 200)  // read from the cache directory
+            // A key the gateway has not heard of: the store may hold what the index withdrew, and
+            // nobody can say, so 503 (not 404, not the file).
+            let unknown = try await system.get("/v1/pictures/\(String(repeating: "5a", count: 32)).png")
+            #expect(unknown.status == 503 && unknown.json["type"] as? String == "urn:workfeed:problem:coordinator-unavailable")
 
             try await system.restartCoordinator()
             var back = 0

@@ -39,7 +39,7 @@ struct RemovalQueueTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-removals-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let queue = try RemovalQueue(
-            store: store, originals: OriginalFileStore(files: DirectoryFileStore(root: directory.path)), results: Handoff(), context: context,
+            store: store, originals: OriginalFileStore(files: DirectoryFileStore(root: directory.path)), held: HeldReplies(), context: context,
             doneEndpoint: endpoint,
             keeping: { keep, done in
                 kept.state.withLock {
@@ -52,7 +52,7 @@ struct RemovalQueueTests {
         // The bucket throttles (every request answered 503 SlowDown at once, on its port), and the
         // removals come.
         server.stop(kill: true)
-        let slowDown = try SlowDownServer(port: server.port)
+        let slowDown = try FaultyS3Server(port: server.port)
         defer { slowDown.stop() }
         queue.enqueue([.key(key), .picture(picture)], holding: [])
         try waitFor("the refused removals kept") { Set(kept.keep) == [.key(key), .picture(picture)] }
@@ -71,6 +71,46 @@ struct RemovalQueueTests {
         try waitFor("the removals done", seconds: 40) { Set(kept.done) == [.key(key), .picture(picture)] }
         #expect(queue.waiting == 0)
         #expect(!store.contains(key: key) && !store.contains(picture))
+    }
+
+    /// Issue 37, item 2: a bucket that stalls held every reply of a batch with removals (other
+    /// owners' too) until the store's own timeout, so the gateway answered 503 for changes that
+    /// were carried out. A reply waits for its removals a second at most; the removal goes on.
+    @Test func aStalledBucketHoldsTheBatchsRepliesASecondAtMost() throws {
+        let server = try MotoServer()
+        let client = try server.newBucket("wf-stalled")
+        let store = S3PictureStore(client: client, prefix: "pictures")
+        let key = String(repeating: "4e", count: 32)
+        let picture = PictureID(workoutID: WorkoutID(UUID()), kind: .route, theme: .light, scale: 1)
+        try store.put(Array("a deleted workout's picture".utf8), for: picture, key: key)
+
+        let context = ZMQContext()
+        let endpoint = "inproc://removal-test-\(UUID().uuidString)"
+        let pull = try ZMQSocket(context, type: .pull)
+        _ = try pull.bind(endpoint)
+        let held = HeldReplies()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-removals-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let queue = try RemovalQueue(
+            store: store, originals: OriginalFileStore(files: DirectoryFileStore(root: directory.path)), held: held, context: context,
+            doneEndpoint: endpoint, logger: Logger(label: "test"))
+        defer { queue.close() }
+
+        server.stop(kill: true)
+        let stall = try FaultyS3Server(port: server.port, fault: .stall)
+        defer { stall.stop() }
+        let reply: RemovalQueue.Reply = (Array("gateway".utf8), ControlReply(id: 7, ok: true, body: []), 0)
+        queue.enqueue([.key(key)], holding: [reply])
+        try waitFor("the delete sent to the stalled bucket") { stall.answered >= 1 }
+        #expect(held.take().isEmpty, "sent before its removal was tried or held a second")
+        var sent: [RemovalQueue.Reply] = []
+        try waitFor("the held reply sent", seconds: 4) {
+            sent += held.take()
+            return !sent.isEmpty
+        }
+        // Sent while the store still has not answered the delete (its timeout is 5 s).
+        #expect(!queue.isIdle, "the removal ended before the reply was sent: the test did not stall it")
+        #expect(sent.map(\.reply.id) == [7] && sent.map(\.identity) == [Array("gateway".utf8)])
     }
 
     @Test func aRemovalsKeptNameReadsBackAsIt() throws {

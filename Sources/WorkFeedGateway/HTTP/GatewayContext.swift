@@ -5,9 +5,12 @@ import Hummingbird
 struct GatewayContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     var owner: String?
+    /// The peer's IP address (a proxy's, behind one: ``ClientReads/client(peer:forwardedFor:trustedProxies:)``).
+    let peer: String?
 
     init(source: Source) {
         coreContext = .init(source: source)
+        peer = source.channel.remoteAddress?.ipAddress
     }
 
     /// Uploads are bounded by the handler (``GatewayConfiguration/uploadMaximumBytes``); other

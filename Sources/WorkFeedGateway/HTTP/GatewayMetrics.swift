@@ -13,6 +13,10 @@ final class GatewayMetrics: Sendable {
     let memoryHits: Counter
     let memoryMisses: Counter
     let coordinatorFailures: Counter
+    /// Picture reads that asked the index whether the key is current (not known so lately).
+    let pictureQuestions: Counter
+    /// Picture reads answered 429: their client had `pictures.reads_per_client` under way.
+    let pictureReadsRefused: Counter
     /// Picture reads answered 503 because the picture store could not be read.
     let pictureReadFailures: Counter
     /// Names under `keys/` whose file was not served (a link, not a PNG, another key), by reason.
@@ -41,6 +45,14 @@ final class GatewayMetrics: Sendable {
             descriptor: MetricNameDescriptor(
                 metricName: "workfeed_gateway_coordinator_unavailable", unitName: "total",
                 helpText: "Requests answered 503 because the coordinator did not answer."))
+        pictureQuestions = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                metricName: "workfeed_gateway_picture_questions", unitName: "total",
+                helpText: "Picture reads that asked the coordinator whether the key names a current picture before reading the store."))
+        pictureReadsRefused = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                metricName: "workfeed_gateway_picture_reads_refused", unitName: "total",
+                helpText: "Picture reads answered 429 because their client had pictures.reads_per_client reads under way."))
         pictureReadFailures = registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 metricName: "workfeed_gateway_picture_store_unavailable", unitName: "total",

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import Prometheus
@@ -12,7 +13,10 @@ extension GatewayAPI {
     /// `GET /v1/pictures/{key}.png`: a picture by its cache key. The key names the bytes, so the
     /// answer is immutable: cached for a year anywhere (a CDN too), with the key as its strong
     /// ETag, and `If-None-Match` answered 304. The key is checked to be 64 hex digits before it
-    /// becomes a path; the coordinator is never asked, so pictures are served while it restarts.
+    /// becomes a path. The store is read only for a key the index calls current (``current(_:)``):
+    /// the bucket may still hold what the index withdrew or deleted, and a made-up key costs no
+    /// bucket round trip. Pictures in memory, and keys the index called current in the last
+    /// minutes, are served while the coordinator restarts.
     func picture(_ request: Request, context: GatewayContext) async throws -> Response {
         let file = context.parameters.get("file") ?? ""
         guard file.hasSuffix(".png"), CacheLayout.isCacheKey(file.dropLast(4)) else {
@@ -26,12 +30,10 @@ extension GatewayAPI {
         }
         if configuration.picturesRedirect, let url = pictures.store.publicURL(key: key, base: configuration.picturesRedirectBase) {
             // The bucket (or a CDN in front of it) serves the bytes; the redirect is as immutable as
-            // they are. The bucket may still hold a picture the index has withdrawn or whose
-            // workout is gone (its removal may be late, or may have failed), so only a key the
-            // index calls current is sent there: the others answer 410 or 404 as a read would.
-            // Without the coordinator's answer, 503: a redirect could show what was withdrawn.
-            let reply = try await ask(.picture, PictureRequest(key: key), as: PictureReply.self)
-            guard reply.generated ?? !reply.withdrawn else { throw reply.withdrawn ? Self.withdrawn(key) : Problem.notFound("no picture \(key)") }
+            // they are, and as a read goes only to a key the index calls current.
+            let client = try enterRead(request, context)
+            defer { reads.leave(client) }
+            try await current(key)
             headers[.location] = url
             return Response(status: .found, headers: headers)
         }
@@ -41,6 +43,9 @@ extension GatewayAPI {
             bytes = cached
         } else {
             metrics.memoryMisses.increment()
+            let client = try enterRead(request, context)
+            defer { reads.leave(client) }
+            try await current(key)
             let found: [UInt8]?
             do {
                 found = try await pictures.picture(key: key)
@@ -65,8 +70,10 @@ extension GatewayAPI {
                 throttled.log("picture-reads-busy", "picture reads refused: too many waiting", metadata: ["error": "\(error)"], logger: logger)
                 throw Problem.busy(error)
             }
-            guard let read = found else { throw await absent(key) }
-            memory.insert(read, for: key)
+            // Current, yet not in the store: drawn again after a store was emptied, or its file lost.
+            guard let read = found else { throw Problem.notFound("no picture \(key)") }
+            // Not kept when an event released the key while it was read: the bytes may be gone.
+            if !verdicts.wasReleased(key) { memory.insert(read, for: key) }
             bytes = read
         }
         headers[.contentType] = "image/png"
@@ -74,16 +81,38 @@ extension GatewayAPI {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The answer for a key the store does not hold: 410 Gone when a change of its owner's privacy
-    /// zones withdrew it (the coordinator remembers such keys), else 404. The key is all the
-    /// caller has, so neither answer says anything of an owner; when the coordinator cannot be
-    /// asked, 404 as before.
-    private func absent(_ key: String) async -> Problem {
-        guard let reply = try? await ask(.picture, PictureRequest(key: key), as: PictureReply.self), reply.withdrawn else {
-            return Problem.notFound("no picture \(key)")
-        }
-        return Self.withdrawn(key)
+    /// Returns when `key` names a picture the index calls current: known so lately
+    /// (``PictureVerdicts``), or asked (PICTURE). Else 410 Gone when a change of its owner's
+    /// privacy zones withdrew it, 404 when the index does not know it, 503 when no coordinator
+    /// answers (the store may hold what was withdrawn). The key is all the caller has, so no
+    /// answer says anything of an owner.
+    private func current(_ key: String) async throws(Problem) {
+        if verdicts.isCurrent(key) { return }
+        metrics.pictureQuestions.increment()
+        let reply = try await ask(.picture, PictureRequest(key: key), as: PictureReply.self)
+        // A coordinator of before issue 37 does not say `generated`: not withdrawn is read.
+        guard reply.generated ?? !reply.withdrawn else { throw reply.withdrawn ? Self.withdrawn(key) : Problem.notFound("no picture \(key)") }
+        verdicts.noteCurrent(key)
     }
+
+    /// Counts a read of the request's client (``ClientReads``), or 429 with `Retry-After` when
+    /// it has `pictures.reads_per_client` under way.
+    private func enterRead(_ request: Request, _ context: GatewayContext) throws(Problem) -> String {
+        let client = ClientReads.client(
+            peer: context.peer, forwardedFor: request.headers[Self.forwardedFor], trustedProxies: configuration.trustedProxySet)
+        guard reads.enter(client) else {
+            metrics.pictureReadsRefused.increment()
+            var problem = Problem(
+                "too-many-reads", "Too many picture reads at once", status: .tooManyRequests,
+                detail: "a client may have \(reads.perClient) picture reads under way at once: ask for the next when one is answered",
+                extra: ["retryAfter": .number(1)])
+            problem.headers[.retryAfter] = "1"
+            throw problem
+        }
+        return client
+    }
+
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
     /// 410 Gone for a key a change of its owner's privacy zones withdrew.
     static func withdrawn(_ key: String) -> Problem {
@@ -146,6 +175,8 @@ extension GatewayAPI {
         let state = PictureState(id: id, picture: FeedPicture(record, size: reply.pictureSize.map { ($0.width, $0.height) }))
         switch record.status {
         case .generated:
+            // Its URL is read next: known current, it is served without asking again.
+            if let key = record.cacheKey { verdicts.noteCurrent(key) }
             return try Self.json(state)
         case .pending:
             return try Self.json(state, status: .accepted, headers: [.retryAfter: "1"])

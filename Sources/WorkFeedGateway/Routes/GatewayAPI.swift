@@ -17,6 +17,10 @@ struct GatewayAPI: Sendable {
     let events: PictureEvents
     let pictures: PictureReader
     let memory: PictureMemoryCache
+    /// The keys the index called current lately, and those it released (read before the store).
+    let verdicts: PictureVerdicts
+    /// Picture reads under way for each client, bounded.
+    let reads: ClientReads
     let metrics: GatewayMetrics
     /// Lines a client can cause at will (``ThrottledLog``).
     let throttled = ThrottledLog()

@@ -281,6 +281,25 @@ final class GatewaySystem: @unchecked Sendable {
     }
 }
 
+extension GatewaySystem {
+    /// The keys of `count` (at most 6) pictures drawn for a workout `owner` uploads: keys the index
+    /// calls current, whose files a test can then replace (the gateway reads the store only for
+    /// such keys). Needs a worker.
+    func drawnKeys(_ count: Int, as owner: String = "alice") async throws -> [String] {
+        let upload = try await upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: owner)
+        let id = try #require(upload.uploaded["id"] as? String, "\(upload.status)")
+        var keys: [String] = []
+        for (kind, theme, scale) in [
+            ("route", "light", 1), ("route", "dark", 1), ("route", "light", 2), ("route", "dark", 2), ("heatmap", "light", 1), ("heatmap", "dark", 1),
+        ].prefix(count) {
+            let reply = try await get("/v1/workouts/\(id)/pictures/\(kind)/\(theme)?scale=\(scale)&wait=10", as: owner)
+            let url = try #require((reply.json["picture"] as? [String: Any])?["url"] as? String, "\(reply.status) \(kind) \(theme) @\(scale)x")
+            keys.append(String(url.dropFirst("/v1/pictures/".count).dropLast(".png".count)))
+        }
+        return keys
+    }
+}
+
 /// A fixture of the end-to-end tests (Tests/EndToEndTests/Fixtures, origins in SOURCES.md there).
 func fixture(_ name: String) -> String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

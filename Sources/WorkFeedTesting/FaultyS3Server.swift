@@ -5,20 +5,32 @@ import Synchronization
 import Glibc
 #endif
 
-/// An S3 endpoint that answers every request `503 Slow Down` with S3's `SlowDown` error, at once:
-/// a bucket that throttles, on a loopback port (a stopped ``MotoServer``'s, to stand in for it).
-/// One thread accepts and answers, one request a connection; ``stop()`` ends it.
-public final class SlowDownServer: Sendable {
+/// An S3 endpoint that misbehaves on a loopback port (a stopped ``MotoServer``'s, to stand in for
+/// it): it answers every request `503 Slow Down` with S3's `SlowDown` error, at once (a bucket that
+/// throttles), or reads the request and never answers (a bucket that stalls: the client waits for
+/// its own timeout). One thread accepts, one request a connection; ``stop()`` ends it and closes
+/// the stalled connections.
+public final class FaultyS3Server: Sendable {
+    public enum Fault: Sendable {
+        /// `503 Slow Down` at once.
+        case slowDown
+        /// No answer until ``FaultyS3Server/stop()``.
+        case stall
+    }
+
     public let port: Int
+    public let fault: Fault
+    private let stalled = Mutex<[Int32]>([])
     private let listener: Int32
     private let stopped = Atomic<Bool>(false)
-    /// Requests answered so far.
+    /// Requests answered (or, stalling, read) so far.
     public var answered: Int { count.load(ordering: .relaxed) }
     private let count = Atomic<Int>(0)
 
     /// Listens on 127.0.0.1:`port` (a port another server just left: `SO_REUSEADDR`).
-    public init(port: Int) throws {
+    public init(port: Int, fault: Fault = .slowDown) throws {
         self.port = port
+        self.fault = fault
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw MotoError("socket: errno \(errno)") }
         var one: Int32 = 1
@@ -43,6 +55,10 @@ public final class SlowDownServer: Sendable {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        for connection in stalled.withLock({ $0 }) {
+            shutdown(connection, Int32(SHUT_RDWR))
+            close(connection)
+        }
     }
 
     static let reply: [UInt8] = {
@@ -73,8 +89,12 @@ public final class SlowDownServer: Sendable {
                     break
                 }
             }
-            _ = Self.reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             count.add(1, ordering: .relaxed)
+            if fault == .stall {
+                stalled.withLock { $0.append(connection) }
+                continue
+            }
+            _ = Self.reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             shutdown(connection, Int32(SHUT_WR))
             close(connection)
         }
