@@ -66,7 +66,9 @@ bench_start() {
   done
   "$bin/workctl" token secret --out "$dir/token.secret" >/dev/null
   token="$("$bin/workctl" token create --owner bench --expires 1d --secret-file "$dir/token.secret")"
-  WORKFEED_TOKENS_SECRET_FILE="$dir/token.secret" "$bin/workfeed-gateway" --listen "127.0.0.1:$http_port" --coordinator "$control" \
+  # One wrk process stands for many phones: the per-client bound on uncached picture reads
+  # (pictures.reads_per_client, 8) would answer its first pass 429.
+  WORKFEED_PICTURES_READS_PER_CLIENT=10000 WORKFEED_TOKENS_SECRET_FILE="$dir/token.secret" "$bin/workfeed-gateway" --listen "127.0.0.1:$http_port" --coordinator "$control" \
     --events "tcp://127.0.0.1:$events_port" --cache "$cache" >"$dir/gateway.log" 2>&1 &
   gateway_pid=$!
   pids+=($!)
