@@ -63,59 +63,11 @@ extension Dispatcher {
         switch request.command {
         case .importWorkout:
             let body = try decode(ImportRequest.self, request)
-            guard request.attachments.count == 2 || request.attachments.count == 3 else {
-                throw ControlRequestError(
-                    "IMPORT needs 2 attachment frames (route, heart rate) and optionally the original file, got \(request.attachments.count)")
-            }
-            var route: Route
-            let heartRate: [HeartRateSample]
-            do {
-                route = try SeriesCodec.decodeRoute(request.attachments[0])
-                route.altitudeSource = body.altitudeSource
-                heartRate = try SeriesCodec.decodeHeartRate(request.attachments[1])
-            } catch {
-                throw ControlRequestError("IMPORT of \(body.origin): \(error)")
-            }
-            if let file = body.file, !OriginalFileStore.isValidHash(file.sha256) {
-                throw ControlRequestError("IMPORT of \(body.origin): file.sha256 must be 64 lower-case hex digits")
-            }
-            if let position = body.positionInFile, !(0...1_000_000_000).contains(position) {
-                throw ControlRequestError("IMPORT of \(body.origin): positionInFile must be 0...1000000000")
-            }
-            let workout = ImportedWorkout(
-                source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
-                heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset,
-                timeZone: body.timeZone, timeZoneSource: body.timeZoneSource, origin: body.origin,
-                file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
-            do {
-                try workout.checkRanges()
-            } catch {
-                throw ControlRequestError("IMPORT of \(body.origin.prefix(200)): \(error)")
-            }
-            // The gateway and workctl check it before they send; this is the rule for every client.
-            if let empty = workout.emptiness {
-                throw ControlRequestError(.emptyWorkout, reason: empty.code.rawValue, "IMPORT of \(empty.description.prefix(400))")
-            }
-            let owner = try checkOwner(body.owner, "IMPORT") ?? configuration.defaultOwner
-            let kept = keepOriginal(of: body, attachments: request.attachments)
-            var maybeUnreferenced = Set<String>()
-            var reply = try transaction.importWorkout(
-                workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, now: Date(),
-                replacedFile: { maybeUnreferenced.insert($0) })
-            reply.owner = owner
-            if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
-                maybeUnreferenced.insert(file.sha256)
-            }
-            // Originals nothing stored comes from any more go once the turn is committed.
-            outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).filter(OriginalFileStore.isValidHash).map(Removal.original)
-            if [.imported, .updated, .replacedDuplicate].contains(reply.result) {
-                outbox.events.append(.workout(WorkoutEvent(workoutID: reply.id, change: reply.result.rawValue, owner: owner)))
-            }
-            logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)", "owner": "\(owner)"])
-            let encoded = try ControlCodec.encode(reply)
-            // Counted when the batch commits, with the reply that says so.
-            outbox.tally.imports[reply.result, default: 0] += 1
-            return ok(encoded)
+            return ok(try ControlCodec.encode(try importWorkout(body, attachments: request.attachments, transaction: &transaction, outbox: &outbox)))
+
+        case .upload:
+            return ok(
+                try upload(try decode(UploadRequest.self, request), request.attachments, specs: &specs, transaction: &transaction, outbox: &outbox))
 
         case .resolve:
             let body = try decode(ResolveRequest.self, request)
@@ -138,19 +90,7 @@ extension Dispatcher {
 
         case .enqueue:
             let body = try decode(EnqueueRequest.self, request).checked(themes: configuration.themes)
-            _ = try checkOwner(body.owner, "ENQUEUE")
-            let reply = try transaction.enqueue(
-                body, scales: configuration.scales, now: Date(), interactivePerOwner: configuration.interactivePerOwner
-            ) { picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
-            }
-            if reply.created + reply.stale + reply.revived > 0 { outbox.events.append(.queued(QueuedEvent(body, reply))) }
-            logger.info(
-                "enqueued",
-                metadata: [
-                    "created": "\(reply.created)", "stale": "\(reply.stale)", "pending": "\(reply.alreadyPending)",
-                    "current": "\(reply.current)", "failed": "\(reply.failed)",
-                ])
-            return ok(try ControlCodec.encode(reply))
+            return ok(try ControlCodec.encode(try enqueue(body, specs: &specs, transaction: &transaction, outbox: &outbox)))
 
         case .delete:
             // In steps: a PROGRESS reply, or none, while it goes on (Dispatcher+Delete.swift).
@@ -170,6 +110,132 @@ extension Dispatcher {
 }
 
 extension Dispatcher {
+    /// IMPORT: one workout and its series (`attachments`: route, heart rate, and optionally the
+    /// original file), checked as every client's must be, filed under its owner.
+    func importWorkout(
+        _ body: ImportRequest, attachments: [[UInt8]], transaction: inout Index.Transaction, outbox: inout Outbox
+    ) throws -> ImportReply {
+        guard attachments.count == 2 || attachments.count == 3 else {
+            throw ControlRequestError(
+                "IMPORT needs 2 attachment frames (route, heart rate) and optionally the original file, got \(attachments.count)")
+        }
+        var route: Route
+        let heartRate: [HeartRateSample]
+        do {
+            route = try SeriesCodec.decodeRoute(attachments[0])
+            route.altitudeSource = body.altitudeSource
+            heartRate = try SeriesCodec.decodeHeartRate(attachments[1])
+        } catch {
+            throw ControlRequestError("IMPORT of \(body.origin): \(error)")
+        }
+        if let file = body.file, !OriginalFileStore.isValidHash(file.sha256) {
+            throw ControlRequestError("IMPORT of \(body.origin): file.sha256 must be 64 lower-case hex digits")
+        }
+        if let position = body.positionInFile, !(0...1_000_000_000).contains(position) {
+            throw ControlRequestError("IMPORT of \(body.origin): positionInFile must be 0...1000000000")
+        }
+        let workout = ImportedWorkout(
+            source: body.source, sourceID: body.sourceID, activity: body.activity, name: body.name, route: route,
+            heartRate: heartRate, start: body.start, end: body.end, timeZoneOffset: body.timeZoneOffset,
+            timeZone: body.timeZone, timeZoneSource: body.timeZoneSource, origin: body.origin,
+            file: body.file, positionInFile: body.positionInFile ?? 0, device: body.device)
+        do {
+            try workout.checkRanges()
+        } catch {
+            throw ControlRequestError("IMPORT of \(body.origin.prefix(200)): \(error)")
+        }
+        // The gateway and workctl check it before they send; this is the rule for every client.
+        if let empty = workout.emptiness {
+            throw ControlRequestError(.emptyWorkout, reason: empty.code.rawValue, "IMPORT of \(empty.description.prefix(400))")
+        }
+        let owner = try checkOwner(body.owner, "IMPORT") ?? configuration.defaultOwner
+        let kept = keepOriginal(of: body, attachments: attachments)
+        var maybeUnreferenced = Set<String>()
+        var reply = try transaction.importWorkout(
+            workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, now: Date(),
+            replacedFile: { maybeUnreferenced.insert($0) })
+        reply.owner = owner
+        if kept.written, reply.result == .duplicate || reply.result == .keptRicher, let file = body.file {
+            maybeUnreferenced.insert(file.sha256)
+        }
+        // Originals nothing stored comes from any more go once the turn is committed.
+        outbox.removals += try transaction.reader.unreferencedFiles(maybeUnreferenced).filter(OriginalFileStore.isValidHash).map(Removal.original)
+        if [.imported, .updated, .replacedDuplicate].contains(reply.result) {
+            outbox.events.append(.workout(WorkoutEvent(workoutID: reply.id, change: reply.result.rawValue, owner: owner)))
+        }
+        logger.debug("workout \(reply.result.rawValue)", metadata: ["id": "\(reply.id)", "origin": "\(body.origin)", "owner": "\(owner)"])
+        // Counted when the batch commits, with the reply that says so.
+        outbox.tally.imports[reply.result, default: 0] += 1
+        return reply
+    }
+
+    /// ENQUEUE: the pictures `body` names made current, ahead of bulk work at its priority.
+    func enqueue(
+        _ body: EnqueueRequest, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox
+    ) throws -> EnqueueReply {
+        _ = try checkOwner(body.owner, "ENQUEUE")
+        let reply = try transaction.enqueue(
+            body, scales: configuration.scales, now: Date(), interactivePerOwner: configuration.interactivePerOwner
+        ) { picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
+        }
+        if reply.created + reply.stale + reply.revived > 0 { outbox.events.append(.queued(QueuedEvent(body, reply))) }
+        logger.info(
+            "enqueued",
+            metadata: [
+                "created": "\(reply.created)", "stale": "\(reply.stale)", "pending": "\(reply.alreadyPending)",
+                "current": "\(reply.current)", "failed": "\(reply.failed)",
+            ])
+        return reply
+    }
+
+    /// UPLOAD: a file's workouts imported, the pictures of those new or changed requested, and
+    /// each answered as the feed shows it, all in the request's savepoint (``handleControl``):
+    /// when any part fails, nothing of it is kept.
+    private func upload(
+        _ body: UploadRequest, _ attachments: [[UInt8]], specs: inout PictureSpecs, transaction: inout Index.Transaction,
+        outbox: inout Outbox
+    ) throws -> [UInt8] {
+        let owner = try checkOwner(body.owner, "UPLOAD") ?? configuration.defaultOwner
+        guard (1...ControlLimits.maximumUploadWorkouts).contains(body.workouts.count) else {
+            throw ControlRequestError("UPLOAD: workouts has \(body.workouts.count) entries, 1 to \(ControlLimits.maximumUploadWorkouts)")
+        }
+        let expected = body.workouts.count * 2 + (body.hasOriginal ? 1 : 0)
+        guard attachments.count == expected else {
+            throw ControlRequestError(
+                "UPLOAD of \(body.workouts.count) workout(s)\(body.hasOriginal ? " and the original" : "") needs \(expected) attachment frames, got \(attachments.count)"
+            )
+        }
+        var imported: [ImportReply] = []
+        for (number, workout) in body.workouts.enumerated() {
+            var one = workout
+            one.owner = owner
+            let original = number == 0 && body.hasOriginal ? [attachments[attachments.count - 1]] : []
+            imported.append(
+                try importWorkout(
+                    one, attachments: Array(attachments[number * 2..<number * 2 + 2]) + original, transaction: &transaction, outbox: &outbox))
+        }
+        let requested = imported.filter { [.imported, .updated, .replacedDuplicate].contains($0.result) }.map(\.id)
+        if !requested.isEmpty {
+            // No themes: every theme the coordinator draws.
+            var request = EnqueueRequest(ids: requested, kinds: body.kinds, themes: [], scales: body.scales, priority: body.priority)
+            request.owner = owner
+            _ = try enqueue(request.checked(themes: configuration.themes), specs: &specs, transaction: &transaction, outbox: &outbox)
+        }
+        var answered: [UploadReply.Workout] = []
+        for reply in imported {
+            let id = reply.result == .duplicate ? (reply.duplicateOf ?? reply.id) : reply.id
+            guard let workout = try transaction.reader.workout(id, owner: owner) else {
+                throw ControlRequestError("UPLOAD: workout \(id) was not stored")
+            }
+            let item = try feedItems([workout], reader: transaction.reader, pictureSize: pictureSize)[0]
+            answered.append(UploadReply.Workout(imported: reply, item: item))
+        }
+        return try ControlCodec.encode(UploadReply(workouts: answered))
+    }
+
+    /// The size of a picture at @1x, which feed items carry.
+    private var pictureSize: PictureSize { PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight) }
+
     /// Keeps the original file an IMPORT carries (its third attachment), once per content.
     /// - Returns: whether the original of the workout's file is kept now, and whether this request
     ///   wrote it.
@@ -263,7 +329,7 @@ extension ControlCommand {
         switch self {
         case .ping, .status, .show, .feed, .changes, .failed, .picture, .summary, .track: true
         // RESOLVE and ORIGINAL read too, but are small and rare: they go with the writes.
-        case .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings: false
+        case .importWorkout, .upload, .enqueue, .delete, .resolve, .original, .zones, .settings: false
         }
     }
 }
@@ -283,7 +349,7 @@ enum ControlPolicy {
             switch request.command {
             // A picture's URL names no owner and the answer says nothing about one (docs/privacy.md).
             case .ping, .picture: return nil
-            case .importWorkout, .enqueue, .show, .feed, .changes, .delete, .zones, .settings, .summary, .track:
+            case .importWorkout, .upload, .enqueue, .show, .feed, .changes, .delete, .zones, .settings, .summary, .track:
                 // Only the owner field is read here; the body is parsed fully where it is answered.
                 struct OwnerField: Decodable { var owner: String? }
                 guard let owner = try? ControlCodec.decode(OwnerField.self, from: request.body).owner, Owner.problem(with: owner) == nil else {

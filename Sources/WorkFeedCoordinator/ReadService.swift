@@ -295,7 +295,7 @@ struct ReadAnswers<Connection: IndexReadConnection> {
             return try ControlCodec.encode(
                 PictureReply(withdrawn: try reader.isWithdrawn(key: body.key), generated: try reader.isGenerated(key: body.key)))
 
-        case .ping, .importWorkout, .enqueue, .delete, .resolve, .original, .zones, .settings:
+        case .ping, .importWorkout, .upload, .enqueue, .delete, .resolve, .original, .zones, .settings:
             throw ControlRequestError("\(request.command.rawValue) is not a read request")
         }
     }
@@ -303,19 +303,7 @@ struct ReadAnswers<Connection: IndexReadConnection> {
     /// The workouts as the feed shows them (``FeedItem``): their pictures read in one query, and
     /// each owner's unit setting read once.
     private func feedItems(_ workouts: [WorkoutRecord], reader: Connection.Reader) throws -> [FeedItem] {
-        let pictures = try reader.pictures(of: workouts.map(\.id))
-        var units: [String: UnitSystem] = [:]
-        let size = (width: pictureSize.width, height: pictureSize.height)
-        return try workouts.map { workout in
-            let owned: UnitSystem
-            if let known = units[workout.owner] {
-                owned = known
-            } else {
-                owned = try reader.ownerSettings(owner: workout.owner).units ?? .metric
-                units[workout.owner] = owned
-            }
-            return FeedItem(record: workout, pictures: pictures[workout.id] ?? [], units: owned, pictureSize: size)
-        }
+        try WorkFeedCoordinator.feedItems(workouts, reader: reader, pictureSize: pictureSize)
     }
 
     /// The workout's track: its route cut by its owner's privacy policy exactly as its pictures

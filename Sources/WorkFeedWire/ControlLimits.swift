@@ -6,6 +6,8 @@ public enum ControlLimits {
     public static let maximumBodyBytes = 8 << 20
     /// Workout ids in one ENQUEUE.
     public static let maximumEnqueueIDs = 100_000
+    /// Workouts in one UPLOAD (one file's).
+    public static let maximumUploadWorkouts = 1_000
     /// Workout ids in one DELETE.
     public static let maximumDeleteIDs = 10_000
     /// ENQUEUE priorities; `workctl request` uses 100.

@@ -54,6 +54,51 @@ public struct ImportRequest: Codable, Sendable, Hashable {
 /// TRACK: one workout's route as its pictures show it (privacy zones and trimmed ends applied),
 /// simplified, with its elevation and heart-rate series: a ``WorkoutTrack`` (docs/PROTOCOL.md).
 /// Another owner's workout is answered `not-found`, as SHOW answers it.
+/// UPLOAD: the workouts of one uploaded file, as IMPORTs would carry them, with the pictures to
+/// request for those that are new or changed, answered with each workout as the feed shows it,
+/// all in one transaction: all of it is kept or none (issue 37, item 2: an upload was an IMPORT
+/// for each workout, an ENQUEUE and a SHOW for each, so a coordinator that stalled after the
+/// first kept the workout behind a 503). Attachments: each workout's route and heart-rate
+/// series, in order, then, with ``hasOriginal``, the original file (gzip) of the first.
+public struct UploadRequest: Codable, Sendable, Hashable {
+    public var workouts: [ImportRequest]
+    public var hasOriginal: Bool
+    /// The pictures requested, ahead of bulk work (every theme the coordinator draws).
+    public var kinds: [PictureKind]
+    public var scales: [Int]
+    public var priority: Int
+    public var owner: String
+
+    public init(workouts: [ImportRequest], hasOriginal: Bool, kinds: [PictureKind], scales: [Int], priority: Int, owner: String) {
+        self.workouts = workouts
+        self.hasOriginal = hasOriginal
+        self.kinds = kinds
+        self.scales = scales
+        self.priority = priority
+        self.owner = owner
+    }
+}
+
+/// UPLOAD's answer: for each workout of the request, in order, what its import did and the
+/// workout as the feed shows it (the stored one for a duplicate).
+public struct UploadReply: Codable, Sendable, Hashable {
+    public struct Workout: Codable, Sendable, Hashable {
+        public var imported: ImportReply
+        public var item: FeedItem
+
+        public init(imported: ImportReply, item: FeedItem) {
+            self.imported = imported
+            self.item = item
+        }
+    }
+
+    public var workouts: [Workout]
+
+    public init(workouts: [Workout]) {
+        self.workouts = workouts
+    }
+}
+
 public struct TrackRequest: Codable, Sendable, Hashable {
     public var id: WorkoutID
     public var owner: String?

@@ -23,6 +23,9 @@ public enum ControlCommand: String, Sendable, Hashable, CaseIterable {
     case summary = "SUMMARY"
     /// A workout's visible route, simplified, and its series for a chart (``TrackRequest``).
     case track = "TRACK"
+    /// A file's workouts imported, their pictures requested and each returned as the feed shows
+    /// it, in one transaction (``UploadRequest``): the gateway's upload as one unit.
+    case upload = "UPLOAD"
 }
 
 /// `[WFC1][request id: u64, deadline: u64?][COMMAND][body: JSON][attachment...]`
@@ -85,8 +88,8 @@ public struct ControlRequest: Sendable, Hashable {
             throw WireError("\(name): frame 3 (body) is \(body.count) bytes, at most \(ControlLimits.maximumBodyBytes)")
         }
         attachments = Array(frames.dropFirst(reader.index))
-        guard command == .importWorkout || attachments.isEmpty else {
-            throw WireError("\(name): \(attachments.count) unexpected frame(s) after the body (only IMPORT carries attachments)")
+        guard command == .importWorkout || command == .upload || attachments.isEmpty else {
+            throw WireError("\(name): \(attachments.count) unexpected frame(s) after the body (only IMPORT and UPLOAD carry attachments)")
         }
     }
 }

@@ -89,36 +89,22 @@ extension GatewayAPI {
         }
         let (name, workouts) = try outcome.map { ($0.name, $0.workouts) }.get()
 
-        var results: [(id: WorkoutID, result: ImportResult, reason: String?)] = []
-        var requested: [WorkoutID] = []
-        for (number, workout) in workouts.enumerated() {
-            var attachments = [SeriesCodec.encode(workout.route), SeriesCodec.encode(workout.heartRate)]
-            if number == 0, let original = workout.original { attachments.append(Gzip.compress(original)) }
-            let reply = try await ask(.importWorkout, ImportRequest(workout, owner: owner), attachments: attachments, as: ImportReply.self)
-            let id = reply.result == .duplicate ? (reply.duplicateOf ?? reply.id) : reply.id
-            results.append((id, reply.result, reply.reason))
-            if [.imported, .updated, .replacedDuplicate].contains(reply.result) { requested.append(reply.id) }
-        }
-        if !requested.isEmpty {
-            var enqueue = EnqueueRequest(
-                // No themes: every theme the coordinator draws.
-                ids: requested, kinds: configuration.uploadKinds, themes: [], scales: configuration.uploadScales,
-                priority: EnqueueRequest.interactivePriority)
-            enqueue.owner = owner
-            _ = try await ask(.enqueue, enqueue, as: EnqueueReply.self)
-        }
-        // Each workout as the feed shows it, its pictures just requested: the app draws its card at once.
-        var uploaded: [UploadResult.Uploaded] = []
-        for result in results {
-            let bytes = try await showItem(result.id, owner: owner)
-            let item: FeedItem
-            do {
-                item = try ControlCodec.decode(FeedItem.self, from: bytes)
-            } catch {
-                logger.error("the coordinator's SHOW reply could not be read", metadata: ["error": "\(error)"])
-                throw Problem.internalError()
-            }
-            uploaded.append(.init(result: result.result, reason: result.reason, workout: item))
+        // One request: the workouts imported, their pictures requested and each returned as the
+        // feed shows it, all in one transaction, so that a 503 (the coordinator did not answer in
+        // time) means nothing was kept (it was an IMPORT for each workout, an ENQUEUE and a SHOW
+        // for each: a stall after the first kept the workout behind the 503).
+        var attachments: [[UInt8]] = workouts.flatMap { [SeriesCodec.encode($0.route), SeriesCodec.encode($0.heartRate)] }
+        let original = workouts[0].original
+        if let original { attachments.append(Gzip.compress(original)) }
+        let request = UploadRequest(
+            workouts: workouts.map { ImportRequest($0, owner: owner) }, hasOriginal: original != nil, kinds: configuration.uploadKinds,
+            scales: configuration.uploadScales, priority: EnqueueRequest.interactivePriority, owner: owner)
+        let reply = try await ask(.upload, request, attachments: attachments, as: UploadReply.self)
+        let uploaded = reply.workouts.map { UploadResult.Uploaded(result: $0.imported.result, reason: $0.imported.reason, workout: $0.item) }
+        let results = reply.workouts.map { (id: $0.item.id, result: $0.imported.result) }
+        guard !results.isEmpty else {
+            logger.error("the coordinator's UPLOAD reply has no workout")
+            throw Problem.internalError()
         }
         let created = results.contains { $0.result == .imported }
         let first = results[0]
