@@ -30,7 +30,23 @@ extension Dispatcher {
         let (specsBefore, outboxBefore) = (specs, outbox)
         do {
             return try transaction.savepoint { transaction in
-                try answer(work, specs: &specs, transaction: &transaction, outbox: &outbox)
+                // A change sent again with its idempotency key is answered as the first time,
+                // not carried out twice; the reply to one carried out is kept in the same savepoint.
+                let idempotency = try IdempotencyFields.of(request)
+                if let idempotency, let kept = try transaction.reader.keptReply(owner: idempotency.owner, key: idempotency.key) {
+                    guard kept.digest == idempotency.digest else {
+                        throw ControlRequestError(
+                            .idempotencyKeyReused,
+                            "\(request.command.rawValue): the idempotency key '\(idempotency.key.prefix(80))' was sent with another request")
+                    }
+                    logger.debug("a change sent again with its idempotency key; answered as before", metadata: ["key": "\(idempotency.key)"])
+                    return ControlReply(id: request.id, ok: true, body: kept.reply)
+                }
+                let reply = try answer(work, specs: &specs, transaction: &transaction, outbox: &outbox)
+                if let idempotency, let reply, reply.ok, !reply.isProgress {
+                    try transaction.keepReply(reply.body, owner: idempotency.owner, key: idempotency.key, digest: idempotency.digest, now: Date())
+                }
+                return reply
             }
         } catch let error as IndexError where error.code == .conflict {
             // A deadlock with another coordinator's turn (PostgreSQL): the request was not wrong,
@@ -444,5 +460,36 @@ extension Dispatcher {
                 metadata: ["owner": "\(owner)", "zones": "\(zones.count)", "stale": "\(reply.stale)", "revived": "\(reply.revived)"])
         }
         return try ControlCodec.encode(ZonesReply(zones: zones, added: added, removed: removed, stale: stale))
+    }
+}
+
+/// What makes a change idempotent (docs/gateway.md, "Idempotency-Key"): the owner it is for, the
+/// key its client sent (`idempotencyKey` in the body, beside `owner`), and the digest of the
+/// request (its command and body; not its attachments, which the body names: an upload's file by
+/// its SHA-256) that tells a key sent again with another request.
+struct IdempotencyFields {
+    var owner: String
+    var key: String
+    var digest: String
+
+    /// How long a reply is kept for its key: a client retries within minutes, not days.
+    static let keptFor: TimeInterval = 24 * 3600
+
+    /// The fields of `request`, or `nil` when it has no key (or no owner, which a key needs).
+    static func of(_ request: ControlRequest) throws(ControlRequestError) -> IdempotencyFields? {
+        struct Fields: Decodable {
+            var owner: String?
+            var idempotencyKey: String?
+        }
+        guard let fields = try? ControlCodec.decode(Fields.self, from: request.body), let key = fields.idempotencyKey else { return nil }
+        guard IdempotencyKey.isValid(key) else {
+            throw ControlRequestError("\(request.command.rawValue): idempotencyKey must be 1 to 255 printable ASCII characters")
+        }
+        guard let owner = fields.owner else { throw ControlRequestError("\(request.command.rawValue): an idempotencyKey needs an owner") }
+        var hasher = SHA256()
+        hasher.update(request.command.rawValue)
+        hasher.update([0])
+        hasher.update(request.body)
+        return IdempotencyFields(owner: owner, key: key, digest: hasher.finalize().map { String(format: "%02x", $0) }.joined())
     }
 }

@@ -207,6 +207,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
                         }
                     }
                     termAfter = try transaction.lead(now: Date())
+                    _ = try transaction.forgetReplies(before: Date().addingTimeInterval(-IdempotencyFields.keptFor))
                 }
                 if !batch.stopping {
                     try dispatch(

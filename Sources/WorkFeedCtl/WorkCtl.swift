@@ -169,7 +169,7 @@ extension ControlClientError {
         guard fromCoordinator else { return WorkCtlExit.unavailable }
         switch code {
         case .busy?, .expired?: return WorkCtlExit.unavailable
-        case .badRequest?, .notFound?, .forbidden?, .internal?, .emptyWorkout?, nil: return WorkCtlExit.failed
+        case .badRequest?, .notFound?, .forbidden?, .internal?, .emptyWorkout?, .idempotencyKeyReused?, nil: return WorkCtlExit.failed
         }
     }
 }

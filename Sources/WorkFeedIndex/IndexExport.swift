@@ -11,7 +11,7 @@ public struct IndexExport {
     /// kept job counts are not among them: a backend keeps its own from the jobs it holds.
     public static let tables = [
         "meta", "workout", "series", "job", "deleted_workout", "picture_wanted", "privacy_zone", "owner_settings", "withdrawn_picture",
-        "summary_owner", "workout_summary", "summary_bucket", "removal",
+        "summary_owner", "workout_summary", "summary_bucket", "removal", "kept_reply",
     ]
 
     /// Tables that are not an index's content: the migrations' record and the kept counts.

@@ -298,6 +298,13 @@ public protocol IndexWriting {
     mutating func keepRemovals(_ names: [String], now: Date) throws
     /// Forgets kept removals that are done.
     mutating func forgetRemovals(_ names: [String]) throws
+    /// Keeps the reply to a change sent with an idempotency key (docs/gateway.md,
+    /// "Idempotency-Key"); a key already kept for the owner keeps its first reply.
+    /// - Parameter digest: what the request said (its command and body), to tell a key sent again
+    ///   with another request.
+    mutating func keepReply(_ reply: [UInt8], owner: String, key: String, digest: String, now: Date) throws
+    /// Forgets the replies kept before `before`; how many.
+    mutating func forgetReplies(before: Date) throws -> Int
     /// The index's own name, for the picture store's owner marker (docs/operations.md, "One
     /// store, one index"): 16 random bytes made once, kept in `meta` as `index_id` (a copy of the
     /// index, `workctl index copy`, carries it), as a UUID's text.
@@ -407,6 +414,8 @@ public protocol IndexReading {
     func keptRemovals(limit: Int) throws -> [String]
     /// How many removals are kept, and since when the oldest has waited.
     func keptRemovalCount() throws -> (count: Int, oldest: Date?)
+    /// The reply kept for `owner`'s idempotency key (``IndexWriting/keepReply(_:owner:key:digest:now:)``).
+    func keptReply(owner: String, key: String) throws -> KeptReply?
     /// Whether `key` named a picture that a change of its owner's zones withdrew.
     func isWithdrawn(key: String) throws -> Bool
 
@@ -458,3 +467,14 @@ extension IndexWriting {
     }
 }
 extension IndexReader: IndexReading {}
+
+/// The reply kept for an idempotency key, and the digest of the request it answered.
+public struct KeptReply: Sendable, Hashable {
+    public var digest: String
+    public var reply: [UInt8]
+
+    public init(digest: String, reply: [UInt8]) {
+        self.digest = digest
+        self.reply = reply
+    }
+}

@@ -419,6 +419,18 @@ extension WorkoutIndex {
             // when it first failed.
             try db.execute(sql: "CREATE TABLE removal (name TEXT PRIMARY KEY NOT NULL, since REAL NOT NULL) WITHOUT ROWID")
         }
+        migrator.registerMigration("v18: replies kept for idempotency keys") { db in
+            // The reply to a change a client sent with an Idempotency-Key, by owner and key, kept a
+            // day (docs/gateway.md, "Idempotency-Key"): a request sent again with the key is
+            // answered with it instead of being carried out twice.
+            try db.execute(
+                sql: """
+                    CREATE TABLE kept_reply (
+                        owner TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL, reply BLOB NOT NULL, at REAL NOT NULL,
+                        PRIMARY KEY (owner, key)) WITHOUT ROWID;
+                    CREATE INDEX kept_reply_at ON kept_reply (at);
+                    """)
+        }
         return migrator
     }
 

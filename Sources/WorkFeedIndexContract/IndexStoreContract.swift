@@ -167,6 +167,24 @@ public enum IndexStoreContract {
         try check(none.count == 0 && none.oldest == nil, "with none kept the count is \(none)")
     }
 
+    /// Replies kept for idempotency keys (issue 37): by owner and key, the first kept for a key
+    /// stays, another owner's same key is another, and those older than a time are forgotten.
+    public static func repliesAreKeptByOwnerAndKey(_ store: some WorkoutIndexStore) throws {
+        let first = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.write { try $0.keepReply([1, 2, 0, 255], owner: "alice", key: "k-1", digest: "d1", now: first) }
+        try store.write { try $0.keepReply([9], owner: "alice", key: "k-1", digest: "d2", now: first.addingTimeInterval(5)) }
+        try store.write { try $0.keepReply([7], owner: "bob", key: "k-1", digest: "d3", now: first.addingTimeInterval(60)) }
+        let alice = try store.read { try $0.keptReply(owner: "alice", key: "k-1") }
+        try check(alice == KeptReply(digest: "d1", reply: [1, 2, 0, 255]), "alice's k-1 is \(String(describing: alice)), not her first reply")
+        let bob = try store.read { try $0.keptReply(owner: "bob", key: "k-1") }
+        try check(bob == KeptReply(digest: "d3", reply: [7]), "bob's k-1 is \(String(describing: bob))")
+        try check(try store.read { try $0.keptReply(owner: "alice", key: "k-2") } == nil, "a key never kept has a reply")
+        let forgotten = try store.write { try $0.forgetReplies(before: first.addingTimeInterval(30)) }
+        try check(forgotten == 1, "forgetting before 30 s forgot \(forgotten), not alice's one")
+        try check(try store.read { try $0.keptReply(owner: "alice", key: "k-1") } == nil, "alice's old reply is still kept")
+        try check(try store.read { try $0.keptReply(owner: "bob", key: "k-1") } != nil, "bob's newer reply was forgotten")
+    }
+
     /// Summary rebuilds take owners in turn (issue 37): one owner whose time zone changes before
     /// every step restarts only their own rebuild, and another owner's finishes, its workouts
     /// counted. Before, every step served the owner first in order.

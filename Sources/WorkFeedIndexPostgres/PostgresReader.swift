@@ -219,6 +219,12 @@ public struct PostgresReader: IndexReading {
         return (Int(found?.0 ?? 0), found?.1.map(Date.init(timeIntervalSince1970:)))
     }
 
+    public func keptReply(owner: String, key: String) throws -> KeptReply? {
+        try session.query("SELECT digest, reply FROM kept_reply WHERE owner = \(owner) AND key = \(key)", "reading a kept reply")
+            .firstDecoded("a kept reply") { try $0.decode((String, ByteBuffer).self) }
+            .map { KeptReply(digest: $0.0, reply: Array($0.1.readableBytesView)) }
+    }
+
     public func isWithdrawn(key: String) throws -> Bool { try PostgresPrivacy.isWithdrawn(key: key, in: session) }
 
     // MARK: Owner settings

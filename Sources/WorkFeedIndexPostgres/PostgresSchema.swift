@@ -19,6 +19,17 @@ public enum PostgresSchema {
             "pg6: removals that wait, kept until the picture store has done them",
             // As SQLite's v17 (docs/operations.md, "Removals that wait").
             ["CREATE TABLE removal (name text PRIMARY KEY, since double precision NOT NULL)"]),
+        Migration(
+            "pg7: replies kept for idempotency keys",
+            // As SQLite's v18 (docs/gateway.md, "Idempotency-Key").
+            [
+                """
+                CREATE TABLE kept_reply (
+                    owner text, key text, digest text NOT NULL, reply bytea NOT NULL, at double precision NOT NULL,
+                    PRIMARY KEY (owner, key))
+                """,
+                "CREATE INDEX kept_reply_at ON kept_reply (at)",
+            ]),
     ]
 
     /// One version of the schema: its statements, then what it works out in Swift (a value

@@ -169,6 +169,19 @@ extension PostgresTransaction: IndexWriting {
         try session.query("DELETE FROM removal WHERE name = ANY(\(names)::text[])", "forgetting \(names.count) removals done")
     }
 
+    public mutating func keepReply(_ reply: [UInt8], owner: String, key: String, digest: String, now: Date) throws {
+        try session.query(
+            """
+            INSERT INTO kept_reply (owner, key, digest, reply, at) VALUES (\(owner), \(key), \(digest), \(ByteBuffer(bytes: reply)), \(now.timeIntervalSince1970))
+            ON CONFLICT (owner, key) DO NOTHING
+            """, "keeping the reply to an idempotency key")
+    }
+
+    public mutating func forgetReplies(before: Date) throws -> Int {
+        try session.query("DELETE FROM kept_reply WHERE at < \(before.timeIntervalSince1970) RETURNING 1::bigint", "forgetting kept replies")
+            .decoded("forgotten replies") { try $0.decode(Int64.self) }.count
+    }
+
     public mutating func indexIdentity() throws -> String {
         let made = IndexIdentity.random()
         try session.query(

@@ -15,6 +15,9 @@ public struct SettingsRequest: Codable, Sendable, Hashable {
     public var set: OwnerSettings?
     public var replace: Bool?
     public var unset: [OwnerSettings.Field]?
+    /// The client's `Idempotency-Key` (docs/gateway.md): the same change sent again with it is
+    /// answered as the first time, not carried out twice.
+    public var idempotencyKey: String?
 
     public init(owner: String, set: OwnerSettings? = nil, replace: Bool? = nil, unset: [OwnerSettings.Field]? = nil) {
         self.owner = owner

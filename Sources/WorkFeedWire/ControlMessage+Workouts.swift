@@ -68,6 +68,9 @@ public struct UploadRequest: Codable, Sendable, Hashable {
     public var scales: [Int]
     public var priority: Int
     public var owner: String
+    /// The client's `Idempotency-Key` (docs/gateway.md): the same change sent again with it is
+    /// answered as the first time, not carried out twice.
+    public var idempotencyKey: String?
 
     public init(workouts: [ImportRequest], hasOriginal: Bool, kinds: [PictureKind], scales: [Int], priority: Int, owner: String) {
         self.workouts = workouts
@@ -199,6 +202,9 @@ public struct DeleteRequest: Codable, Sendable, Hashable {
     public var owner: String?
     /// Send PROGRESS replies while the delete goes on (it is done in steps, docs/PROTOCOL.md).
     public var progress: Bool?
+    /// The client's `Idempotency-Key` (docs/gateway.md): the same change sent again with it is
+    /// answered as the first time, not carried out twice.
+    public var idempotencyKey: String?
     public init(ids: [WorkoutID]?, owner: String? = nil, progress: Bool? = nil) {
         self.ids = ids
         self.owner = owner

@@ -10,6 +10,9 @@ public struct ZonesRequest: Codable, Sendable, Hashable {
     public var add: NewZone?
     /// The id of a zone to remove.
     public var remove: Int64?
+    /// The client's `Idempotency-Key` (docs/gateway.md): the same change sent again with it is
+    /// answered as the first time, not carried out twice.
+    public var idempotencyKey: String?
 
     public struct NewZone: Codable, Sendable, Hashable {
         public var latitude: Double

@@ -227,6 +227,17 @@ public enum ControlErrorCode: String, Codable, Sendable, Hashable, CaseIterable 
     /// docs/import.md "Nothing to show"): nothing stored; ``ControlErrorBody/reason`` says what is
     /// missing. Sending it again does not help.
     case emptyWorkout = "empty-workout"
+    /// A change sent with an idempotency key its owner already sent with another request: not
+    /// carried out (docs/gateway.md, "Idempotency-Key").
+    case idempotencyKeyReused = "idempotency-key-reused"
+}
+
+/// An `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header) as WorkFeed takes it: 1 to
+/// 255 printable ASCII characters, a UUID in practice.
+public enum IdempotencyKey {
+    public static func isValid(_ key: String) -> Bool {
+        (1...255).contains(key.utf8.count) && key.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
 }
 
 /// JSON as the control protocol writes it: sorted keys, ISO-8601 dates in UTC with their fraction

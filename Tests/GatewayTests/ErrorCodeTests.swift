@@ -13,6 +13,7 @@ import WorkFeedThreads
     /// The status each code is answered with, written out apart from the gateway's table.
     static let statuses: [ControlErrorCode: Int] = [
         .notFound: 404, .expired: 503, .busy: 503, .badRequest: 500, .forbidden: 500, .internal: 500, .emptyWorkout: 400,
+        .idempotencyKeyReused: 422,
     ]
 
     @Test(arguments: ControlErrorCode.allCases)

@@ -155,6 +155,7 @@ struct PostgresSchemaTests {
             ALTER TABLE workout DROP COLUMN route_south, DROP COLUMN route_west, DROP COLUMN route_north, DROP COLUMN route_east
             """, "as pg4 left it")
         try session.query("DROP TABLE removal", "as pg4 left it")
+        try session.query("DROP TABLE kept_reply", "as pg4 left it")
         try session.query("DELETE FROM schema_migration WHERE version >= 5", "as pg4 left it")
         #expect(try PostgresSchema.migrate(session, appliedBy: "test") == (4, PostgresSchema.currentVersion))
         let stored = try session.query(

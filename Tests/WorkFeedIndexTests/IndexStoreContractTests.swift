@@ -16,6 +16,7 @@ import WorkFeedModel
         try IndexStoreContract.keysAreMadeOfTheStoredRoutesBox(TemporaryIndex().index)
         try IndexStoreContract.summaryRebuildsTakeOwnersInTurn(TemporaryIndex().index)
         try IndexStoreContract.removalsWaitUntilForgotten(TemporaryIndex().index)
+        try IndexStoreContract.repliesAreKeptByOwnerAndKey(TemporaryIndex().index)
         let temporary = try TemporaryIndex()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(temporary.index)
         // An index of one writer keeps them in memory: they end with it, and after a restart every

@@ -84,9 +84,10 @@ func anyKey(_ picture: PictureID, _ inputs: PictureInputs) -> String {
                 "v9: owner settings",
                 "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures", "v13: summaries",
                 "v14: picture kinds", "v15: zone ids never reused", "v16: route boxes", "v17: removals that wait",
+                "v18: replies kept for idempotency keys",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 17)
+        #expect(try reopened.appliedMigrations().count == 18)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
@@ -95,7 +96,7 @@ func anyKey(_ picture: PictureID, _ inputs: PictureInputs) -> String {
         }
         #expect(
             tables == [
-                "deleted_workout", "job", "job_count", "job_count_by_owner", "meta", "owner_settings", "picture_wanted", "privacy_zone",
+                "deleted_workout", "job", "job_count", "job_count_by_owner", "kept_reply", "meta", "owner_settings", "picture_wanted", "privacy_zone",
                 "removal", "series", "summary_bucket", "summary_owner", "withdrawn_picture", "workout", "workout_summary",
             ])
     }

@@ -134,6 +134,12 @@ extension Problem {
         // a coordinator of a newer rule may still refuse one: the client's file, not a fault.
         case .emptyWorkout:
             Problem("empty-workout", "The file has nothing to show", status: .badRequest, detail: "no track and no figures: not stored")
+        case .idempotencyKeyReused:
+            Problem(
+                "idempotency-key-reused", "The Idempotency-Key was sent with another request", status: .unprocessableContent,
+                detail:
+                    "this Idempotency-Key was used for another request: send a new key with each new request, the same key only with that request again"
+            )
         }
     }
 }

@@ -18,7 +18,9 @@ extension GatewayAPI {
     /// heatmaps again. 400 `bad-settings` names the `field` that is wrong; nothing changes then.
     func putSettings(_ request: Request, context: GatewayContext) async throws -> Response {
         let settings = try await Self.settingsBody(of: request, read: OwnerSettings.decode(json:))
-        return try await changeSettings(SettingsRequest(owner: try context.requireOwner(), set: settings, replace: true), context: context)
+        var change = SettingsRequest(owner: try context.requireOwner(), set: settings, replace: true)
+        change.idempotencyKey = try Self.idempotencyKey(request)
+        return try await changeSettings(change, context: context)
     }
 
     /// `PATCH /v1/settings`: a JSON merge patch (RFC 7396) of the caller's settings: the members
@@ -28,7 +30,8 @@ extension GatewayAPI {
     func patchSettings(_ request: Request, context: GatewayContext) async throws -> Response {
         let patch = try await Self.settingsBody(of: request, read: OwnerSettingsPatch.decode(json:))
         // The coordinator merges (`replace: false`) against what the index holds, in one transaction.
-        let change = SettingsRequest(owner: try context.requireOwner(), set: patch.set, replace: false, unset: patch.unset)
+        var change = SettingsRequest(owner: try context.requireOwner(), set: patch.set, replace: false, unset: patch.unset)
+        change.idempotencyKey = try Self.idempotencyKey(request)
         return try await changeSettings(change, context: context)
     }
 

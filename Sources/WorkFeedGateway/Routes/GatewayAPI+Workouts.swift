@@ -32,7 +32,9 @@ extension GatewayAPI {
     func deleteWorkout(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
         let id = try Self.workoutID(context)
-        let reply = try await ask(.delete, DeleteRequest(ids: [id], owner: owner), as: DeleteReply.self)
+        var change = DeleteRequest(ids: [id], owner: owner)
+        change.idempotencyKey = try Self.idempotencyKey(request)
+        let reply = try await ask(.delete, change, as: DeleteReply.self)
         guard reply.deleted.contains(id) else { throw Problem.notFound("no workout \(id)") }
         return Response(status: .noContent)
     }
@@ -45,6 +47,13 @@ extension GatewayAPI {
     /// and dropped (nothing kept).
     func upload(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
+        let idempotencyKey: String?
+        do {
+            idempotencyKey = try Self.idempotencyKey(request)
+        } catch {
+            try await Self.discardBody(of: request, upTo: configuration.uploadMaximumBytes)
+            throw error
+        }
         if let seconds = uploads.take(owner) {
             context.logger.notice("upload refused: too many", metadata: ["owner": "\(owner)", "retry_after_s": "\(seconds)"])
             // Read and dropped as it comes, so that the client, still sending, reads the 429
@@ -96,10 +105,11 @@ extension GatewayAPI {
         var attachments: [[UInt8]] = workouts.flatMap { [SeriesCodec.encode($0.route), SeriesCodec.encode($0.heartRate)] }
         let original = workouts[0].original
         if let original { attachments.append(Gzip.compress(original)) }
-        let request = UploadRequest(
+        var change = UploadRequest(
             workouts: workouts.map { ImportRequest($0, owner: owner) }, hasOriginal: original != nil, kinds: configuration.uploadKinds,
             scales: configuration.uploadScales, priority: EnqueueRequest.interactivePriority, owner: owner)
-        let reply = try await ask(.upload, request, attachments: attachments, as: UploadReply.self)
+        change.idempotencyKey = idempotencyKey
+        let reply = try await ask(.upload, change, attachments: attachments, as: UploadReply.self)
         let uploaded = reply.workouts.map { UploadResult.Uploaded(result: $0.imported.result, reason: $0.imported.reason, workout: $0.item) }
         let results = reply.workouts.map { (id: $0.item.id, result: $0.imported.result) }
         guard !results.isEmpty else {

@@ -21,7 +21,9 @@ extension GatewayAPI {
         let owner = try context.requireOwner()
         let body = try await Self.body(of: request, upTo: 4096)
         let zone = try Self.newZone(Data(body.readableBytesView))
-        let reply = try await ask(.zones, ZonesRequest(owner: owner, add: zone), as: ZonesReply.self)
+        var change = ZonesRequest(owner: owner, add: zone)
+        change.idempotencyKey = try Self.idempotencyKey(request)
+        let reply = try await ask(.zones, change, as: ZonesReply.self)
         if let refusal = reply.refusal {
             guard refusal.code == "too-many-zones" else { throw Problem.badZone(refusal.message, field: refusal.field) }
             throw Problem("too-many-zones", "Too many privacy zones", status: .conflict, detail: refusal.message)
@@ -37,7 +39,9 @@ extension GatewayAPI {
         let owner = try context.requireOwner()
         let text = context.parameters.get("id") ?? ""
         guard let id = Int64(text), id > 0 else { throw Problem.notFound("no zone \(text.prefix(40))") }
-        let reply = try await ask(.zones, ZonesRequest(owner: owner, remove: id), as: ZonesReply.self)
+        var change = ZonesRequest(owner: owner, remove: id)
+        change.idempotencyKey = try Self.idempotencyKey(request)
+        let reply = try await ask(.zones, change, as: ZonesReply.self)
         guard reply.removed == true else { throw Problem.notFound("no zone \(id)") }
         context.logger.info("privacy zone removed", metadata: ["owner": "\(owner)", "zone": "\(id)", "stale": "\(reply.stale)"])
         return Response(status: .noContent)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import Prometheus
@@ -69,6 +70,19 @@ struct GatewayAPI: Sendable {
             throw problem
         }
     }
+
+    /// The request's `Idempotency-Key` (docs/gateway.md, "Idempotency-Key"), or `nil`; 400
+    /// `bad-idempotency-key` when it is not 1 to 255 printable ASCII characters.
+    static func idempotencyKey(_ request: Request) throws(Problem) -> String? {
+        guard let key = request.headers[idempotencyKeyField] else { return nil }
+        guard IdempotencyKey.isValid(key) else {
+            throw Problem.badRequest(
+                "bad-idempotency-key", "Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID, say), is '\(key.prefix(40))'")
+        }
+        return key
+    }
+
+    static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
 
     /// Counts and logs (throttled) a request the coordinator did not answer; the client is told
     /// only that (``Problem/unavailable()``), the log says where and why.
