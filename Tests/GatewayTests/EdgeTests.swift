@@ -18,21 +18,6 @@ import Glibc
         Data(#"{"latitude": \#(latitude), "longitude": \#(longitude), "radius": \#(radius)}"#.utf8)
     }
 
-    /// Runs `body` against a fresh system and stops it whatever happens.
-    func withSystem(
-        workers: Int = 0, _ adjust: (inout GatewayConfiguration) -> Void = { _ in },
-        _ body: (GatewaySystem) async throws -> Void
-    ) async throws {
-        let system = try await GatewaySystem(workers: workers, adjust: adjust)
-        do {
-            try await body(system)
-        } catch {
-            await system.stop()
-            throw error
-        }
-        await system.stop()
-    }
-
     // MARK: Finding 2: a link in the cache
 
     /// A symbolic link planted under `keys/` (every worker host can write the cache) served any file

@@ -17,17 +17,6 @@ import WorkFeedModel
         Data(#"{"latitude": \#(latitude), "longitude": 10, "radius": 300}"#.utf8)
     }
 
-    func withSystem(workers: Int = 0, _ body: (GatewaySystem) async throws -> Void) async throws {
-        let system = try await GatewaySystem(workers: workers)
-        do {
-            try await body(system)
-        } catch {
-            await system.stop()
-            throw error
-        }
-        await system.stop()
-    }
-
     @Test func aZoneSentAgainWithItsKeyIsAddedOnce() async throws {
         try await withSystem { system in
             let alice = system.token("alice")

@@ -300,6 +300,20 @@ extension GatewaySystem {
     }
 }
 
+/// Runs `body` against a fresh system and stops it whatever happens.
+func withSystem(
+    workers: Int = 0, _ adjust: (inout GatewayConfiguration) -> Void = { _ in }, _ body: (GatewaySystem) async throws -> Void
+) async throws {
+    let system = try await GatewaySystem(workers: workers, adjust: adjust)
+    do {
+        try await body(system)
+    } catch {
+        await system.stop()
+        throw error
+    }
+    await system.stop()
+}
+
 /// A fixture of the end-to-end tests (Tests/EndToEndTests/Fixtures, origins in SOURCES.md there).
 func fixture(_ name: String) -> String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
