@@ -44,6 +44,10 @@ struct ControlWork: Sendable {
     /// What a request carried out in steps, one a turn (a long DELETE), has done in the turns
     /// before this one; `nil` at its first step.
     var carried: DeleteReply? = nil
+    /// What became of the original file the request carries, by its SHA-256, found by the
+    /// ``OriginalIntake`` before the request reached the index thread; `nil` for a request that
+    /// names none.
+    var original: [String: OriginalIntake.Outcome]? = nil
 }
 
 /// Something to remove from storage once a batch has committed.

@@ -32,6 +32,8 @@ struct CoordinatorLoop: ~Copyable {
     /// Control replies held until their batch's removals were tried (``RemovalQueue``).
     let removedReplies: HeldReplies
     let reads: ReadService
+    /// Where IMPORTs and UPLOADs keep their original files before the index thread sees them.
+    let intake: OriginalIntake
     /// What each control client has in flight.
     var clients: ClientLoads
     /// Replies on their way to control clients, bounded over all of them.
@@ -112,11 +114,19 @@ struct CoordinatorLoop: ~Copyable {
         let readsDoneSocket = try ZMQSocket(context, type: .pull)
         try readsDoneSocket.bind(readsDoneEndpoint)
         let removedReplies = HeldReplies()
-        let privacySecret = try Self.startIndexThread(
+        let (privacySecret, originals) = try Self.startIndexThread(
             index: index, configuration: configuration, context: context, doneEndpoint: doneEndpoint, inbox: inbox, outboxes: outboxes,
             removals: (removedReplies, readsDoneEndpoint),
             done: indexThreadDone, metrics: metrics, dispatchState: dispatchState, logger: logger)
         let pictureSize = PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)
+        let intake: OriginalIntake
+        do {
+            intake = try OriginalIntake(originals: originals, context: context, doneEndpoint: readsDoneEndpoint, logger: logger)
+        } catch {
+            inbox.close()
+            indexThreadDone.wait()
+            throw error
+        }
         do {
             reads = try ReadService(
                 index: index,
@@ -129,10 +139,12 @@ struct CoordinatorLoop: ~Copyable {
                 },
                 context: context, doneEndpoint: readsDoneEndpoint, logger: logger)
         } catch {
+            intake.close()
             inbox.close()
             indexThreadDone.wait()
             throw error
         }
+        self.intake = intake
         self.readsDoneSocket = readsDoneSocket
         self.removedReplies = removedReplies
         clients = ClientLoads(maximumRequests: configuration.controlMaximumInFlight, maximumBytes: configuration.controlMaximumInFlightBytes)
@@ -173,10 +185,11 @@ struct CoordinatorLoop: ~Copyable {
         index backend: Backend, configuration: CoordinatorConfiguration, context: ZMQContext, doneEndpoint: String, inbox: Inbox,
         outboxes: Handoff<Outbox>, removals removalsEnd: (replies: HeldReplies, doneEndpoint: String),
         done: DispatchSemaphore, metrics: CoordinatorMetrics, dispatchState: DispatchState, logger: Logger
-    ) throws -> [UInt8] {
+    ) throws -> (privacySecret: [UInt8], originals: OriginalFileStore) {
         // The dispatcher's privacy secret once it is open (made and kept in the index the first
-        // time), for the read threads' TRACK; or why it could not open.
-        let opened = Handoff<Result<[UInt8], any Error>>()
+        // time), for the read threads' TRACK, and its originals' store, for the intake; or why it
+        // could not open.
+        let opened = Handoff<Result<([UInt8], OriginalFileStore), any Error>>()
         let thread = Thread {
             defer { done.signal() }
             do {
@@ -194,7 +207,7 @@ struct CoordinatorLoop: ~Copyable {
                     doneEndpoint: removalsEnd.doneEndpoint, waiting: waiting.compactMap(Removal.init(keptName:)),
                     keeping: { keep, done in inbox.add(removalsToKeep: keep, done: done) }, logger: logger)
                 if !waiting.isEmpty { logger.notice("removals that waited in the index tried again", metadata: ["removals": "\(waiting.count)"]) }
-                opened.put(.success(dispatcher.specs.privacy.secret))
+                opened.put(.success((dispatcher.specs.privacy.secret, dispatcher.originals)))
                 var sweeps: [SweepThread] = []
                 while true {
                     let batch = inbox.take()
@@ -242,7 +255,7 @@ struct CoordinatorLoop: ~Copyable {
         thread.name = "coordinator-index"
         thread.start()
         switch opened.take() {
-        case .success(let secret): return secret
+        case .success(let (secret, originals)): return (secret, originals)
         case .failure(let error):
             done.wait()
             throw error
@@ -254,6 +267,7 @@ struct CoordinatorLoop: ~Copyable {
             // Whatever ended the loop, the read threads end, and the index thread records what it
             // has and ends too (last: its connection is then the index's last one).
             reads.close()
+            intake.close()
             inbox.close()
             indexThreadDone.wait()
         }
@@ -291,7 +305,9 @@ struct CoordinatorLoop: ~Copyable {
         var controlMessages: [Batch.Message] = []
         if !full { try Self.drain(workerSocket, into: &workerMessages, upTo: Self.maximumMessagesPerBatch, withRoles: true) }
         try Self.drain(controlSocket, into: &controlMessages, upTo: Self.maximumMessagesPerBatch, withRoles: true)
-        inbox.add(worker: parseWorkerMessages(workerMessages), control: admit(controlMessages))
+        // Requests back from the intake go first: a client's later ones wait behind them.
+        let kept = intake.takeDone()
+        inbox.add(worker: parseWorkerMessages(workerMessages), control: kept + admit(controlMessages))
         if ready[3] {
             while try readsDoneSocket.receive(dontWait: true) != nil {}
             while let replies = reads.results.poll() {
@@ -400,7 +416,13 @@ struct CoordinatorLoop: ~Copyable {
                 continue
             }
             let work = ControlWork(identity: message.identity, request: request, role: message.role, bytes: bytes)
-            if request.command.isRead { reads.submit(work) } else { writes.append(work) }
+            if request.command.isRead {
+                reads.submit(work)
+            } else if intake.isHolding(message.identity) || OriginalIntake.needsIntake(request) {
+                intake.submit(work)
+            } else {
+                writes.append(work)
+            }
         }
         return writes
     }

@@ -79,11 +79,16 @@ extension Dispatcher {
         switch request.command {
         case .importWorkout:
             let body = try decode(ImportRequest.self, request)
-            return ok(try ControlCodec.encode(try importWorkout(body, attachments: request.attachments, transaction: &transaction, outbox: &outbox)))
+            let original = body.file.flatMap { work.original?[$0.sha256] }
+            return ok(
+                try ControlCodec.encode(
+                    try importWorkout(body, attachments: request.attachments, original: original, transaction: &transaction, outbox: &outbox)))
 
         case .upload:
             return ok(
-                try upload(try decode(UploadRequest.self, request), request.attachments, specs: &specs, transaction: &transaction, outbox: &outbox))
+                try upload(
+                    try decode(UploadRequest.self, request), request.attachments, original: work.original, specs: &specs,
+                    transaction: &transaction, outbox: &outbox))
 
         case .resolve:
             let body = try decode(ResolveRequest.self, request)
@@ -128,8 +133,11 @@ extension Dispatcher {
 extension Dispatcher {
     /// IMPORT: one workout and its series (`attachments`: route, heart rate, and optionally the
     /// original file), checked as every client's must be, filed under its owner.
+    /// - Parameter original: what the ``OriginalIntake`` did with the original of the workout's
+    ///   file (`nil`: not kept); this thread never waits for the originals' store.
     func importWorkout(
-        _ body: ImportRequest, attachments: [[UInt8]], transaction: inout Index.Transaction, outbox: inout Outbox
+        _ body: ImportRequest, attachments: [[UInt8]], original: OriginalIntake.Outcome?, transaction: inout Index.Transaction,
+        outbox: inout Outbox
     ) throws -> ImportReply {
         guard attachments.count == 2 || attachments.count == 3 else {
             throw ControlRequestError(
@@ -165,7 +173,7 @@ extension Dispatcher {
             throw ControlRequestError(.emptyWorkout, reason: empty.code.rawValue, "IMPORT of \(empty.description.prefix(400))")
         }
         let owner = try checkOwner(body.owner, "IMPORT") ?? configuration.defaultOwner
-        let kept = keepOriginal(of: body, attachments: attachments)
+        let kept = original ?? OriginalIntake.Outcome(kept: false, written: false)
         var maybeUnreferenced = Set<String>()
         var reply = try transaction.importWorkout(
             workout, owner: owner, allowDuplicates: body.allowDuplicates == true, originalKept: kept.kept, now: Date(),
@@ -208,8 +216,8 @@ extension Dispatcher {
     /// each answered as the feed shows it, all in the request's savepoint (``handleControl``):
     /// when any part fails, nothing of it is kept.
     private func upload(
-        _ body: UploadRequest, _ attachments: [[UInt8]], specs: inout PictureSpecs, transaction: inout Index.Transaction,
-        outbox: inout Outbox
+        _ body: UploadRequest, _ attachments: [[UInt8]], original: [String: OriginalIntake.Outcome]?, specs: inout PictureSpecs,
+        transaction: inout Index.Transaction, outbox: inout Outbox
     ) throws -> [UInt8] {
         let owner = try checkOwner(body.owner, "UPLOAD") ?? configuration.defaultOwner
         guard (1...ControlLimits.maximumUploadWorkouts).contains(body.workouts.count) else {
@@ -225,10 +233,15 @@ extension Dispatcher {
         for (number, workout) in body.workouts.enumerated() {
             var one = workout
             one.owner = owner
-            let original = number == 0 && body.hasOriginal ? [attachments[attachments.count - 1]] : []
+            let bytes = number == 0 && body.hasOriginal ? [attachments[attachments.count - 1]] : []
+            // The file's original was kept (or not) once, with the first workout; the others of
+            // the file share it.
+            var outcome = one.file.flatMap { original?[$0.sha256] }
+            if number > 0 { outcome?.written = false }
             imported.append(
                 try importWorkout(
-                    one, attachments: Array(attachments[number * 2..<number * 2 + 2]) + original, transaction: &transaction, outbox: &outbox))
+                    one, attachments: Array(attachments[number * 2..<number * 2 + 2]) + bytes, original: outcome, transaction: &transaction,
+                    outbox: &outbox))
         }
         let requested = imported.filter { [.imported, .updated, .replacedDuplicate].contains($0.result) }.map(\.id)
         if !requested.isEmpty {
@@ -251,22 +264,6 @@ extension Dispatcher {
 
     /// The size of a picture at @1x, which feed items carry.
     private var pictureSize: PictureSize { PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight) }
-
-    /// Keeps the original file an IMPORT carries (its third attachment), once per content.
-    /// - Returns: whether the original of the workout's file is kept now, and whether this request
-    ///   wrote it.
-    private func keepOriginal(of body: ImportRequest, attachments: [[UInt8]]) -> (kept: Bool, written: Bool) {
-        guard let file = body.file else { return (false, false) }
-        if originals.contains(file.sha256) { return (true, false) }
-        guard attachments.count == 3, !attachments[2].isEmpty else { return (false, false) }
-        do {
-            try originals.store(attachments[2], sha256: file.sha256)
-            return (true, true)
-        } catch {
-            logger.warning("cannot keep the original file", metadata: ["file": "\(file.name)", "error": "\(error)"])
-            return (false, false)
-        }
-    }
 
     /// ORIGINAL: the kept original of a workout, as a reply body and the compressed file.
     private func original(_ request: ControlRequest, reader: Index.Reader) throws -> (body: [UInt8], file: [UInt8]) {

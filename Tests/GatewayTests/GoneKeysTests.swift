@@ -141,3 +141,40 @@ struct GoneKeysTests {
         await system.stop()
     }
 }
+
+/// Issue 37, item 2: slow storage must not hold other replies. An upload's original file was kept
+/// in the bucket from the index thread's transaction, so a bucket that stalled held every reply
+/// of the coordinator meanwhile (another owner's zone answered 503 though it would have been
+/// carried out). The intake keeps originals off the index thread.
+@Suite(.serialized, .enabled(if: MotoServer.isInstalled, Comment(rawValue: MotoServer.skipReason)))
+struct StalledOriginalsTests {
+    @Test func anUploadWaitingForAStalledBucketHoldsNoOtherReply() async throws {
+        let bucket = try S3SystemTests.Bucket()
+        let system = try await GatewaySystem(workers: 0, store: bucket.store)
+        do {
+            bucket.server.stop(kill: true)
+            let stall = try FaultyS3Server(port: bucket.server.port, fault: .stall)
+            let upload = Task { try await system.upload(fixture("strava_run_2015_short_gpxtpx-hr.gpx"), as: "alice") }
+            for _ in 0..<200 where stall.answered < 1 { try await Task.sleep(for: .milliseconds(25)) }
+            #expect(stall.answered >= 1, "the upload's original never reached the bucket")
+
+            let zone = Data(#"{"latitude": 48.4, "longitude": 8.7, "radius": 300}"#.utf8)
+            let added = try await system.call(
+                "POST", "/v1/zones", token: system.token("bob"), headers: ["Content-Type": "application/json"], body: zone)
+            #expect(added.status == 201, "another owner's zone answered \(added.status) while an upload waited for the bucket")
+            #expect(try await system.get("/v1/feed", as: "bob").status == 200)
+
+            let uploaded = try await upload.value
+            #expect(uploaded.status == 503, "\(uploaded.status)")
+            // Answered 503: not kept, then or later (its deadline passed while the bucket stalled).
+            stall.stop()
+            try await Task.sleep(for: .seconds(1))
+            let feed = try await system.get("/v1/feed", as: "alice")
+            #expect(feed.status == 200 && (feed.json["items"] as? [Any])?.isEmpty == true, "\(feed.json)")
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+}

@@ -48,7 +48,13 @@ struct DispatcherBench<Backend: IndexBackend>: ~Copyable {
         var batch = Batch()
         batch.received = now
         batch.workerMessages = workers
-        batch.controlMessages = control.map { ControlWork(identity: [9], request: $0, role: nil, bytes: $0.body.count) }
+        // The originals are kept as the loop's intake keeps them, before the batch.
+        let originals = dispatcher.originals
+        batch.controlMessages = control.map { request in
+            var work = ControlWork(identity: [9], request: request, role: nil, bytes: request.body.count)
+            work.original = OriginalIntake.keep(request, in: originals, logger: Logger(label: "bench"))
+            return work
+        }
         return dispatcher.process(batch)
     }
 
