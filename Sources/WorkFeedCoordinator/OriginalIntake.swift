@@ -42,28 +42,14 @@ final class OriginalIntake: Sendable {
     init(originals: OriginalFileStore, context: ZMQContext, doneEndpoint: String, logger: Logger) throws {
         self.originals = originals
         self.logger = logger
-        let opened = Handoff<(any Error)?>()
-        let thread = Thread { [self] in
-            defer { finished.signal() }
-            do {
-                let done = try ZMQSocket(context, type: .push)
-                try done.connect(doneEndpoint)
-                opened.put(nil)
-                while let work = next() {
-                    var kept = work
-                    kept.original = Self.keep(work.request, in: originals, logger: logger)
-                    state.withLock { $0.done.append(kept) }
-                    try? done.send([[1]])
-                }
-            } catch {
-                opened.put(error)
+        try startSignallingThread(named: "coordinator-originals", context: context, doneEndpoint: doneEndpoint, finished: finished) {
+            [self] done in
+            while let work = next() {
+                var kept = work
+                kept.original = Self.keep(work.request, in: originals, logger: logger)
+                state.withLock { $0.done.append(kept) }
+                try? done.send([[1]])
             }
-        }
-        thread.name = "coordinator-originals"
-        thread.start()
-        if let error = opened.take() {
-            finished.wait()
-            throw error
         }
     }
 

@@ -86,23 +86,8 @@ final class RemovalQueue: Sendable {
         self.keeping = keeping
         let now = ContinuousClock.now
         state.withLock { $0.retries = waiting.map { Retry(removal: $0, attempt: 1, due: now) } }
-        let opened = Handoff<(any Error)?>()
-        let thread = Thread { [self] in
-            defer { finished.signal() }
-            do {
-                let done = try ZMQSocket(context, type: .push)
-                try done.connect(doneEndpoint)
-                opened.put(nil)
-                run(done: done)
-            } catch {
-                opened.put(error)
-            }
-        }
-        thread.name = "coordinator-removals"
-        thread.start()
-        if let error = opened.take() {
-            finished.wait()
-            throw error
+        try startSignallingThread(named: "coordinator-removals", context: context, doneEndpoint: doneEndpoint, finished: finished) {
+            [self] done in run(done: done)
         }
     }
 
