@@ -23,6 +23,13 @@ import WorkFeedModel
             #expect(feed.status == 503)
             #expect(feed.header("Retry-After") == "2")
             #expect(feed.json["type"] as? String == "urn:workfeed:problem:coordinator-unavailable")
+            #expect((feed.json["detail"] as? String)?.contains("nothing was done") == true)
+            // A change not answered says what may have happened, and how to be sure (issue 37).
+            let zone = try await system.call(
+                "POST", "/v1/zones", token: system.token("alice"), headers: ["Content-Type": "application/json"],
+                body: Data(#"{"latitude": 10, "longitude": 10, "radius": 300}"#.utf8))
+            #expect(zone.status == 503 && zone.header("Retry-After") == "2")
+            #expect((zone.json["detail"] as? String)?.contains("the same Idempotency-Key") == true, "\(zone.json)")
             #expect(try await system.get("/readyz").status == 503)
             #expect(try await system.get("/healthz").status == 200)
             #expect(try await system.get(url).status == 200)

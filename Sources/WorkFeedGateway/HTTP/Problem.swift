@@ -86,6 +86,20 @@ extension Problem {
         return problem
     }
 
+    /// 503 for a change the coordinator did not answer in time. It carries out no request past
+    /// its deadline, so the change was almost surely not made; only a commit in the instant
+    /// before the deadline whose answer came late was (docs/gateway.md, "Idempotency-Key"). Sent
+    /// again with the same `Idempotency-Key`, it is made exactly once.
+    static func unavailableChange() -> Problem {
+        var problem = Problem(
+            "coordinator-unavailable", "The coordinator does not answer; try again", status: .serviceUnavailable,
+            detail:
+                "the coordinator did not answer in time; it makes no change past the request's deadline, so this one was almost surely not made: send it again with the same Idempotency-Key to have it made exactly once"
+        )
+        problem.headers[.retryAfter] = "2"
+        return problem
+    }
+
     /// 503: the gateway's own blocking work is full (uploads being read, picture reads;
     /// ``BlockingWork``): nothing was done, so the client may send it again after `Retry-After`.
     static func busy(_ error: any Error) -> Problem {

@@ -48,7 +48,7 @@ extension GatewayAPI {
 
     /// Sends a change to the coordinator and answers with the settings after it (or its refusal).
     private func changeSettings(_ change: SettingsRequest, context: GatewayContext) async throws -> Response {
-        let reply = try await ask(.settings, change, as: SettingsReply.self)
+        let reply = try await ask(.settings, change, as: SettingsReply.self, change: true)
         if let refusal = reply.refusal { throw Problem.badSettings(refusal.message, field: refusal.field) }
         context.logger.info(
             change.replace == true ? "owner settings replaced" : "owner settings patched",

@@ -34,7 +34,7 @@ extension GatewayAPI {
         let id = try Self.workoutID(context)
         var change = DeleteRequest(ids: [id], owner: owner)
         change.idempotencyKey = try Self.idempotencyKey(request)
-        let reply = try await ask(.delete, change, as: DeleteReply.self)
+        let reply = try await ask(.delete, change, as: DeleteReply.self, change: true)
         guard reply.deleted.contains(id) else { throw Problem.notFound("no workout \(id)") }
         return Response(status: .noContent)
     }
@@ -109,7 +109,7 @@ extension GatewayAPI {
             workouts: workouts.map { ImportRequest($0, owner: owner) }, hasOriginal: original != nil, kinds: configuration.uploadKinds,
             scales: configuration.uploadScales, priority: EnqueueRequest.interactivePriority, owner: owner)
         change.idempotencyKey = idempotencyKey
-        let reply = try await ask(.upload, change, attachments: attachments, as: UploadReply.self)
+        let reply = try await ask(.upload, change, attachments: attachments, as: UploadReply.self, change: true)
         let uploaded = reply.workouts.map { UploadResult.Uploaded(result: $0.imported.result, reason: $0.imported.reason, workout: $0.item) }
         let results = reply.workouts.map { (id: $0.item.id, result: $0.imported.result) }
         guard !results.isEmpty else {

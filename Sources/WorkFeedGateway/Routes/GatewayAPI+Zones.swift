@@ -23,7 +23,7 @@ extension GatewayAPI {
         let zone = try Self.newZone(Data(body.readableBytesView))
         var change = ZonesRequest(owner: owner, add: zone)
         change.idempotencyKey = try Self.idempotencyKey(request)
-        let reply = try await ask(.zones, change, as: ZonesReply.self)
+        let reply = try await ask(.zones, change, as: ZonesReply.self, change: true)
         if let refusal = reply.refusal {
             guard refusal.code == "too-many-zones" else { throw Problem.badZone(refusal.message, field: refusal.field) }
             throw Problem("too-many-zones", "Too many privacy zones", status: .conflict, detail: refusal.message)
@@ -41,7 +41,7 @@ extension GatewayAPI {
         guard let id = Int64(text), id > 0 else { throw Problem.notFound("no zone \(text.prefix(40))") }
         var change = ZonesRequest(owner: owner, remove: id)
         change.idempotencyKey = try Self.idempotencyKey(request)
-        let reply = try await ask(.zones, change, as: ZonesReply.self)
+        let reply = try await ask(.zones, change, as: ZonesReply.self, change: true)
         guard reply.removed == true else { throw Problem.notFound("no zone \(id)") }
         context.logger.info("privacy zone removed", metadata: ["owner": "\(owner)", "zone": "\(id)", "stale": "\(reply.stale)"])
         return Response(status: .noContent)

@@ -42,10 +42,13 @@ struct GatewayAPI: Sendable {
     }
 
     /// Asks the coordinator; its failures become problems (503 when it does not answer).
+    /// - Parameter change: the request changes what is stored: when the coordinator does not
+    ///   answer, the 503 says what may have happened (``Problem/unavailableChange()``).
     func ask<Reply: Decodable & Sendable>(
-        _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self
+        _ command: ControlCommand, _ body: some Encodable & Sendable, attachments: [[UInt8]] = [], as: Reply.Type = Reply.self,
+        change: Bool = false
     ) async throws(Problem) -> Reply {
-        try await ask(command) { () async throws(CoordinatorError) in
+        try await ask(command, change: change) { () async throws(CoordinatorError) in
             try await clients.request(command, body, attachments: attachments, as: Reply.self)
         }
     }
@@ -55,12 +58,15 @@ struct GatewayAPI: Sendable {
     /// sent again, 500 for a request the gateway should not have made, which is logged).
     /// - Parameter notFound: the 404's detail, when the coordinator does not find what it names.
     func ask<Reply>(
-        _ command: ControlCommand, notFound: String = "not found", _ request: () async throws(CoordinatorError) -> Reply
+        _ command: ControlCommand, notFound: String = "not found", change: Bool = false,
+        _ request: () async throws(CoordinatorError) -> Reply
     ) async throws(Problem) -> Reply {
         do {
             return try await request()
         } catch {
-            let problem = Problem.from(error, notFound: notFound)
+            var problem = Problem.from(error, notFound: notFound)
+            // Not answered at all (not refused `expired` or `busy`, which were surely not done).
+            if change, case .unavailable = error { problem = .unavailableChange() }
             switch problem.status {
             case .serviceUnavailable: unavailable(error)
             case .internalServerError:
