@@ -86,45 +86,83 @@ public final class Gateway: Sendable {
     private let verifier: TokenVerifier
     private let closed = Atomic<Bool>(false)
 
-    /// The router: every endpoint, behind metrics and problem details; owner endpoints behind tokens.
+    /// The router: every endpoint of ``endpoints``, behind metrics and problem details; owner
+    /// endpoints behind tokens.
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: MetricsMiddleware(metrics: api.metrics))
         router.add(middleware: ProblemMiddleware(routes: Self.methods))
-        let api = self.api
-        router.get("/healthz", use: api.alive)
-        router.get("/readyz", use: api.ready)
-        router.get("/metrics", use: api.prometheus)
-        router.get("/v1/pictures/{file}", use: api.picture)
-        router.get("/", use: FeedPageRoute.page(pictureOrigin: api.pictureOrigin))
-        let owner = router.group("/v1").add(middleware: TokenMiddleware(verifier: verifier))
-        owner.get("/feed", use: api.feed)
-        owner.get("/changes", use: api.changes)
-        owner.post("/workouts", use: api.upload)
-        owner.get("/workouts/{id}", use: api.workout)
-        owner.delete("/workouts/{id}", use: api.deleteWorkout)
-        owner.get("/workouts/{id}/track", use: api.track)
-        owner.get("/workouts/{id}/pictures/{kind}/{theme}", use: api.requestPicture)
-        owner.get("/zones", use: api.zones)
-        owner.post("/zones", use: api.addZone)
-        owner.delete("/zones/{id}", use: api.deleteZone)
-        owner.get("/settings", use: api.settings)
-        owner.put("/settings", use: api.putSettings)
-        owner.patch("/settings", use: api.patchSettings)
-        owner.get("/summaries", use: api.summaries)
+        let owner = router.group().add(middleware: TokenMiddleware(verifier: verifier))
+        for endpoint in Self.endpoints {
+            let handler = endpoint.handler(api)
+            switch endpoint.access {
+            case .everyone: router.on(RouterPath(endpoint.path), method: endpoint.method, use: handler)
+            case .owner: owner.on(RouterPath(endpoint.path), method: endpoint.method, use: handler)
+            }
+        }
         return router
     }
 
-    /// The methods each path answers; any other method on these paths is 405 with `Allow` (before
-    /// any token check), not 404 (``ProblemMiddleware``).
-    static let methods: [(path: String, allowed: [HTTPRequest.Method])] = [
-        ("/healthz", [.get, .head]), ("/readyz", [.get, .head]), ("/metrics", [.get, .head]), ("/", [.get, .head]),
-        ("/v1/pictures/{file}", [.get, .head]), ("/v1/feed", [.get, .head]), ("/v1/changes", [.get, .head]),
-        ("/v1/workouts", [.post]), ("/v1/workouts/{id}", [.get, .head, .delete]), ("/v1/workouts/{id}/track", [.get, .head]),
-        ("/v1/workouts/{id}/pictures/{kind}/{theme}", [.get, .head]), ("/v1/zones", [.get, .head, .post]),
-        ("/v1/zones/{id}", [.delete]), ("/v1/settings", [.get, .head, .put, .patch]), ("/v1/summaries", [.get, .head]),
+    /// One endpoint: its method and path, who may call it, and what answers it.
+    struct Endpoint: Sendable {
+        enum Access: Sendable {
+            case everyone
+            /// A bearer token naming the owner (``TokenMiddleware``).
+            case owner
+        }
+
+        typealias Handler = @Sendable (Request, GatewayContext) async throws -> Response
+
+        var method: HTTPRequest.Method
+        var path: String
+        var access: Access
+        var handler: @Sendable (GatewayAPI) -> Handler
+
+        init(_ method: HTTPRequest.Method, _ path: String, _ access: Access, _ handler: @escaping @Sendable (GatewayAPI) -> Handler) {
+            self.method = method
+            self.path = path
+            self.access = access
+            self.handler = handler
+        }
+    }
+
+    /// Every endpoint the gateway answers (docs/gateway.md, docs/openapi.yaml): the router and
+    /// the methods each path allows (``methods``) are both made from it.
+    static let endpoints: [Endpoint] = [
+        Endpoint(.get, "/healthz", .everyone) { $0.alive },
+        Endpoint(.get, "/readyz", .everyone) { $0.ready },
+        Endpoint(.get, "/metrics", .everyone) { $0.prometheus },
+        Endpoint(.get, "/v1/pictures/{file}", .everyone) { $0.picture },
+        Endpoint(.get, "/", .everyone) { FeedPageRoute.page(pictureOrigin: $0.pictureOrigin) },
+        Endpoint(.get, "/v1/feed", .owner) { $0.feed },
+        Endpoint(.get, "/v1/changes", .owner) { $0.changes },
+        Endpoint(.post, "/v1/workouts", .owner) { $0.upload },
+        Endpoint(.get, "/v1/workouts/{id}", .owner) { $0.workout },
+        Endpoint(.delete, "/v1/workouts/{id}", .owner) { $0.deleteWorkout },
+        Endpoint(.get, "/v1/workouts/{id}/track", .owner) { $0.track },
+        Endpoint(.get, "/v1/workouts/{id}/pictures/{kind}/{theme}", .owner) { $0.requestPicture },
+        Endpoint(.get, "/v1/zones", .owner) { $0.zones },
+        Endpoint(.post, "/v1/zones", .owner) { $0.addZone },
+        Endpoint(.delete, "/v1/zones/{id}", .owner) { $0.deleteZone },
+        Endpoint(.get, "/v1/settings", .owner) { $0.settings },
+        Endpoint(.put, "/v1/settings", .owner) { $0.putSettings },
+        Endpoint(.patch, "/v1/settings", .owner) { $0.patchSettings },
+        Endpoint(.get, "/v1/summaries", .owner) { $0.summaries },
     ]
+
+    /// The methods each path answers (HEAD wherever GET: the router makes them); any other
+    /// method on these paths is 405 with `Allow` (before any token check), not 404
+    /// (``ProblemMiddleware``).
+    static let methods: [(path: String, allowed: [HTTPRequest.Method])] = {
+        var paths: [String] = []
+        var allowed: [String: [HTTPRequest.Method]] = [:]
+        for endpoint in endpoints {
+            if allowed[endpoint.path] == nil { paths.append(endpoint.path) }
+            allowed[endpoint.path, default: []] += endpoint.method == .get ? [.get, .head] : [endpoint.method]
+        }
+        return paths.map { ($0, allowed[$0] ?? []) }
+    }()
 
     /// The HTTP application (a Service). `onRunning` is called with the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
