@@ -206,6 +206,7 @@ let package = Package(
             name: "WorkFeedGateway",
             dependencies: [
                 "WorkFeedTokens", "WorkFeedThreads", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedConfig", "WorkFeedStore",
+                "WorkFeedStyle",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

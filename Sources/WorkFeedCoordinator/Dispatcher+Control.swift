@@ -315,7 +315,7 @@ extension EnqueueRequest {
                 "ENQUEUE: no theme \(unknown): this coordinator draws \(themes.map(\.rawValue).joined(separator: ", ")) (its themes setting)")
         }
         if let scales = body.scales, scales.contains(where: { !PictureSpec.scaleRange.contains($0) }) {
-            throw ControlRequestError("ENQUEUE: scales must be 1, 2 or 3")
+            throw ControlRequestError("ENQUEUE: scales must be \(PictureSpec.scaleNames)")
         }
         if let ids = body.ids, ids.count > ControlLimits.maximumEnqueueIDs {
             throw ControlRequestError("ENQUEUE: ids has \(ids.count) entries, at most \(ControlLimits.maximumEnqueueIDs) a request")

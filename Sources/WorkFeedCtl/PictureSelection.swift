@@ -119,7 +119,7 @@ struct PictureSelection: ParsableArguments {
         try scale.map { text in
             try text.split(separator: ",").map { part in
                 guard let scale = Int(part), PictureSpec.scaleRange.contains(scale) else {
-                    throw ValidationError("--scale: '\(part)' is not 1, 2 or 3")
+                    throw ValidationError("--scale: '\(part)' is not one of \(PictureSpec.scaleNames)")
                 }
                 return scale
             }

@@ -33,7 +33,7 @@ extension WorkCtl {
         @Option(name: .long, help: "Size in points, WIDTHxHEIGHT (default: the configuration's).")
         var size: String?
 
-        @Option(name: .long, help: "1, 2 or 3.")
+        @Option(name: .long, help: ArgumentHelp("\(PictureSpec.scaleNames)."))
         var scale: Int = 1
 
         @Option(name: .long, help: "The folder to write the PNGs into.")
@@ -48,7 +48,7 @@ extension WorkCtl {
         func validate() throws {
             guard PictureKind(rawValue: kind) != nil else { throw ValidationError("--kind: '\(kind)' is not \(PictureKind.names())") }
             _ = try parseThemes(theme)
-            guard PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3") }
+            guard PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale must be one of \(PictureSpec.scaleNames)") }
             if let size { _ = try Self.parseSize(size) }
         }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WorkFeedModel
+import WorkFeedStyle
 import WorkFeedWire
 
 extension WorkCtl {
@@ -40,7 +41,7 @@ extension WorkCtl {
         func run() throws {
             var client = try connection.client()
             // Only pictures that exist are retried, at every scale they were made at.
-            var request = try selection.request(defaultKinds: PictureKind.allCases, defaultScales: [1, 2, 3], client: &client)
+            var request = try selection.request(defaultKinds: PictureKind.allCases, defaultScales: Array(PictureSpec.scaleRange), client: &client)
             request.includeFailed = true
             request.existingOnly = true
             request.reasonCodes = reasonCodes()

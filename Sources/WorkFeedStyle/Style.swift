@@ -133,6 +133,11 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     /// The scales pictures are drawn at (1x, 2x and 3x screens): the one range the configuration,
     /// the control protocol, workctl, the gateway and the renderer all check against.
     public static let scaleRange: ClosedRange<Int> = 1...3
+    /// The scales in words, for messages: "1, 2 or 3".
+    public static var scaleNames: String {
+        let names = scaleRange.map(String.init)
+        return names.dropLast().joined(separator: ", ") + (names.count > 1 ? " or " : "") + (names.last ?? "")
+    }
     /// The most pixels a side of a drawn picture (points times scale) may have.
     public static let maximumPixelSide = 2048
     /// The most bytes a picture this system draws can have, derived from the largest one: a square

@@ -6,6 +6,7 @@ import Prometheus
 import WorkFeedConfig
 import WorkFeedModel
 import WorkFeedStore
+import WorkFeedStyle
 import WorkFeedWire
 import WorkFeedThreads
 
@@ -145,7 +146,7 @@ extension GatewayAPI {
         guard let theme = Theme(rawValue: context.parameters.get("theme") ?? "") else {
             throw Problem.notFound("no picture theme \(context.parameters.get("theme")?.prefix(20) ?? "")")
         }
-        let scale = try Self.integer(request, "scale", in: 1...3, default: 1)
+        let scale = try Self.integer(request, "scale", in: PictureSpec.scaleRange, default: 1)
         let wait = try Self.seconds(request, "wait", maximum: configuration.maximumWaitSeconds)
         let picture = PictureID(workoutID: id, kind: kind, theme: theme, scale: scale)
 
