@@ -4,8 +4,9 @@ import WorkFeedStyle
 
 /// The themes a coordinator draws, as configuration declares them: `themes` lists them, and each
 /// one's look is `styles.<theme>.*` (the route) and `maps.<theme>.*` (the basemap), data like any
-/// other setting. Nothing in the code names a theme but the shipped values of `light` and `dark`
+/// other setting. Nothing that draws names a theme but the shipped values of `light` and `dark`
 /// (``ThemeStyle/shipped``); adding one is adding it to the configuration (docs/maps.md, "Themes").
+/// (The feed pages show `light` and `dark`, by the reader's colour scheme.)
 extension Settings {
     /// The key that lists the themes.
     static let themesKey = "themes"

@@ -10,7 +10,8 @@ import Glibc
 /// Serves a Prometheus registry at `GET /metrics` over plain HTTP/1.1.
 ///
 /// Deliberately small: one request per connection, for a Prometheus scraper on a trusted network.
-/// It is the only HTTP in WorkFeed, and carries no work between the parts. Each connection is
+/// It carries no work between the parts (they speak ZeroMQ; the gateway's HTTP is for apps and
+/// browsers, on Hummingbird, and an S3 store's for the bucket). Each connection is
 /// served on a thread of its own with a deadline of its own (``requestDeadline`` to send its
 /// request, ``responseDeadline`` to take the answer), so a slow or silent client delays only
 /// itself; at most ``maximumConnections`` are served at once, and one more is closed at once.

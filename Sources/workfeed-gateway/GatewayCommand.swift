@@ -16,10 +16,11 @@ struct GatewayCommand: AsyncParsableCommand {
         discussion: """
             Settings come from flags, then WORKFEED_* environment variables, then --config, then the \
             embedded defaults (Config/gateway.yaml documents every key). It talks to the coordinator's \
-            control socket and event stream, reads pictures from the cache read-only, and never opens \
-            the index. SIGTERM stops it after the requests in hand. Exit codes: 0 after SIGTERM or \
-            SIGINT; 78 bad configuration; 69 cannot start (the listen address taken, say); 1 stopped \
-            by another failure.
+            control socket and event stream, reads pictures from the picture store read-only (a \
+            directory or a bucket), and never opens the index. SIGTERM stops it after the requests in hand. Exit codes: 0 after SIGTERM or \
+            SIGINT; 78 bad configuration; 69 cannot start (the listen address taken, say); 73 the \
+            picture store cannot be read (a missing bucket, refused credentials); 1 stopped by another \
+            failure.
             """,
         version: BuildInfo.description)
 
