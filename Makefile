@@ -7,8 +7,9 @@
 #       make bench-feed, the feed alone under wrk, to compare builds (docs/benchmarks.md)
 #       make bench-summaries, GET /v1/summaries and the cost of summaries to imports (docs/benchmarks.md)
 #       make bench-uploads, one owner uploading at its limit beside everyone else (docs/benchmarks.md)
+#       make bench-first-views, first views from a bucket beside a flood of made-up keys (docs/benchmarks.md)
 #       make profile-maps, where a map picture's CPU time goes at each scale (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps profile-maps bench-gateway bench-feed bench-summaries bench-uploads bench-metrics-http clean
+.PHONY: demo test chaos attack build release bench bench-maps profile-maps bench-gateway bench-feed bench-summaries bench-uploads bench-first-views bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -35,6 +36,7 @@ test:
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-gateway.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-summaries.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-uploads.sh
+	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-first-views.sh
 
 chaos:
 	deploy/install-deps.sh
@@ -87,6 +89,11 @@ bench-summaries:
 # /healthz and another owner's feed are timed, and the gateway's peak memory (docs/benchmarks.md).
 bench-uploads:
 	deploy/bench-uploads.sh
+
+# First views from a bucket (moto), alone and during a flood of made-up keys from one client and
+# from sixteen, and uncached pictures a second (docs/benchmarks.md, "First views from a bucket").
+bench-first-views:
+	deploy/bench-first-views.sh
 
 clean:
 	rm -rf .build var

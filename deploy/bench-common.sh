@@ -51,7 +51,8 @@ bench_start() {
   local workers_port control_port events_port http_port n
   workers_port=$(bench_port); control_port=$(bench_port); events_port=$(bench_port); http_port=$(bench_port)
   control="tcp://127.0.0.1:$control_port"
-  cache="$dir/cache"
+  # BENCH_CACHE: another picture store (an s3:// URL, its endpoint and keys in the environment).
+  cache="${BENCH_CACHE:-$dir/cache}"
   export WORKFEED_LOG_LEVEL=warning WORKFEED_METRICS_LISTEN="" WORKFEED_LISTEN_EVENTS="tcp://127.0.0.1:$events_port"
 
   echo "$name: an index of $workouts workouts of owner 'bench'"
@@ -67,8 +68,9 @@ bench_start() {
   "$bin/workctl" token secret --out "$dir/token.secret" >/dev/null
   token="$("$bin/workctl" token create --owner bench --expires 1d --secret-file "$dir/token.secret")"
   # One wrk process stands for many phones: the per-client bound on uncached picture reads
-  # (pictures.reads_per_client, 8) would answer its first pass 429.
-  WORKFEED_PICTURES_READS_PER_CLIENT=10000 WORKFEED_TOKENS_SECRET_FILE="$dir/token.secret" "$bin/workfeed-gateway" --listen "127.0.0.1:$http_port" --coordinator "$control" \
+  # (pictures.reads_per_client, 8) would answer its first pass 429 (BENCH_READS_PER_CLIENT: the
+  # bound a benchmark of it keeps).
+  WORKFEED_PICTURES_READS_PER_CLIENT="${BENCH_READS_PER_CLIENT:-10000}" WORKFEED_TOKENS_SECRET_FILE="$dir/token.secret" "$bin/workfeed-gateway" --listen "127.0.0.1:$http_port" --coordinator "$control" \
     --events "tcp://127.0.0.1:$events_port" --cache "$cache" >"$dir/gateway.log" 2>&1 &
   gateway_pid=$!
   pids+=($!)
