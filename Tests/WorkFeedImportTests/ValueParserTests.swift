@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkFeedModel
 @testable import WorkFeedImport
 
 @Suite struct DecimalParserTests {
@@ -21,7 +22,9 @@ import Testing
 
     /// The fast path must round exactly as the standard library does.
     @Test func agreesWithTheStandardLibrary() {
-        var generator = SystemRandomNumberGenerator()
+        let seed: UInt64 = 0x5EED_0041_0002
+        print("agreesWithTheStandardLibrary seed: \(String(seed, radix: 16))")
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<20_000 {
             let digits = Int.random(in: 1...19, using: &generator)
             let point = Int.random(in: 0...digits, using: &generator)

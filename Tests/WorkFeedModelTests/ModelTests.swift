@@ -23,7 +23,9 @@ import WorkFeedModel
     /// Pieces of any size, across block and padding boundaries (55, 56, 63, 64 bytes), give the
     /// digest of the whole.
     @Test func piecesHashLikeTheWhole() {
-        var generator = SystemRandomNumberGenerator()
+        let seed: UInt64 = 0x5EED_0041_0001
+        print("piecesHashLikeTheWhole seed: \(String(seed, radix: 16))")
+        var generator = SplitMix64(seed: seed)
         for total in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000] {
             let bytes = (0..<total).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             var hasher = SHA256()

@@ -136,8 +136,10 @@ struct ReferencePosition: CustomTestStringConvertible, Sendable {
         wrongVersion[4] = 9
         #expect(throws: TimeZoneMapError.self) { try TimeZoneMap(bytes: wrongVersion) }
         // Random bytes in the nodes: either still a valid tree (a leaf of another zone) or an error
-        // naming the entry; never a trap or a loop.
-        var generator = SystemRandomNumberGenerator()
+        // naming the entry; never a trap or a loop. A fixed seed, printed.
+        let seed: UInt64 = 0x5EED_0041_0004
+        print("damaged time zone map seed: \(String(seed, radix: 16))")
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<40 {
             var damaged = bytes
             let offset = Int.random(in: (bytes.count - 200_000)..<bytes.count, using: &generator)
