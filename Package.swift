@@ -223,7 +223,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-coordinator",
             dependencies: [
-                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel",
+                "WorkFeedCoordinator", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel", "WorkFeedThreads",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -234,7 +234,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-worker",
             dependencies: [
-                "WorkFeedWorker", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel",
+                "WorkFeedWorker", "WorkFeedConfig", "WorkFeedWire", "WorkFeedModel", "WorkFeedThreads",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -250,7 +250,7 @@ let package = Package(
         .executableTarget(
             name: "workfeed-gateway",
             dependencies: [
-                "WorkFeedGateway", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
+                "WorkFeedGateway", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire", "WorkFeedThreads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -439,7 +439,12 @@ extension Dispatcher {
             let withdrawn = try transaction.rememberWithdrawnPictures(owner: owner, now: Date(), keeping: IndexLimits.withdrawnPerOwner) {
                 picture, inputs in specs.cacheKey(for: picture, inputs: inputs)
             }
-            logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn)"])
+            logger.debug("picture keys remembered as withdrawn", metadata: ["owner": "\(owner)", "keys": "\(withdrawn.count)"])
+            // No longer to be served from now on, though the bucket holds them until the pictures
+            // are drawn again and the old files go: the gateways hear of it at once (their memory
+            // and what they know current), not when the files go (issue 37's attack
+            // s3-zone-before-redraw: 200 until redrawn).
+            if !withdrawn.isEmpty { outbox.events.append(.released(keys: withdrawn)) }
             var request = EnqueueRequest(ids: nil, kinds: PictureKind.allCases, themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true

@@ -46,6 +46,10 @@ extension Dispatcher {
         let isLast = remaining.count <= step
 
         let files = try transaction.reader.fileHashes(of: ids)
+        // What the reply counts, from the index: this thread never waits for the store (a bucket
+        // that stalled held every reply of the coordinator, a HEAD per picture and original).
+        let drawn = try transaction.reader.pictures(of: ids).values.joined().filter { $0.status == .generated }.count
+        let kept = Set(try ids.compactMap { try transaction.reader.file(of: $0) }.filter(\.originalKept).map(\.file.sha256))
         let deleted = try transaction.delete(ids, owner: owner)
         if isLast, body.ids == nil, let owner {
             // The owner is leaving: their privacy zones go with their workouts.
@@ -59,15 +63,16 @@ extension Dispatcher {
         // The files go once the deletion is committed: the pictures, and the originals no
         // other workout came from.
         let jobs = Array(deleted.values.joined())
-        let pictures = jobs.filter(store.contains)
-        let originalFiles = try transaction.reader.unreferencedFiles(files).filter(originals.contains)
-        outbox.removals += jobs.map(Removal.picture) + originalFiles.map(Removal.original)
+        let unreferenced = try transaction.reader.unreferencedFiles(files)
+        // Every unreferenced file's original goes (one never kept is no file: nothing to do).
+        outbox.removals += jobs.map(Removal.picture) + unreferenced.filter(OriginalFileStore.isValidHash).map(Removal.original)
+        let originalFiles = unreferenced.filter(kept.contains)
         for id in ids where deleted[id] != nil { outbox.events.append(.workout(WorkoutEvent(workoutID: id, change: "deleted", owner: owner))) }
         outbox.tally.deletedWorkouts += deleted.count
 
         done.deleted += ids.filter { deleted[$0] != nil }
         done.missing += ids.filter { deleted[$0] == nil }
-        done.pictures += pictures.count
+        done.pictures += drawn
         done.series = (done.series ?? 0) + deleted.count
         done.jobs = (done.jobs ?? 0) + jobs.count
         done.originals = (done.originals ?? 0) + originalFiles.count

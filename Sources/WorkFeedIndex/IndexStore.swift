@@ -313,8 +313,8 @@ public protocol IndexWriting {
     /// owner's zones moves (their stored key is not `cacheKey`'s, made of the new zones), before
     /// they are queued again, so that their URLs answer 410 Gone (``IndexReading/isWithdrawn(key:)``);
     /// a key another owner's picture shares is not remembered. Keeps the owner's newest `limit`.
-    /// How many were remembered.
-    mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int, cacheKey: CacheKeyFunction) throws -> Int
+    /// The keys remembered.
+    mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int, cacheKey: CacheKeyFunction) throws -> [String]
     /// Forgets an owner's withdrawn picture keys (the owner is leaving).
     mutating func forgetWithdrawnPictures(owner: String) throws
 

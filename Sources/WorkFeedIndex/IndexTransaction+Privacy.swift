@@ -46,10 +46,10 @@ extension IndexTransaction {
     /// zones, the same settings) is not remembered: its URL must not tell that owner's holders
     /// anything of this owner. Keeps the newest `limit` of the owner
     /// (``maximumWithdrawnPerOwner``).
-    /// - Returns: how many keys were remembered.
+    /// - Returns: the keys remembered (the coordinator tells the gateways at once: `released`).
     public mutating func rememberWithdrawnPictures(
         owner: String, now: Date = Date(), keeping limit: Int = maximumWithdrawnPerOwner, cacheKey: CacheKeyFunction
-    ) throws -> Int {
+    ) throws -> [String] {
         var moved: [String] = []
         let generated = try Row.fetchCursor(
             db,
@@ -64,16 +64,17 @@ extension IndexTransaction {
             let key: String = try job.value(0, "cache_key")
             if key != cacheKey(try job.picture(from: 1), try job.inputs(from: 5)) { moved.append(key) }
         }
-        try db.execute(
+        let remembered = try String.fetchAll(
+            db,
             sql: """
                 INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
                     SELECT cache_key, owner, ? FROM job
                     WHERE owner = ? AND status = 'generated' AND cache_key IN (SELECT value FROM json_each(?))
                         AND NOT EXISTS (SELECT 1 FROM job AS other WHERE other.cache_key = job.cache_key AND other.owner != job.owner)
                 ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, withdrawn_at = excluded.withdrawn_at
+                RETURNING key
                 """,
             arguments: [now.timeIntervalSince1970, owner, String(decoding: try JSONEncoder().encode(moved), as: UTF8.self)])
-        let remembered = db.changesCount
         try db.execute(
             sql: """
                 DELETE FROM withdrawn_picture WHERE owner = ? AND key NOT IN (

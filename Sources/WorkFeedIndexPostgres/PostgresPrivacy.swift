@@ -112,7 +112,7 @@ public enum PostgresPrivacy {
     /// How many were remembered.
     public static func rememberWithdrawn(
         owner: String, keeping limit: Int = IndexLimits.withdrawnPerOwner, cacheKey: CacheKeyFunction, in session: PostgresSession
-    ) throws(IndexError) -> Int {
+    ) throws(IndexError) -> [String] {
         let generated = try session.query(
             """
             SELECT j.cache_key, j.id, j.workout_id, j.kind, j.theme, j.scale, \(unescaped: PictureInputs.selection)
@@ -130,16 +130,16 @@ public enum PostgresPrivacy {
             return (key: try cells[0].decode(String.self), picture: picture, inputs: inputs)
         }
         let moved = generated.filter { $0.key != cacheKey($0.picture, $0.inputs) }.map(\.key)
-        let remembered =
-            try session.query(
-                """
-                INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
-                    SELECT DISTINCT cache_key, owner, now() FROM job
-                    WHERE owner = \(owner) AND status = 'generated' AND cache_key = ANY(\(moved))
-                        AND NOT EXISTS (SELECT 1 FROM job AS other WHERE other.cache_key = job.cache_key AND other.owner <> job.owner)
-                ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, withdrawn_at = excluded.withdrawn_at
-                """, "remembering the withdrawn pictures of \(owner)"
-            ).metadata.rows ?? 0
+        let remembered = try session.query(
+            """
+            INSERT INTO withdrawn_picture (key, owner, withdrawn_at)
+                SELECT DISTINCT cache_key, owner, now() FROM job
+                WHERE owner = \(owner) AND status = 'generated' AND cache_key = ANY(\(moved))
+                    AND NOT EXISTS (SELECT 1 FROM job AS other WHERE other.cache_key = job.cache_key AND other.owner <> job.owner)
+            ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, withdrawn_at = excluded.withdrawn_at
+            RETURNING key
+            """, "remembering the withdrawn pictures of \(owner)"
+        ).decoded("the withdrawn pictures of \(owner)") { try $0.decode(String.self) }
         try session.query(
             """
             DELETE FROM withdrawn_picture WHERE owner = \(owner) AND key NOT IN (

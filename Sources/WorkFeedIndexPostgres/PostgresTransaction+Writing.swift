@@ -195,7 +195,7 @@ extension PostgresTransaction: IndexWriting {
         return identity.text
     }
 
-    public mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int, cacheKey: CacheKeyFunction) throws -> Int {
+    public mutating func rememberWithdrawnPictures(owner: String, now: Date, keeping limit: Int, cacheKey: CacheKeyFunction) throws -> [String] {
         try PostgresPrivacy.rememberWithdrawn(owner: owner, keeping: limit, cacheKey: cacheKey, in: session)
     }
 

@@ -14,9 +14,16 @@ extension Worker: Service {
     /// - Throws: ``WorkerError`` when the worker stopped by itself (``endedBy``): the daemon exits
     ///   with its code.
     public func run() async throws {
-        // SIGTERM, or the socket thread ending by itself (refused for its configuration).
-        while !Task.isShuttingDownGracefully && !Task.isCancelled && endedBy == nil {
-            try? await Task.sleep(for: .milliseconds(100))
+        // Until SIGTERM (a graceful shutdown) or cancellation, or the socket thread ending by
+        // itself (refused for its configuration): each fires `runWake`, awaited without polling.
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await self.runWake.wait()
+            } onGracefulShutdown: {
+                self.runWake.fire()
+            }
+        } onCancel: {
+            self.runWake.fire()
         }
         if let ended = endedBy {
             await BlockingWork.shared.runToEnd { self.stop() }

@@ -30,6 +30,8 @@ public final class Worker: Sendable {
     private let started = Mutex(false)
     /// Why the socket thread ended by itself, when it did (``WorkerError/Code/refused``).
     private let ended = Mutex<WorkerError?>(nil)
+    /// Fired when the socket thread ends, and by ``run()``'s shutdown: what ``run()`` waits for.
+    let runWake = Signal()
 
     public init(configuration: WorkerConfiguration, context: ZMQContext, logger: Logger, metrics: WorkerMetrics = WorkerMetrics()) {
         self.metrics = metrics
@@ -87,6 +89,7 @@ public final class Worker: Sendable {
                 bound.signal()
                 loop.run()
                 if let reason = loop.ended { self.ended.withLock { $0 = reason } }
+                self.runWake.fire()
             } catch {
                 failure.withLock { $0 = error }
                 bound.signal()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WorkFeedThreads
 import WorkFeedModel
 import Foundation
 import Logging
@@ -53,10 +54,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let logger = Logger(label: "workfeed.coordinator")
         let coordinator = Coordinator(configuration: configuration, context: ZMQContext(), logger: logger)
         do {
-            _ = try coordinator.start()
-        } catch {
+            // Its start waits for the bucket, the index and the threads: off the cooperative pool.
+            _ = try await BlockingWork.shared.run { try coordinator.start() }
+        } catch let error as CoordinatorError {
             logger.critical("coordinator cannot start", metadata: ["error": "\(error)", "code": "\(error.detailedCode)"])
             throw ExitCode(error.exitCode)  // CoordinatorError.exitCode: the store 73, the index 65/74/75, else 69
+        } catch {
+            logger.critical("coordinator cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode(69)
         }
         // SIGTERM and SIGINT become a graceful shutdown of the group: the coordinator stops as tested
         // (docs/operations.md, "Stopping") and the process exits 0.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import WorkFeedThreads
 import WorkFeedConfig
 import WorkFeedGateway
 import WorkFeedModel
@@ -48,7 +49,8 @@ struct GatewayCommand: AsyncParsableCommand {
         let context = ZMQContext()
         let gateway: Gateway
         do {
-            gateway = try Gateway(configuration: configuration, context: context, logger: logger)
+            // Its start asks for the bucket (a round trip): off the cooperative pool.
+            gateway = try await BlockingWork.shared.run { try Gateway(configuration: configuration, context: context, logger: logger) }
         } catch {
             logger.critical("gateway cannot start", metadata: ["error": "\(error)"])
             throw ExitCode((error as? GatewayError)?.exitCode ?? 69)  // 73: the picture store; else EX_UNAVAILABLE

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WorkFeedThreads
 import WorkFeedModel
 import Foundation
 import Logging
@@ -55,10 +56,14 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = Logger(label: "workfeed.worker")
         let worker = Worker(configuration: configuration, context: ZMQContext(), logger: logger)
         do {
-            try worker.start()
-        } catch {
+            // Its start probes the picture store (a bucket round trip): off the cooperative pool.
+            try await BlockingWork.shared.run { try worker.start() }
+        } catch let error as WorkerError {
             logger.critical("worker cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(error.exitCode)
+        } catch {
+            logger.critical("worker cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode(69)
         }
         // SIGTERM and SIGINT become a graceful shutdown of the group: the worker stops as tested
         // (docs/operations.md, "Stopping") and the process exits 0.

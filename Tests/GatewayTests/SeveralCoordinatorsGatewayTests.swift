@@ -63,6 +63,10 @@ struct SeveralCoordinatorsGatewayTests {
                 adjust: {
                     $0.controlEndpoints.append(second.endpoints.control)
                     $0.eventsEndpoints.append(second.endpoints.events)
+                    // The default wait (GatewaySystem's 2 s is shorter): an UPLOAD on PostgreSQL
+                    // is one transaction of the import, its pictures and its feed item, and the
+                    // first on a new index, beside the other suites, took more than 2 s.
+                    $0.coordinatorTimeoutMilliseconds = 5_000
                 },
                 adjustCoordinator: {
                     $0.indexURL = url
