@@ -52,6 +52,15 @@ trap cleanup EXIT
 
 tried=0 held=0 broke=0 skipped=0
 broken=()
+# wanted NAME...: whether ATTACK_ONLY (names with commas) takes in any of the attacks NAME (a
+# section runs when it does; unset or empty: every section).
+wanted() {
+  [ -z "${ATTACK_ONLY:-}" ] && return 0
+  local name
+  for name in "$@"; do [[ ",$ATTACK_ONLY," == *",$name,"* ]] && return 0; done
+  return 1
+}
+port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 verdict() { # NAME held|broke|skipped WHAT-HAPPENED
   tried=$((tried + 1))
   case "$2" in
@@ -62,7 +71,10 @@ verdict() { # NAME held|broke|skipped WHAT-HAPPENED
 }
 
 # --- 1. On the sockets -------------------------------------------------------------------------
+# (Each section below runs when ATTACK_ONLY wants one of its attacks: `if wanted …`; its body is
+# left unindented.)
 echo "attack: programs from $bin"
+if wanted wire; then
 [ "${ATTACK_SMALL:-0}" = "1" ] && export WORKFEED_ATTACK_SMALL=1
 "$bin/workfeed-bench" --only attack > "$work/wire.log" 2>&1
 cat "$work/wire.log" | grep '^attack '
@@ -74,8 +86,10 @@ if [ -n "$counts" ]; then
 else
   verdict wire broke "workfeed-bench --only attack did not finish: $(tail -3 "$work/wire.log" | tr '\n' ' ')"
 fi
+fi # wire
 
 # --- 2. Addresses and the index --------------------------------------------------------------------
+if wanted bypass-address second-coordinator damaged-index empty-index; then
 coordinator() { # INDEX [VAR=VALUE...]: becomes a coordinator on free loopback ports (call it in a subshell: $(…) or &)
   local index=$1
   shift
@@ -146,8 +160,12 @@ mkdir -p "$work/empty"
 refused_start empty-index "$work/empty/index.sqlite" 65 "is empty (0 bytes)"
 [ -s "$work/empty/index.sqlite" ] && verdict empty-index-untouched broke "the empty file was written to"
 
+fi # addresses and the index
+
 # --- 3. The full disk --------------------------------------------------------------------------------
-if [ "${ATTACK_SMALL:-0}" = "1" ]; then
+if ! wanted full-disk; then
+  :
+elif [ "${ATTACK_SMALL:-0}" = "1" ]; then
   echo "attack full-disk: not in the small form (the test suite runs FullCacheTests on its own)"
 else
   routes=${ATTACK_FULL_CACHE_ROUTES:-150}
@@ -168,8 +186,8 @@ fi
 # --- 4. The gateway's edge (issue 23, findings 2, 5 and 8) -----------------------------------------
 # A paused coordinator (SIGSTOP), with the real programs: requests answered 503 meanwhile sit in
 # its socket's queue, and must not be carried out when it is resumed.
+if wanted paused-coordinator; then
 echo "attack paused-coordinator: tried a zone add and a zone delete through the gateway while the coordinator was stopped (SIGSTOP), then resumed it, and the retries"
-port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 mkdir -p "$work/paused/cache"
 paused_control="tcp://127.0.0.1:$(port)" paused_events="tcp://127.0.0.1:$(port)" paused_http=$(port)
 WORKFEED_METRICS_LISTEN="" "$bin/workfeed-coordinator" --index "$work/paused/index.sqlite" --cache "$work/paused/cache" \
@@ -218,14 +236,21 @@ if [ "$paused_held" = "$trials" ]; then
 else
   verdict paused-coordinator broke "$paused_held of $trials trials held; first that broke: $paused_first"
 fi
+fi # paused-coordinator
 
 # Each runs one of GatewayTests (EdgeTests, LimitsTests, S3SystemTests): a real coordinator and gateway (in one
 # process), real HTTP, real ZeroMQ, a real cache directory or a real S3-compatible server (moto,
 # var/test-python, with a server answering SlowDown in front of its port for the bucket's faults).
-if [ "${ATTACK_SMALL:-0}" = "1" ]; then
+edge_names="cache-link late-503 out-of-range-upload claimed-body polar-zone endpoint-in-503 missing-headers empty-picture-name"
+edge_names+=" slow-body slow-head uploads-at-once planted-large-picture redirect-gone bucket-slowdown"
+# shellcheck disable=SC2086 # the names, one word each
+if ! wanted gateway-edge $edge_names; then
+  :
+elif [ "${ATTACK_SMALL:-0}" = "1" ]; then
   echo "attack gateway-edge: not in the small form (the test suite runs GatewayTests.EdgeTests on its own)"
 else
   while read -r name test what; do
+    wanted gateway-edge "$name" || continue
     echo "attack $name: tried $what"
     swift test --skip-build --scratch-path "$scratch" --filter "GatewayTests.$test" >"$work/$name.log" 2>&1
     status=$?
@@ -250,6 +275,226 @@ planted-large-picture S3SystemTests/anObjectLargerThanAnyPictureIsRefusedNotServ
 redirect-gone S3SystemTests/withRedirectThePageAllowsTheBucketAndGoneKeysAreNotRedirected with pictures.redirect, a picture withdrawn by a zone and one of a deleted workout asked for, and the page's policy read
 bucket-slowdown S3SystemTests/aBucketThatFailsAnswers503AndLogsOnceASecond 42 picture reads from a bucket answering 503 SlowDown, then not answering
 EDGE
+fi
+
+# --- 5. The bucket misbehaving (issue 37, items 1, 2 and 5) ------------------------------------------
+# The real programs (a coordinator, a worker, a gateway) with `cache.directory: s3://…` on a moto
+# server (var/test-python) reached through deploy/s3-fault-proxy.py, which answers S3's 503
+# SlowDown, stalls or drops connections when told (its /__fault endpoint). Each attack has an owner
+# of its own, and its workouts are made here: routes that start and end at the owner's "home".
+s3_names="s3-deletes-slowdown s3-stall-replies s3-made-up-keys s3-drop"
+s3="$work/s3"
+s3_bucket=workfeed-attack
+
+# s3_start: moto, the proxy, the bucket, then the programs through the proxy. Sets s3_base (the
+# gateway), s3_proxy (the proxy's control URL), s3_moto (moto itself, to look into the bucket).
+s3_start() {
+  mkdir -p "$s3"
+  local moto_port
+  moto_port=$(port)
+  var/test-python/bin/moto_server -H 127.0.0.1 -p "$moto_port" >"$s3/moto.log" 2>&1 &
+  pids+=($!)
+  s3_moto="http://127.0.0.1:$moto_port"
+  python3 deploy/s3-fault-proxy.py --upstream "127.0.0.1:$moto_port" >"$s3/proxy.out" 2>"$s3/proxy.log" &
+  pids+=($!)
+  for _ in $(seq 1 150); do
+    curl -s -o /dev/null "$s3_moto/" && grep -q listening "$s3/proxy.out" && break
+    sleep 0.1
+  done
+  s3_proxy="http://127.0.0.1:$(sed -nE 's/.*listening on .*:([0-9]+)$/\1/p' "$s3/proxy.out")"
+  curl -sf -X PUT "$s3_moto/$s3_bucket" >/dev/null || return 1
+  # moto takes any key; these are MotoServer.credentials.
+  printf '[default]\naws_access_key_id = workfeed-test\naws_secret_access_key = workfeed-test-secret\n' >"$s3/credentials"
+  local control="tcp://127.0.0.1:$(port)" events="tcp://127.0.0.1:$(port)" workers="tcp://127.0.0.1:$(port)" http
+  http=$(port)
+  s3_base="http://127.0.0.1:$http"
+  s3_control=$control
+  local store=(WORKFEED_CACHE_DIRECTORY="s3://$s3_bucket/feed" WORKFEED_STORE_S3_ENDPOINT="$s3_proxy"
+    WORKFEED_STORE_S3_CREDENTIALS_FILE="$s3/credentials" WORKFEED_STORE_S3_REGION=us-east-1 WORKFEED_METRICS_LISTEN="")
+  env "${store[@]}" "$bin/workfeed-coordinator" --index "$s3/index.sqlite" \
+    --listen-workers "$workers" --listen-control "$control" --listen-events "$events" >"$s3/coordinator.log" 2>&1 &
+  s3_coordinator=$!
+  pids+=($!)
+  env "${store[@]}" "$bin/workfeed-worker" --connect "$workers" --threads 2 --name s3-worker >"$s3/worker.log" 2>&1 &
+  s3_worker=$!
+  pids+=($!)
+  "$bin/workctl" token secret --out "$s3/token.secret" >/dev/null
+  env "${store[@]}" WORKFEED_TOKENS_SECRET_FILE="$s3/token.secret" "$bin/workfeed-gateway" \
+    --listen "127.0.0.1:$http" --coordinator "$control" --events "$events" >"$s3/gateway.log" 2>&1 &
+  s3_gateway=$!
+  pids+=($!)
+  for _ in $(seq 1 150); do curl -fsS "$s3_base/readyz" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  return 1
+}
+
+s3_fault() { # FAULT [ONLY [RELEASE]]: what the proxy does from now on (deploy/s3-fault-proxy.py)
+  curl -sf -X POST "$s3_proxy/__fault?fault=$1&only=${2:-all}&release=${3:-close}" >/dev/null
+}
+s3_counted() { # WHAT...: the requests the proxy counted as any of WHAT ("slowdown DELETE-OBJECTS")
+  curl -sf "$s3_proxy/__fault" | python3 -c '
+import json, sys
+counts = json.load(sys.stdin)["counts"]
+print(sum(counts.get(what, 0) for what in sys.argv[1:]))' "$@"
+}
+s3_token() { "$bin/workctl" token create --owner "$1" --expires 1h --secret-file "$s3/token.secret"; }
+s3_call() { # TOKEN METHOD PATH [BODY]: prints the status, then the body (one line of JSON)
+  curl -sS -m 30 -w '\n%{http_code}\n' -X "$2" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' ${4:+--data "$4"} \
+    "$s3_base$3" | tac
+}
+s3_get() { # PATH: an anonymous GET: "STATUS SECONDS RETRY-AFTER" (- when there is none)
+  curl -s -o /dev/null -m 30 -w '%{http_code} %{time_total} %header{retry-after}' "$s3_base$1" | awk '{print $1, $2, ($3 == "" ? "-" : $3)}'
+}
+s3_in_bucket() { # KEY...: how many of these cache keys the bucket still holds (keys/…/KEY.png)
+  python3 - "$s3_moto/$s3_bucket" "$@" <<'PY'
+import re, sys, urllib.request
+bucket, keys = sys.argv[1], sys.argv[2:]
+held = 0
+for key in keys:
+    listing = urllib.request.urlopen(f"{bucket}?list-type=2&prefix=feed/keys/{key[:2]}/{key}.png").read().decode()
+    held += f"<Key>feed/keys/{key[:2]}/{key}.png</Key>" in listing
+print(held)
+PY
+}
+s3_waiting() { # the removals `workctl status` says wait (0 when it says none)
+  "$bin/workctl" status --coordinator "$s3_control" 2>/dev/null | sed -nE 's/^removals waiting: ([0-9,]+).*/\1/p' | tr -d , | grep . || echo 0
+}
+s3_alive() { # whether the coordinator, the worker and the gateway still run
+  kill -0 "$s3_coordinator" 2>/dev/null && kill -0 "$s3_worker" 2>/dev/null && kill -0 "$s3_gateway" 2>/dev/null
+}
+
+# s3_routes DIR COUNT LAT LON SEED: COUNT GPX runs with heart rate, each leaving from LAT,LON and
+# coming back (about 3 km out), two minutes apart on the same day.
+s3_routes() {
+  mkdir -p "$1"
+  python3 - "$@" <<'PY'
+import math, random, sys
+from datetime import datetime, timedelta
+out, count, lat0, lon0, seed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+rng = random.Random(seed)
+for n in range(count):
+    heading, lat, lon, rows = rng.uniform(0, 2 * math.pi), lat0, lon0, []
+    start = datetime(2026, 3, 1, 7) + timedelta(days=seed % 20, minutes=10 * n)
+    for i in range(160):
+        if i == 80:
+            heading += math.pi  # back home
+        heading += rng.gauss(0, 0.15)
+        if i > 0:
+            lat += 0.00018 * math.cos(heading)
+            lon += 0.00027 * math.sin(heading)
+        if i == 159:
+            lat, lon = lat0, lon0
+        time = (start + timedelta(seconds=5 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        rows.append(f'<trkpt lat="{lat:.6f}" lon="{lon:.6f}"><time>{time}</time><extensions><gpxtpx:TrackPointExtension>'
+                    f'<gpxtpx:hr>{120 + i % 40}</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>')
+    with open(f"{out}/run-{seed}-{n}.gpx", "w") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="workfeed attack" '
+                'xmlns="http://www.topografix.com/GPX/1/1" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">'
+                f'<trk><name>attack {seed} {n}</name><type>running</type><trkseg>{"".join(rows)}</trkseg></trk></gpx>\n')
+PY
+}
+
+# s3_upload TOKEN FILE...: uploads each through the gateway; prints the workout ids.
+s3_upload() {
+  local token=$1 file
+  shift
+  for file in "$@"; do
+    curl -sS -m 60 -H "Authorization: Bearer $token" --data-binary @"$file" "$s3_base/v1/workouts?filename=$(basename "$file")" |
+      python3 -c 'import json, sys; print(json.load(sys.stdin)["workouts"][0]["workout"]["id"])' 2>/dev/null
+  done
+}
+
+# s3_pictures TOKEN ID...: asks for each workout's route and heatmap, light and dark (as a feed
+# row that became visible does), waiting until drawn; prints their URLs.
+s3_pictures() {
+  local token=$1 id kind theme url
+  shift
+  for id in "$@"; do
+    for kind in route heatmap; do
+      for theme in light dark; do
+        for _ in $(seq 1 12); do
+          url=$(s3_call "$token" GET "/v1/workouts/$id/pictures/$kind/$theme?wait=10" | tail -n +2 |
+            python3 -c 'import json, sys; print(json.load(sys.stdin)["picture"]["url"])' 2>/dev/null) && break
+        done
+        echo "$url"
+      done
+    done
+  done
+}
+s3_key() { basename "$1" .png; }  # a picture URL's cache key
+
+# s3-deletes-slowdown (item 1): a privacy zone withdraws pictures while the bucket throttles every
+# delete; the old URLs must be 410 throughout (they were 200: the bucket still held them), and
+# the removals must be done once the bucket answers (they were given up after 6 tries, ~16 s).
+attack_s3_deletes_slowdown() {
+  local seconds=${ATTACK_S3_SLOWDOWN_SECONDS:-20}
+  [ "${ATTACK_SMALL:-0}" = "1" ] && seconds=${ATTACK_S3_SLOWDOWN_SECONDS:-6}
+  echo "attack s3-deletes-slowdown: tried a privacy zone on the home of 2 runs (8 pictures drawn and read) while the bucket answered every delete 503 SlowDown for $seconds s, reading the old URLs throughout and after"
+  local token ids urls url keys status statuses_during="" statuses_after="" held_during=0 in_bucket waiting_during=0 waiting refused
+  token=$(s3_token home-owner)
+  s3_routes "$s3/home" 2 49.41 8.69 11
+  mapfile -t ids < <(s3_upload "$token" "$s3/home"/*.gpx)
+  mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
+  for url in "${urls[@]}"; do status=$(s3_get "$url" | cut -d' ' -f1); [ "$status" = 200 ] || break; done
+  if [ "${#urls[@]}" != 8 ] || [ "$status" != 200 ]; then
+    verdict s3-deletes-slowdown broke "the scene was not set: ${#urls[@]} of 8 pictures drawn, the last read $status"
+    return
+  fi
+  keys=()
+  for url in "${urls[@]}"; do keys+=("$(s3_key "$url")"); done
+  s3_fault slowdown deletes
+  local zone started
+  zone=$(s3_call "$token" POST /v1/zones '{"latitude": 49.41, "longitude": 8.69, "radius": 300}' | head -1)
+  started=$(date +%s)
+  while [ $(($(date +%s) - started)) -lt "$seconds" ]; do
+    for url in "${urls[@]}"; do statuses_during+=" $(s3_get "$url" | cut -d' ' -f1)"; done
+    waiting=$(s3_waiting)
+    [ "$waiting" -gt "$waiting_during" ] && waiting_during=$waiting
+    in_bucket=$(s3_in_bucket "${keys[@]}")
+    [ "$in_bucket" -gt "$held_during" ] && held_during=$in_bucket
+    sleep 0.5
+  done
+  refused=$(s3_counted "slowdown DELETE-OBJECTS" "slowdown DELETE")
+  s3_fault pass
+  # Tried again after 0.5 s, 1 s, 2 s, … at most 30 s apart: within a minute of the bucket answering.
+  local left=${#keys[@]} waiting_after=-1 recovered=""
+  for _ in $(seq 1 60); do
+    for url in "${urls[@]}"; do statuses_after+=" $(s3_get "$url" | cut -d' ' -f1)"; done
+    left=$(s3_in_bucket "${keys[@]}")
+    waiting_after=$(s3_waiting)
+    if [ "$left" = 0 ] && [ "$waiting_after" = 0 ]; then recovered="$(($(date +%s) - started - seconds)) s"; break; fi
+    sleep 1
+  done
+  local during after
+  during=$(tr ' ' '\n' <<<"$statuses_during" | grep . | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')
+  after=$(tr ' ' '\n' <<<"$statuses_after" | grep . | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')
+  local what="zone $zone; $refused deletes answered SlowDown; old URLs during: $during, after: $after; the bucket held $held_during of 8 old pictures meanwhile, $left at the end; workctl status: $waiting_during removals waiting during, $waiting_after after${recovered:+; done $recovered after the bucket answered}"
+  if [ "$zone" = 201 ] && [ "$refused" -gt 0 ] && [[ "$during" =~ ^410\ x[0-9]+$ ]] && [[ "$after" =~ ^410\ x[0-9]+$ ]] \
+    && [ "$held_during" -gt 0 ] && [ "$waiting_during" -gt 0 ] && [ -n "$recovered" ]; then
+    verdict s3-deletes-slowdown held "$what"
+  else
+    verdict s3-deletes-slowdown broke "$what"
+  fi
+}
+
+# shellcheck disable=SC2086 # the names, one word each
+if wanted $s3_names; then
+  echo "attack s3: the programs on an S3 bucket (moto) through deploy/s3-fault-proxy.py, which answers SlowDown, stalls or drops when told"
+  if [ ! -x var/test-python/bin/moto_server ]; then
+    for name in $s3_names; do
+      wanted "$name" && verdict "$name" skipped "no var/test-python/bin/moto_server (deploy/install-test-deps.sh installs it; make test runs it)"
+    done
+  elif ! s3_start; then
+    for name in $s3_names; do
+      wanted "$name" && verdict "$name" broke "the programs did not start on the bucket: $(tail -2 "$s3"/*.log | tr '\n' ' ' | cut -c1-400)"
+    done
+  else
+    wanted s3-deletes-slowdown && attack_s3_deletes_slowdown
+    wanted s3-stall-replies && attack_s3_stall_replies
+    wanted s3-made-up-keys && attack_s3_made_up_keys
+    wanted s3-drop && attack_s3_drop
+    s3_fault pass
+    s3_alive || verdict s3-programs broke "a program on the bucket ended: $(tail -3 "$s3"/{coordinator,worker,gateway}.log | tr '\n' ' ' | cut -c1-400)"
+  fi
 fi
 
 echo "attack: $tried tried, $held held, $broke broke${broken:+ (${broken[*]})}, $skipped skipped"
