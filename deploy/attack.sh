@@ -282,9 +282,10 @@ fi
 # server (var/test-python) reached through deploy/s3-fault-proxy.py, which answers S3's 503
 # SlowDown, stalls or drops connections when told (its /__fault endpoint). Each attack has an owner
 # of its own, and its workouts are made here: routes that start and end at the owner's "home".
-s3_names="s3-deletes-slowdown s3-stall-replies s3-made-up-keys s3-drop"
+s3_names="s3-deletes-slowdown s3-zone-before-redraw s3-stall-replies s3-stall-upload s3-made-up-keys s3-drop"
 s3="$work/s3"
 s3_bucket=workfeed-attack
+s3_moto_pid="" s3_proxy_pid="" s3_coordinator="" s3_worker="" s3_gateway=""
 
 # s3_start: moto, the proxy, the bucket, then the programs through the proxy. Sets s3_base (the
 # gateway), s3_proxy (the proxy's control URL), s3_moto (moto itself, to look into the bucket).
@@ -293,9 +294,11 @@ s3_start() {
   local moto_port
   moto_port=$(port)
   var/test-python/bin/moto_server -H 127.0.0.1 -p "$moto_port" >"$s3/moto.log" 2>&1 &
+  s3_moto_pid=$!
   pids+=($!)
   s3_moto="http://127.0.0.1:$moto_port"
   python3 deploy/s3-fault-proxy.py --upstream "127.0.0.1:$moto_port" >"$s3/proxy.out" 2>"$s3/proxy.log" &
+  s3_proxy_pid=$!
   pids+=($!)
   for _ in $(seq 1 150); do
     curl -s -o /dev/null "$s3_moto/" && grep -q listening "$s3/proxy.out" && break
@@ -341,6 +344,14 @@ s3_call() { # TOKEN METHOD PATH [BODY]: prints the status, then the body (one li
   curl -sS -m 30 -w '\n%{http_code}\n' -X "$2" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' ${4:+--data "$4"} \
     "$s3_base$3" | tac
 }
+s3_timed() { # OUT TOKEN METHOD PATH [CURL-ARGUMENT...]: writes "STATUS SECONDS" of the call to OUT
+  local out=$1 token=$2 method=$3 path=$4
+  shift 4
+  curl -s -o /dev/null -m 20 -w '%{http_code} %{time_total}\n' -X "$method" -H "Authorization: Bearer $token" "$@" "$s3_base$path" >"$out"
+}
+s3_zones() { # TOKEN: how many privacy zones the owner has
+  s3_call "$1" GET /v1/zones | tail -n +2 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["zones"]))' 2>/dev/null || echo 0
+}
 s3_get() { # PATH: an anonymous GET: "STATUS SECONDS RETRY-AFTER" (- when there is none)
   curl -s -o /dev/null -m 30 -w '%{http_code} %{time_total} %header{retry-after}' "$s3_base$1" | awk '{print $1, $2, ($3 == "" ? "-" : $3)}'
 }
@@ -357,6 +368,15 @@ PY
 }
 s3_waiting() { # the removals `workctl status` says wait (0 when it says none)
   "$bin/workctl" status --coordinator "$s3_control" 2>/dev/null | sed -nE 's/^removals waiting: ([0-9,]+).*/\1/p' | tr -d , | grep . || echo 0
+}
+s3_settle() { # waits (10 s at most) until the coordinator answers workctl status within a second
+  for _ in $(seq 1 20); do "$bin/workctl" status --coordinator "$s3_control" --timeout 1 >/dev/null 2>&1 && return; sleep 0.5; done
+}
+s3_stop() { # stops the programs (SIGTERM: each must end by itself), then the proxy and moto
+  local pid
+  for pid in "$s3_gateway" "$s3_worker" "$s3_coordinator"; do kill -TERM "$pid" 2>/dev/null; done
+  for pid in "$s3_gateway" "$s3_worker" "$s3_coordinator"; do wait "$pid" 2>/dev/null; done
+  for pid in "$s3_proxy_pid" "$s3_moto_pid"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
 }
 s3_alive() { # whether the coordinator, the worker and the gateway still run
   kill -0 "$s3_coordinator" 2>/dev/null && kill -0 "$s3_worker" 2>/dev/null && kill -0 "$s3_gateway" 2>/dev/null
@@ -421,6 +441,9 @@ s3_pictures() {
   done
 }
 s3_key() { basename "$1" .png; }  # a picture URL's cache key
+s3_tally() { # WORDS: "410 x40, 200 x8": how often each word came
+  tr -s ' ' '\n' <<<"$1" | grep . | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}'
+}
 
 # s3-deletes-slowdown (item 1): a privacy zone withdraws pictures while the bucket throttles every
 # delete; the old URLs must be 410 throughout (they were 200: the bucket still held them), and
@@ -465,14 +488,270 @@ attack_s3_deletes_slowdown() {
     sleep 1
   done
   local during after
-  during=$(tr ' ' '\n' <<<"$statuses_during" | grep . | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')
-  after=$(tr ' ' '\n' <<<"$statuses_after" | grep . | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')
+  during=$(s3_tally "$statuses_during")
+  after=$(s3_tally "$statuses_after")
   local what="zone $zone; $refused deletes answered SlowDown; old URLs during: $during, after: $after; the bucket held $held_during of 8 old pictures meanwhile, $left at the end; workctl status: $waiting_during removals waiting during, $waiting_after after${recovered:+; done $recovered after the bucket answered}"
   if [ "$zone" = 201 ] && [ "$refused" -gt 0 ] && [[ "$during" =~ ^410\ x[0-9]+$ ]] && [[ "$after" =~ ^410\ x[0-9]+$ ]] \
     && [ "$held_during" -gt 0 ] && [ "$waiting_during" -gt 0 ] && [ -n "$recovered" ]; then
     verdict s3-deletes-slowdown held "$what"
   else
     verdict s3-deletes-slowdown broke "$what"
+  fi
+}
+
+# s3-zone-before-redraw (item 1): a privacy zone withdraws pictures that a gateway has read or
+# answered a picture request with; the worker has not drawn the new ones yet (paused with SIGSTOP,
+# as a long queue keeps it), and the bucket answers. The old URLs must be 410 at once: the index
+# has withdrawn them, whatever the gateway remembers.
+attack_s3_zone_before_redraw() {
+  local seconds=${ATTACK_S3_REDRAW_SECONDS:-10}
+  [ "${ATTACK_SMALL:-0}" = "1" ] && seconds=${ATTACK_S3_REDRAW_SECONDS:-3}
+  echo "attack s3-zone-before-redraw: tried a privacy zone on the home of a run (4 pictures: 2 read, 2 only asked for) while the worker was paused for $seconds s, reading the old URLs meanwhile"
+  local token ids urls url zone statuses="" started
+  token=$(s3_token redraw-owner)
+  s3_routes "$s3/redraw" 1 49.30 8.50 12
+  mapfile -t ids < <(s3_upload "$token" "$s3/redraw"/*.gpx)
+  mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
+  if [ "${#urls[@]}" != 4 ] || [ "$(s3_get "${urls[0]}" | cut -d' ' -f1)" != 200 ] || [ "$(s3_get "${urls[1]}" | cut -d' ' -f1)" != 200 ]; then
+    verdict s3-zone-before-redraw broke "the scene was not set: ${#urls[@]} of 4 pictures drawn"
+    return
+  fi
+  kill -STOP "$s3_worker"
+  zone=$(s3_call "$token" POST /v1/zones '{"latitude": 49.30, "longitude": 8.50, "radius": 300}' | head -1)
+  started=$(date +%s)
+  while [ $(($(date +%s) - started)) -lt "$seconds" ]; do
+    for url in "${urls[@]}"; do statuses+=" $(s3_get "$url" | cut -d' ' -f1)"; done
+    sleep 0.5
+  done
+  kill -CONT "$s3_worker"
+  local seen
+  seen=$(s3_tally "$statuses")
+  if [ "$zone" = 201 ] && [[ "$seen" =~ ^410\ x[0-9]+$ ]]; then
+    verdict s3-zone-before-redraw held "zone $zone; old URLs while the new pictures were not drawn: $seen"
+  else
+    verdict s3-zone-before-redraw broke "zone $zone; old URLs while the new pictures were not drawn: $seen (200: the withdrawn picture served, from the gateway's memory or its keys known current, until the new ones are drawn)"
+  fi
+}
+
+# s3-stall-replies (item 2): the bucket reads every request and never answers while workouts are
+# deleted and other owners add zones at the same time. Each must be answered with its success in
+# a few seconds (a stalled bucket held every reply of the batch: a DELETE answered 503 had been
+# carried out, 4 of 4, and other owners' zone POSTs answered 503 had been stored, 3 of 20), and
+# the deleted workouts' pictures must be 404 meanwhile, without a read of the bucket. What each
+# answer stood for is looked at once the bucket answers again.
+attack_s3_stall_replies() {
+  local deletes=4 posts=20
+  [ "${ATTACK_SMALL:-0}" = "1" ] && deletes=2 posts=6
+  echo "attack s3-stall-replies: tried $deletes workout DELETEs and $posts zone POSTs of $((posts / 2)) other owners at once while the bucket stalled (read every request, never answered)"
+  local token ids urls n
+  token=$(s3_token stall-owner)
+  s3_routes "$s3/stall" "$deletes" 49.50 8.80 13
+  mapfile -t ids < <(s3_upload "$token" "$s3/stall"/*.gpx)
+  mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
+  for url in "${urls[@]}"; do s3_get "$url" >/dev/null; done
+  if [ "${#urls[@]}" != $((deletes * 4)) ]; then
+    verdict s3-stall-replies broke "the scene was not set: ${#urls[@]} of $((deletes * 4)) pictures drawn"
+    return
+  fi
+  local tokens=()
+  for n in $(seq 1 $((posts / 2))); do tokens+=("$(s3_token "stall-other-$n")"); done
+  mkdir -p "$s3/stall/answers"
+  s3_fault stall
+  # Every request at once, each writing "STATUS SECONDS" to a file of its own.
+  local curls=()
+  for n in "${!ids[@]}"; do
+    s3_timed "$s3/stall/answers/delete-$n" "$token" DELETE "/v1/workouts/${ids[$n]}" &
+    curls+=($!)
+  done
+  for n in $(seq 0 $((posts - 1))); do
+    s3_timed "$s3/stall/answers/post-$n" "${tokens[$((n / 2))]}" POST /v1/zones -H 'Content-Type: application/json' \
+      --data "{\"latitude\": 10.$n, \"longitude\": 20.$n, \"radius\": 300}" &
+    curls+=($!)
+  done
+  wait "${curls[@]}"
+  local gone="" slowest
+  for url in "${urls[@]}"; do gone+=" $(s3_get "$url" | cut -d' ' -f1)"; done
+  local deleted posted stalled
+  deleted=$(cat "$s3"/stall/answers/delete-* | cut -d' ' -f1 | tr '\n' ' ')
+  posted=$(cat "$s3"/stall/answers/post-* | cut -d' ' -f1 | tr '\n' ' ')
+  slowest=$(cat "$s3"/stall/answers/* | sort -k2 -n | tail -1 | cut -d' ' -f2)
+  stalled=$(s3_counted "stall DELETE-OBJECTS" "stall DELETE" "stall HEAD" "stall GET" "stall PUT")
+  s3_fault pass
+  s3_settle
+  # What a 503 or a timeout stood for: was it carried out after all (once the bucket answered)?
+  local done_deletes=0 stored_zones=0
+  for n in "${!ids[@]}"; do [ "$(s3_call "$token" GET "/v1/workouts/${ids[$n]}" | head -1)" = 404 ] && done_deletes=$((done_deletes + 1)); done
+  for n in "${!tokens[@]}"; do
+    stored_zones=$((stored_zones + $(s3_zones "${tokens[$n]}")))
+  done
+  local deleted_ok=1 posted_ok=1
+  [[ "$(tr -s ' ' '\n' <<<"$deleted" | grep . | sort -u)" == 204 ]] || deleted_ok=0
+  [[ "$(tr -s ' ' '\n' <<<"$posted" | grep . | sort -u)" == 201 ]] || posted_ok=0
+  local what="DELETEs: $(s3_tally "$deleted") ($done_deletes carried out); zone POSTs: $(s3_tally "$posted") ($stored_zones stored); slowest answer ${slowest} s; $stalled requests stalled at the bucket; the deleted workouts' pictures then: $(s3_tally "$gone")"
+  local timely=1
+  python3 -c "import sys; sys.exit(0 if float('${slowest:-99}') <= 5 else 1)" || timely=0
+  if [ "${ATTACK_SMALL:-0}" = "1" ] && [ "$timely" = 0 ]; then
+    what+=" (over 5 s; timing not judged in the small form)"
+    timely=1
+  fi
+  if [ "$deleted_ok" = 1 ] && [ "$posted_ok" = 1 ] && [ "$timely" = 1 ] && [ "$stalled" -gt 0 ] && [[ "$(s3_tally "$gone")" =~ ^404\ x[0-9]+$ ]] \
+    && [ "$done_deletes" = "${#ids[@]}" ] && [ "$stored_zones" = "$posts" ]; then
+    verdict s3-stall-replies held "$what"
+  else
+    verdict s3-stall-replies broke "$what"
+  fi
+}
+
+# s3-stall-upload (item 2): an upload while the bucket stalls (its original is kept in the bucket
+# beside the pictures), and other owners' zone POSTs a moment later. The others must be answered
+# 201 in a few seconds; the upload 201, or 503 with nothing stored.
+attack_s3_stall_upload() {
+  local others=10
+  [ "${ATTACK_SMALL:-0}" = "1" ] && others=3
+  echo "attack s3-stall-upload: tried an upload while the bucket stalled, and zone POSTs of $others other owners half a second later"
+  local token n tokens=() curls=()
+  token=$(s3_token uploader)
+  s3_routes "$s3/upload" 1 48.90 9.10 16
+  for n in $(seq 1 "$others"); do tokens+=("$(s3_token "upload-other-$n")"); done
+  mkdir -p "$s3/upload/answers"
+  s3_fault stall
+  s3_timed "$s3/upload/answers/upload" "$token" POST "/v1/workouts?filename=run.gpx" --data-binary @"$s3/upload/run-16-0.gpx" &
+  curls+=($!)
+  sleep 0.5
+  for n in "${!tokens[@]}"; do
+    s3_timed "$s3/upload/answers/post-$n" "${tokens[$n]}" POST /v1/zones -H 'Content-Type: application/json' \
+      --data '{"latitude": 30, "longitude": 30, "radius": 300}' &
+    curls+=($!)
+  done
+  wait "${curls[@]}"
+  s3_fault pass
+  s3_settle
+  local uploaded posted slowest stored stored_zones=0
+  uploaded=$(cut -d' ' -f1 "$s3/upload/answers/upload")
+  posted=$(cat "$s3"/upload/answers/post-* | cut -d' ' -f1 | tr '\n' ' ')
+  slowest=$(cat "$s3"/upload/answers/post-* | sort -k2 -n | tail -1 | cut -d' ' -f2)
+  stored=$(s3_call "$token" GET /v1/feed | tail -n +2 | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))' 2>/dev/null)
+  for n in "${!tokens[@]}"; do
+    stored_zones=$((stored_zones + $(s3_zones "${tokens[$n]}")))
+  done
+  local what="upload $(cut -d' ' -f1,2 "$s3/upload/answers/upload") s (${stored:-?} workout stored); zone POSTs: $(s3_tally "$posted") ($stored_zones stored), the slowest in $slowest s"
+  local timely=1
+  python3 -c "import sys; sys.exit(0 if float('${slowest:-99}') <= 5 else 1)" || timely=0
+  if [ "${ATTACK_SMALL:-0}" = "1" ] && [ "$timely" = 0 ]; then
+    what+=" (over 5 s; timing not judged in the small form)"
+    timely=1
+  fi
+  if [ "$(s3_tally "$posted")" = "201 x$others" ] && [ "$stored_zones" = "$others" ] && [ "$timely" = 1 ] \
+    && { [ "$uploaded/$stored" = 201/1 ] || [ "$uploaded/$stored" = 503/0 ]; }; then
+    verdict s3-stall-upload held "$what"
+  else
+    verdict s3-stall-upload broke "$what"
+  fi
+}
+
+# s3-made-up-keys (item 5): keys the index does not know are answered without a bucket round
+# trip: with the bucket stalling, then throttling, made-up keys are 404 at once and never reach
+# it; with it answering, a flood of made-up keys from other clients does not hold real first views.
+attack_s3_made_up_keys() {
+  local count=40 flood_seconds=10
+  [ "${ATTACK_SMALL:-0}" = "1" ] && count=10 flood_seconds=3
+  echo "attack s3-made-up-keys: tried $count made-up keys with the bucket stalling and $count with it answering SlowDown, then real first views during ${flood_seconds} s of made-up keys from 4 clients at once"
+  local token ids urls url n made statuses_stall="" statuses_slow="" slowest=0 reached
+  token=$(s3_token viewer)
+  s3_routes "$s3/viewer" 3 49.60 8.40 14
+  mapfile -t ids < <(s3_upload "$token" "$s3/viewer"/*.gpx)
+  mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
+  s3_fault stall GET,HEAD
+  for n in $(seq 1 "$count"); do statuses_stall+=" $(s3_get "/v1/pictures/$(printf '%064x' $((0xdead0000 + n))).png")"; done
+  s3_fault slowdown GET,HEAD
+  for n in $(seq 1 "$count"); do statuses_slow+=" $(s3_get "/v1/pictures/$(printf '%064x' $((0xbeef0000 + n))).png")"; done
+  s3_fault pass
+  reached=$(grep -cE '0{50}(dead|beef)' "$s3/proxy.log")
+  local stall_codes slow_codes worst
+  stall_codes=$(s3_tally "$(awk '{for (i = 1; i <= NF; i += 3) print $i}' <<<"$statuses_stall")")
+  slow_codes=$(s3_tally "$(awk '{for (i = 1; i <= NF; i += 3) print $i}' <<<"$statuses_slow")")
+  worst=$(awk '{for (i = 2; i <= NF; i += 3) print $i}' <<<"$statuses_stall $statuses_slow" | sort -n | tail -1)
+  # The flood: 4 clients asking for made-up keys as fast as they can, while the first views go.
+  local flood=()
+  for n in 1 2 3 4; do
+    (for m in $(seq 1 100000); do curl -s -o /dev/null -m 5 "$s3_base/v1/pictures/$(printf '%08x%056x' "$n" "$m").png"; done) &
+    flood+=($!)
+    pids+=($!)
+  done
+  sleep 1
+  local views="" view_started
+  view_started=$(date +%s)
+  for url in "${urls[@]}"; do
+    views+=" $(s3_get "$url")"
+    [ $(($(date +%s) - view_started)) -ge "$flood_seconds" ] && break
+  done
+  while [ $(($(date +%s) - view_started)) -lt "$flood_seconds" ]; do sleep 0.2; done
+  for n in "${flood[@]}"; do kill "$n" 2>/dev/null; wait "$n" 2>/dev/null; done
+  local view_codes view_times
+  view_codes=$(s3_tally "$(awk '{for (i = 1; i <= NF; i += 3) print $i}' <<<"$views")")
+  view_times=$(awk '{for (i = 2; i <= NF; i += 3) print $i}' <<<"$views" | sort -n | awk '{t[NR] = $1} END {printf "median %.3f s, max %.3f s", t[int((NR + 1) / 2)], t[NR]}')
+  local what="made-up keys with the bucket stalling: $stall_codes, with it throttling: $slow_codes, the slowest in $worst s, $reached of them reached the bucket; first views during the flood: $view_codes, $view_times"
+  local timely=1
+  python3 -c "import sys; sys.exit(0 if float('${worst:-99}') <= 2 else 1)" || timely=0
+  if [ "$stall_codes" = "404 x$count" ] && [ "$slow_codes" = "404 x$count" ] && [ "$timely" = 1 ] && [ "$reached" = 0 ] \
+    && [[ "$view_codes" =~ ^200\ x[0-9]+$ ]]; then
+    verdict s3-made-up-keys held "$what"
+  else
+    verdict s3-made-up-keys broke "$what"
+  fi
+}
+
+# s3-drop: the bucket closes every connection once it has read the request. Picture reads are 503
+# with Retry-After (a failing store is not a 500), a DELETE and an upload are answered, nothing
+# ends, and once the bucket answers again the pictures are served, the upload is drawn and the
+# removals are done.
+attack_s3_drop() {
+  local seconds=${ATTACK_S3_DROP_SECONDS:-15}
+  [ "${ATTACK_SMALL:-0}" = "1" ] && seconds=${ATTACK_S3_DROP_SECONDS:-3}
+  echo "attack s3-drop: tried picture reads, a DELETE and an upload while the bucket dropped every connection for at least $seconds s, then the bucket answering again"
+  local token ids urls url reads="" started upload_id deleted keys=()
+  token=$(s3_token dropper)
+  s3_routes "$s3/drop" 3 49.20 8.30 15
+  mapfile -t ids < <(s3_upload "$token" "$s3/drop/run-15-0.gpx" "$s3/drop/run-15-1.gpx")
+  mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
+  if [ "${#urls[@]}" != 8 ]; then
+    verdict s3-drop broke "the scene was not set: ${#urls[@]} of 8 pictures drawn"
+    return
+  fi
+  for url in "${urls[@]:4}"; do keys+=("$(s3_key "$url")"); done
+  s3_fault drop
+  started=$(date +%s)
+  for url in "${urls[@]:0:4}"; do reads+=" $(s3_get "$url")"; done
+  deleted=$(s3_call "$token" DELETE "/v1/workouts/${ids[1]}" | head -1)
+  upload_id=$(s3_upload "$token" "$s3/drop/run-15-2.gpx")
+  while [ $(($(date +%s) - started)) -lt "$seconds" ]; do sleep 0.5; done
+  local dropped alive_during=yes ready
+  dropped=$(s3_counted "drop GET" "drop PUT" "drop DELETE-OBJECTS" "drop DELETE" "drop HEAD")
+  s3_alive || alive_during=no
+  ready=$(curl -s -o /dev/null -w '%{http_code}' "$s3_base/readyz")
+  s3_fault pass
+  local after="" recovered="" drawn="" left=-1 waiting=-1
+  for _ in $(seq 1 60); do
+    after=""
+    for url in "${urls[@]:0:4}"; do after+=" $(s3_get "$url" | cut -d' ' -f1)"; done
+    drawn=$(s3_call "$token" GET "/v1/workouts/$upload_id/pictures/route/light?wait=2" | head -1)
+    left=$(s3_in_bucket "${keys[@]}")
+    waiting=$(s3_waiting)
+    if [ "$(s3_tally "$after")" = "200 x4" ] && [ "$drawn" = 200 ] && [ "$left" = 0 ] && [ "$waiting" = 0 ]; then
+      recovered="$(($(date +%s) - started - seconds)) s"
+      break
+    fi
+    sleep 1
+  done
+  local codes retry
+  codes=$(s3_tally "$(awk '{for (i = 1; i <= NF; i += 3) print $i}' <<<"$reads")")
+  retry=$(awk '{for (i = 3; i <= NF; i += 3) print $i}' <<<"$reads" | sort -u | tr '\n' ' ')
+  local what="$dropped requests dropped; first views while dropped: $codes, Retry-After ${retry% }; DELETE $deleted, upload $([ -n "$upload_id" ] && echo stored || echo "not stored"); /readyz $ready; programs running: $alive_during; after: reads $(s3_tally "$after"), the upload's picture $drawn, $left of 4 deleted pictures in the bucket, $waiting removals waiting${recovered:+; all back $recovered after the bucket answered}"
+  if [ "$codes" = "503 x4" ] && [ "${retry% }" != "-" ] && [ -n "${retry% }" ] && [ "$deleted" = 204 ] && [ -n "$upload_id" ] \
+    && [ "$alive_during" = yes ] && [ "$dropped" -gt 0 ] && [ -n "$recovered" ]; then
+    verdict s3-drop held "$what"
+  else
+    verdict s3-drop broke "$what"
   fi
 }
 
@@ -489,12 +768,15 @@ if wanted $s3_names; then
     done
   else
     wanted s3-deletes-slowdown && attack_s3_deletes_slowdown
+    wanted s3-zone-before-redraw && attack_s3_zone_before_redraw
     wanted s3-stall-replies && attack_s3_stall_replies
+    wanted s3-stall-upload && attack_s3_stall_upload
     wanted s3-made-up-keys && attack_s3_made_up_keys
     wanted s3-drop && attack_s3_drop
     s3_fault pass
     s3_alive || verdict s3-programs broke "a program on the bucket ended: $(tail -3 "$s3"/{coordinator,worker,gateway}.log | tr '\n' ' ' | cut -c1-400)"
   fi
+  s3_stop
 fi
 
 echo "attack: $tried tried, $held held, $broke broke${broken:+ (${broken[*]})}, $skipped skipped"
