@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make attack`: what issue 13 found, tried again against the real programs on this machine, each
-# attack printing what it tried and what happened, and a line of counts at the end. Exits 1 when
-# any attack broke through. docs/security.md says what is defended and how.
+# `make attack`: what issues 13, 23 and 37 found, tried again against the real programs on this
+# machine, each attack printing what it tried and what happened, and a line of counts at the end.
+# Exits 1 when any attack broke through. docs/security.md says what is defended and how.
 #
 #   1. On the sockets (workfeed-bench --only attack, a coordinator on loopback): crafted IMPORT
 #      times, requests out of range, a FEED/STATUS flood during a bulk render, garbage, forged
@@ -16,6 +16,28 @@
 #      503 must not be carried out when it resumes), and GatewayTests' EdgeTests, one case each
 #      (links in the cache, a 503 carried out later, out-of-range uploads, claimed bodies, polar
 #      zones, 503 details, headers, an empty picture name, a trickled head and body).
+#   5. The bucket misbehaving (issue 37): a coordinator, a worker and a gateway with
+#      `cache.directory: s3://workfeed-attack/feed` on moto (var/test-python), reached through
+#      deploy/s3-fault-proxy.py, which answers 503 SlowDown, stalls or drops when told:
+#        s3-deletes-slowdown    a zone withdraws 8 read pictures while every delete is SlowDown
+#                               (20 s; 6 in the small form): the old URLs 410 throughout, never
+#                               200; `workctl status` shows the removals waiting; once the bucket
+#                               answers they are done and the bucket no longer holds the pictures
+#        s3-zone-before-redraw  a zone while the worker is paused (SIGSTOP, 10 s; 3): the old URLs
+#                               410 at once, not when the new pictures are drawn
+#        s3-stall-replies       4 DELETEs (2) and 20 zone POSTs (6) of other owners at once while
+#                               the bucket stalls: each 204 or 201 within 5 s (the time not judged
+#                               in the small form), what each answer said carried out, and the
+#                               deleted workouts' pictures 404 meanwhile
+#        s3-stall-upload        an upload while the bucket stalls, then 10 (3) other owners' zone
+#                               POSTs: those 201 within 5 s, the upload 201, or 503 storing nothing
+#        s3-made-up-keys        40 (10) made-up keys with the bucket stalling and 40 with it
+#                               throttling: 404 within 2 s, none reaching the bucket; then real
+#                               first views 200 during 10 s (3) of made-up keys from 4 clients
+#        s3-drop                the bucket closing every connection for 15 s (3): first views 503
+#                               with Retry-After, a DELETE and an upload answered, nothing ends;
+#                               then the reads 200, the upload drawn, the removals done
+#      Each prints how long it took. Without var/test-python/bin/moto_server they are skipped.
 #
 # Settings, all optional:
 #   ATTACK_SMALL=1            the smaller form the test suite runs (fewer jobs and messages; the
@@ -25,6 +47,11 @@
 #   ATTACK_SKIP_BUILD=1       use what is built (WORKFEED_BIN_DIR, else SwiftPM's bin path)
 #   ATTACK_FULL_CACHE_ROUTES  workouts for the full-disk run (150: 600 jobs)
 #   ATTACK_LATE_503_TRIALS    trials of the paused coordinator (50; 3 in the small form)
+#   ATTACK_ONLY=a,b           only these attacks (their names as printed; `wire` is section 1's,
+#                             `gateway-edge` every one of section 4's tests), e.g.
+#                             ATTACK_ONLY=s3-deletes-slowdown,s3-drop
+#   ATTACK_S3_SLOWDOWN_SECONDS, ATTACK_S3_REDRAW_SECONDS, ATTACK_S3_DROP_SECONDS  section 5's
+#                             fault windows (20, 10, 15; small form 6, 3, 3)
 #   SCRATCH_PATH=.build       SwiftPM's build directory
 # Needs root, or user namespaces, for the namespaces (attacks that cannot run are "skipped").
 set -uo pipefail
@@ -767,12 +794,12 @@ if wanted $s3_names; then
       wanted "$name" && verdict "$name" broke "the programs did not start on the bucket: $(tail -2 "$s3"/*.log | tr '\n' ' ' | cut -c1-400)"
     done
   else
-    wanted s3-deletes-slowdown && attack_s3_deletes_slowdown
-    wanted s3-zone-before-redraw && attack_s3_zone_before_redraw
-    wanted s3-stall-replies && attack_s3_stall_replies
-    wanted s3-stall-upload && attack_s3_stall_upload
-    wanted s3-made-up-keys && attack_s3_made_up_keys
-    wanted s3-drop && attack_s3_drop
+    for name in $s3_names; do
+      wanted "$name" || continue
+      started=$SECONDS
+      "attack_${name//-/_}"
+      echo "  ($name took $((SECONDS - started)) s)"
+    done
     s3_fault pass
     s3_alive || verdict s3-programs broke "a program on the bucket ended: $(tail -3 "$s3"/{coordinator,worker,gateway}.log | tr '\n' ' ' | cut -c1-400)"
   fi
