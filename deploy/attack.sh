@@ -33,10 +33,13 @@
 #                               POSTs: those 201 within 5 s, the upload 201, or 503 storing nothing
 #        s3-made-up-keys        40 (10) made-up keys with the bucket stalling and 40 with it
 #                               throttling: 404 within 2 s, none reaching the bucket; then real
-#                               first views 200 during 10 s (3) of made-up keys from 4 clients
+#                               first views 200 during 10 s (3) of made-up keys from 16 (4)
+#                               clients
 #        s3-drop                the bucket closing every connection for 15 s (3): first views 503
 #                               with Retry-After, a DELETE and an upload answered, nothing ends;
 #                               then the reads 200, the upload drawn, the removals done
+#        s3-foreign-prefix      a second coordinator with an empty index on the same prefix: it
+#                               refuses to start (exit 78, the owner marker) or deletes nothing
 #      Each prints how long it took. Without var/test-python/bin/moto_server they are skipped.
 #
 # Settings, all optional:
@@ -73,6 +76,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/workfeed-attack.XXXXXX")
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done  # reaped quietly (no "Killed" lines)
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -309,7 +313,7 @@ fi
 # server (var/test-python) reached through deploy/s3-fault-proxy.py, which answers S3's 503
 # SlowDown, stalls or drops connections when told (its /__fault endpoint). Each attack has an owner
 # of its own, and its workouts are made here: routes that start and end at the owner's "home".
-s3_names="s3-deletes-slowdown s3-zone-before-redraw s3-stall-replies s3-stall-upload s3-made-up-keys s3-drop"
+s3_names="s3-deletes-slowdown s3-zone-before-redraw s3-stall-replies s3-stall-upload s3-made-up-keys s3-drop s3-foreign-prefix"
 s3="$work/s3"
 s3_bucket=workfeed-attack
 s3_moto_pid="" s3_proxy_pid="" s3_coordinator="" s3_worker="" s3_gateway=""
@@ -339,17 +343,17 @@ s3_start() {
   http=$(port)
   s3_base="http://127.0.0.1:$http"
   s3_control=$control
-  local store=(WORKFEED_CACHE_DIRECTORY="s3://$s3_bucket/feed" WORKFEED_STORE_S3_ENDPOINT="$s3_proxy"
+  s3_store=(WORKFEED_CACHE_DIRECTORY="s3://$s3_bucket/feed" WORKFEED_STORE_S3_ENDPOINT="$s3_proxy"
     WORKFEED_STORE_S3_CREDENTIALS_FILE="$s3/credentials" WORKFEED_STORE_S3_REGION=us-east-1 WORKFEED_METRICS_LISTEN="")
-  env "${store[@]}" "$bin/workfeed-coordinator" --index "$s3/index.sqlite" \
+  env "${s3_store[@]}" "$bin/workfeed-coordinator" --index "$s3/index.sqlite" \
     --listen-workers "$workers" --listen-control "$control" --listen-events "$events" >"$s3/coordinator.log" 2>&1 &
   s3_coordinator=$!
   pids+=($!)
-  env "${store[@]}" "$bin/workfeed-worker" --connect "$workers" --threads 2 --name s3-worker >"$s3/worker.log" 2>&1 &
+  env "${s3_store[@]}" "$bin/workfeed-worker" --connect "$workers" --threads 2 --name s3-worker >"$s3/worker.log" 2>&1 &
   s3_worker=$!
   pids+=($!)
   "$bin/workctl" token secret --out "$s3/token.secret" >/dev/null
-  env "${store[@]}" WORKFEED_TOKENS_SECRET_FILE="$s3/token.secret" "$bin/workfeed-gateway" \
+  env "${s3_store[@]}" WORKFEED_TOKENS_SECRET_FILE="$s3/token.secret" "$bin/workfeed-gateway" \
     --listen "127.0.0.1:$http" --coordinator "$control" --events "$events" >"$s3/gateway.log" 2>&1 &
   s3_gateway=$!
   pids+=($!)
@@ -381,6 +385,20 @@ s3_zones() { # TOKEN: how many privacy zones the owner has
 }
 s3_get() { # PATH: an anonymous GET: "STATUS SECONDS RETRY-AFTER" (- when there is none)
   curl -s -o /dev/null -m 30 -w '%{http_code} %{time_total} %header{retry-after}' "$s3_base$1" | awk '{print $1, $2, ($3 == "" ? "-" : $3)}'
+}
+s3_objects() { # how many objects the bucket holds under feed/
+  python3 - "$s3_moto/$s3_bucket" <<'PY'
+import re, sys, urllib.parse, urllib.request
+bucket, count, token = sys.argv[1], 0, None
+while True:
+    url = f"{bucket}?list-type=2&prefix=feed/" + (f"&continuation-token={urllib.parse.quote(token, safe='')}" if token else "")
+    listing = urllib.request.urlopen(url).read().decode()
+    count += len(re.findall(r"<Key>", listing))
+    token = (re.findall(r"<NextContinuationToken>([^<]*)</NextContinuationToken>", listing) or [None])[0]
+    if "<IsTruncated>true</IsTruncated>" not in listing or not token:
+        break
+print(count)
+PY
 }
 s3_in_bucket() { # KEY...: how many of these cache keys the bucket still holds (keys/…/KEY.png)
   python3 - "$s3_moto/$s3_bucket" "$@" <<'PY'
@@ -679,28 +697,38 @@ attack_s3_stall_upload() {
 # s3-made-up-keys (item 5): keys the index does not know are answered without a bucket round
 # trip: with the bucket stalling, then throttling, made-up keys are 404 at once and never reach
 # it; with it answering, a flood of made-up keys from other clients does not hold real first views.
+s3_made_up() { # BASE COUNT: GETs of COUNT made-up keys from BASE (hex) on, as s3_get prints them;
+  # stops after 3 answers slower than 2 s (a bucket round trip each: broken, and 10 s a key)
+  local n answer slow=0
+  for n in $(seq 1 "$2"); do
+    answer=$(s3_get "/v1/pictures/$(printf '%064x' $((0x$1 + n))).png")
+    echo -n " $answer"
+    awk '{exit !($2 > 2)}' <<<"$answer" && slow=$((slow + 1))
+    [ "$slow" -ge 3 ] && break
+  done
+}
 attack_s3_made_up_keys() {
-  local count=40 flood_seconds=10
-  [ "${ATTACK_SMALL:-0}" = "1" ] && count=10 flood_seconds=3
-  echo "attack s3-made-up-keys: tried $count made-up keys with the bucket stalling and $count with it answering SlowDown, then real first views during ${flood_seconds} s of made-up keys from 4 clients at once"
-  local token ids urls url n made statuses_stall="" statuses_slow="" slowest=0 reached
+  local count=40 flood_seconds=10 clients=16
+  [ "${ATTACK_SMALL:-0}" = "1" ] && count=10 flood_seconds=3 clients=4
+  echo "attack s3-made-up-keys: tried $count made-up keys with the bucket stalling and $count with it answering SlowDown, then real first views during ${flood_seconds} s of made-up keys from $clients clients at once"
+  local token ids urls url n statuses_stall statuses_slow reached
   token=$(s3_token viewer)
   s3_routes "$s3/viewer" 3 49.60 8.40 14
   mapfile -t ids < <(s3_upload "$token" "$s3/viewer"/*.gpx)
   mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
   s3_fault stall GET,HEAD
-  for n in $(seq 1 "$count"); do statuses_stall+=" $(s3_get "/v1/pictures/$(printf '%064x' $((0xdead0000 + n))).png")"; done
+  statuses_stall=$(s3_made_up dead0000 "$count")
   s3_fault slowdown GET,HEAD
-  for n in $(seq 1 "$count"); do statuses_slow+=" $(s3_get "/v1/pictures/$(printf '%064x' $((0xbeef0000 + n))).png")"; done
+  statuses_slow=$(s3_made_up beef0000 "$count")
   s3_fault pass
   reached=$(grep -cE '0{50}(dead|beef)' "$s3/proxy.log")
   local stall_codes slow_codes worst
   stall_codes=$(s3_tally "$(awk '{for (i = 1; i <= NF; i += 3) print $i}' <<<"$statuses_stall")")
   slow_codes=$(s3_tally "$(awk '{for (i = 1; i <= NF; i += 3) print $i}' <<<"$statuses_slow")")
   worst=$(awk '{for (i = 2; i <= NF; i += 3) print $i}' <<<"$statuses_stall $statuses_slow" | sort -n | tail -1)
-  # The flood: 4 clients asking for made-up keys as fast as they can, while the first views go.
+  # The flood: clients asking for made-up keys as fast as they can, while the first views go.
   local flood=()
-  for n in 1 2 3 4; do
+  for n in $(seq 1 "$clients"); do
     (for m in $(seq 1 100000); do curl -s -o /dev/null -m 5 "$s3_base/v1/pictures/$(printf '%08x%056x' "$n" "$m").png"; done) &
     flood+=($!)
     pids+=($!)
@@ -779,6 +807,32 @@ attack_s3_drop() {
     verdict s3-drop held "$what"
   else
     verdict s3-drop broke "$what"
+  fi
+}
+
+# s3-foreign-prefix (item 6): a second coordinator with an empty index of its own, pointed at the
+# prefix the first one fills. It must not delete that deployment's pictures (one such deleted at
+# start every picture it did not know): it refuses to start, naming the owner marker, or starts
+# and removes nothing.
+attack_s3_foreign_prefix() {
+  echo "attack s3-foreign-prefix: tried a second coordinator with an empty index on the prefix the first one fills, for 8 s at most"
+  local token ids urls before after status said served
+  token=$(s3_token foreign-victim)
+  s3_routes "$s3/foreign" 1 48.70 9.30 17
+  mapfile -t ids < <(s3_upload "$token" "$s3/foreign"/*.gpx)
+  mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
+  before=$(s3_objects)
+  env "${s3_store[@]}" timeout 8 "$bin/workfeed-coordinator" --index "$s3/foreign/index.sqlite" --listen-workers "tcp://127.0.0.1:$(port)" \
+    --listen-control "tcp://127.0.0.1:$(port)" --listen-events "tcp://127.0.0.1:$(port)" >"$s3/foreign/coordinator.log" 2>&1
+  status=$?
+  after=$(s3_objects)
+  served=$(for url in "${urls[@]}"; do s3_get "$url" | cut -d' ' -f1; done | tr '\n' ' ')
+  said=$(grep -o 'cannot start: .*' "$s3/foreign/coordinator.log" | head -1 | cut -c1-240)
+  local what="exit $status${said:+: $said}; the bucket held $before objects before, $after after; the first one's pictures: $(s3_tally "$served")"
+  if [ "${#urls[@]}" = 4 ] && [ "$after" -ge "$before" ] && [ "$(s3_tally "$served")" = "200 x4" ] && { [ "$status" = 124 ] || { [ "$status" = 78 ] && [ -n "$said" ]; }; }; then
+    verdict s3-foreign-prefix held "$what"
+  else
+    verdict s3-foreign-prefix broke "$what"
   fi
 }
 
