@@ -26,9 +26,10 @@
 #        s3-zone-before-redraw  a zone while the worker is paused (SIGSTOP, 10 s; 3): the old URLs
 #                               410 at once, not when the new pictures are drawn
 #        s3-stall-replies       4 DELETEs (2) and 20 zone POSTs (6) of other owners at once while
-#                               the bucket stalls: each 204 or 201 within 5 s (the time not judged
-#                               in the small form), what each answer said carried out, and the
-#                               deleted workouts' pictures 404 meanwhile
+#                               the bucket stalls deletes: each 204 or 201 within 5 s (the time not
+#                               judged in the small form), what each answer said carried out, and
+#                               the deleted workouts' pictures 404 meanwhile
+#        s3-stall-index         the same while the bucket stalls every request (HEADs and GETs too)
 #        s3-stall-upload        an upload while the bucket stalls, then 10 (3) other owners' zone
 #                               POSTs: those 201 within 5 s, the upload 201, or 503 storing nothing
 #        s3-made-up-keys        40 (10) made-up keys with the bucket stalling and 40 with it
@@ -313,7 +314,7 @@ fi
 # server (var/test-python) reached through deploy/s3-fault-proxy.py, which answers S3's 503
 # SlowDown, stalls or drops connections when told (its /__fault endpoint). Each attack has an owner
 # of its own, and its workouts are made here: routes that start and end at the owner's "home".
-s3_names="s3-deletes-slowdown s3-zone-before-redraw s3-stall-replies s3-stall-upload s3-made-up-keys s3-drop s3-foreign-prefix"
+s3_names="s3-deletes-slowdown s3-zone-before-redraw s3-stall-replies s3-stall-index s3-stall-upload s3-made-up-keys s3-drop s3-foreign-prefix"
 s3="$work/s3"
 s3_bucket=workfeed-attack
 s3_moto_pid="" s3_proxy_pid="" s3_coordinator="" s3_worker="" s3_gateway=""
@@ -578,38 +579,46 @@ attack_s3_zone_before_redraw() {
   fi
 }
 
-# s3-stall-replies (item 2): the bucket reads every request and never answers while workouts are
-# deleted and other owners add zones at the same time. Each must be answered with its success in
-# a few seconds (a stalled bucket held every reply of the batch: a DELETE answered 503 had been
-# carried out, 4 of 4, and other owners' zone POSTs answered 503 had been stored, 3 of 20), and
-# the deleted workouts' pictures must be 404 meanwhile, without a read of the bucket. What each
-# answer stood for is looked at once the bucket answers again.
-attack_s3_stall_replies() {
+# s3-stall-replies and s3-stall-index (item 2): workouts are deleted and other owners add zones
+# at the same time while the bucket reads requests and never answers them: only deletes (DELETE,
+# DeleteObjects) for s3-stall-replies, every request for s3-stall-index (the HEADs and GETs the
+# coordinator makes too). Each must be answered with its success in a few seconds (a stalled
+# bucket held every reply of the batch: a DELETE answered 503 had been carried out, 4 of 4, and
+# other owners' zone POSTs answered 503 had been stored, 3 of 20), and the deleted workouts'
+# pictures must be 404 meanwhile, without a read of the bucket. What each answer stood for is
+# looked at once the bucket answers again (the stalled requests then closed unanswered, or with
+# ATTACK_S3_RELEASE=forward carried out late).
+attack_s3_stall_replies() { s3_stall_batch s3-stall-replies deletes "deletes (DELETE, DeleteObjects)"; }
+attack_s3_stall_index() { s3_stall_batch s3-stall-index all "every request"; }
+s3_stall_batch() { # NAME ONLY WHAT: the attack NAME with the proxy stalling ONLY (its selector), WHAT in words
+  local name=$1 only=$2 stalling=$3
   local deletes=4 posts=20
   [ "${ATTACK_SMALL:-0}" = "1" ] && deletes=2 posts=6
-  echo "attack s3-stall-replies: tried $deletes workout DELETEs and $posts zone POSTs of $((posts / 2)) other owners at once while the bucket stalled (read every request, never answered)"
+  echo "attack $name: tried $deletes workout DELETEs and $posts zone POSTs of $((posts / 2)) other owners at once while the bucket stalled $stalling (read them, never answered)"
   local token ids urls n
-  token=$(s3_token stall-owner)
-  s3_routes "$s3/stall" "$deletes" 49.50 8.80 13
-  mapfile -t ids < <(s3_upload "$token" "$s3/stall"/*.gpx)
+  token=$(s3_token "$name-owner")
+  s3_routes "$s3/$name" "$deletes" 49.50 8.80 13
+  mapfile -t ids < <(s3_upload "$token" "$s3/$name"/*.gpx)
   mapfile -t urls < <(s3_pictures "$token" "${ids[@]}" | grep .)
   for url in "${urls[@]}"; do s3_get "$url" >/dev/null; done
   if [ "${#urls[@]}" != $((deletes * 4)) ]; then
-    verdict s3-stall-replies broke "the scene was not set: ${#urls[@]} of $((deletes * 4)) pictures drawn"
+    verdict "$name" broke "the scene was not set: ${#urls[@]} of $((deletes * 4)) pictures drawn"
     return
   fi
   local tokens=()
-  for n in $(seq 1 $((posts / 2))); do tokens+=("$(s3_token "stall-other-$n")"); done
-  mkdir -p "$s3/stall/answers"
-  s3_fault stall
+  for n in $(seq 1 $((posts / 2))); do tokens+=("$(s3_token "$name-other-$n")"); done
+  mkdir -p "$s3/$name/answers"
+  local stalled_before stalling_what=("stall DELETE-OBJECTS" "stall DELETE" "stall HEAD" "stall GET" "stall PUT")
+  stalled_before=$(s3_counted "${stalling_what[@]}")
+  s3_fault stall "$only"
   # Every request at once, each writing "STATUS SECONDS" to a file of its own.
   local curls=()
   for n in "${!ids[@]}"; do
-    s3_timed "$s3/stall/answers/delete-$n" "$token" DELETE "/v1/workouts/${ids[$n]}" &
+    s3_timed "$s3/$name/answers/delete-$n" "$token" DELETE "/v1/workouts/${ids[$n]}" &
     curls+=($!)
   done
   for n in $(seq 0 $((posts - 1))); do
-    s3_timed "$s3/stall/answers/post-$n" "${tokens[$((n / 2))]}" POST /v1/zones -H 'Content-Type: application/json' \
+    s3_timed "$s3/$name/answers/post-$n" "${tokens[$((n / 2))]}" POST /v1/zones -H 'Content-Type: application/json' \
       --data "{\"latitude\": 10.$n, \"longitude\": 20.$n, \"radius\": 300}" &
     curls+=($!)
   done
@@ -617,11 +626,11 @@ attack_s3_stall_replies() {
   local gone="" slowest
   for url in "${urls[@]}"; do gone+=" $(s3_get "$url" | cut -d' ' -f1)"; done
   local deleted posted stalled
-  deleted=$(cat "$s3"/stall/answers/delete-* | cut -d' ' -f1 | tr '\n' ' ')
-  posted=$(cat "$s3"/stall/answers/post-* | cut -d' ' -f1 | tr '\n' ' ')
-  slowest=$(cat "$s3"/stall/answers/* | sort -k2 -n | tail -1 | cut -d' ' -f2)
-  stalled=$(s3_counted "stall DELETE-OBJECTS" "stall DELETE" "stall HEAD" "stall GET" "stall PUT")
-  s3_fault pass
+  deleted=$(cat "$s3/$name"/answers/delete-* | cut -d' ' -f1 | tr '\n' ' ')
+  posted=$(cat "$s3/$name"/answers/post-* | cut -d' ' -f1 | tr '\n' ' ')
+  slowest=$(cat "$s3/$name"/answers/* | sort -k2 -n | tail -1 | cut -d' ' -f2)
+  stalled=$(($(s3_counted "${stalling_what[@]}") - stalled_before))
+  s3_fault pass all "${ATTACK_S3_RELEASE:-close}"
   s3_settle
   # What a 503 or a timeout stood for: was it carried out after all (once the bucket answered)?
   local done_deletes=0 stored_zones=0
@@ -641,9 +650,9 @@ attack_s3_stall_replies() {
   fi
   if [ "$deleted_ok" = 1 ] && [ "$posted_ok" = 1 ] && [ "$timely" = 1 ] && [ "$stalled" -gt 0 ] && [[ "$(s3_tally "$gone")" =~ ^404\ x[0-9]+$ ]] \
     && [ "$done_deletes" = "${#ids[@]}" ] && [ "$stored_zones" = "$posts" ]; then
-    verdict s3-stall-replies held "$what"
+    verdict "$name" held "$what"
   else
-    verdict s3-stall-replies broke "$what"
+    verdict "$name" broke "$what"
   fi
 }
 
