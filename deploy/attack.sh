@@ -354,7 +354,9 @@ s3_start() {
   s3_worker=$!
   pids+=($!)
   "$bin/workctl" token secret --out "$s3/token.secret" >/dev/null
-  env "${s3_store[@]}" WORKFEED_TOKENS_SECRET_FILE="$s3/token.secret" "$bin/workfeed-gateway" \
+  # The flooding clients of s3-made-up-keys are other clients than the one reading first views:
+  # each names itself in X-Forwarded-For, which the gateway believes from loopback.
+  env "${s3_store[@]}" WORKFEED_TOKENS_SECRET_FILE="$s3/token.secret" WORKFEED_HTTP_TRUSTED_PROXIES=127.0.0.1 "$bin/workfeed-gateway" \
     --listen "127.0.0.1:$http" --coordinator "$control" --events "$events" >"$s3/gateway.log" 2>&1 &
   s3_gateway=$!
   pids+=($!)
@@ -738,7 +740,9 @@ attack_s3_made_up_keys() {
   # The flood: clients asking for made-up keys as fast as they can, while the first views go.
   local flood=()
   for n in $(seq 1 "$clients"); do
-    (for m in $(seq 1 100000); do curl -s -o /dev/null -m 5 "$s3_base/v1/pictures/$(printf '%08x%056x' "$n" "$m").png"; done) &
+    (for m in $(seq 1 100000); do
+      curl -s -o /dev/null -m 5 -H "X-Forwarded-For: 198.51.100.$n" "$s3_base/v1/pictures/$(printf '%08x%056x' "$n" "$m").png"
+    done) &
     flood+=($!)
     pids+=($!)
   done
