@@ -261,7 +261,7 @@ class Proxy:
                     return  # closed between requests, or before one: nothing to answer
                 words, headers = parse_head(head)
                 method, target, version = words[0].upper(), words[1], words[2]
-                if header(headers, "expect") and header(headers, "expect").lower() == "100-continue":
+                if (header(headers, "expect") or "").lower() == "100-continue":
                     client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
                 body = read_body(reader, headers)
                 connection = (header(headers, "connection") or "").lower()
