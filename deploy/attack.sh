@@ -309,18 +309,21 @@ bucket-slowdown S3SystemTests/aBucketThatFailsAnswers503AndLogsOnceASecond 42 pi
 EDGE
 fi
 
-# --- 5. The bucket misbehaving (issue 37, items 1, 2 and 5) ------------------------------------------
+# --- 5. The bucket misbehaving (issue 37, items 1, 2, 5 and 6) ---------------------------------------
 # The real programs (a coordinator, a worker, a gateway) with `cache.directory: s3://…` on a moto
 # server (var/test-python) reached through deploy/s3-fault-proxy.py, which answers S3's 503
-# SlowDown, stalls or drops connections when told (its /__fault endpoint). Each attack has an owner
-# of its own, and its workouts are made here: routes that start and end at the owner's "home".
+# SlowDown, stalls or drops connections when told (its /__fault endpoint). The coordinator keeps
+# the originals in the same bucket (`originals/`, beside an S3 cache), so they meet the faults too.
+# Each attack has an owner of its own, and its workouts are made here: routes that start and end at
+# the owner's "home".
 s3_names="s3-deletes-slowdown s3-zone-before-redraw s3-stall-replies s3-stall-index s3-stall-upload s3-made-up-keys s3-drop s3-foreign-prefix"
 s3="$work/s3"
 s3_bucket=workfeed-attack
 s3_moto_pid="" s3_proxy_pid="" s3_coordinator="" s3_worker="" s3_gateway=""
 
 # s3_start: moto, the proxy, the bucket, then the programs through the proxy. Sets s3_base (the
-# gateway), s3_proxy (the proxy's control URL), s3_moto (moto itself, to look into the bucket).
+# gateway), s3_proxy (the proxy, and its control endpoint), s3_moto (moto itself, to look into the
+# bucket), s3_control (the coordinator's, for workctl), s3_store (the settings of every program).
 s3_start() {
   mkdir -p "$s3"
   local moto_port
