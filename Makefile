@@ -2,7 +2,7 @@
 #   make demo   run the whole path on embedded defaults, with sample workouts
 #   make test   build and run the whole test suite
 # Also: make chaos, the long chaos run (SIGKILLed workers and coordinator while 2,400 jobs render; docs/chaos.md)
-#       make attack, what issue 13 found tried again against the real programs (docs/security.md)
+#       make attack, what issues 13, 23 and 37 found tried again against the real programs (docs/security.md)
 #       make bench-gateway, the gateway's HTTP benchmark against nginx (docs/benchmarks.md)
 #       make bench-feed, the feed alone under wrk, to compare builds (docs/benchmarks.md)
 #       make bench-summaries, GET /v1/summaries and the cost of summaries to imports (docs/benchmarks.md)
@@ -44,6 +44,7 @@ chaos:
 
 attack:
 	deploy/install-deps.sh
+	deploy/install-test-deps.sh
 	deploy/attack.sh
 
 build:
