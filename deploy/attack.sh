@@ -13,7 +13,8 @@
 #   3. The full disk: ChaosTests' FullCacheTests (the workers' cache on a small tmpfs in a mount
 #      namespace of its own, filled during a bulk render and freed), with more jobs.
 #   4. The gateway's edge (issue 23): a coordinator paused with SIGSTOP under a real gateway (a
-#      503 must not be carried out when it resumes), and GatewayTests' EdgeTests, one case each
+#      503 must not be carried out when it resumes; paused-mid-upload: paused while uploads with an
+#      Idempotency-Key are under way, each sent again: one workout each), and GatewayTests' EdgeTests, one case each
 #      (links in the cache, a 503 carried out later, out-of-range uploads, claimed bodies, polar
 #      zones, 503 details, headers, an empty picture name, a trickled head and body).
 #   5. The bucket misbehaving (issue 37): a coordinator, a worker and a gateway with
@@ -267,6 +268,76 @@ if [ "$paused_held" = "$trials" ]; then
   verdict paused-coordinator held "$trials trials, each: add and delete 503 while stopped, neither carried out after resuming, the retries 201 and 204, one zone"
 else
   verdict paused-coordinator broke "$paused_held of $trials trials held; first that broke: $paused_first"
+fi
+
+# Issue 37, item 2: the red team paused the coordinator while uploads were under way (13 of 15
+# answered 503 were stored: an upload was three requests). Each trial uploads a new run with an
+# Idempotency-Key, stops the coordinator 0 to 40 ms later for longer than the gateway waits, then
+# sends the upload again with the same key: the owner must end with exactly that one workout and
+# the retry must answer 201 `imported` as the first time would have. How many first answers were
+# 503 yet stored is printed (the window deadlines leave, which the key covers).
+echo "attack paused-mid-upload: tried uploads with an Idempotency-Key while the coordinator was stopped (SIGSTOP) 0 to 40 ms after each began, then each sent again with its key"
+upload_trials=${ATTACK_MID_UPLOAD_TRIALS:-20}
+[ "${ATTACK_SMALL:-0}" = "1" ] && upload_trials=${ATTACK_MID_UPLOAD_TRIALS:-4}
+mid_line=$(BASE="$paused_base" PAUSED="$paused" TRIALS="$upload_trials" SECRET="$work/paused/token.secret" WORKCTL="$bin/workctl" python3 - <<'PYTHON'
+import json, os, random, signal, subprocess, threading, time, urllib.error, urllib.request
+base, paused, trials = os.environ["BASE"], int(os.environ["PAUSED"]), int(os.environ["TRIALS"])
+rng = random.Random(37)
+def gpx(trial):
+    start = 1_700_000_000 + trial * 86_400
+    points = "".join(
+        '<trkpt lat="%.6f" lon="%.6f"><time>%s</time></trkpt>' % (49.40 + i * 1e-4, 8.69 + i * 1e-4, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + i * 5)))
+        for i in range(200))
+    return ('<?xml version="1.0"?><gpx version="1.1" creator="attack" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>%s</trkseg></trk></gpx>' % points).encode()
+def upload(token, key, body):
+    request = urllib.request.Request(base + "/v1/workouts?filename=run.gpx", data=body, method="POST",
+        headers={"Authorization": "Bearer " + token, "Idempotency-Key": key, "Content-Type": "application/gpx+xml"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply: return reply.status, json.load(reply)
+    except urllib.error.HTTPError as error:
+        try: return error.code, json.load(error)
+        except Exception: return error.code, None
+def feed(token):
+    with urllib.request.urlopen(urllib.request.Request(base + "/v1/feed?limit=10", headers={"Authorization": "Bearer " + token}), timeout=30) as reply:
+        return len(json.load(reply)["items"])
+def ready():
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(base + "/readyz", timeout=2); return
+        except Exception: time.sleep(0.1)
+held, behind_503, firsts, broke = 0, 0, {}, ""
+for trial in range(trials):
+    token = subprocess.check_output([os.environ["WORKCTL"], "token", "create", "--owner", f"uploader-{trial}", "--expires", "1h",
+                                     "--secret-file", os.environ["SECRET"]], text=True).strip()
+    body, key = gpx(trial), f"attack-upload-{trial}"
+    answer = {}
+    thread = threading.Thread(target=lambda: answer.update(first=upload(token, key, body)))
+    thread.start()
+    time.sleep(rng.uniform(0, 0.04))
+    os.kill(paused, signal.SIGSTOP)
+    time.sleep(1.6)
+    os.kill(paused, signal.SIGCONT)
+    thread.join()
+    ready()
+    first = answer["first"][0]
+    firsts[first] = firsts.get(first, 0) + 1
+    stored_before = feed(token)
+    if first == 503 and stored_before == 1: behind_503 += 1
+    again, reply = upload(token, key, body)
+    result = ((reply or {}).get("workouts") or [{}])[0].get("result")
+    count = feed(token)
+    if again == 201 and result == "imported" and count == 1:
+        held += 1
+    elif not broke:
+        broke = f"trial {trial}: first {first}, stored {stored_before}, again {again} {result}, {count} workout(s) at the end"
+print(f"{held} {trials} first answers {dict(sorted(firsts.items()))}; {behind_503} answered 503 yet stored, covered by the key" + (f"; {broke}" if broke else ""))
+PYTHON
+)
+mid_held=${mid_line%% *}
+if [ "$mid_held" = "$upload_trials" ]; then
+  verdict paused-mid-upload held "$upload_trials trials, each: one workout, the retry with its key 201 imported; ${mid_line#* * }"
+else
+  verdict paused-mid-upload broke "${mid_line#* }"
 fi
 fi # paused-coordinator
 
