@@ -214,6 +214,7 @@ enum WireFuzz {
         let samples = [
             ControlRequest(id: 1, command: .ping, body: Array("{}".utf8)).frames,
             ControlRequest(id: 2, command: .importWorkout, body: Array("{}".utf8), attachments: [[1], [2]]).frames,
+            ControlRequest(id: 3, command: .upload, body: Array(#"{"workouts":[]}"#.utf8), attachments: [[1], [2], [3]]).frames,
             ControlRequest(id: .max, command: .feed, body: Array("{\"limit\":3}".utf8)).frames,
         ]
         var accepted = 0
@@ -224,7 +225,7 @@ enum WireFuzz {
                 let request = try ControlRequest(frames: frames)
                 accepted += 1
                 #expect(try ControlRequest(frames: request.frames) == request, "round \(round)")
-                #expect(request.command == .importWorkout || request.attachments.isEmpty)
+                #expect([.importWorkout, .upload].contains(request.command) || request.attachments.isEmpty)
             } catch {
                 refused += 1
                 #expect(WireFuzz.saysWhy(error.description), "round \(round): '\(error.description)'")

@@ -52,6 +52,13 @@ extension Fuzzer {
         func request(_ command: String, _ body: String, _ attachments: [[UInt8]] = []) -> [[UInt8]] {
             [Array("WFC1".utf8), id.bytes, Array(command.utf8), Array(body.utf8)] + attachments
         }
+        // An IMPORT's body and series, sent as IMPORT or, one time in two, as the gateway's UPLOAD
+        // of one workout (issue 37): either must be refused the same.
+        func importing(_ body: String, _ series: [[UInt8]]) -> [[UInt8]] {
+            guard random.next() % 2 == 1 else { return request("IMPORT", body, series) }
+            let upload = "{\"workouts\":[\(body)],\"hasOriginal\":false,\"kinds\":[\"route\"],\"scales\":[1],\"priority\":0,\"owner\":\"fuzz\"}"
+            return request("UPLOAD", upload, series)
+        }
         let unknownIDs = { (count: Int) in (0..<count).map { _ in "\"\(UUID().uuidString.lowercased())\"" }.joined(separator: ",") }
         switch random.next() % 12 {
         case 0, 1, 2:
@@ -68,7 +75,7 @@ extension Fuzzer {
             importsSent[id] = true
             statistics.extremeImportsSent += 1
             let body = "{\"source\":\"gpx\",\"sourceID\":\"fuzz-extreme-\(importNumber)\",\"activity\":\"running\",\"origin\":\"fuzz\"}"
-            return request("IMPORT", body, [route, heartRate])
+            return importing(body, [route, heartRate])
         case 3:
             importNumber += 1
             importsSent[id] = true
@@ -79,7 +86,7 @@ extension Fuzzer {
             ]
             let body =
                 "{\"source\":\"gpx\",\"sourceID\":\"fuzz-extreme-\(importNumber)\",\"activity\":\"running\",\"origin\":\"fuzz\",\(fields[Int(random.next() % 4)])}"
-            return request("IMPORT", body, [SeriesCodec.encode(route(points: 3)), SeriesCodec.encode([HeartRateSample]())])
+            return importing(body, [SeriesCodec.encode(route(points: 3)), SeriesCodec.encode([HeartRateSample]())])
         case 4: return request("FEED", "{\"limit\":\([Int.max, -1, 0, 1001, Int.min][Int(random.next() % 5)])}")
         case 5:
             return request(
