@@ -45,6 +45,24 @@ final class Canvas {
         storage.baseAddress.unsafelyUnwrapped + y * width * 3
     }
 
+    /// Lays an outer band (`outer`, reaching `outerEdge`) and an inner shape over it (`inner`,
+    /// reaching `innerEdge`) over pixel `x` of `line`, whose centre is `distance` from the shape's
+    /// centre line or point: each with a one-pixel linear ramp at its edge. Either may be off.
+    @inline(__always)
+    static func blend(
+        _ line: UnsafeMutablePointer<UInt8>, _ x: Int, distance: Float, outer: Paint?, outerEdge: Float, inner: Paint?,
+        innerEdge: Float
+    ) {
+        if let outer {
+            let coverage = min(max(outerEdge - distance, 0), 1)
+            if coverage > 0 { blend(line, x, outer, coverage) }
+        }
+        if let inner {
+            let coverage = min(max(innerEdge - distance, 0), 1)
+            if coverage > 0 { blend(line, x, inner, coverage) }
+        }
+    }
+
     /// Lays `paint` over pixel `x` of `line` with `coverage` (0...1) times the paint's opacity.
     @inline(__always)
     static func blend(_ line: UnsafeMutablePointer<UInt8>, _ x: Int, _ paint: Paint, _ coverage: Float) {

@@ -3,18 +3,31 @@
 /// Stroking by distance gives exact anti-aliased coverage with round caps and joins for free: a
 /// pixel's coverage is `clamp(halfWidth + 0.5 - distance, 0, 1)`, whichever segments it is near,
 /// so joins never darken twice and there are no seams between segments. Outside a render every
-/// value is `+inf`; a render clears exactly the rectangle it touched, so the cost is the route's
-/// area, not the picture's.
+/// value is `+inf`.
+///
+/// The field remembers which blocks of eight pixels of each row a stamp wrote (``blockWords(_:)``),
+/// and a stroke reads, and ``clear()`` resets, only those: a map's road class spread over the
+/// whole picture costs the pixels near its lines, not its bounding rectangle (at @3x a class's
+/// rectangle is most of 2.4 million pixels, read once to stroke and written once to clear).
 final class DistanceField {
     private(set) var width = 0
     private(set) var height = 0
     private var storage = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
-    /// What has been stamped since the last ``clear()``.
+    /// What has been stamped since the last ``clear()``: the rows, and the columns' bounds.
     private(set) var touched = PixelRect()
+    /// Per row, one bit per block of eight pixels (block `b` is pixels `8b..<8b+8`, bit `b % 64`
+    /// of word `b / 64`), set when a stamp may have written the block since the last ``clear()``.
+    /// Every pixel of a block whose bit is clear is `+inf`.
+    private var blocks = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
+    /// Words of ``blocks`` a row.
+    private(set) var wordsPerRow = 0
 
     init() {}
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        blocks.deallocate()
+    }
 
     /// Makes room for a `width` x `height` picture; memory is only reallocated when it grows.
     func prepare(width: Int, height: Int) {
@@ -24,8 +37,40 @@ final class DistanceField {
             storage = .allocate(capacity: width * height)
             storage.initialize(repeating: .infinity)
         }
+        let words = ((width + 7) / 8 + 63) / 64
+        if blocks.count < words * height {
+            blocks.deallocate()
+            blocks = .allocate(capacity: words * height)
+            blocks.initialize(repeating: 0)
+        }
         self.width = width
         self.height = height
+        wordsPerRow = words
+    }
+
+    /// Row `y`'s block bits (see ``blocks``), ``wordsPerRow`` words.
+    @inline(__always)
+    func blockWords(_ y: Int) -> UnsafeMutablePointer<UInt64> {
+        // prepare() sized blocks to wordsPerRow * height, and callers stay within touched rows.
+        blocks.baseAddress.unsafelyUnwrapped + y * wordsPerRow
+    }
+
+    /// Marks the blocks of row `y` that hold pixels `lo...hi`.
+    @inline(__always)
+    private func mark(_ y: Int, _ lo: Int, _ hi: Int) {
+        let first = lo &>> 3
+        let last = hi &>> 3
+        let words = blockWords(y)
+        let firstWord = first &>> 6
+        let lastWord = last &>> 6
+        var word = firstWord
+        while word <= lastWord {
+            let from = word == firstWord ? first & 63 : 0
+            let to = word == lastWord ? last & 63 : 63
+            let ones: UInt64 = to - from == 63 ? ~0 : (1 &<< UInt64(to - from + 1)) &- 1
+            words[word] |= ones &<< UInt64(from)
+            word &+= 1
+        }
     }
 
     /// Row `y` of the field.
@@ -35,12 +80,27 @@ final class DistanceField {
         storage.baseAddress.unsafelyUnwrapped + y * width
     }
 
-    /// Resets what was stamped to `+inf`.
+    /// Resets what was stamped to `+inf`: the marked blocks only.
     func clear() {
         guard !touched.isEmpty else { return }
-        let count = touched.maxX - touched.minX + 1
+        let far = SIMD8<Float>(repeating: .infinity)
         for y in touched.minY...touched.maxY {
-            (row(y) + touched.minX).update(repeating: .infinity, count: count)
+            let words = blockWords(y)
+            let line = row(y)
+            for word in 0..<wordsPerRow {
+                var bits = words[word]
+                guard bits != 0 else { continue }
+                words[word] = 0
+                while bits != 0 {
+                    let x = (word &<< 6 | bits.trailingZeroBitCount) &<< 3
+                    bits &= bits &- 1
+                    if x &+ 8 <= width {
+                        UnsafeMutableRawPointer(line + x).storeBytes(of: far, as: SIMD8<Float>.self)
+                    } else {
+                        (line + x).update(repeating: .infinity, count: width - x)
+                    }
+                }
+            }
         }
         touched = PixelRect()
     }
@@ -96,8 +156,11 @@ final class DistanceField {
             let line = row(y)
             if let c = cutHere {
                 stampRowCut(line, lo, hi, py: py, a: a, d: d, inverse: inverse, cut: c)
+                mark(y, lo, hi)
             } else {
                 Self.stampRow(line, lo, hi, last: width - 1, py: py, ax: a.x, d: d, inverse: inverse)
+                // The last block of eight may run up to seven pixels past hi (stampRow).
+                mark(y, lo, min(hi &+ 7, width - 1))
             }
         }
     }
