@@ -153,8 +153,10 @@ final class AreaMask {
                 // Between a polygon's edges the cells are zero and the coverage does not change:
                 // eight such pixels at a time take one test, and are skipped or filled at once.
                 if x &+ 7 <= high, UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<Float>.self) == .zero {
-                    Self.fill(pixels, x..<min(x &+ 8, width), paint, coverage: min(abs(sum), 1), solid: opaque ? solid : nil)
-                    x &+= 8
+                    var end = x &+ 8
+                    while end &+ 7 <= high, UnsafeRawPointer(row + end).loadUnaligned(as: SIMD8<Float>.self) == .zero { end &+= 8 }
+                    Self.fill(pixels, x..<min(end, width), paint, coverage: min(abs(sum), 1), solid: opaque ? solid : nil)
+                    x = end
                     continue
                 }
                 sum += row[x]
@@ -187,11 +189,7 @@ final class AreaMask {
     ) {
         guard coverage > 0.002, !columns.isEmpty else { return }
         if let solid, coverage >= 0.998 {
-            var p = pixels + 3 * columns.lowerBound
-            for _ in columns {
-                (p[0], p[1], p[2]) = solid
-                p += 3
-            }
+            Canvas.fill(pixels, columns, solid)
         } else {
             for column in columns { Canvas.blend(pixels, column, paint, coverage) }
         }

@@ -21,6 +21,9 @@ final class DistanceField {
     private var blocks = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
     /// Words of ``blocks`` a row.
     private(set) var wordsPerRow = 0
+    /// The rows stamps write; the whole picture after ``prepare(width:height:)``. A caller that
+    /// draws a band of rows at a time (the map's lines) stamps each band in turn.
+    var band = 0..<0
 
     init() {}
 
@@ -46,6 +49,7 @@ final class DistanceField {
         self.width = width
         self.height = height
         wordsPerRow = words
+        band = 0..<height
     }
 
     /// Row `y`'s block bits (see ``blocks``), ``wordsPerRow`` words.
@@ -120,9 +124,11 @@ final class DistanceField {
     /// Rows are limited to the strip of width `2 * reach` around the segment's line, so a
     /// diagonal segment costs its own area rather than its bounding box's.
     func stampSegment(_ a: SIMD2<Float>, _ b: SIMD2<Float>, reach: Float, cut: ButtCut? = nil) {
-        let box = PixelRect.around(
+        var box = PixelRect.around(
             minX: min(a.x, b.x), minY: min(a.y, b.y), maxX: max(a.x, b.x), maxY: max(a.y, b.y),
             reach: reach, width: width, height: height)
+        box.minY = max(box.minY, band.lowerBound)
+        box.maxY = min(box.maxY, band.upperBound - 1)
         guard !box.isEmpty else { return }
         // Whole blocks of eight may run past the box (see stampRow); they stay inside the row.
         touched.formUnion(minX: box.minX, minY: box.minY, maxX: min(box.maxX + 7, width - 1), maxY: box.maxY)
