@@ -43,6 +43,15 @@ extension Canvas {
                     if end &- start == 8 {
                         let block = UnsafeRawPointer(distances + start).loadUnaligned(as: SIMD8<Float>.self)
                         if !any(block .< reachSquared) { continue }
+                        // Inside a wide line or casing at @2x and @3x, all eight are one colour.
+                        if all(block .<= coreSquared) {
+                            Canvas.fill(pixels, start..<end, solid)
+                            continue
+                        }
+                        if all(block .<= outlineCoreSquared .& block .>= lineReachSquared) {
+                            Canvas.fill(pixels, start..<end, outlineSolid)
+                            continue
+                        }
                     }
                     for x in start..<end {
                         let squared = distances[x]
