@@ -32,8 +32,8 @@ extension Canvas {
         for y in area.minY...area.maxY {
             let distances = field.row(y)
             let pixels = row(y)
-            let words = field.blockWords(y)
-            for word in 0..<field.wordsPerRow {
+            let words = field.marks.row(y)
+            for word in 0..<field.marks.wordsPerRow {
                 var bits = words[word]
                 while bits != 0 {
                     let start = (word &<< 6 | bits.trailingZeroBitCount) &<< 3

@@ -5,7 +5,7 @@
 /// so joins never darken twice and there are no seams between segments. Outside a render every
 /// value is `+inf`.
 ///
-/// The field remembers which blocks of eight pixels of each row a stamp wrote (``blockWords(_:)``),
+/// The field remembers which blocks of eight pixels of each row a stamp wrote (``marks``),
 /// and a stroke reads, and ``clear()`` resets, only those: a map's road class spread over the
 /// whole picture costs the pixels near its lines, not its bounding rectangle (at @3x a class's
 /// rectangle is most of 2.4 million pixels, read once to stroke and written once to clear).
@@ -15,22 +15,16 @@ final class DistanceField {
     private var storage = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
     /// What has been stamped since the last ``clear()``: the rows, and the columns' bounds.
     private(set) var touched = PixelRect()
-    /// Per row, one bit per block of eight pixels (block `b` is pixels `8b..<8b+8`, bit `b % 64`
-    /// of word `b / 64`), set when a stamp may have written the block since the last ``clear()``.
-    /// Every pixel of a block whose bit is clear is `+inf`.
-    private var blocks = UnsafeMutableBufferPointer<UInt64>(start: nil, count: 0)
-    /// Words of ``blocks`` a row.
-    private(set) var wordsPerRow = 0
+    /// The blocks of eight pixels a stamp may have written since the last ``clear()``; every pixel
+    /// of an unmarked block is `+inf`.
+    private(set) var marks = BlockMarks()
     /// The rows stamps write; the whole picture after ``prepare(width:height:)``. A caller that
     /// draws a band of rows at a time (the map's lines) stamps each band in turn.
     var band = 0..<0
 
     init() {}
 
-    deinit {
-        storage.deallocate()
-        blocks.deallocate()
-    }
+    deinit { storage.deallocate() }
 
     /// Makes room for a `width` x `height` picture; memory is only reallocated when it grows.
     func prepare(width: Int, height: Int) {
@@ -40,41 +34,10 @@ final class DistanceField {
             storage = .allocate(capacity: width * height)
             storage.initialize(repeating: .infinity)
         }
-        let words = ((width + 7) / 8 + 63) / 64
-        if blocks.count < words * height {
-            blocks.deallocate()
-            blocks = .allocate(capacity: words * height)
-            blocks.initialize(repeating: 0)
-        }
+        marks.prepare(width: width, height: height)
         self.width = width
         self.height = height
-        wordsPerRow = words
         band = 0..<height
-    }
-
-    /// Row `y`'s block bits (see ``blocks``), ``wordsPerRow`` words.
-    @inline(__always)
-    func blockWords(_ y: Int) -> UnsafeMutablePointer<UInt64> {
-        // prepare() sized blocks to wordsPerRow * height, and callers stay within touched rows.
-        blocks.baseAddress.unsafelyUnwrapped + y * wordsPerRow
-    }
-
-    /// Marks the blocks of row `y` that hold pixels `lo...hi`.
-    @inline(__always)
-    private func mark(_ y: Int, _ lo: Int, _ hi: Int) {
-        let first = lo &>> 3
-        let last = hi &>> 3
-        let words = blockWords(y)
-        let firstWord = first &>> 6
-        let lastWord = last &>> 6
-        var word = firstWord
-        while word <= lastWord {
-            let from = word == firstWord ? first & 63 : 0
-            let to = word == lastWord ? last & 63 : 63
-            let ones: UInt64 = to - from == 63 ? ~0 : (1 &<< UInt64(to - from + 1)) &- 1
-            words[word] |= ones &<< UInt64(from)
-            word &+= 1
-        }
     }
 
     /// Row `y` of the field.
@@ -89,9 +52,9 @@ final class DistanceField {
         guard !touched.isEmpty else { return }
         let far = SIMD8<Float>(repeating: .infinity)
         for y in touched.minY...touched.maxY {
-            let words = blockWords(y)
+            let words = marks.row(y)
             let line = row(y)
-            for word in 0..<wordsPerRow {
+            for word in 0..<marks.wordsPerRow {
                 var bits = words[word]
                 guard bits != 0 else { continue }
                 words[word] = 0
@@ -162,11 +125,11 @@ final class DistanceField {
             let line = row(y)
             if let c = cutHere {
                 stampRowCut(line, lo, hi, py: py, a: a, d: d, inverse: inverse, cut: c)
-                mark(y, lo, hi)
+                marks.mark(y, lo, hi)
             } else {
                 Self.stampRow(line, lo, hi, last: width - 1, py: py, ax: a.x, d: d, inverse: inverse)
                 // The last block of eight may run up to seven pixels past hi (stampRow).
-                mark(y, lo, min(hi &+ 7, width - 1))
+                marks.mark(y, lo, min(hi &+ 7, width - 1))
             }
         }
     }
