@@ -11,7 +11,8 @@
 # COMPARE_ROUNDS=3, COMPARE_RUNS=21 (pictures an area, theme and scale each round),
 # COMPARE_SCALES=1,2,3, COMPARE_THEMES=light,dark, COMPARE_KINDS=route,
 # COMPARE_OUT=var/compare-maps (the last round's pictures: base/ and new/).
-# COMPARE_SMOKE=1: one round of 2 pictures at @1x (make test), no figures.
+# COMPARE_SMOKE=1: one round of 2 pictures at @1x, as `make test` runs it so that the script cannot
+# rot; its figures are no benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
