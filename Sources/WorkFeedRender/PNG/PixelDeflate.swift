@@ -76,8 +76,11 @@ final class PixelDeflate {
             var chosen = 0
             if longest >= 3 {
                 let here = input + position
+                // The first three bytes, compared before anything longer: most tries fail there.
+                let head = longest >= 4 ? UnsafeRawPointer(here).loadUnaligned(as: UInt32.self) & 0xFF_FFFF : 0
                 @inline(__always) func attempt(_ distance: Int, _ index: Int) {
                     guard distance <= position, best < longest else { return }
+                    if longest >= 4, UnsafeRawPointer(here - distance).loadUnaligned(as: UInt32.self) & 0xFF_FFFF != head { return }
                     let length = Self.matchLength(here, here - distance, longest)
                     if length > best {
                         best = length
