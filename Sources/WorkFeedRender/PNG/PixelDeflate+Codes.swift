@@ -9,28 +9,25 @@ struct BitWriter {
         self.base = base
     }
 
-    /// Appends the low `width` bits of `value` (at most 32; higher bits of `value` are zero).
+    /// Appends the low `width` bits of `value` (at most 56; higher bits of `value` are zero).
+    ///
+    /// Eight bytes are stored each time and the whole ones kept, so there is no branch; the
+    /// buffer needs 8 bytes of room past what is written (``PixelDeflate/bound(_:)`` has 64).
     @inline(__always)
     mutating func put(_ value: UInt64, _ width: Int) {
         buffer |= value &<< UInt64(bits)
         bits &+= width
-        if bits >= 32 {
-            UnsafeMutableRawPointer(base + count).storeBytes(of: UInt32(truncatingIfNeeded: buffer).littleEndian, as: UInt32.self)
-            count &+= 4
-            buffer &>>= 32
-            bits &-= 32
-        }
+        UnsafeMutableRawPointer(base + count).storeBytes(of: buffer.littleEndian, as: UInt64.self)
+        // bits < 8 before, so at most 63 now and at most 7 whole bytes.
+        let whole = bits &>> 3
+        count &+= whole
+        buffer = buffer &>> UInt64(whole &<< 3)
+        bits &= 7
     }
 
     /// Pads with zero bits to the next byte.
     mutating func alignToByte() {
-        put(0, (8 - bits % 8) % 8)
-        while bits > 0 {
-            base[count] = UInt8(truncatingIfNeeded: buffer)
-            count += 1
-            buffer >>= 8
-            bits -= 8
-        }
+        if bits > 0 { put(0, 8 - bits) }
     }
 
     /// Appends whole bytes; the writer must be at a byte boundary (``alignToByte()``).

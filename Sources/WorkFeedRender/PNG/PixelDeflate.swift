@@ -217,21 +217,20 @@ final class PixelDeflate {
                             writer.put(entry.bits, entry.width)
                             continue
                         }
+                        // A length (at most 20 bits) and its distance (at most 28) in one put.
                         let entry = length[Int((token >> 8) & 0x1FF)]
-                        writer.put(entry.bits, entry.width)
                         let candidate = Int(token & 7)
                         guard candidate == 4 else {
                             let near = distance[candidate]
-                            writer.put(near.bits, near.width)
+                            writer.put(entry.bits | near.bits &<< UInt64(entry.width), entry.width &+ near.width)
                             continue
                         }
                         let far = Int(tokens[index])
                         index &+= 1
                         let symbol = DeflateTables.distanceSymbol(far)
                         let extra = DeflateTables.distanceExtra(far)
-                        writer.put(
-                            UInt64(distanceCodes[symbol]) | UInt64(extra.value) << UInt64(distanceLengths[symbol]),
-                            Int(distanceLengths[symbol]) + extra.bits)
+                        let farBits = UInt64(distanceCodes[symbol]) | UInt64(extra.value) << UInt64(distanceLengths[symbol])
+                        writer.put(entry.bits | farBits &<< UInt64(entry.width), entry.width + Int(distanceLengths[symbol]) + extra.bits)
                     }
                 }
             }
