@@ -4,8 +4,8 @@ import CLibDeflate
 /// and reuses its buffers.
 ///
 /// Pictures are compressed by ``PixelDeflate``, which tries copies at the neighbouring pixels
-/// only: on map pictures at @1x-@3x it took 30-45 % less time than libdeflate's fastest level for
-/// 0-5 % more bytes (docs/rendering.md, "PNG"). libdeflate stays for tests and tools.
+/// only: on map pictures it took 26-37 % less time than libdeflate's fastest level at @3x (4-11 %
+/// at @1x) for 0-5 % more bytes (docs/rendering.md, "PNG"). libdeflate stays for tests and tools.
 ///
 /// libpng's simplified writer has one speed setting (`PNG_IMAGE_FLAG_FAST`: no row filters, zlib
 /// level 3), and on busy 512 x 512 map pictures it took 6-11 ms, most of a whole picture's 10 ms

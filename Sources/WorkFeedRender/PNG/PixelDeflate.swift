@@ -1,22 +1,26 @@
 import CLibDeflate
 
 /// A zlib stream for PNG rows, built for speed on map pictures (the fpnge approach, without SIMD):
-/// matches are looked for at four fixed distances only, the pixel before, the pixel above, and
-/// the pixels above-left and above-right, and each block gets Huffman codes of its own.
+/// copies are looked for at four fixed distances, the pixel before, the pixel above, and the
+/// pixels above-left and above-right, and, where none of them matches, at the one earlier
+/// position a hash of the next four bytes remembers; each block gets Huffman codes of its own.
 ///
 /// A map picture is flat areas, lines whose edge repeats on the next row one pixel over, and
 /// anti-aliased edges. A general matcher (libdeflate's level 1, zlib) hashes every position to
-/// find earlier copies anywhere in its window; on these pictures almost every copy it finds is at
-/// one of the four distances, which can be tried directly. Nothing else is searched, so there is
-/// no hash table to fill and no chain to walk.
+/// find earlier copies anywhere in its window; on these pictures most copies are at one of the
+/// four distances, which are tried directly, and the hash (one slot a key, written only where
+/// no neighbour matched) finds the same edge colours again further away, without which pictures
+/// were 10-26 % larger. Greedy: the longest copy found is taken, no lazy second look.
 ///
 /// Same input, same bytes: nothing here depends on time, memory addresses or another thread.
 /// Not thread-safe; a ``PNGEncoder`` owns one.
 final class PixelDeflate {
     /// Tokens of one block: a literal byte (below 256), or a match (`matchFlag | length << 8 |
-    /// candidate`, the candidate an index into the distances tried).
+    /// candidate`, the candidate 0...3 an index into the neighbours' distances, or 4 for a copy
+    /// the hash found, whose distance is the next token).
     private let tokens: UnsafeMutablePointer<UInt32>
-    /// A block's counts: literals 0...255, then match lengths 0...258, then candidates 0...3.
+    /// A block's counts: literals 0...255, then match lengths 0...258, then the neighbours'
+    /// copies by candidate (4), then the hash's copies by distance symbol (30).
     private let counts: UnsafeMutablePointer<Int>
     /// Where each hash of four bytes was last seen as a literal, plus one (0: never), for the
     /// copies the four neighbours miss: the same edge colours again further away.
