@@ -88,8 +88,8 @@ extension Renderer {
         for road in RoadClass.allCases {
             let roadStyle = style[road]
             strokeLines(
-                scene.groups[MapFeatureKind(road: road).rawValue], kind: MapFeatureKind(road: road), extents: extents,
-                width: roadStyle.width, zoom: zoom, scale: scale, paint: Paint(roadStyle.fill))
+                MapFeatureKind(road: road), scene: scene, extents: extents, width: roadStyle.width, zoom: zoom, scale: scale,
+                paint: Paint(roadStyle.fill))
         }
         strokeLine(.rail, scene: scene, extents: extents, style: style, zoom: zoom, scale: scale)
     }
@@ -97,17 +97,17 @@ extension Renderer {
     /// Strokes one of the map's lines (waterways, rail) in its style.
     private func strokeLine(_ line: MapLine, scene: MapScene, extents: LineExtents, style: MapStyle, zoom: Double, scale: Float) {
         let lineStyle = style[line]
-        let kind = MapFeatureKind(line: line)
         strokeLines(
-            scene.groups[kind.rawValue], kind: kind, extents: extents, width: lineStyle.width, zoom: zoom, scale: scale,
+            MapFeatureKind(line: line), scene: scene, extents: extents, width: lineStyle.width, zoom: zoom, scale: scale,
             paint: Paint(lineStyle.color))
     }
 
-    /// Strokes every line of `group` at the style's width for `zoom`. Lines thinner than a pixel
+    /// Strokes every line of `kind` at the style's width for `zoom`. Lines thinner than a pixel
     /// are drawn one pixel wide at a matching opacity, which is how they look when area-sampled.
     private func strokeLines(
-        _ group: MapTile.Group, kind: MapFeatureKind, extents: LineExtents, width: ZoomWidth, zoom: Double, scale: Float, paint: Paint
+        _ kind: MapFeatureKind, scene: MapScene, extents: LineExtents, width: ZoomWidth, zoom: Double, scale: Float, paint: Paint
     ) {
+        let group = scene.groups[kind.rawValue]
         let full = Float(width.width(atZoom: zoom)) * scale
         guard !group.isEmpty, full > 0.05 else { return }
         var paint = paint
