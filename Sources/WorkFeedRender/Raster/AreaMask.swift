@@ -14,14 +14,20 @@ final class AreaMask {
     private var stride = 0
     private var cells = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
     /// Per row, the first and last cell written since the last paint; `Int.max`/`Int.min` if none.
-    private var rowMin: [Int] = []
-    private var rowMax: [Int] = []
+    /// (Buffers rather than arrays: a class's array mutated in the edge loop paid an exclusivity
+    /// check and a uniqueness check at every row.)
+    private var rowMin = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+    private var rowMax = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
     private var firstRow = Int.max
     private var lastRow = Int.min
 
     init() {}
 
-    deinit { cells.deallocate() }
+    deinit {
+        cells.deallocate()
+        rowMin.deallocate()
+        rowMax.deallocate()
+    }
 
     var isEmpty: Bool { firstRow > lastRow }
 
@@ -35,8 +41,12 @@ final class AreaMask {
             cells.initialize(repeating: 0)
         }
         if rowMin.count < height {
-            rowMin = [Int](repeating: .max, count: height)
-            rowMax = [Int](repeating: .min, count: height)
+            rowMin.deallocate()
+            rowMax.deallocate()
+            rowMin = .allocate(capacity: height)
+            rowMax = .allocate(capacity: height)
+            rowMin.initialize(repeating: .max)
+            rowMax.initialize(repeating: .min)
         }
         self.width = width
         self.height = height
