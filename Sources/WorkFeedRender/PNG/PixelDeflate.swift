@@ -65,9 +65,11 @@ final class PixelDeflate {
         var writer = BitWriter(output)
         // zlib header: deflate, 32 KiB window, fastest; (0x78 << 8 | 0x01) % 31 == 0.
         writer.put(0x0178, 16)
-        // The pixel before, the pixel above, above-left and above-right; a row shorter than the
-        // window's 32 KiB always, as PictureSpec.maximumPixelSide keeps it.
-        let candidates = (pixelBytes, rowBytes, rowBytes - pixelBytes, rowBytes + pixelBytes)
+        // The pixel before, the pixel above, above-left and above-right. A distance past DEFLATE's
+        // 32 KiB window (a row wider than pictures are: PNGEncoder takes any width) is never
+        // tried: Int.max is never within the position.
+        func within(_ distance: Int) -> Int { distance <= 32_768 ? distance : .max }
+        let candidates = (within(pixelBytes), within(rowBytes), within(rowBytes - pixelBytes), within(rowBytes + pixelBytes))
         var position = 0
         var blockStart = 0
         var used = 0
@@ -170,7 +172,7 @@ final class PixelDeflate {
         literals[256] = 1
         for length in 3...258 { literals[DeflateTables.lengthSymbol(length)] += counts[Self.lengthCounts + length] }
         var distanceCounts = (0..<30).map { counts[Self.farCounts + $0] }
-        for (index, distance) in distances.enumerated() {
+        for (index, distance) in distances.enumerated() where counts[Self.candidateCounts + index] > 0 {
             distanceCounts[DeflateTables.distanceSymbol(distance)] += counts[Self.candidateCounts + index]
         }
         let literalLengths = Huffman.lengths(literals, limit: 15)
@@ -205,6 +207,7 @@ final class PixelDeflate {
         }
         let distanceCodes = Huffman.codes(distanceLengths)
         let distanceEntries = distances.map { distance -> (bits: UInt64, width: Int) in
+            guard distance <= 32_768 else { return (0, 0) }  // never tried, so never written
             let symbol = DeflateTables.distanceSymbol(distance)
             let extra = DeflateTables.distanceExtra(distance)
             return (UInt64(distanceCodes[symbol]) | UInt64(extra.value) << UInt64(distanceLengths[symbol]), Int(distanceLengths[symbol]) + extra.bits)
