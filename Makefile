@@ -9,7 +9,8 @@
 #       make bench-uploads, one owner uploading at its limit beside everyone else (docs/benchmarks.md)
 #       make bench-first-views, first views from a bucket beside a flood of made-up keys (docs/benchmarks.md)
 #       make profile-maps, where a map picture's CPU time goes at each scale (docs/benchmarks.md)
-.PHONY: demo test chaos attack build release bench bench-maps profile-maps bench-gateway bench-feed bench-summaries bench-uploads bench-first-views bench-metrics-http clean
+#       make compare-maps COMPARE_BASE=DIR, map pictures' CPU against another build's workfeed-bench
+.PHONY: demo test chaos attack build release bench bench-maps profile-maps compare-maps bench-gateway bench-feed bench-summaries bench-uploads bench-first-views bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -32,6 +33,8 @@ test:
 	swift test --skip-build --filter '^GatewayTests\.'
 	var/test-python/bin/python -m pytest -q Tests/web
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
+	BENCH_SMOKE=1 BENCH_ROUNDS=1 BENCH_BIN="$$(swift build --show-bin-path)" BENCH_BASE_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
+	COMPARE_SMOKE=1 COMPARE_BIN="$$(swift build --show-bin-path)" COMPARE_BASE="$$(swift build --show-bin-path)" deploy/compare-maps.sh
 	INDEX=postgres BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-maps.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-gateway.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-summaries.sh
@@ -67,6 +70,11 @@ bench-maps:
 # grouped by what does the work (docs/benchmarks.md, "Where a picture's time goes").
 profile-maps:
 	deploy/profile-maps.sh
+
+# The map group of workfeed-bench from this build and COMPARE_BASE's in alternated rounds: CPU a
+# picture at @1x-@3x, light and dark, the ratio and the bytes (docs/benchmarks.md, issue 39).
+compare-maps:
+	deploy/compare-maps.sh
 
 # The gateway under wrk: pictures against nginx, the feed over 100,000 workouts, picture requests
 # during a bulk regeneration (docs/benchmarks.md, "Gateway").

@@ -19,8 +19,47 @@
 # made in a temporary directory, on a Unix socket there only, with PostgreSQL's default durable
 # settings (every commit flushed, as the coordinator's index.durability = full asks), stopped and
 # removed at exit; the coordinator is given WORKFEED_INDEX_URL=postgres://workfeed@:PORT/workfeed?host=DIR.
+# BENCH_SCALES=1 (comma-separated, e.g. 1,2 for what an upload asks, or 3), BENCH_KINDS=route,heatmap.
+# BENCH_BASE_BIN=DIR: compare with the programs in DIR (another build, e.g. main's release build
+# copied aside) in BENCH_ROUNDS=3 alternated rounds (DIR's, this build's, DIR's, ...), each a whole
+# run as above; prints each round's pictures a second and the workers' CPU milliseconds a picture,
+# then the medians and the ratios (this build against DIR's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ -n "${BENCH_BASE_BIN:-}" ] && [ "${BENCH_COMPARING:-0}" != "1" ]; then
+  if [ -n "${BENCH_BIN:-}" ]; then
+    this="$BENCH_BIN"
+  else
+    [ "${BENCH_SKIP_BUILD:-0}" = "1" ] || for product in workfeed-coordinator workfeed-worker workctl; do swift build -c release --product "$product" >/dev/null; done
+    this="$(swift build -c release --show-bin-path)"
+  fi
+  results=$(mktemp)
+  trap 'rm -f "$results" "$results.err"' EXIT
+  for round in $(seq 1 "${BENCH_ROUNDS:-3}"); do
+    for which in base this; do
+      if [ "$which" = base ]; then dir="$BENCH_BASE_BIN"; else dir="$this"; fi
+      output=$(BENCH_COMPARING=1 BENCH_BIN="$dir" "$0" 2>"$results.err") || { cat "$results.err" >&2; exit 1; }
+      rate=$(echo "$output" | sed -n 's/.*pictures in .* s: \([0-9]*\) map pictures\/s/\1/p')
+      pictures=$(echo "$output" | sed -n 's/^bench-maps: \([0-9]*\) of .*/\1/p')
+      cpu=$(echo "$output" | sed -n 's/.*workers \([0-9.]*\) and \([0-9.]*\).*/\1 \2/p')
+      echo "$output" | head -n 1 | sed "s/^/$which round $round: /"
+      ms=$(python3 -c "a, b = map(float, '$cpu'.split()); print(f'{(a + b) * 1000 / $pictures:.2f}')")
+      echo "bench-maps: $which round $round: $rate map pictures/s, workers' CPU $ms ms a picture"
+      echo "$which $rate $ms" >>"$results"
+    done
+  done
+  python3 - "$results" <<'PY2'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+def median(which, column):
+    return statistics.median(float(row[column]) for row in rows if row[0] == which)
+for name, column in (("map pictures/s", 1), ("workers' CPU ms a picture", 2)):
+    base, this = median("base", column), median("this", column)
+    print(f"bench-maps: median {name}: base {base:.2f}, this build {this:.2f}: this/base {this / base:.3f}")
+PY2
+  exit 0
+fi
 
 smoke="${BENCH_SMOKE:-0}"
 workouts="${BENCH_WORKOUTS:-$([ "$smoke" = "1" ] && echo 8 || echo 500)}"
@@ -154,7 +193,9 @@ done
 workers=("${pids[1]}" "${pids[2]}")
 
 "$bin/workctl" import "$run/gpx" >/dev/null
-jobs=$(( workouts * 4 ))
+scales="${BENCH_SCALES:-1}"
+kinds="${BENCH_KINDS:-route,heatmap}"
+jobs=$(( workouts * 2 * $(echo "$kinds" | tr ',' '\n' | wc -l) * $(echo "$scales" | tr ',' '\n' | wc -l) ))
 # CPU seconds (user + system) a process has used so far, from /proc/PID/stat.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # The PostgreSQL server's: the postmaster and its processes (a backend a connection, which lives
@@ -173,7 +214,7 @@ pg_before=$(pg_cpu_seconds)
 requests_before=0
 [ -z "$moto" ] || requests_before=$(wc -l <"$run/moto.log")
 started=$(date +%s.%N)
-"$bin/workctl" enqueue --all --kind route,heatmap --theme light,dark --wait --wait-timeout 60 >/dev/null || [ $? -eq 2 ]
+"$bin/workctl" enqueue --all --kind "$kinds" --theme light,dark --scale "$scales" --wait --wait-timeout 60 >/dev/null || [ $? -eq 2 ]
 finished=$(date +%s.%N)
 requests_after=0
 [ -z "$moto" ] || requests_after=$(wc -l <"$run/moto.log")
@@ -202,7 +243,7 @@ else
 fi
 seconds=$(python3 -c "print(f'{$finished - $started:.1f}')")
 rate=$(python3 -c "print(f'{$generated / ($finished - $started):.0f}')")
-echo "bench-maps: index $index, store $store, $(nproc) cores, 2 workers, Heidelberg, $workouts workouts x $points points, route+heatmap x light+dark @1x 512x512"
+echo "bench-maps: index $index, store $store, $(nproc) cores, 2 workers, Heidelberg, $workouts workouts x $points points, ${kinds//,/+} x light+dark @${scales//,/x,@}x 512x512"
 echo "bench-maps: $generated of $jobs pictures in ${seconds} s: ${rate} map pictures/s"
 for n in 0 1; do
   pid="${workers[$n]}"

@@ -5,7 +5,8 @@
 # pictures 512 x 512 points, tiles at hand, one thread):
 #   1. the renderer's own clocks (RenderStatistics), as the bench prints them;
 #   2. perf's samples of the same run, each function's own time put in a group: areas, lines,
-#      names, tiles, the route, PNG filtering, PNG compression (libdeflate), and the rest.
+#      names, tiles, the route, PNG filtering, PNG compression (PixelDeflate, or libdeflate in a
+#      build before issue 39), and the rest.
 # Settings: PROFILE_RUNS (61 pictures an area and scale), PROFILE_SKIP_BUILD=1, PROFILE_SCALES (1 2 3).
 # perf samples the CPU clock (a software event: it works in a VM); the shares are of this
 # process's samples. docs/benchmarks.md keeps the figures.
@@ -30,7 +31,7 @@ import re, sys
 # The first group whose pattern the function (or its library) matches; the patterns name the
 # types in Sources/WorkFeedRender that do each part.
 groups = [
-    ("PNG compression (libdeflate)", r"libdeflate|libz\.so"),
+    ("PNG compression (PixelDeflate; libdeflate before issue 39)", r"PixelDeflate|Huffman|BitWriter|DynamicHeader|DeflateTables|libdeflate|libz\.so"),
     ("PNG filtering and chunks", r"PNG|CRC|Adler|crc32"),
     ("areas (AreaMask)", r"AreaMask"),
     ("lines (stroke, DistanceField)", r"Canvas.*stroke|DistanceField|Canvas.*dilate"),
@@ -56,8 +57,8 @@ for line in sys.stdin:
         other += share
 print("  where the CPU time goes (perf, share of the samples):")
 for name, _ in groups:
-    print(f"    {name:45s} {shares[name]:5.1f} %")
+    print(f"    {name:60s} {shares[name]:5.1f} %")
 rest = "the rest (start-up, the kernel, other)"
-print(f"    {rest:45s} {other:5.1f} %")
+print(f"    {rest:60s} {other:5.1f} %")
 '
 done

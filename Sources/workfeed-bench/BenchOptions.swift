@@ -6,6 +6,11 @@ struct BenchOptions {
     var sizes = [1_000, 10_000, 100_000]
     var kinds = ["route", "heatmap"]
     var scales = [1, 2]
+    /// The "map" group: the themes drawn (light and dark have maps of their own palettes).
+    var themes = ["light"]
+    /// The "map" group: when set, each picture's PNG is written here as
+    /// `<area>_<kind>_<theme>@<scale>x.png`, to compare builds' pictures.
+    var mapOut: String?
     /// When set, write the synthetic route of this many points as CSV to stdout and stop.
     var dumpRoutePoints: Int?
     /// When set, write sample pictures into this directory and stop.
@@ -32,6 +37,7 @@ struct BenchOptions {
 
     static let usage = """
         usage: workfeed-bench [--only GROUP[,GROUP]] [--runs N] [--sizes N,N,...] [--kinds route,heatmap] [--scales 1,2]
+                                    [--themes light,dark] [--map-out DIRECTORY]   (the map group)
                workfeed-bench --dump-route N        (CSV of the synthetic route, for cairo_reference.py)
                workfeed-bench --samples DIRECTORY   (light and dark route and heatmap pictures)
                workfeed-bench --only import [--import-mb 1024] [--import-dir DIRECTORY]
@@ -49,6 +55,8 @@ struct BenchOptions {
             case "--runs": runs = try Self.number(iterator.next(), argument)
             case "--sizes": sizes = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
             case "--kinds": kinds = try Self.list(iterator.next(), argument)
+            case "--themes": themes = try Self.list(iterator.next(), argument)
+            case "--map-out": mapOut = try Self.text(iterator.next(), argument, "a directory")
             case "--scales":
                 scales = try Self.list(iterator.next(), argument).map { value throws(BenchUsageError) in try Self.number(value, argument) }
             case "--dump-route": dumpRoutePoints = try Self.number(iterator.next(), argument)

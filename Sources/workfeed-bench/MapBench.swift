@@ -49,43 +49,53 @@ enum MapBench {
 
     static func run(options: BenchOptions) throws {
         print("## map (512x512 points, tiles at hand: median of \(options.runs) runs after 3 warm-ups, one thread)")
-        print("area           kind     scale  first ms  then ms  cpu ms | first: read+decode, classify; then: map, names, route+marks, encode (ms)")
+        if let directory = options.mapOut { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        print(
+            "area           kind     theme scale  first ms  then ms  cpu ms | first: read+decode, classify; then: map, names, route+marks, encode (ms)"
+        )
         for area in try areas() {
             for kind in options.kinds.compactMap(PictureKind.init(rawValue:)) {
-                for scale in options.scales {
-                    let theme = Theme.light
-                    // A fresh basemap each time: the first picture reads and decodes its tiles.
-                    let basemap = try Basemap(tilesetPaths: [area.tileset], logger: Logger(label: "bench"))
-                    let renderer = Renderer(basemap: basemap)
-                    let spec = PictureSpec(
-                        kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard,
-                        map: .light, basemap: basemap.identity.hash)
-                    let clock = ContinuousClock()
-                    let started = clock.now
-                    _ = try renderer.render(spec: spec, route: area.workout.route, heartRate: area.workout.heartRate, cacheKey: "bench")
-                    let first = clock.now - started
-                    let cold = renderer.lastStatistics
-                    var bytes = 0
-                    var warm: [RenderStatistics] = []
-                    let times = try Measure.wallAndCPU(runs: options.runs) {
-                        bytes = try renderer.render(
-                            spec: spec, route: area.workout.route, heartRate: area.workout.heartRate, cacheKey: "bench"
-                        ).count
-                        warm.append(renderer.lastStatistics)
+                for theme in options.themes.compactMap(Theme.init(rawValue:)) {
+                    for scale in options.scales {
+                        guard let shipped = ThemeStyle.shipped[theme] else { throw BenchError("--themes: no shipped theme \(theme)") }
+                        // A fresh basemap each time: the first picture reads and decodes its tiles.
+                        let basemap = try Basemap(tilesetPaths: [area.tileset], logger: Logger(label: "bench"))
+                        let renderer = Renderer(basemap: basemap)
+                        let spec = PictureSpec(
+                            kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: shipped.route, heatmap: .standard,
+                            map: shipped.map, basemap: basemap.identity.hash)
+                        let clock = ContinuousClock()
+                        let started = clock.now
+                        _ = try renderer.render(spec: spec, route: area.workout.route, heartRate: area.workout.heartRate, cacheKey: "bench")
+                        let first = clock.now - started
+                        let cold = renderer.lastStatistics
+                        var png: [UInt8] = []
+                        var warm: [RenderStatistics] = []
+                        let times = try Measure.wallAndCPU(runs: options.runs) {
+                            png = try renderer.render(
+                                spec: spec, route: area.workout.route, heartRate: area.workout.heartRate, cacheKey: "bench")
+                            warm.append(renderer.lastStatistics)
+                        }
+                        let bytes = png.count
+                        if let directory = options.mapOut {
+                            let name = "\(area.name)_\(kind.rawValue)_\(theme.rawValue)@\(scale)x.png"
+                            try Data(png).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
+                        }
+                        func median(_ part: (RenderStatistics) -> Duration) -> String {
+                            Measure.format(Measure.milliseconds(Measure.median(warm.map(part))))
+                        }
+                        let routeShare = median { $0.drawing - $0.mapDrawing - $0.labelDrawing - $0.tileLoading - $0.tileClassifying }
+                        print(
+                            RenderBench.pad(area.name, 15) + RenderBench.pad(kind.rawValue, 9) + RenderBench.pad(theme.rawValue, 6)
+                                + RenderBench.pad("@\(scale)x", 7)
+                                + RenderBench.pad(Measure.format(Measure.milliseconds(first)), 10)
+                                + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.wall))), 9)
+                                + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.cpu))), 7) + "| "
+                                + "first: read+decode \(Measure.format(Measure.milliseconds(cold.tileLoading))), classify \(Measure.format(Measure.milliseconds(cold.tileClassifying)))"
+                                + "; then: map \(median(\.mapDrawing)), names \(median(\.labelDrawing)) (\(cold.labels)), route \(routeShare), "
+                                + "encode \(median(\.encoding))  \(bytes) B, \(cold.mapTiles) tiles \(cold.mapCoverage.rawValue)"
+                        )
                     }
-                    func median(_ part: (RenderStatistics) -> Duration) -> String {
-                        Measure.format(Measure.milliseconds(Measure.median(warm.map(part))))
-                    }
-                    let routeShare = median { $0.drawing - $0.mapDrawing - $0.labelDrawing - $0.tileLoading - $0.tileClassifying }
-                    print(
-                        RenderBench.pad(area.name, 15) + RenderBench.pad(kind.rawValue, 9) + RenderBench.pad("@\(scale)x", 7)
-                            + RenderBench.pad(Measure.format(Measure.milliseconds(first)), 10)
-                            + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.wall))), 9)
-                            + RenderBench.pad(Measure.format(Measure.milliseconds(Measure.median(times.cpu))), 7) + "| "
-                            + "first: read+decode \(Measure.format(Measure.milliseconds(cold.tileLoading))), classify \(Measure.format(Measure.milliseconds(cold.tileClassifying)))"
-                            + "; then: map \(median(\.mapDrawing)), names \(median(\.labelDrawing)) (\(cold.labels)), route \(routeShare), "
-                            + "encode \(median(\.encoding))  \(bytes) B, \(cold.mapTiles) tiles \(cold.mapCoverage.rawValue)"
-                    )
                 }
             }
         }

@@ -6,8 +6,8 @@ import WorkFeedStyle
 /// `PictureSpec.maximumEncodedBytes` bounds every picture a worker can write (issue 37, item 9:
 /// readers refuse anything larger without buffering it): the largest picture, made of random
 /// pixels that deflate cannot shrink, in RGB (what pictures are) and RGBA, with the cache key's
-/// text, through the renderer's encoder at its level and at level 0 (stored blocks only) and
-/// through libpng's writer, is never larger.
+/// text, through the renderer's encoder (``PixelDeflate``), libdeflate at its fastest level and at
+/// level 0 (stored blocks only) and through libpng's writer, is never larger.
 @Suite struct PNGEncoderBoundTests {
     static let seed: UInt64 = 0xB0_0037
 
@@ -22,11 +22,17 @@ import WorkFeedStyle
         }
         let text = [(keyword: CacheLayout.keyTextKeyword, value: String(repeating: "9c", count: 32))]
         var sizes: [String: Int] = [:]
-        for level: Int32 in [PNGEncoder.defaultLevel, 0] {
+        let encoders: [(String, PNGEncoder.Compression)] = [
+            ("neighbours (the renderer's)", .neighbours),
+            ("libdeflate level \(PNGEncoder.defaultLevel)", .libdeflate(level: PNGEncoder.defaultLevel)),
+            ("libdeflate level 0", .libdeflate(level: 0)),
+        ]
+        for (name, compression) in encoders {
             let png = try pixels.withUnsafeBytes { raw throws(PNGError) in
-                try PNGEncoder(level: level).encode(pixels: raw, channels: channels, width: side, height: side, text: text)
+                try PNGEncoder(compression: compression).encode(pixels: raw, channels: channels, width: side, height: side, text: text)
             }
-            sizes["libdeflate level \(level)"] = png.count
+            sizes[name] = png.count
+            if compression == .neighbours { #expect(try PNGCodec.decode(png).rgba == PNGEncoderTests.rgba(pixels, channels: channels)) }
         }
         let libpng =
             channels == 4

@@ -93,7 +93,9 @@ import WorkFeedStyle
 
 /// The cache key's bytes, pinned: a key that changes makes every stored picture stale (a bulk
 /// regeneration), so a change must be on purpose (raise `BuildInfo.rendererVersion`, or change a
-/// style) and then `workctl enqueue --all --stale` redraws. Re-pinned at renderer 4 (issue 36's
+/// style) and then `workctl enqueue --all --stale` redraws. Re-pinned at renderer 5 (issue 39: the
+/// PNGs are compressed by the renderer's own PixelDeflate, so every picture's bytes changed, its
+/// pixels not). Pinned at renderer 4 before (issue 36's
 /// heatmap zone colours and legend title: every key has the renderer version, the heatmap keys
 /// the zone colours too); renderer 3's were pinned from release 0.4.0. The heatmap keys were
 /// re-pinned again for the colour-blind-safe zones: the route keys stayed as they were.
@@ -116,10 +118,10 @@ import WorkFeedStyle
         ]
         #expect(
             keys == [
-                "fc50419ff0b030bda062251f6c5e32a2bcd65122f9dfd7f268e716c06e2b7c6b",
-                "3c87ad83f8e17d10a7ee2aace2d340ae95ce5cc7c3014f0101277dd23d7d325e",
-                "2ed8ec61c5dadc8c3997815407e2aa4d1296ca8cae2a11ef47d6de119bdd4fba",
-                "2e09282e6776e3c39b819f34dd9afe53a879fb2afa6130403cb2409d7edbb9cc",
+                "8d5a039d8b69746ca81ad6694e8be23099a1e20dd457a05d6a791e6b437f73b8",
+                "4b27940e0990ca78ab2ea03313067547aeae99c91ef89b3638aa3edd731ce8f8",
+                "fd3f93c4a88491a103f3697eb0b3096750ba42c6296d5d7a1bab1461e25e40dc",
+                "aaeecda8664abf9b5d2ce1592b9d5bccc9fee37859f86d4c0a8e1a0f8fbd4eff",
             ])
     }
 }

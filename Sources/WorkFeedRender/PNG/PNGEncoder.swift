@@ -1,6 +1,11 @@
 import CLibDeflate
 
-/// Writes 8-bit RGB or RGBA PNGs itself, compressing with libdeflate, and reuses its buffers.
+/// Writes 8-bit RGB or RGBA PNGs itself, compressing with its own ``PixelDeflate`` (or libdeflate),
+/// and reuses its buffers.
+///
+/// Pictures are compressed by ``PixelDeflate``, which tries copies at the neighbouring pixels
+/// only: on map pictures it took 26-37 % less time than libdeflate's fastest level at @3x (4-11 %
+/// at @1x) for 0-5 % more bytes (docs/rendering.md, "PNG"). libdeflate stays for tests and tools.
 ///
 /// libpng's simplified writer has one speed setting (`PNG_IMAGE_FLAG_FAST`: no row filters, zlib
 /// level 3), and on busy 512 x 512 map pictures it took 6-11 ms, most of a whole picture's 10 ms
@@ -8,7 +13,7 @@ import CLibDeflate
 /// they are written here, and the rows go to libdeflate in one call, which compresses a whole
 /// buffer at once: on the same pictures level 1 took 2.6-3.8 ms, for 5-7 % more bytes than libpng.
 ///
-/// Same pixels, same level, same libdeflate: same bytes. Nothing here reads the time, a random
+/// Same pixels, same compression (and, for libdeflate, the same libdeflate): same bytes. Nothing here reads the time, a random
 /// source or another thread. Not thread-safe: one encoder per render thread; each ``Renderer``
 /// owns one.
 ///
@@ -19,27 +24,53 @@ import CLibDeflate
 /// }
 /// ```
 public final class PNGEncoder {
+    /// How the rows are compressed.
+    public enum Compression: Sendable, Equatable {
+        /// Matches at the neighbouring pixels only, Huffman codes per block (``PixelDeflate``):
+        /// what pictures are written with (docs/rendering.md, "PNG").
+        case neighbours
+        /// libdeflate at `level`, clamped to its 0...12.
+        case libdeflate(level: Int32)
+    }
+
     /// libdeflate's fastest level. On map pictures drawn from real vector tiles (Heidelberg z14,
     /// San Francisco z15), levels 2-6 saved 3-8 % of the bytes for 30-120 % more time.
     public static let defaultLevel: Int32 = 1
 
-    /// libdeflate's level, clamped to its 0...12.
-    public let level: Int32
-    /// `nil` when libdeflate could not allocate it; ``encode(pixels:channels:width:height:text:)``
-    /// then throws rather than the initializer, so that owners like ``Renderer`` stay simple.
-    private let compressor: OpaquePointer?
+    public let compression: Compression
+    private let engine: Engine
     /// The zlib input: per row, its filter-type byte and its bytes.
     private var filtered = ScratchBytes()
-    /// libdeflate writes here, sized to its own worst-case bound so that one call always suffices.
+    /// The compressor writes here, sized to its worst-case bound so that one call always suffices.
     private var compressed = ScratchBytes()
 
-    public init(level: Int32 = PNGEncoder.defaultLevel) {
-        self.level = min(max(level, 0), 12)
-        compressor = libdeflate_alloc_compressor(self.level)
+    /// What compresses: ours, or libdeflate's compressor, `nil` when libdeflate could not allocate
+    /// it (``encode(pixels:channels:width:height:text:)`` then throws rather than the
+    /// initializer, so that owners like ``Renderer`` stay simple).
+    private enum Engine {
+        case neighbours(PixelDeflate)
+        case libdeflate(OpaquePointer?, level: Int32)
+    }
+
+    public init(compression: Compression = .neighbours) {
+        switch compression {
+        case .neighbours:
+            self.compression = compression
+            engine = .neighbours(PixelDeflate())
+        case .libdeflate(let level):
+            let clamped = min(max(level, 0), 12)
+            self.compression = .libdeflate(level: clamped)
+            engine = .libdeflate(libdeflate_alloc_compressor(clamped), level: clamped)
+        }
+    }
+
+    /// libdeflate at `level` (clamped to 0...12).
+    public convenience init(level: Int32) {
+        self.init(compression: .libdeflate(level: level))
     }
 
     deinit {
-        if let compressor { libdeflate_free_compressor(compressor) }
+        if case .libdeflate(let compressor?, _) = engine { libdeflate_free_compressor(compressor) }
     }
 
     /// Encodes `pixels`, rows top to bottom without padding, as a PNG.
@@ -75,17 +106,25 @@ public final class PNGEncoder {
         guard pixels.count == rowBytes * height, let source = pixels.baseAddress else {
             throw PNGError(.encode, "expected \(rowBytes * height) bytes of pixels, got \(pixels.count)")
         }
-        guard let compressor else {
-            throw PNGError(.encode, "libdeflate could not allocate a level-\(level) compressor")
-        }
-
         let filteredCount = height * (rowBytes + 1)
         let input = filtered.reserve(filteredCount)
         Self.copyRows(source.assumingMemoryBound(to: UInt8.self), into: input, rowBytes: rowBytes, height: height)
 
-        let bound = libdeflate_zlib_compress_bound(compressor, filteredCount)
+        let bound: Int
+        let size: Int
+        switch engine {
+        case .neighbours(let neighbours):
+            bound = PixelDeflate.bound(filteredCount)
+            size = neighbours.compress(
+                input, count: filteredCount, rowBytes: rowBytes + 1, pixelBytes: channels, into: compressed.reserve(bound))
+        case .libdeflate(let compressor, let level):
+            guard let compressor else {
+                throw PNGError(.encode, "libdeflate could not allocate a level-\(level) compressor")
+            }
+            bound = libdeflate_zlib_compress_bound(compressor, filteredCount)
+            size = libdeflate_zlib_compress(compressor, input, filteredCount, compressed.reserve(bound), bound)
+        }
         let output = compressed.reserve(bound)
-        let size = libdeflate_zlib_compress(compressor, input, filteredCount, output, bound)
         // A chunk's length is at most 2^31 - 1; 2^26 pixels of RGBA cannot get there, but a
         // length is never written unchecked.
         guard size > 0, size <= Int(Int32.max) else {

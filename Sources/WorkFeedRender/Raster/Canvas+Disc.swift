@@ -14,15 +14,9 @@ extension Canvas {
             let dy = Float(y) + 0.5 - centre.y
             for x in box.minX...box.maxX {
                 let dx = Float(x) + 0.5 - centre.x
-                let distance = (dx * dx + dy * dy).squareRoot()
-                if let outline {
-                    let coverage = min(max(outlineEdge - distance, 0), 1)
-                    if coverage > 0 { Canvas.blend(pixels, x, outline, coverage) }
-                }
-                if let fill {
-                    let coverage = min(max(fillEdge - distance, 0), 1)
-                    if coverage > 0 { Canvas.blend(pixels, x, fill, coverage) }
-                }
+                Canvas.blend(
+                    pixels, x, distance: (dx * dx + dy * dy).squareRoot(), outer: outline, outerEdge: outlineEdge, inner: fill,
+                    innerEdge: fillEdge)
             }
         }
     }

@@ -6,6 +6,9 @@ extension Canvas {
     /// `clamp(halfWidth + outlineWidth + 0.5 - d, 0, 1)` for the outline under it: a one-pixel
     /// linear ramp centred on the exact edge, which is what area sampling gives for an edge
     /// crossing a pixel straight. Either paint may be missing (turned off).
+    ///
+    /// Only the blocks of eight pixels the field marked are read: every other pixel is `+inf`,
+    /// far from any line.
     func stroke(_ field: DistanceField, halfWidth: Float, line: Paint?, outlineWidth: Float, outline: Paint?) {
         let area = field.touched
         guard !area.isEmpty else { return }
@@ -17,35 +20,56 @@ extension Canvas {
         let core = halfWidth - 0.5
         let coreSquared: Float = line.map { $0.opacity >= 1 && core > 0 } == true ? core * core : -1
         let solid: (UInt8, UInt8, UInt8) = line.map { (UInt8($0.red + 0.5), UInt8($0.green + 0.5), UInt8($0.blue + 0.5)) } ?? (0, 0, 0)
+        // Likewise an opaque outline where it covers its pixel whole (a road's casing): the
+        // composite at coverage 1 is the paint's own colour, so it is written without a square
+        // root or a blend, to the same bytes.
+        let outlineCore = halfWidth + outlineWidth - 0.5
+        let outlineCoreSquared: Float = outline.map { $0.opacity >= 1 && outlineCore > 0 } == true ? outlineCore * outlineCore : -1
+        let outlineSolid: (UInt8, UInt8, UInt8) =
+            outline.map { (UInt8($0.red + 0.5), UInt8($0.green + 0.5), UInt8($0.blue + 0.5)) } ?? (0, 0, 0)
+        let lineReachSquared: Float = line == nil ? -1 : lineEdge * lineEdge
+        let fieldWidth = field.width
         for y in area.minY...area.maxY {
             let distances = field.row(y)
             let pixels = row(y)
-            var x = area.minX
-            while x <= area.maxX {
-                // Most of the touched area is far from the line: skip it eight pixels at a time.
-                if x &+ 7 <= area.maxX {
-                    let block = UnsafeRawPointer(distances + x).loadUnaligned(as: SIMD8<Float>.self)
-                    if !any(block .< reachSquared) {
-                        x &+= 8
-                        continue
+            let words = field.marks.row(y)
+            for word in 0..<field.marks.wordsPerRow {
+                var bits = words[word]
+                while bits != 0 {
+                    let start = (word &<< 6 | bits.trailingZeroBitCount) &<< 3
+                    bits &= bits &- 1
+                    let end = min(start &+ 8, fieldWidth)
+                    // Most of a marked block may still be far from the line: skip it at once.
+                    if end &- start == 8 {
+                        let block = UnsafeRawPointer(distances + start).loadUnaligned(as: SIMD8<Float>.self)
+                        if !any(block .< reachSquared) { continue }
+                        // Inside a wide line or casing at @2x and @3x, all eight are one colour.
+                        if all(block .<= coreSquared) {
+                            Canvas.fill(pixels, start..<end, solid)
+                            continue
+                        }
+                        if all(block .<= outlineCoreSquared .& block .>= lineReachSquared) {
+                            Canvas.fill(pixels, start..<end, outlineSolid)
+                            continue
+                        }
                     }
-                }
-                let squared = distances[x]
-                defer { x &+= 1 }
-                guard squared < reachSquared else { continue }
-                if squared <= coreSquared {
-                    let p = pixels + 3 * x
-                    (p[0], p[1], p[2]) = solid
-                    continue
-                }
-                let distance = squared.squareRoot()
-                if let outline {
-                    let coverage = min(max(outlineEdge - distance, 0), 1)
-                    if coverage > 0 { Canvas.blend(pixels, x, outline, coverage) }
-                }
-                if let line {
-                    let coverage = min(max(lineEdge - distance, 0), 1)
-                    if coverage > 0 { Canvas.blend(pixels, x, line, coverage) }
+                    for x in start..<end {
+                        let squared = distances[x]
+                        guard squared < reachSquared else { continue }
+                        if squared <= coreSquared {
+                            let p = pixels + 3 * x
+                            (p[0], p[1], p[2]) = solid
+                            continue
+                        }
+                        if squared <= outlineCoreSquared, squared >= lineReachSquared {
+                            let p = pixels + 3 * x
+                            (p[0], p[1], p[2]) = outlineSolid
+                            continue
+                        }
+                        Canvas.blend(
+                            pixels, x, distance: squared.squareRoot(), outer: outline, outerEdge: outlineEdge, inner: line,
+                            innerEdge: lineEdge)
+                    }
                 }
             }
         }
