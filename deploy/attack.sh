@@ -813,10 +813,16 @@ attack_s3_made_up_keys() {
   worst=$(awk '{for (i = 2; i <= NF; i += 3) print $i}' <<<"$statuses_stall $statuses_slow" | sort -n | tail -1)
   # The flood: clients asking for made-up keys as fast as they can, while the first views go.
   local flood=()
+  # Each client ends by itself a few seconds after the flood's time, and writes nothing where the
+  # script's output goes: should this script be killed meanwhile (AttackTests' timeout), none
+  # is left running, and none holds the output that the test reads to its end.
+  local flood_until=$(($(date +%s) + flood_seconds + 5))
   for n in $(seq 1 "$clients"); do
-    (for m in $(seq 1 100000); do
+    (m=0
+    while [ "$(date +%s)" -lt "$flood_until" ]; do
+      m=$((m + 1))
       curl -s -o /dev/null -m 5 -H "X-Forwarded-For: 198.51.100.$n" "$s3_base/v1/pictures/$(printf '%08x%056x' "$n" "$m").png"
-    done) &
+    done) >/dev/null 2>&1 </dev/null &
     flood+=($!)
     pids+=($!)
   done
@@ -828,7 +834,7 @@ attack_s3_made_up_keys() {
     [ $(($(date +%s) - view_started)) -ge "$flood_seconds" ] && break
   done
   while [ $(($(date +%s) - view_started)) -lt "$flood_seconds" ]; do sleep 0.2; done
-  for n in "${flood[@]}"; do kill "$n" 2>/dev/null; wait "$n" 2>/dev/null; done
+  for n in "${flood[@]}"; do kill -KILL "$n" 2>/dev/null; wait "$n" 2>/dev/null; done
   local view_codes view_times
   view_codes=$(s3_tally "$(awk '{for (i = 1; i <= NF; i += 3) print $i}' <<<"$views")")
   view_times=$(awk '{for (i = 2; i <= NF; i += 3) print $i}' <<<"$views" | sort -n | awk '{t[NR] = $1} END {printf "median %.3f s, max %.3f s", t[int((NR + 1) / 2)], t[NR]}')
