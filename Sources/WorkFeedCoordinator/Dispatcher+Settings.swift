@@ -28,9 +28,10 @@ extension Dispatcher {
     }
 
     /// SETTINGS: an owner's settings, after changing them. A change of the heart-rate zones gives
-    /// exactly that owner's heatmaps new cache keys (``OwnerHeartRateZones``): their generated
-    /// heatmaps become stale and are queued again at ``EnqueueRequest/settingsPriority``; route
-    /// pictures and other owners' keys do not move, and neither does anything for the other settings.
+    /// exactly that owner's heatmaps new cache keys (``OwnerHeartRateZones``), and a change of
+    /// their units their pace and elevation pictures (whose legends are in them): those generated
+    /// become stale and are queued again at ``EnqueueRequest/settingsPriority``; route pictures and
+    /// other owners' keys do not move, and neither does anything for the other settings.
     /// Bad values are answered with a refusal naming the field, and nothing changes.
     func settings(_ body: SettingsRequest, specs: inout PictureSpecs, transaction: inout Index.Transaction, outbox: inout Outbox) throws -> [UInt8] {
         guard let owner = try checkOwner(body.owner, "SETTINGS") else { throw ControlRequestError("SETTINGS needs an owner") }
@@ -57,10 +58,13 @@ extension Dispatcher {
         }
         try transaction.setOwnerSettings(wanted, owner: owner, now: Date())
         var stale = 0
-        if specs.heartRateZones.set(wanted.heartRateZones, of: owner) {
-            // The kinds drawn with the owner's zones: those drawn from heart rate.
-            var request = EnqueueRequest(
-                ids: nil, kinds: PictureKind.allCases.filter(\.usesHeartRate), themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
+        // The kinds drawn with the owner's zones (those drawn from heart rate) and with their
+        // units (pace and elevation, whose legends give figures).
+        let zonesChanged = specs.heartRateZones.set(wanted.heartRateZones, of: owner)
+        let unitsChanged = specs.setUnits(wanted.units, of: owner)
+        let kinds = PictureKind.allCases.filter { (zonesChanged && $0.usesHeartRate) || (unitsChanged && $0.usesUnits) }
+        if !kinds.isEmpty {
+            var request = EnqueueRequest(ids: nil, kinds: kinds, themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.priority = EnqueueRequest.settingsPriority

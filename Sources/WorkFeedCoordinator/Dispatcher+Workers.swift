@@ -149,7 +149,7 @@ extension Dispatcher {
             }
             let assignment = JobAssignment(
                 lease: job.lease, workoutID: job.picture.workoutID, cacheKey: cacheKey,
-                spec: specs.encodedSpec(for: job.picture, owner: job.owner), route: route, heartRate: job.heartRate)
+                spec: specs.encodedSpec(for: job.picture, inputs: job.inputs), route: route, heartRate: job.heartRate)
             outbox.worker.append((identity, .job(assignment)))
         }
     }

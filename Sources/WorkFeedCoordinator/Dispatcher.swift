@@ -95,7 +95,8 @@ struct Dispatcher<Index: WorkoutIndexStore> {
         specs = PictureSpecs(
             configuration: configuration, basemap: basemap.isEmpty ? nil : basemap,
             privacy: try Self.loadPrivacy(configuration: configuration, index: index),
-            heartRateZones: try Self.loadHeartRateZones(configuration: configuration, index: index, logger: logger))
+            heartRateZones: try Self.loadHeartRateZones(configuration: configuration, index: index, logger: logger),
+            units: try index.read { try $0.unitSettings() })
         try Self.prepareSummaries(configuration: configuration, index: index, logger: logger)
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,

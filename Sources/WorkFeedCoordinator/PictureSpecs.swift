@@ -8,6 +8,7 @@ import WorkFeedStyle
 ///
 /// A cache key is the SHA-256 of everything a picture depends on: the renderer version, the spec
 /// (kind, theme, size, scale, that theme's route and map styles, heatmap zones for heatmaps, the
+/// ramp for pace and elevation pictures with what it measures and the owner's units, the
 /// basemap's identity), the hashes of the series it draws, and the fingerprint of its owner's
 /// privacy policy as the route meets it (the end trim and the zones its box meets) when that hides
 /// anything. A heatmap's zones are its owner's when they set their
@@ -22,6 +23,9 @@ struct PictureSpecs {
     var privacy: PrivacyPolicies
     /// Every owner's heart-rate zones: part of each heatmap's spec.
     var heartRateZones: OwnerHeartRateZones
+    /// The owners' `units` settings, for those who set one: part of each pace and elevation
+    /// picture's spec (its legend's figures). Without one, an owner's are metric, as their feed's.
+    var units: [String: UnitSystem]
     private var hashers: [SpecKey: SHA256] = [:]
     /// The policy version each owner's zones and heart-rate zones were read at, from an index of
     /// several writers (``follow(owner:to:reader:)``).
@@ -37,13 +41,25 @@ struct PictureSpecs {
         var scale: Int
         /// The heatmap's zones when they are not the configured ones; `nil` for route pictures.
         var thresholds: [Double]?
+        /// What a ramp-coloured picture measures and in which units; `nil` for the other kinds.
+        var ramp: RampKey?
     }
 
-    init(configuration: CoordinatorConfiguration, basemap: String?, privacy: PrivacyPolicies, heartRateZones: OwnerHeartRateZones) {
+    /// What a pace or elevation picture's ramp depends on besides the kind.
+    struct RampKey: Hashable {
+        var measure: RouteMeasure
+        var units: UnitSystem
+    }
+
+    init(
+        configuration: CoordinatorConfiguration, basemap: String?, privacy: PrivacyPolicies, heartRateZones: OwnerHeartRateZones,
+        units: [String: UnitSystem] = [:]
+    ) {
         self.configuration = configuration
         self.basemap = basemap
         self.privacy = privacy
         self.heartRateZones = heartRateZones
+        self.units = units
     }
 
     /// Brings `owner`'s privacy zones and heart-rate zones up to `version`, the owner's policy
@@ -61,18 +77,36 @@ struct PictureSpecs {
     /// coordinator starts from what the index holds, not from this copy).
     mutating func reload(owner: String, reader: some IndexReading) throws {
         privacy.setZones(try reader.privacyZones(owner: owner), of: owner)
-        heartRateZones.set(try reader.ownerSettings(owner: owner).heartRateZones, of: owner)
+        let settings = try reader.ownerSettings(owner: owner)
+        heartRateZones.set(settings.heartRateZones, of: owner)
+        setUnits(settings.units, of: owner)
     }
 
-    /// - Parameter thresholds: the heatmap zones' bounds; `nil`: the configured ones.
+    /// Takes an owner's new `units` setting (after SETTINGS stored it).
+    /// - Returns: whether their units changed, and with them their pace and elevation pictures' keys.
+    @discardableResult
+    mutating func setUnits(_ setting: UnitSystem?, of owner: String) -> Bool {
+        let before = units(of: owner)
+        units[owner] = setting == nil || setting == .metric ? nil : setting
+        return units(of: owner) != before
+    }
+
+    /// The units `owner`'s pictures' legends are in: their setting, else metric.
+    func units(of owner: String) -> UnitSystem { units[owner] ?? .metric }
+
+    /// - Parameters:
+    ///   - thresholds: the heatmap zones' bounds; `nil`: the configured ones.
+    ///   - ramp: what a pace or elevation picture measures, in which units; `nil` for the other
+    ///     kinds (and a pace or elevation spec of it then measures speed or altitude in metric).
     /// - Returns: `nil` for a theme the configuration does not draw (``draws(_:)``).
-    func spec(kind: PictureKind, theme: Theme, scale: Int, thresholds: [Double]? = nil) -> PictureSpec? {
+    func spec(kind: PictureKind, theme: Theme, scale: Int, thresholds: [Double]? = nil, ramp: RampKey? = nil) -> PictureSpec? {
         guard let look = configuration.themeStyle(for: theme) else { return nil }
         var heatmap = configuration.heatmap
         if let thresholds { heatmap.thresholds = thresholds }
+        let rampStyle = kind.rampMeasure(for: .other).map { RampStyle.standard(ramp?.measure ?? $0, units: ramp?.units ?? .metric) }
         return PictureSpec(
             kind: kind, theme: theme, width: configuration.pictureWidth, height: configuration.pictureHeight,
-            scale: scale, style: look.route, heatmap: heatmap, map: look.map, basemap: basemap)
+            scale: scale, style: look.route, heatmap: heatmap, ramp: rampStyle, map: look.map, basemap: basemap)
     }
 
     /// Whether pictures of `theme` can be drawn: it is one of the configured themes. Jobs of a
@@ -88,22 +122,24 @@ struct PictureSpecs {
         return hasher.finalize().hexString
     }
 
-    private func specKey(_ picture: PictureID, owner: String) -> SpecKey {
+    private func specKey(_ picture: PictureID, inputs: PictureInputs) -> SpecKey {
         SpecKey(
             kind: picture.kind, theme: picture.theme, scale: picture.scale,
-            thresholds: picture.kind.usesHeartRate ? heartRateZones.thresholds(for: owner) : nil)
+            thresholds: picture.kind.usesHeartRate ? heartRateZones.thresholds(for: inputs.owner) : nil,
+            ramp: picture.kind.rampMeasure(for: inputs.activity).map { RampKey(measure: $0, units: units(of: inputs.owner)) })
     }
 
-    /// The spec's JSON, encoded once per kind, theme, scale and zones.
-    /// - Parameter owner: the workout's owner, whose heart-rate zones a heatmap's spec holds.
-    mutating func encodedSpec(for picture: PictureID, owner: String) -> [UInt8] {
-        encodedSpec(specKey(picture, owner: owner))
+    /// The spec's JSON, encoded once per kind, theme, scale, zones and ramp.
+    /// - Parameter inputs: the workout's owner, whose heart-rate zones a heatmap's spec holds and
+    ///   whose units a pace or elevation picture's, and its activity (pace or speed).
+    mutating func encodedSpec(for picture: PictureID, inputs: PictureInputs) -> [UInt8] {
+        encodedSpec(specKey(picture, inputs: inputs))
     }
 
     private mutating func encodedSpec(_ key: SpecKey) -> [UInt8] {
         if let bytes = encoded[key] { return bytes }
         if encoded.count >= Self.memoLimit { encoded.removeAll(keepingCapacity: true) }
-        let bytes = spec(kind: key.kind, theme: key.theme, scale: key.scale, thresholds: key.thresholds)?.encoded() ?? []
+        let bytes = spec(kind: key.kind, theme: key.theme, scale: key.scale, thresholds: key.thresholds, ramp: key.ramp)?.encoded() ?? []
         encoded[key] = bytes
         return bytes
     }
@@ -114,7 +150,7 @@ struct PictureSpecs {
     mutating func cacheKey(for picture: PictureID, inputs: PictureInputs) -> String {
         guard draws(picture.theme) else { return Self.undrawableKey(picture.theme) }
         let owner = inputs.owner
-        let key = specKey(picture, owner: owner)
+        let key = specKey(picture, inputs: inputs)
         let hasher: SHA256
         if let cached = hashers[key] {
             hasher = cached

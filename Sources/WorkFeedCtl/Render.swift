@@ -128,8 +128,11 @@ extension WorkCtl {
                         guard let look = configuration.themeStyle(for: theme) else { continue }
                         let spec = PictureSpec(
                             kind: kind, theme: theme, width: width, height: height, scale: scale, style: look.route,
-                            heatmap: configuration.heatmap, map: look.map, basemap: basemap?.identity.hash)
-                        // As a worker would draw it for the default owner (an import without --owner).
+                            heatmap: configuration.heatmap,
+                            ramp: kind.rampMeasure(for: workout.activity).map { RampStyle.standard($0, units: .metric) }, map: look.map,
+                            basemap: basemap?.identity.hash)
+                        // As a worker would draw it for the default owner (an import without --owner,
+                        // whose units are metric until they set theirs).
                         let key = PictureSpec.cacheKey(
                             kind: kind, specHasher: PictureSpec.specHasher(encodedSpec: spec.encoded()), routeHash: SHA256.hex(route),
                             heartRateHash: SHA256.hex(heartRate), owner: configuration.defaultOwner)

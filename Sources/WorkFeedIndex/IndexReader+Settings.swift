@@ -52,6 +52,17 @@ extension IndexReader {
         return settings
     }
 
+    /// Every owner's `units` setting, for the owners that set one.
+    public func unitSettings() throws -> [String: UnitSystem] {
+        var units: [String: UnitSystem] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.settingsColumns) FROM owner_settings WHERE units IS NOT NULL")
+        while let row = try rows.next() {
+            let decoder = RowDecoder(row, table: "owner_settings")
+            units[try decoder.value(0, "owner")] = try Self.ownerSettings(row).units
+        }
+        return units
+    }
+
     /// Every owner's heart-rate zone setting, for the owners that have one (read at start, for the
     /// cache keys of their heatmaps).
     public func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting] {

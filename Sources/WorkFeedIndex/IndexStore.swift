@@ -25,16 +25,21 @@ public struct PictureInputs: Sendable, Hashable {
     /// The route's box, which says which of the owner's zones can change the picture; `nil` when
     /// the route has no valid point (no zone can) or the row does not say (every zone counts).
     public var routeBounds: RouteBounds?
+    /// The workout's activity, which decides whether a pace picture shows a pace or a speed
+    /// (``PictureKind/rampMeasure(for:)``).
+    public var activity: ActivityType
 
     /// The columns of workout `w` they are read from, in order: the hashes, the owner, the box
-    /// (``RouteBounds/columnNames``). Every backend names them so.
-    public static let selection = (["route_hash", "hr_hash", "owner"] + RouteBounds.columnNames).map { "w.\($0)" }.joined(separator: ", ")
+    /// (``RouteBounds/columnNames``), the activity. Every backend names them so.
+    public static let selection = (["route_hash", "hr_hash", "owner"] + RouteBounds.columnNames + ["activity"]).map { "w.\($0)" }
+        .joined(separator: ", ")
 
-    public init(routeHash: String, heartRateHash: String, owner: String, routeBounds: RouteBounds?) {
+    public init(routeHash: String, heartRateHash: String, owner: String, routeBounds: RouteBounds?, activity: ActivityType) {
         self.routeHash = routeHash
         self.heartRateHash = heartRateHash
         self.owner = owner
         self.routeBounds = routeBounds
+        self.activity = activity
     }
 }
 
@@ -425,6 +430,9 @@ public protocol IndexReading {
     func ownerSettings(owner: String) throws -> OwnerSettings
     /// Every owner's heart-rate zone setting, for the owners that have one.
     func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting]
+    /// Every owner's `units` setting, for the owners that set one (read at start, for the specs
+    /// of their pace and elevation pictures, whose legends are in them).
+    func unitSettings() throws -> [String: UnitSystem]
 
     // MARK: Summaries
 

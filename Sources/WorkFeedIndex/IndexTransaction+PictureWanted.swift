@@ -15,6 +15,8 @@ extension PictureInput {
         switch self {
         case .route: nil
         case .heartRate: "w.hr_samples > 0"
+        case .times: "w.end_at > w.start_at"
+        case .elevation: "w.elevation_gain IS NOT NULL"
         }
     }
 }

@@ -89,7 +89,7 @@ struct RowDecoder<Source: StoredRow> {
     func inputs(from index: Int) throws(IndexError) -> PictureInputs {
         PictureInputs(
             routeHash: try value(index, "route_hash"), heartRateHash: try value(index + 1, "hr_hash"), owner: try value(index + 2, "owner"),
-            routeBounds: try routeBounds(from: index + 3))
+            routeBounds: try routeBounds(from: index + 3), activity: try known(index + 3 + RouteBounds.columnNames.count, "activity"))
     }
 
     /// A picture from four columns from `index` on: workout id, kind, theme and scale (`job`'s

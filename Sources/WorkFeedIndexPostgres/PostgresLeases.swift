@@ -75,7 +75,7 @@ public enum PostgresLeases {
             let inputs = PictureInputs(
                 routeHash: try cells[11].decode(String.self), heartRateHash: try cells[12].decode(String.self),
                 owner: try cells[5].decode(String.self),
-                routeBounds: try routeBounds(cells, from: 16))
+                routeBounds: try routeBounds(cells, from: 16), activity: try activity(cells[20], workout: cells[6]))
             let job = LeasedJob(
                 jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),
                 picture: picture, inputs: inputs, route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
@@ -92,6 +92,17 @@ public enum PostgresLeases {
         RouteBounds(
             stored: try cells[index].decode(Double?.self), try cells[index + 1].decode(Double?.self), try cells[index + 2].decode(Double?.self),
             try cells[index + 3].decode(Double?.self))
+    }
+
+    /// A workout's activity from its cell; a word this version does not know is a corrupt row
+    /// of the workout `workout`'s cell names.
+    static func activity(_ cell: PostgresCell, workout: PostgresCell) throws -> ActivityType {
+        let text = try cell.decode(String.self)
+        guard let activity = ActivityType(rawValue: text) else {
+            throw IndexError.corruptRow(
+                table: "workout", row: (try? workout.decode(UUID.self).uuidString.lowercased()) ?? "?", column: "activity", value: "'\(text)'")
+        }
+        return activity
     }
 
     /// The picture a row names; a kind or theme this version does not know is a corrupt row.
@@ -240,7 +251,7 @@ public enum PostgresLeases {
             TABLE (
                 seq bigint, id bigint, lease_id bigint, worker text, priority integer, owner text, workout_id uuid, kind text, theme text,
                 scale integer, anchor bigint, route_hash text, hr_hash text, route bytea, heart_rate bytea, policy_version bigint,
-                route_south float8, route_west float8, route_north float8, route_east float8)
+                route_south float8, route_west float8, route_north float8, route_east float8, activity text)
             """, claimStatement)
 
     /// The claim (docs/postgres-index.md, "The claim", where each part is explained and measured):
@@ -318,6 +329,6 @@ public enum PostgresLeases {
         RETURNING d.seq, job.id, job.lease_id, job.lease_worker, job.priority, job.owner, job.workout_id, job.kind, job.theme, job.scale,
             job.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate,
             coalesce((SELECT o.policy_version FROM owner_state o WHERE o.owner = job.owner), 0), w.route_south, w.route_west, w.route_north,
-            w.route_east
+            w.route_east, w.activity
         """
 }

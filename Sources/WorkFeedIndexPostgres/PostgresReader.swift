@@ -231,6 +231,18 @@ public struct PostgresReader: IndexReading {
 
     public func ownerSettings(owner: String) throws -> OwnerSettings { try PostgresWorkouts.settings(owner: owner, in: session) }
 
+    public func unitSettings() throws -> [String: UnitSystem] {
+        var units: [String: UnitSystem] = [:]
+        let rows = try session.query(
+            "SELECT \(unescaped: IndexReader.settingsColumns) FROM owner_settings WHERE units IS NOT NULL", "reading the owners' units")
+        for row in rows {
+            let values = try row.storedValues(names: PostgresTransaction.names(IndexReader.settingsColumns))
+            guard case .text(let owner) = values[0] else { continue }
+            units[owner] = try IndexReader.ownerSettings(values).units
+        }
+        return units
+    }
+
     public func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting] {
         var settings: [String: HeartRateZoneSetting] = [:]
         let rows = try session.query(

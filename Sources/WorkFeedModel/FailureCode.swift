@@ -18,8 +18,13 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let tooFewPoints = FailureCode("too-few-points")
     public static let singlePlace = FailureCode("single-place")
     public static let noHeartRate = FailureCode("no-heart-rate")
+    /// A pace picture's route has no two points with timestamps a moving step apart.
+    public static let noTimes = FailureCode("no-timestamps")
+    /// An elevation picture's route has no plausible altitude.
+    public static let noElevation = FailureCode("no-elevation")
     public static let pictureSize = FailureCode("picture-size")
     public static let heatmapStyle = FailureCode("heatmap-style")
+    public static let rampStyle = FailureCode("ramp-style")
     public static let styleDrawsNothing = FailureCode("style-draws-nothing")
     public static let specUnreadable = FailureCode("spec-unreadable")
     public static let seriesUnreadable = FailureCode("series-unreadable")
@@ -62,7 +67,8 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     /// the index as sent, but counted in the metrics as `other`, so that a metric's label set stays
     /// bounded whatever a worker sends. A new code goes here too.
     public static let known: [FailureCode] = [
-        .noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace, .noHeartRate, .pictureSize, .heatmapStyle, .styleDrawsNothing,
+        .noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace, .noHeartRate, .noTimes, .noElevation, .pictureSize, .heatmapStyle, .rampStyle,
+        .styleDrawsNothing,
         .specUnreadable, .seriesUnreadable, .hiddenByPrivacy, .renderFailed, .themeNotConfigured, .cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO,
         .cacheUnavailable, .basemapDiffers, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,
     ]

@@ -9,6 +9,10 @@ public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
     case route
     /// The route in segments coloured by heart-rate zone.
     case heatmap
+    /// The route in segments coloured by pace (speed for rides), slow to fast.
+    case pace
+    /// The route in segments coloured by altitude, low to high.
+    case elevation
 
     /// What sets this kind apart. Every kind sizes and themes its pictures alike (the
     /// configuration's `pictures.width`/`height`, its `themes`, ``PictureSpec/scaleRange``).
@@ -22,6 +26,14 @@ public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
             PictureKindDeclaration(
                 summary: "the route coloured by heart-rate zone", label: "Heart rate", drawing: "Drawing the heart rate…",
                 needs: [.route, .heartRate], metric: "heartrate", drawnAhead: false)
+        case .pace:
+            PictureKindDeclaration(
+                summary: "the route coloured by pace, or speed for rides", label: "Pace", drawing: "Drawing the pace…",
+                needs: [.route, .times], metric: "pace", drawnAhead: false, ramp: .movement)
+        case .elevation:
+            PictureKindDeclaration(
+                summary: "the route coloured by altitude", label: "Elevation", drawing: "Drawing the elevation…",
+                needs: [.route, .elevation], metric: "elevation", drawnAhead: false, ramp: .altitude)
         }
     }
 
@@ -32,6 +44,22 @@ public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// holds their hash, its spec the owner's heart-rate zones, a workout without samples gets
     /// none (not a failure), and a re-import that brings samples queues it.
     public var usesHeartRate: Bool { needs.contains(.heartRate) }
+
+    /// Whether the route is coloured along a ramp from the workout's lowest to its highest value
+    /// (``PictureKindDeclaration/ramp``): its spec holds the ramp and the owner's units, which its
+    /// legend's figures are in, so a change of the owner's `units` queues it again.
+    public var usesUnits: Bool { declaration.ramp != nil }
+
+    /// What a ramp-coloured picture of a workout of `activity` measures: pace on foot, speed on a
+    /// ride or an activity of no known kind (as the feed's card gives them, ``FeedItem/Measure``),
+    /// altitude for an elevation picture; `nil` for kinds coloured otherwise.
+    public func rampMeasure(for activity: ActivityType) -> RouteMeasure? {
+        switch declaration.ramp {
+        case nil: nil
+        case .movement: FeedItem.Measure(activity) == .pace ? .pace : .speed
+        case .altitude: .elevation
+        }
+    }
 
     /// The measured quantity the picture colours the route by, in its file name
     /// (`…_heartrate_dark.png`); `nil` for a plain route.
@@ -81,15 +109,36 @@ public struct PictureKindDeclaration: Sendable, Hashable {
     public var metric: String?
     /// ``PictureKind/drawnAhead``.
     public var drawnAhead: Bool
+    /// What the route is coloured by along a ramp of colours, for kinds drawn so; `nil` otherwise.
+    public var ramp: RampSource?
 
-    public init(summary: String, label: String, drawing: String, needs: Set<PictureInput>, metric: String?, drawnAhead: Bool) {
+    public init(
+        summary: String, label: String, drawing: String, needs: Set<PictureInput>, metric: String?, drawnAhead: Bool, ramp: RampSource? = nil
+    ) {
         self.summary = summary
         self.label = label
         self.drawing = drawing
         self.needs = needs
         self.metric = metric
         self.drawnAhead = drawnAhead
+        self.ramp = ramp
     }
+}
+
+/// What a ramp-coloured kind colours its route by (``PictureKindDeclaration/ramp``).
+public enum RampSource: Sendable, Hashable {
+    /// How fast the workout moved: its pace or its speed, by activity (``PictureKind/rampMeasure(for:)``).
+    case movement
+    /// The route's altitudes.
+    case altitude
+}
+
+/// The quantity a ramp-coloured picture shows, and its legend names: a pace (time a kilometre or
+/// a mile), a speed (kilometres or miles an hour) or an altitude (metres or feet).
+public enum RouteMeasure: String, Sendable, Hashable, Codable, CaseIterable {
+    case pace
+    case speed
+    case elevation
 }
 
 /// A series of a workout a picture may be drawn from (``PictureKindDeclaration/needs``). A new
@@ -102,12 +151,20 @@ public enum PictureInput: String, Sendable, Hashable, Codable, CaseIterable {
     /// The heart-rate samples. A workout without them gets no job for a kind that needs them
     /// (it could only fail): the picture is remembered and queued when a re-import brings them.
     case heartRate = "heart-rate"
+    /// Timestamps along the route, spanning some time: a workout has them when it has a start
+    /// before its end (the file's first and last times). Optional, as heart rate is.
+    case times
+    /// Altitudes along the route: a workout has them when it has a climb (``WorkoutRecord/elevationGain``,
+    /// from the track's altitudes or the device). Optional, as heart rate is.
+    case elevation
 
     /// Whether the workout has this input.
     public func isPresent(in record: WorkoutRecord) -> Bool {
         switch self {
         case .route: record.pointCount > 0
         case .heartRate: (record.heartRateSamples ?? 0) > 0
+        case .times: record.start.flatMap { start in record.end.map { $0 > start } } ?? false
+        case .elevation: record.elevationGain?.isFinite ?? false
         }
     }
 
@@ -116,7 +173,7 @@ public enum PictureInput: String, Sendable, Hashable, Codable, CaseIterable {
     public var isOptional: Bool {
         switch self {
         case .route: false
-        case .heartRate: true
+        case .heartRate, .times, .elevation: true
         }
     }
 
@@ -125,6 +182,8 @@ public enum PictureInput: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .route: "no route"
         case .heartRate: "no heart-rate samples"
+        case .times: "no timestamps"
+        case .elevation: "no elevation"
         }
     }
 }

@@ -25,11 +25,18 @@ public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     public static let singlePlace = RenderFailure(code: .singlePlace, reason: "route is a single place")
     /// A heatmap has no heart-rate sample inside the route's time span.
     public static let noHeartRateSamples = RenderFailure(code: .noHeartRate, reason: "no heart-rate samples")
+    /// A pace picture's route has no step between two timestamped points that moved
+    /// (``RouteMeasure/pace``, ``RouteMeasure/speed``).
+    public static let noTimes = RenderFailure(code: .noTimes, reason: "no timestamps")
+    /// An elevation picture's route has no plausible altitude.
+    public static let noElevation = RenderFailure(code: .noElevation, reason: "no elevation")
     /// The picture's size or scale is outside what the renderer draws (1...2048 pixels a side,
     /// ``PictureSpec/scaleRange``).
     public static let pictureSizeOutOfRange = RenderFailure(code: .pictureSize, reason: "picture size out of range")
     /// The heatmap style's thresholds and colours do not fit together.
     public static let invalidHeatmapStyle = RenderFailure(code: .heatmapStyle, reason: "heatmap style invalid")
+    /// A pace or elevation picture's ramp is missing or its colours and pieces do not make one.
+    public static let invalidRampStyle = RenderFailure(code: .rampStyle, reason: "ramp style invalid")
     /// The style turns every element off, which would give a blank picture.
     public static let styleDrawsNothing = RenderFailure(code: .styleDrawsNothing, reason: "style draws nothing")
 

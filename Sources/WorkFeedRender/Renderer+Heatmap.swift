@@ -34,12 +34,21 @@ extension Renderer {
         let under = drawnSources.isEmpty ? style.background : (spec.map?.land ?? style.background)
         let paints = piecePaints(series: series, zones: zones, background: under)
 
-        field.prepare(width: spec.pixelWidth, height: spec.pixelHeight)
+        drawPieces(paints: paints, halfWidth: halfWidth, outlineWidth: outlineWidth, outline: style.outline)
+        if let legend { drawLegend(legend, spec: spec) }
+        drawMarks(style: style, scale: spec.scale)
+    }
+
+    /// The whole route's outline, then each piece of ``path`` in time order in its opaque paint, so
+    /// that a later piece covers an earlier one where the route comes back; a piece that continues
+    /// the one before starts square.
+    func drawPieces(paints: [Paint], halfWidth: Float, outlineWidth: Float, outline: RGBA) {
+        field.prepare(width: canvas.width, height: canvas.height)
         if outlineWidth > 0 {
             for run in path.runs {
                 field.stamp(path.vertices[run.start..<run.end], reach: halfWidth + outlineWidth + 0.5)
             }
-            canvas.stroke(field, halfWidth: halfWidth, line: nil, outlineWidth: outlineWidth, outline: Paint(style.outline))
+            canvas.stroke(field, halfWidth: halfWidth, line: nil, outlineWidth: outlineWidth, outline: Paint(outline))
             field.clear()
         }
         var index = 0
@@ -54,8 +63,6 @@ extension Renderer {
             canvas.stroke(field, halfWidth: halfWidth, line: paints[piece], outlineWidth: 0, outline: nil)
             field.clear()
         }
-        if let legend { drawLegend(legend, spec: spec) }
-        drawMarks(style: style, scale: spec.scale)
     }
 
     /// One opaque paint per piece from its average heart rate; a piece without timestamps takes

@@ -33,8 +33,8 @@ extension Renderer {
         return texts
     }
 
-    /// Lays out the legend of `zones` in the corner of the picture the route uses least (never
-    /// the attribution's corner on a map), so that it hides as little of the route as it can.
+    /// Lays out the legend of `zones` in the corner of the picture the route uses least
+    /// (``legendCorner(spec:width:height:routeReach:)``).
     func layOutLegend(spec: PictureSpec, zones: HeartRateZones, routeReach: Float) -> HeatmapLegend? {
         guard let font = mapFonts()?.main else { return nil }
         let scale = spec.scale
@@ -49,9 +49,21 @@ extension Renderer {
         let textWidth = layouts.map(\.metrics.width).max() ?? 0
         let width = Float(padding * 2 + max(swatch + gap + textWidth, title.metrics.width))
         let height = Float(padding * 2 + rowHeight * (layouts.count + 1))
+        guard let box = legendCorner(spec: spec, width: width, height: height, routeReach: routeReach) else { return nil }
+        let colours = Array(zones.colours.reversed())
+        return HeatmapLegend(
+            box: box, title: title, rows: zip(colours, layouts.reversed()).map { ($0, $1) }, padding: padding, rowHeight: rowHeight,
+            swatch: swatch, gap: gap)
+    }
+
+    /// Where a legend of `width` by `height` pixels goes: the corner of the picture the route
+    /// uses least (never the attribution's corner on a map), so that it hides as little of the
+    /// route as it can; `nil` when it would take more than a third of either side (a thumbnail
+    /// too small for one has none).
+    func legendCorner(spec: PictureSpec, width: Float, height: Float, routeReach: Float) -> LabelBox? {
+        let scale = spec.scale
         let margin = Float(6 * scale)
         let (w, h) = (Float(spec.pixelWidth), Float(spec.pixelHeight))
-        // A legend takes at most a third of either side: a thumbnail too small for one has none.
         guard width + 2 * margin <= w / 3, height + 2 * margin <= h / 3 else { return nil }
 
         // Top-left, top-right, bottom-left, then bottom-right (where a map's attribution goes).
@@ -79,31 +91,33 @@ extension Renderer {
                 bestCost = cost
             }
         }
-        let colours = Array(zones.colours.reversed())
-        return HeatmapLegend(
-            box: best, title: title, rows: zip(colours, layouts.reversed()).map { ($0, $1) }, padding: padding, rowHeight: rowHeight,
-            swatch: swatch, gap: gap)
+        return best
     }
 
-    /// Draws the legend on a translucent box in the theme's colours: the map's attribution
-    /// colours on a map, the plain background's otherwise.
-    func drawLegend(_ legend: HeatmapLegend, spec: PictureSpec) {
-        let background: RGBA
-        let ink: RGBA
+    /// A legend's box and text colours in the theme: the map's attribution colours on a map, the
+    /// plain background's otherwise.
+    func legendColours(spec: PictureSpec) -> (background: RGBA, ink: RGBA) {
         if let map = spec.map, !drawnSources.isEmpty {
-            background = map.attributionBackground
-            ink = map.attributionText
-        } else {
-            var plain = spec.style.background
-            plain.alpha = 0xd9
-            background = plain
-            let light = Int(plain.red) * 3 + Int(plain.green) * 6 + Int(plain.blue) > 128 * 10
-            ink = light ? RGBA(red: 0x33, green: 0x33, blue: 0x33) : RGBA(red: 0xe0, green: 0xe0, blue: 0xe0)
+            return (map.attributionBackground, map.attributionText)
         }
-        let box = legend.box
+        var plain = spec.style.background
+        plain.alpha = 0xd9
+        let light = Int(plain.red) * 3 + Int(plain.green) * 6 + Int(plain.blue) > 128 * 10
+        return (plain, light ? RGBA(red: 0x33, green: 0x33, blue: 0x33) : RGBA(red: 0xe0, green: 0xe0, blue: 0xe0))
+    }
+
+    /// A filled rectangle of `colour`, at its own opacity.
+    func fill(minX: Float, minY: Float, maxX: Float, maxY: Float, _ colour: RGBA) {
         area.prepare(width: canvas.width, height: canvas.height)
-        area.addRectangle(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY)
-        area.paint(onto: canvas, Paint(background))
+        area.addRectangle(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        area.paint(onto: canvas, Paint(colour))
+    }
+
+    /// Draws the legend on a translucent box in the theme's colours (``legendColours(spec:)``).
+    func drawLegend(_ legend: HeatmapLegend, spec: PictureSpec) {
+        let (background, ink) = legendColours(spec: spec)
+        let box = legend.box
+        fill(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY, background)
         let left = Int(box.minX) + legend.padding
         var top = Int(box.minY) + legend.padding
         canvas.draw(legend.title, left: left, top: top, paint: Paint(ink))
@@ -112,10 +126,9 @@ extension Renderer {
             let swatchTop = top + (legend.rowHeight - legend.swatch) / 2
             var opaque = row.colour
             opaque.alpha = 0xff
-            area.prepare(width: canvas.width, height: canvas.height)
-            area.addRectangle(
-                minX: Float(left), minY: Float(swatchTop), maxX: Float(left + legend.swatch), maxY: Float(swatchTop + legend.swatch))
-            area.paint(onto: canvas, Paint(opaque))
+            fill(
+                minX: Float(left), minY: Float(swatchTop), maxX: Float(left + legend.swatch), maxY: Float(swatchTop + legend.swatch),
+                opaque)
             canvas.draw(row.text, left: left + legend.swatch + legend.gap, top: top, paint: Paint(ink))
             top += legend.rowHeight
         }

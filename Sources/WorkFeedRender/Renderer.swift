@@ -2,7 +2,7 @@ public import WorkFeedModel
 import WorkFeedTiles
 public import WorkFeedStyle
 
-/// Draws route and heatmap pictures into PNG bytes.
+/// Draws route, heatmap, pace and elevation pictures into PNG bytes.
 ///
 /// One renderer per render thread: it is not thread-safe, and it keeps its pixel buffers,
 /// distance field and vertex arrays between renders, so a thread's memory is bounded by the
@@ -93,6 +93,7 @@ public final class Renderer {
         switch spec.kind {
         case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
+        case .pace, .elevation: try drawRamp(spec: spec, route: route, statistics: &statistics)
         }
         if let style = spec.map, let attribution { drawAttribution(attribution, style: style) }
         let drawn = clock.now

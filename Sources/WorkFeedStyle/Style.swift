@@ -124,6 +124,47 @@ public struct HeatmapStyle: Sendable, Hashable, Codable {
     )
 }
 
+/// How a pace or elevation picture colours its route (``PictureKind/usesUnits``): cut into
+/// ``segments`` pieces of equal length, each in the colour of its value along ``colours``, from
+/// the workout's low end (slowest, lowest) to its high end (fastest, highest); its legend gives
+/// both ends' figures in ``units``.
+public struct RampStyle: Sendable, Hashable, Codable {
+    /// What the ramp measures (pace, speed or altitude): the workout's activity decides between
+    /// pace and speed.
+    public var measure: RouteMeasure
+    /// The units of the legend's figures: the owner's `units` setting.
+    public var units: UnitSystem
+    /// How many pieces of equal length the route is cut into.
+    public var segments: Int
+    public var lineWidth: Double
+    /// At least two colours, from the low end to the high end, evenly spaced along the ramp.
+    public var colours: [RGBA]
+
+    public init(measure: RouteMeasure, units: UnitSystem, segments: Int, lineWidth: Double, colours: [RGBA]) {
+        self.measure = measure
+        self.units = units
+        self.segments = segments
+        self.lineWidth = lineWidth
+        self.colours = colours
+    }
+
+    /// The shipped ramp for `measure`, as the heatmap's zones are drawn (its pieces and width):
+    /// pace and speed from violet-blue (slow) to ochre (fast), cool to hot; altitude from sea
+    /// blue (low) to orange (high). Found by a search over sRGB for the two ends farthest apart to
+    /// every reader (protanopia, deuteranopia, tritanopia) whose every mix keeps the heatmap's rule
+    /// against the shipped themes' maps, outline, line and marks (docs/rendering.md, "Ramps").
+    public static func standard(_ measure: RouteMeasure, units: UnitSystem) -> RampStyle {
+        let colours: [String] =
+            switch measure {
+            case .pace, .speed: ["#5a3cff", "#c3780f"]
+            case .elevation: ["#0f87a5", "#f0690f"]
+            }
+        return RampStyle(
+            measure: measure, units: units, segments: HeatmapStyle.standard.segments, lineWidth: HeatmapStyle.standard.lineWidth,
+            colours: colours.map { RGBA(hex: $0)! })
+    }
+}
+
 /// Everything a worker needs to know about how to draw, besides the workout's series.
 ///
 /// It holds exactly what the picture depends on, because its JSON is hashed into the cache key:
@@ -165,16 +206,20 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     public var style: RouteStyle
     /// Heatmaps only; `nil` in a route spec.
     public var heatmap: HeatmapStyle?
+    /// Pace and elevation pictures only (``PictureKind/usesUnits``); `nil` in the others' specs.
+    public var ramp: RampStyle?
     /// The basemap's style for this theme; `nil` when no tileset is configured (plain background).
     public var map: MapStyle?
     /// The identity of the basemap the picture is drawn on (``BasemapIdentity``: the tilesets'
     /// content and the attribution font); workers with another basemap are refused.
     public var basemap: String?
 
-    /// - Parameter heatmap: kept for heatmap specs only.
+    /// - Parameters:
+    ///   - heatmap: kept for heatmap specs only.
+    ///   - ramp: kept for the kinds coloured along a ramp only (``PictureKind/usesUnits``).
     public init(
         kind: PictureKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle,
-        map: MapStyle? = nil, basemap: String? = nil
+        ramp: RampStyle? = nil, map: MapStyle? = nil, basemap: String? = nil
     ) {
         self.kind = kind
         self.theme = theme
@@ -183,6 +228,7 @@ public struct PictureSpec: Sendable, Hashable, Codable {
         self.scale = scale
         self.style = style
         self.heatmap = kind.usesHeartRate ? heatmap : nil
+        self.ramp = kind.usesUnits ? ramp : nil
         self.map = basemap == nil ? nil : map
         self.basemap = map == nil ? nil : basemap
     }

@@ -122,6 +122,38 @@ import WorkFeedWorker
         #expect((try client.request(.settings, SettingsRequest(owner: "alice")) as SettingsReply).settings.isEmpty)
     }
 
+    /// An owner's units are in their pace and elevation pictures' legends (docs/settings.md): a change
+    /// of them redraws exactly those, their route pictures keep their keys, and going back to metric
+    /// gives the first keys again (metric and unset draw the same picture).
+    @Test func settingAnOwnersUnitsRedrawsExactlyTheirPaceAndElevationPictures() throws {
+        let system = try RunningSystem(workers: 1)
+        defer { system.stop() }
+        var client = try system.client()
+        let alice = try PrivacyZoneTests.importRun(into: &client, owner: "alice")
+        var request = EnqueueRequest(ids: nil, kinds: [.route, .pace, .elevation], themes: [.light])
+        request.owner = "alice"
+        let enqueued: EnqueueReply = try client.request(.enqueue, request)
+        #expect(enqueued.created == 3)
+        let metric = Self.byPicture(try PrivacyZoneTests.settled(&client, alice))
+        #expect(metric.count == 3 && metric.values.allSatisfy { $0.status == .generated }, "\(metric)")
+        let paceBefore = try Self.decoded(system, try #require(metric["pace light"]))
+
+        let imperial: SettingsReply = try client.request(.settings, SettingsRequest(owner: "alice", set: OwnerSettings(units: .imperial)))
+        #expect(imperial.stale == 2)
+        var after = Self.byPicture(try PrivacyZoneTests.settled(&client, alice))
+        #expect(after.values.allSatisfy { $0.status == .generated })
+        #expect(after["route light"]?.cacheKey == metric["route light"]?.cacheKey)
+        #expect(after["pace light"]?.cacheKey != metric["pace light"]?.cacheKey)
+        #expect(after["elevation light"]?.cacheKey != metric["elevation light"]?.cacheKey)
+        // The legend now says "/mi": the pixels differ, the route's colours with them or not.
+        #expect(try Self.decoded(system, try #require(after["pace light"])).rgba != paceBefore.rgba)
+
+        let back: SettingsReply = try client.request(.settings, SettingsRequest(owner: "alice", set: OwnerSettings(units: .metric)))
+        #expect(back.stale == 2)
+        after = Self.byPicture(try PrivacyZoneTests.settled(&client, alice))
+        #expect(after.mapValues(\.cacheKey) == metric.mapValues(\.cacheKey))
+    }
+
     /// A restarted coordinator reads the owners' zones back: their heatmaps stay current.
     @Test func anOwnersZonesSurviveARestartAndTheirHeatmapsStayCurrent() throws {
         // The first system outlives its client: its ZeroMQ context waits for every socket to close.

@@ -15,6 +15,12 @@ import WorkFeedModel
         return workout
     }
 
+    static func withoutHeartRateOrAltitude(sourceID: String, file: String) -> ImportedWorkout {
+        var workout = withoutHeartRate(sourceID: sourceID, file: file)
+        workout.route.segments = workout.route.segments.map { $0.map { RoutePoint(latitude: $0.latitude, longitude: $0.longitude, time: $0.time) } }
+        return workout
+    }
+
     static func wanted(_ db: Database) throws -> [String] {
         try Row.fetchAll(db, sql: "SELECT kind, theme, scale, priority FROM picture_wanted ORDER BY kind, theme, scale").map {
             "\($0[0] as String) \($0[1] as String) \($0[2] as Int) \($0[3] as Int)"
@@ -82,7 +88,7 @@ import WorkFeedModel
         let ids = try temporary.index.write { transaction in
             [
                 try transaction.importWorkout(sampleWorkout(sourceID: "hr", file: "hr.gpx")).id,
-                try transaction.importWorkout(Self.withoutHeartRate(sourceID: "none", file: "none.gpx")).id,
+                try transaction.importWorkout(Self.withoutHeartRateOrAltitude(sourceID: "none", file: "none.gpx")).id,
             ]
         }
         for input in PictureInput.allCases {
@@ -101,12 +107,13 @@ import WorkFeedModel
                 #expect(kind.isPossible(for: record) == (offered == true && record.pointCount > 0), "\(kind) of \(id)")
             }
         }
-        // The workout without heart rate gets its route and only a wish for its heatmap.
+        // The workout with everything gets every kind; the one without heart rate and altitudes
+        // its route and pace, and only wishes for its heatmap and elevation.
         let reply = try temporary.index.write {
             try $0.enqueue(EnqueueRequest(ids: ids, kinds: PictureKind.allCases, themes: [.light]), scales: [1], cacheKey: anyKey)
         }
-        #expect(reply.created == 3 && reply.skippedNoHeartRate == 1)
-        #expect(try temporary.index.read { try $0.pictures(of: ids[1]) }.map(\.picture.kind) == [.route])
-        #expect(try temporary.index.read { try Self.wanted($0.db) } == ["heatmap light 1 0"])
+        #expect(reply.created == 4 + 2 && reply.skippedNoHeartRate == 1)
+        #expect(try temporary.index.read { try $0.pictures(of: ids[1]) }.map(\.picture.kind).sorted { $0.rawValue < $1.rawValue } == [.pace, .route])
+        #expect(try temporary.index.read { try Self.wanted($0.db) } == ["elevation light 1 0", "heatmap light 1 0"])
     }
 }

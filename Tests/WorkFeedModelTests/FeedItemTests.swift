@@ -140,9 +140,10 @@ import WorkFeedTesting
         ]
         var item = FeedItem(record: record, pictures: pictures, units: .imperial, pictureSize: (512, 384))
         #expect(item.elevationGain == nil, "not finite: left out")
-        #expect(item.pictureKinds == [.route], "no heart-rate samples: no heatmap")
+        #expect(item.pictureKinds == [.route, .pace], "no heart-rate samples: no heatmap; a climb that is not finite: no elevation")
         record.heartRateSamples = 12
-        #expect(FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil).pictureKinds == [.route, .heatmap])
+        record.elevationGain = 30
+        #expect(FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil).pictureKinds == PictureKind.allCases)
         record.pointCount = 0
         #expect(FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil).pictureKinds == [], "no route: no picture")
         #expect(item.pictures.map(\.url) == ["/v1/pictures/\(String(repeating: "ab", count: 32)).png", nil, nil])

@@ -13,8 +13,12 @@ import WorkFeedModel
         #expect(PictureKind.route.needs == [.route] && !PictureKind.route.usesHeartRate && PictureKind.route.metric == nil)
         #expect(PictureKind.heatmap.needs == [.route, .heartRate] && PictureKind.heatmap.usesHeartRate)
         #expect(PictureKind.heatmap.metric == "heartrate")
+        #expect(PictureKind(rawValue: "pace") == .pace && PictureKind(rawValue: "elevation") == .elevation)
+        #expect(PictureKind.pace.needs == [.route, .times] && PictureKind.pace.metric == "pace" && PictureKind.pace.usesUnits)
+        #expect(PictureKind.elevation.needs == [.route, .elevation] && PictureKind.elevation.metric == "elevation")
+        #expect(!PictureKind.route.usesUnits && !PictureKind.heatmap.usesUnits && PictureKind.elevation.usesUnits)
         #expect(PictureKind.drawnAhead == [.route])
-        #expect(PictureKind.names() == "route or heatmap")
+        #expect(PictureKind.names() == "route, heatmap, pace or elevation")
     }
 
     /// Every declaration is complete: a name, words for the page and the help, the route among
@@ -35,7 +39,7 @@ import WorkFeedModel
     }
 
     /// A workout can have a kind when it has every input the kind needs: no route, no picture;
-    /// no heart rate, no heatmap.
+    /// no heart rate, no heatmap; no times, no pace; no climb, no elevation.
     @Test func aWorkoutCanHaveTheKindsItHasTheInputsFor() {
         let summary = WorkoutSummary(
             route: Route(segments: [[RoutePoint(latitude: 1, longitude: 2), RoutePoint(latitude: 1.001, longitude: 2)]]), heartRate: [],
@@ -47,6 +51,12 @@ import WorkFeedModel
         #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route])
         record.heartRateSamples = 12
         #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route, .heatmap])
+        record.start = Date(timeIntervalSince1970: 1_700_000_000)
+        record.end = record.start
+        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route, .heatmap], "no time spanned: no pace")
+        record.end = record.start?.addingTimeInterval(600)
+        record.elevationGain = 12
+        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == PictureKind.allCases)
         record.pointCount = 0
         #expect(PictureKind.allCases.filter { $0.isPossible(for: record) }.isEmpty)
     }
@@ -75,10 +85,14 @@ import WorkFeedModel
     @Test func onlyTheDeclaredPlacesNameAKind() throws {
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let names = PictureKind.allCases.map(\.rawValue).joined(separator: "|")
+        // A bare `.pace` or `.elevation` is as often the measure (`RouteMeasure`, the feed's
+        // `Measure`, `Quantity.elevation`) as the kind: those two are caught in their other forms.
+        let measures = Set(RouteMeasure.allCases.map(\.rawValue))
+        let bare = PictureKind.allCases.map(\.rawValue).filter { !measures.contains($0) }.joined(separator: "|")
         // `.heatmap` as an enum case (not `spec.heatmap`), `PictureKind.heatmap`, `'heatmap'` in
         // SQL, `"heatmap"` compared in JavaScript.
         let pattern = try NSRegularExpression(
-            pattern: #"(?<![\w)\]?!])\.(\#(names))\b|PictureKind\.(\#(names))\b|'(\#(names))'|=== "(\#(names))""#)
+            pattern: #"(?<![\w)\]?!])\.(\#(bare))\b|PictureKind\.(\#(names))\b|'(\#(names))'|=== "(\#(names))""#)
         var found: [String] = []
         var scanned = 0
         let sources = package.appendingPathComponent("Sources")

@@ -36,7 +36,8 @@ enum MapFixtures {
         }
         return PictureSpec(
             kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: ThemeStyle.shipped[theme]!.route,
-            heatmap: .standard, map: map, basemap: basemap?.identity.hash)
+            heatmap: .standard, ramp: kind.rampMeasure(for: .running).map { RampStyle.standard($0, units: .metric) }, map: map,
+            basemap: basemap?.identity.hash)
     }
 
     /// Draws and decodes, returning the renderer's statistics too.
