@@ -49,7 +49,7 @@ extension Dispatcher {
         // What the reply counts, from the index: this thread never waits for the store (a bucket
         // that stalled held every reply of the coordinator, a HEAD per picture and original).
         let drawn = try transaction.reader.pictures(of: ids).values.joined().filter { $0.status == .generated }.count
-        let kept = Set(try ids.compactMap { try transaction.reader.file(of: $0) }.filter(\.originalKept).map(\.file.sha256))
+        let kept = try transaction.reader.keptOriginals(of: ids)
         let deleted = try transaction.delete(ids, owner: owner)
         if isLast, body.ids == nil, let owner {
             // The owner is leaving: their privacy zones go with their workouts.

@@ -25,6 +25,19 @@ extension IndexReader {
         return hashes
     }
 
+    /// Of the files (SHA-256) of these workouts, those whose original one of them keeps.
+    public func keptOriginals(of ids: [WorkoutID]) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let list = "[" + ids.map { "\"\($0.description)\"" }.joined(separator: ",") + "]"
+        return Set(
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT w.file_sha256 FROM json_each(?) AS q JOIN workout w ON w.id = q.value
+                    WHERE w.file_sha256 IS NOT NULL AND w.original_kept = 1
+                    """, arguments: [list]))
+    }
+
     /// Of these files (SHA-256), those no workout refers to any more.
     public func unreferencedFiles(_ hashes: Set<String>) throws -> [String] {
         try hashes.sorted().filter { hash in

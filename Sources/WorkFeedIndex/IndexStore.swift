@@ -362,6 +362,9 @@ public protocol IndexReading {
     func workout(_ id: WorkoutID, owner: String?) throws -> WorkoutRecord?
     func file(of id: WorkoutID) throws -> (file: WorkoutFile, positionInFile: Int, originalKept: Bool)?
     func fileHashes(of ids: [WorkoutID]) throws -> Set<String>
+    /// Of the files of these workouts, those whose original one of them keeps (one query, not
+    /// one a workout: a long DELETE asks it at every step).
+    func keptOriginals(of ids: [WorkoutID]) throws -> Set<String>
     /// Of these files, those no workout refers to any more.
     func unreferencedFiles(_ hashes: Set<String>) throws -> [String]
 

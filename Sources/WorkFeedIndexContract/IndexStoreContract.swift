@@ -185,6 +185,47 @@ public enum IndexStoreContract {
         try check(try store.read { try $0.keptReply(owner: "bob", key: "k-1") } != nil, "bob's newer reply was forgotten")
     }
 
+    /// The originals a DELETE removes with its workouts are those kept for their files, read for
+    /// all the workouts at once; a leased job carries its workout's activity (which a pace
+    /// picture's spec is drawn for).
+    public static func keptOriginalsAndActivitiesAreTheWorkouts(_ store: some WorkoutIndexStore) throws {
+        func workout(_ sourceID: String, file: String, activity: ActivityType) -> ImportedWorkout {
+            var workout = Self.workout(sourceID)
+            workout.activity = activity
+            workout.file = WorkoutFile(name: file, bytes: Array(file.utf8), format: "tcx")
+            return workout
+        }
+        let imported = try store.write { transaction in
+            [
+                try transaction.importWorkout(
+                    workout("kept", file: "a.tcx", activity: .cycling), owner: Owner.defaultName, allowDuplicates: false, originalKept: true,
+                    now: Date(), replacedFile: { _ in }
+                ).id,
+                try transaction.importWorkout(
+                    workout("not-kept", file: "b.tcx", activity: .running), owner: Owner.defaultName, allowDuplicates: false,
+                    originalKept: false, now: Date(), replacedFile: { _ in }
+                ).id,
+            ]
+        }
+        let files = try store.read { try $0.fileHashes(of: imported) }
+        let kept = try store.read { try $0.keptOriginals(of: imported) }
+        try check(files.count == 2 && kept.count == 1 && files.isSuperset(of: kept), "files \(files), kept originals \(kept)")
+        try check(try store.read { try $0.keptOriginals(of: [imported[1]]) }.isEmpty, "the workout without its original keeps one")
+        try check(try store.read { try $0.keptOriginals(of: []) }.isEmpty, "no workouts keep an original")
+        let request = EnqueueRequest(ids: imported, kinds: [everyWorkoutsKind], themes: [.light])
+        _ = try store.write { try $0.enqueue(request, scales: [1], now: Date(), interactivePerOwner: 1) { _, _ in "key" } }
+        var lease: UInt64 = 0
+        let leased = try store.write {
+            try $0.lease([("w-1", 8)], now: Date(), deadline: 60) {
+                lease += 1
+                return lease
+            }
+        }
+        let activities = Dictionary(uniqueKeysWithValues: leased.map { ($0.picture.workoutID, $0.inputs.activity) })
+        try check(
+            activities == [imported[0]: .cycling, imported[1]: .running], "the leased jobs' activities are \(activities)")
+    }
+
     /// Summary rebuilds take owners in turn (issue 37): one owner whose time zone changes before
     /// every step restarts only their own rebuild, and another owner's finishes, its workouts
     /// counted. Before, every step served the owner first in order.

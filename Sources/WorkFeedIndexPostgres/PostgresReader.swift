@@ -36,6 +36,7 @@ public struct PostgresReader: IndexReading {
     }
 
     public func fileHashes(of ids: [WorkoutID]) throws -> Set<String> { try PostgresWorkouts.fileHashes(of: ids, in: session) }
+    public func keptOriginals(of ids: [WorkoutID]) throws -> Set<String> { try PostgresWorkouts.keptOriginals(of: ids, in: session) }
 
     public func unreferencedFiles(_ hashes: Set<String>) throws -> [String] { try PostgresWorkouts.unreferencedFiles(hashes, in: session) }
 

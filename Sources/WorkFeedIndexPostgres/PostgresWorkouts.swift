@@ -48,6 +48,15 @@ public enum PostgresWorkouts {
             ).decoded("the files of \(ids.count) workouts") { try $0.decode(String.self) })
     }
 
+    /// Of the files (SHA-256) of these workouts, those whose original one of them keeps.
+    public static func keptOriginals(of ids: [WorkoutID], in session: PostgresSession) throws(IndexError) -> Set<String> {
+        Set(
+            try session.query(
+                "SELECT DISTINCT file_sha256 FROM workout WHERE id = ANY(\(ids.map(\.uuid))) AND file_sha256 IS NOT NULL AND original_kept",
+                "reading the kept originals of \(ids.count) workouts"
+            ).decoded("the kept originals of \(ids.count) workouts") { try $0.decode(String.self) })
+    }
+
     /// Of these files (SHA-256), those no workout refers to any more, in order.
     public static func unreferencedFiles(_ hashes: Set<String>, in session: PostgresSession) throws(IndexError) -> [String] {
         try session.query(

@@ -40,6 +40,7 @@ struct PostgresContractTests {
         try IndexStoreContract.summaryRebuildsTakeOwnersInTurn(try backend().openWriter(logger: logger))
         try IndexStoreContract.removalsWaitUntilForgotten(try backend().openWriter(logger: logger))
         try IndexStoreContract.repliesAreKeptByOwnerAndKey(try backend().openWriter(logger: logger))
+        try IndexStoreContract.keptOriginalsAndActivitiesAreTheWorkouts(try backend().openWriter(logger: logger))
         let shared = try backend()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(try shared.openWriter(logger: logger))
         // A coordinator opening the index again under its id (restarted) starts with no leases,

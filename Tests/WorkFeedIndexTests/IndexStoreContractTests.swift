@@ -17,6 +17,7 @@ import WorkFeedModel
         try IndexStoreContract.summaryRebuildsTakeOwnersInTurn(TemporaryIndex().index)
         try IndexStoreContract.removalsWaitUntilForgotten(TemporaryIndex().index)
         try IndexStoreContract.repliesAreKeptByOwnerAndKey(TemporaryIndex().index)
+        try IndexStoreContract.keptOriginalsAndActivitiesAreTheWorkouts(TemporaryIndex().index)
         let temporary = try TemporaryIndex()
         try IndexStoreContract.leasesAreTheWritersAndTheirJobsPending(temporary.index)
         // An index of one writer keeps them in memory: they end with it, and after a restart every
