@@ -53,9 +53,14 @@ final class OriginalIntake: Sendable {
         }
     }
 
-    /// Whether `request` names an original file to keep (or to find kept): it goes through here.
+    /// Whether `request` may name an original file to keep (or to find kept): every IMPORT and
+    /// UPLOAD goes through here, told apart by its command alone, so that the loop thread never
+    /// decodes a body (this thread does, once; one without a file passes with no original).
     static func needsIntake(_ request: ControlRequest) -> Bool {
-        file(of: request) != nil
+        switch request.command {
+        case .importWorkout, .upload: true
+        default: false
+        }
     }
 
     /// Whether a request of `client` is here: its next ones go through here too, behind it.
