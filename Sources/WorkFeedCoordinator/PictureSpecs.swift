@@ -103,7 +103,9 @@ struct PictureSpecs {
         guard let look = configuration.themeStyle(for: theme) else { return nil }
         var heatmap = configuration.heatmap
         if let thresholds { heatmap.thresholds = thresholds }
-        let rampStyle = kind.rampMeasure(for: .other).map { RampStyle.standard(ramp?.measure ?? $0, units: ramp?.units ?? .metric) }
+        let rampStyle =
+            kind.usesUnits
+            ? ramp.map { RampStyle.standard($0.measure, units: $0.units) } ?? .standard(for: kind, activity: .other, units: .metric) : nil
         return PictureSpec(
             kind: kind, theme: theme, width: configuration.pictureWidth, height: configuration.pictureHeight,
             scale: scale, style: look.route, heatmap: heatmap, ramp: rampStyle, map: look.map, basemap: basemap)

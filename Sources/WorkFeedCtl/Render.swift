@@ -129,7 +129,7 @@ extension WorkCtl {
                         let spec = PictureSpec(
                             kind: kind, theme: theme, width: width, height: height, scale: scale, style: look.route,
                             heatmap: configuration.heatmap,
-                            ramp: kind.rampMeasure(for: workout.activity).map { RampStyle.standard($0, units: .metric) }, map: look.map,
+                            ramp: RampStyle.standard(for: kind, activity: workout.activity, units: .metric), map: look.map,
                             basemap: basemap?.identity.hash)
                         // As a worker would draw it for the default owner (an import without --owner,
                         // whose units are metric until they set theirs).

@@ -148,6 +148,12 @@ public struct RampStyle: Sendable, Hashable, Codable {
         self.colours = colours
     }
 
+    /// The shipped ramp of a `kind` picture of a workout of `activity`, its legend in `units`; `nil`
+    /// for a kind not coloured along a ramp (``PictureKind/rampMeasure(for:)``).
+    public static func standard(for kind: PictureKind, activity: ActivityType, units: UnitSystem) -> RampStyle? {
+        kind.rampMeasure(for: activity).map { standard($0, units: units) }
+    }
+
     /// The shipped ramp for `measure`, as the heatmap's zones are drawn (its pieces and width):
     /// pace and speed from violet-blue (slow) to ochre (fast), cool to hot; altitude from sea
     /// blue (low) to orange (high). Found by a search over sRGB for the two ends farthest apart to

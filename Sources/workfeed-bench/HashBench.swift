@@ -43,7 +43,8 @@ enum HashBench {
         for kind in PictureKind.allCases {
             let encodedSpec = PictureSpec(
                 kind: kind, theme: .light, width: configuration.pictureWidth, height: configuration.pictureHeight, scale: 1,
-                style: RouteStyle.light, heatmap: configuration.heatmap, map: MapStyle.light,
+                style: RouteStyle.light, heatmap: configuration.heatmap,
+                ramp: RampStyle.standard(for: kind, activity: .running, units: .metric), map: MapStyle.light,
                 basemap: basemap
             ).encoded()
             let own = PictureSpec.specHasher(encodedSpec: encodedSpec)

@@ -63,7 +63,7 @@ enum MapBench {
                         let renderer = Renderer(basemap: basemap)
                         let spec = PictureSpec(
                             kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: shipped.route, heatmap: .standard,
-                            map: shipped.map, basemap: basemap.identity.hash)
+                            ramp: RampStyle.standard(for: kind, activity: .running, units: .metric), map: shipped.map, basemap: basemap.identity.hash)
                         let clock = ContinuousClock()
                         let started = clock.now
                         _ = try renderer.render(spec: spec, route: area.workout.route, heartRate: area.workout.heartRate, cacheKey: "bench")

@@ -16,7 +16,8 @@ enum RenderBench {
             for kind in options.kinds.compactMap(PictureKind.init(rawValue:)) {
                 for scale in options.scales {
                     let spec = PictureSpec(
-                        kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard)
+                        kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard,
+                        ramp: RampStyle.standard(for: kind, activity: .running, units: .metric))
                     var bytes = 0
                     var encodeShares: [Double] = []
                     let runs = points >= 100_000 ? max(options.runs / 3, 5) : options.runs
@@ -53,7 +54,8 @@ enum RenderBench {
         for scale in [1, 2] {
             for kind in PictureKind.allCases {
                 let spec = PictureSpec(
-                    kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard)
+                    kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard,
+                    ramp: RampStyle.standard(for: kind, activity: .running, units: .metric))
                 let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: "k")
                 let image = try PNGCodec.decode(png)
                 var rgb: [UInt8] = []

@@ -36,7 +36,7 @@ enum MapFixtures {
         }
         return PictureSpec(
             kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: ThemeStyle.shipped[theme]!.route,
-            heatmap: .standard, ramp: kind.rampMeasure(for: .running).map { RampStyle.standard($0, units: .metric) }, map: map,
+            heatmap: .standard, ramp: RampStyle.standard(for: kind, activity: .running, units: .metric), map: map,
             basemap: basemap?.identity.hash)
     }
 
