@@ -22,16 +22,16 @@ struct PictureSelection: ParsableArguments {
         help:
             "Kinds, comma-separated: \(PictureKind.described) (default: \(PictureKind.names(of: PictureKind.drawnAhead)) for enqueue, all for retry)."
     )
-    var kind: String?
+    var kind: CommaList<PictureKind>?
 
     @Option(name: .long, help: themeOptionHelp)
-    var theme: String?
+    var theme: CommaList<Theme>?
 
     @Option(name: .long, help: "Scales, comma-separated (default: the coordinator's pictures.scales for enqueue, every scale for retry).")
     var scale: String?
 
     @Option(name: .long, help: "Only these activities, comma-separated: running, walking, cycling, other.")
-    var activity: String?
+    var activity: CommaList<ActivityType>?
 
     @Option(name: .long, help: "Only workouts that started on or after this date (YYYY-MM-DD or ISO 8601).")
     var since: String?
@@ -42,11 +42,8 @@ struct PictureSelection: ParsableArguments {
     func validate() throws {
         let selections = [all, !ids.isEmpty, idsFrom != nil].filter { $0 }.count
         guard selections == 1 else { throw ValidationError("give exactly one of --all, --ids ID... or --ids-from FILE") }
-        _ = try activities()
         _ = try Self.date(since, "--since")
         _ = try Self.date(until, "--until")
-        if let kind { _ = try parseKinds(kind) }
-        _ = try parseThemes(theme)
         if idsFrom != "-" { _ = try workoutIDTexts() }
         _ = try scales()
     }
@@ -55,24 +52,13 @@ struct PictureSelection: ParsableArguments {
     /// Id prefixes are resolved through `client` (an ambiguous one lists its candidates).
     func request(defaultKinds: [PictureKind], defaultScales: [Int]? = nil, client: inout ControlClient) throws -> EnqueueRequest {
         var request = EnqueueRequest(
-            ids: try workoutIDTexts().map { try IDPrefix.resolve($0, client: &client) }, kinds: try kind.map { try parseKinds($0) } ?? defaultKinds,
-            themes: try parseThemes(theme),
+            ids: try workoutIDTexts().map { try IDPrefix.resolve($0, client: &client) }, kinds: kind?.values ?? defaultKinds,
+            themes: theme?.values ?? [],
             scales: try scales() ?? defaultScales)
-        request.activities = try activities()
+        request.activities = activity?.values
         request.since = try Self.date(since, "--since")
         request.until = try Self.date(until, "--until")
         return request
-    }
-
-    func activities() throws -> [ActivityType]? {
-        try activity.map { list in
-            try list.split(separator: ",").map { text in
-                guard let activity = ActivityType(rawValue: String(text)) else {
-                    throw ValidationError("--activity: '\(text)' is not running, walking, cycling or other")
-                }
-                return activity
-            }
-        }
     }
 
     /// Parses `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 time.

@@ -25,10 +25,10 @@ extension WorkCtl {
         var paths: [String]
 
         @Option(name: .long, help: "One of \(PictureKind.described).")
-        var kind: String = "route"
+        var kind: PictureKind = .route
 
-        @Option(name: .long, help: "Themes, comma-separated: light, dark, or any the configuration's themes setting lists.")
-        var theme: String = "light"
+        @Option(name: .long, help: "Themes, comma-separated: light, dark, or any the configuration's themes setting lists; a name is \(Theme.rule).")
+        var theme = CommaList([Theme.light])
 
         @Option(name: .long, help: "Size in points, WIDTHxHEIGHT (default: the configuration's).")
         var size: String?
@@ -46,8 +46,6 @@ extension WorkCtl {
         var tileset: [String] = []
 
         func validate() throws {
-            guard PictureKind(rawValue: kind) != nil else { throw ValidationError("--kind: '\(kind)' is not \(PictureKind.names())") }
-            _ = try parseThemes(theme)
             guard PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale must be one of \(PictureSpec.scaleNames)") }
             if let size { _ = try Self.parseSize(size) }
         }
@@ -69,8 +67,7 @@ extension WorkCtl {
                 throw WorkCtlExit.failed
             }
             let (width, height) = try size.map(Self.parseSize) ?? (configuration.pictureWidth, configuration.pictureHeight)
-            let kind = PictureKind(rawValue: kind)!
-            let themes = try parseThemes(theme)
+            let themes = theme.values
             if let missing = themes.first(where: { configuration.themeStyle(for: $0) == nil }) {
                 printError(
                     "--theme: the configuration has no theme \(missing) (its themes: \(configuration.themes.map(\.rawValue).joined(separator: ", ")))"

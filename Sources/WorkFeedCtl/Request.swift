@@ -15,10 +15,10 @@ extension WorkCtl {
         var ids: [String]
 
         @Option(name: .long, help: "Kinds, comma-separated: \(PictureKind.described).")
-        var kind: String = PictureKind.drawnAhead.map(\.rawValue).joined(separator: ",")
+        var kind = CommaList(PictureKind.drawnAhead)
 
         @Option(name: .long, help: themeOptionHelp)
-        var theme: String?
+        var theme: CommaList<Theme>?
 
         @OptionGroup var waiting: WaitOptions
 
@@ -30,8 +30,8 @@ extension WorkCtl {
         }
 
         func run() throws {
-            let kinds = try parseKinds(kind)
-            let themes = try parseThemes(theme)
+            let kinds = kind.values
+            let themes = theme?.values ?? []
             var client = try connection.client()
             let workouts = try IDPrefix.resolve(ids, client: &client)
             let request = EnqueueRequest(ids: workouts, kinds: kinds, themes: themes, priority: EnqueueRequest.interactivePriority)

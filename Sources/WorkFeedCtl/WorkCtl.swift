@@ -206,28 +206,9 @@ func validateOwner(_ owner: String?) throws {
     if let owner, let problem = Owner.problem(with: owner) { throw ValidationError("--owner: \(problem)") }
 }
 
-/// Parses a comma-separated list of kinds, naming the option on error.
-func parseKinds(_ text: String, option: String = "--kind") throws -> [PictureKind] {
-    try text.split(separator: ",").map { part in
-        guard let kind = PictureKind(rawValue: String(part)) else { throw ValidationError("\(option): '\(part)' is not \(PictureKind.names())") }
-        return kind
-    }
-}
-
-/// Parses a comma-separated list of themes, naming the option on error; `nil` gives `[]`: every
-/// theme the coordinator draws (its `themes` setting, which also refuses a theme it does not draw).
-func parseThemes(_ text: String?, option: String = "--theme") throws -> [Theme] {
-    guard let text else { return [] }
-    return try text.split(separator: ",").map { part in
-        guard let theme = Theme(rawValue: String(part)) else {
-            throw ValidationError("\(option): '\(part)' is not a theme's name (\(Theme.rule)), such as light or dark")
-        }
-        return theme
-    }
-}
-
 /// The help of a `--theme` option that asks the coordinator.
-let themeOptionHelp = ArgumentHelp("Themes, comma-separated: light, dark, or any the coordinator's themes setting lists (default: all of those).")
+let themeOptionHelp = ArgumentHelp(
+    "Themes, comma-separated: light, dark, or any the coordinator's themes setting lists (default: all of those); a name is \(Theme.rule).")
 
 /// "1 workout", "2 workouts", "1,204 picture files": a count with its noun, grouped, in the
 /// singular for one.
