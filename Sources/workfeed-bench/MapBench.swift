@@ -66,11 +66,16 @@ enum MapBench {
                             ramp: RampStyle.standard(for: kind, activity: .running, units: .metric), map: shipped.map, basemap: basemap.identity.hash)
                         let clock = ContinuousClock()
                         let started = clock.now
+                        var failure: RenderFailure?
                         do {
                             _ = try renderer.render(spec: spec, route: area.workout.route, heartRate: area.workout.heartRate, cacheKey: "bench")
-                        } catch let failure where failure == .noElevation || failure == .noTimes || failure == .noHeartRateSamples {
+                        } catch {
+                            failure = error
+                        }
+                        if let failure {
                             // The area's recording lacks what the kind is drawn from (the Vaduz
                             // route has no altitudes): that kind has no figure there.
+                            guard [RenderFailure.noElevation, .noTimes, .noHeartRateSamples].contains(failure) else { throw failure }
                             print(
                                 RenderBench.pad(area.name, 15) + RenderBench.pad(kind.rawValue, 9) + RenderBench.pad(theme.rawValue, 6)
                                     + RenderBench.pad("@\(scale)x", 7) + failure.reason)
