@@ -25,7 +25,7 @@ extension WorkCtl {
         var paths: [String]
 
         @Option(name: .long, help: "One of \(PictureKind.described).")
-        var kind: PictureKind = .route
+        var kind: PictureKind = PictureKind.drawnAhead[0]
 
         @Option(name: .long, help: "Themes, comma-separated: light, dark, or any the configuration's themes setting lists; a name is \(Theme.rule).")
         var theme = CommaList([Theme.light])

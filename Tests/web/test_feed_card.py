@@ -172,9 +172,11 @@ def test_the_card_says_it_the_way_runners_expect(cards, theme):
         assert driver.execute_script("return arguments[0].currentSrc", image).endswith(at[("route", theme, 2)])
         screenshot(driver, f"card-desktop-{theme}")
 
-        # The heatmap of a workout with heart rate, a click away; the ride's card has one too, the bare one none.
+        # The heatmap of a workout with heart rate, a click away, and its pace and elevation (it has
+        # times and altitudes); the ride's card has them too, the bare one none.
         buttons = article.find_elements(By.CSS_SELECTOR, ".views button")
-        assert [b.text for b in buttons] == ["Route", "Heart rate"]
+        assert [b.text for b in buttons] == ["Route", "Heart rate", "Pace", "Elevation"]
+        assert run["pictureKinds"] == ["route", "heatmap", "pace", "elevation"]
         buttons[1].click()
         WebDriverWait(driver, 90).until(lambda d: article.find_elements(By.CSS_SELECTOR, f".slot img[data-kind='heatmap'][data-theme='{theme}']"))
         heatmap = article.find_element(By.CSS_SELECTOR, ".slot img")
@@ -184,6 +186,13 @@ def test_the_card_says_it_the_way_runners_expect(cards, theme):
         assert buttons[1].get_attribute("aria-pressed") == "true" and buttons[0].get_attribute("aria-pressed") == "false"
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", heatmap))
         screenshot(driver, f"card-heatmap-{theme}")
+        # The pace picture (issue 40): asked for on the click, drawn, shown in the theme.
+        buttons[2].click()
+        WebDriverWait(driver, 90).until(lambda d: article.find_elements(By.CSS_SELECTOR, f".slot img[data-kind='pace'][data-theme='{theme}']"))
+        pace = article.find_element(By.CSS_SELECTOR, ".slot img")
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", pace))
+        assert buttons[2].get_attribute("aria-pressed") == "true"
+        screenshot(driver, f"card-pace-{theme}")
         buttons[0].click()
         assert article.find_element(By.CSS_SELECTOR, ".slot img").get_attribute("data-kind") == "route"
         assert not compact.find_elements(By.CSS_SELECTOR, ".views")
