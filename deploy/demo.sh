@@ -279,6 +279,9 @@ render() { "$bin/workctl" enqueue --all "$@" --wait --wait-timeout 60 || [ $? -e
 render --kind route --theme light,dark
 render --kind heatmap --theme light,dark
 echo
+echo "demo: the summary (workctl status):"
+"$bin/workctl" status
+echo
 "$bin/workctl" feed --html var/demo/index.html
 echo
 echo "demo: var/demo/index.html written; pictures are under var/cache/route/."
