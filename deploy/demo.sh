@@ -272,12 +272,13 @@ echo "demo: 2 workers up (pids ${worker_pids[*]}, listed by the coordinator; log
 
 echo "demo: importing ${#DEMO_WORKOUTS[@]} sample workouts"
 "$bin/workctl" import "${DEMO_WORKOUTS[@]}"
-echo "demo: rendering route pictures and heart-rate heatmaps, light and dark"
+echo "demo: rendering route pictures, heart-rate heatmaps, pace and elevation pictures, light and dark"
 # Exit code 2 means done, but some pictures failed (README, "What the demo shows", says which
 # the samples are expected to fail and why).
 render() { "$bin/workctl" enqueue --all "$@" --wait --wait-timeout 60 || [ $? -eq 2 ]; }
 render --kind route --theme light,dark
 render --kind heatmap --theme light,dark
+render --kind pace,elevation --theme light,dark
 echo
 echo "demo: the summary (workctl status):"
 "$bin/workctl" status
