@@ -2,9 +2,10 @@ import Foundation
 import WorkFeedModel
 import WorkFeedWire
 
-/// The feed as a web page: what the app's list would show. Each workout's route picture, and its
-/// heatmap when one was asked for, follows the viewer's system theme (light or dark); a picture
-/// that failed shows its reason instead.
+/// The feed as a web page: what the app's list would show. Each workout's route picture, and each
+/// other kind when one was asked for, follows the viewer's system theme (light or dark); a theme
+/// of the configuration's beyond those two (docs/maps.md, "Themes") is shown beside them under
+/// its name; a picture that failed shows its reason instead.
 struct FeedPage {
     let items: [WorkoutWithPictures]
     let cacheDirectory: String
@@ -41,6 +42,7 @@ struct FeedPage {
             article { margin: 0 0 24px; }
             img, .placeholder { width: 100%; aspect-ratio: 1; border-radius: 12px; display: block; }
             .placeholder { background: #f2f0eb; display: flex; align-items: center; justify-content: center; text-align: center; color: #8b949e; }
+            figure { margin: 0; } figcaption { color: #8b949e; font-size: 13px; padding: 2px 4px; }
             .facts { display: flex; gap: 12px; flex-wrap: wrap; padding: 6px 2px; }
             time { font-weight: 600; }
             </style>
@@ -53,19 +55,41 @@ struct FeedPage {
             """
     }
 
-    private func picture(for item: WorkoutWithPictures, kind: PictureKind) -> String {
-        let routes = item.pictures.filter { $0.picture.kind == kind && $0.picture.scale == 1 }
-        let light = routes.first { $0.picture.theme == .light }
-        let dark = routes.first { $0.picture.theme == .dark }
-        if let light, light.status == .generated {
-            var html = "<picture>"
-            if let dark, dark.status == .generated {
-                html += "<source srcset=\"\(escape(link(to: dark)))\" media=\"(prefers-color-scheme: dark)\">"
-            }
-            return html + "<img src=\"\(escape(link(to: light)))\" alt=\"\(kind.rawValue)\" width=\"512\" height=\"512\"></picture>"
+    /// The kind's light picture (its dark one for a dark system theme), then one figure for each
+    /// other theme the workout has the kind in, in name order.
+    func picture(for item: WorkoutWithPictures, kind: PictureKind) -> String {
+        let pictures = item.pictures.filter { $0.picture.kind == kind && $0.picture.scale == 1 }
+        let others = Set(pictures.map(\.picture.theme)).subtracting(Theme.shipped).sorted()
+        // Light and dark (or why not), unless the workout has the kind in other themes only.
+        let hasShipped = pictures.contains { Theme.shipped.contains($0.picture.theme) }
+        return (hasShipped || others.isEmpty ? pair(pictures, kind) : "")
+            + others.map { theme in
+                let themed = pictures.filter { $0.picture.theme == theme }
+                return "<figure>\(image(themed, kind, theme: theme))<figcaption>\(escape(theme.rawValue))</figcaption></figure>"
+            }.joined()
+    }
+
+    /// The light picture with the dark one as its source for a dark system theme.
+    private func pair(_ pictures: [PictureRecord], _ kind: PictureKind) -> String {
+        let light = pictures.first { $0.picture.theme == .light }
+        let dark = pictures.first { $0.picture.theme == .dark }
+        guard let light, light.status == .generated else { return placeholder(pictures.filter { Theme.shipped.contains($0.picture.theme) }) }
+        var html = "<picture>"
+        if let dark, dark.status == .generated {
+            html += "<source srcset=\"\(escape(link(to: dark)))\" media=\"(prefers-color-scheme: dark)\">"
         }
-        let failed = routes.first { $0.status == .failedNoRetry }
-        let text = failed.map { "No picture: \($0.reason ?? "failed")" } ?? (routes.isEmpty ? "No picture queued" : "Picture pending")
+        return html + "<img src=\"\(escape(link(to: light)))\" alt=\"\(kind.rawValue)\" width=\"512\" height=\"512\"></picture>"
+    }
+
+    /// One theme's picture, or what became of it.
+    private func image(_ pictures: [PictureRecord], _ kind: PictureKind, theme: Theme) -> String {
+        guard let generated = pictures.first(where: { $0.status == .generated }) else { return placeholder(pictures) }
+        return "<img src=\"\(escape(link(to: generated)))\" alt=\"\(kind.rawValue), \(escape(theme.rawValue))\" width=\"512\" height=\"512\">"
+    }
+
+    private func placeholder(_ pictures: [PictureRecord]) -> String {
+        let failed = pictures.first { $0.status == .failedNoRetry }
+        let text = failed.map { "No picture: \($0.reason ?? "failed")" } ?? (pictures.isEmpty ? "No picture queued" : "Picture pending")
         return "<div class=\"placeholder\">\(escape(text))</div>"
     }
 
