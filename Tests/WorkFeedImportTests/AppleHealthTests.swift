@@ -217,6 +217,8 @@ import WorkFeedModel
         // A file named export.xml whose content is not recognized is taken for an export by its name.
         let other = WorkoutFileReader.readAll(bytes: Array("<HealthDatum/>".utf8), file: "export.xml")
         #expect(other.errors.first?.message == "not an Apple Health export (root element is HealthDatum, not HealthData)")
+        let empty = WorkoutFileReader.readAll(bytes: Array("<?xml version=\"1.0\"?>\n".utf8), file: "export.xml")
+        #expect(empty.errors.first?.message == "no root element: the file is empty or not XML", "\(empty.errors)")
     }
 
     @Test(arguments: [

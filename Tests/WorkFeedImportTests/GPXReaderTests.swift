@@ -71,6 +71,9 @@ import WorkFeedModel
         }
         #expect(failure?.message == "not a GPX file (root element is kml)")
         #expect(failure?.line == 2)
+        // No root element at all: the XML reader says so before the format's reader could.
+        let empty = #expect(throws: ImportError.self) { try read("<?xml version=\"1.0\"?>\n<!-- nothing -->\n") }
+        #expect(empty?.message == "no root element: the file is empty or not XML", "\(String(describing: empty))")
         let foreign = #expect(throws: ImportError.self) { try read("<gpx xmlns=\"urn:something-else\"/>") }
         #expect(foreign?.message.contains("not a GPX file") == true)
     }

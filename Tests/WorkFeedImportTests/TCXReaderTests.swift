@@ -81,5 +81,7 @@ import WorkFeedModel
     @Test func refusesOtherXML() {
         let failure = #expect(throws: ImportError.self) { try read("<gpx xmlns=\"http://www.topografix.com/GPX/1/1\"/>") }
         #expect(failure?.message == "not a TCX file (root element is gpx)")
+        let empty = #expect(throws: ImportError.self) { try read("<?xml version=\"1.0\"?>") }
+        #expect(empty?.message == "no root element: the file is empty or not XML")
     }
 }

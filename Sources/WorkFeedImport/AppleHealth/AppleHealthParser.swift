@@ -80,20 +80,10 @@ struct AppleHealthParser {
     }
 
     private mutating func readRoot() throws(ImportError) {
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                guard reader.name.local == "HealthData", reader.name.namespace.isEmpty else {
-                    throw ImportError(
-                        file: file, line: reader.eventLine,
-                        message: "not an Apple Health export (root element is \(reader.name.local), not HealthData)")
-                }
-                return
-            case .endDocument:
-                throw ImportError(file: file, line: reader.eventLine, message: "not an Apple Health export (no root element)")
-            default:
-                continue
-            }
+        let root = try reader.rootElement(of: "an Apple Health export", file: file)
+        guard root.local == "HealthData", root.namespace.isEmpty else {
+            throw ImportError(
+                file: file, line: reader.eventLine, message: "not an Apple Health export (root element is \(root.local), not HealthData)")
         }
     }
 

@@ -65,26 +65,15 @@ struct GPXParser {
 
     /// Checks the root element.
     private mutating func readRoot() throws(ImportError) {
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                let root = reader.name
-                guard root.local == "gpx" else {
-                    throw ImportError(file: file, line: reader.eventLine, message: "not a GPX file (root element is \(root.local))")
-                }
-                guard GPXNamespace.isGPX(root.namespace) else {
-                    throw ImportError(
-                        file: file, line: reader.eventLine, message: "not a GPX file (root element is in namespace \(root.namespace))")
-                }
-                namespace = root.namespace
-                creator = reader.attribute("creator")
-                return
-            case .endDocument:
-                throw ImportError(file: file, line: reader.eventLine, message: "not a GPX file (no root element)")
-            default:
-                continue
-            }
+        let root = try reader.rootElement(of: "a GPX file", file: file)
+        guard root.local == "gpx" else {
+            throw ImportError(file: file, line: reader.eventLine, message: "not a GPX file (root element is \(root.local))")
         }
+        guard GPXNamespace.isGPX(root.namespace) else {
+            throw ImportError(file: file, line: reader.eventLine, message: "not a GPX file (root element is in namespace \(root.namespace))")
+        }
+        namespace = root.namespace
+        creator = reader.attribute("creator")
     }
 
     /// Reads one child of `<gpx>`; called at its start, returns after its end.

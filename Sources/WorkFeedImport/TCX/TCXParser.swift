@@ -75,26 +75,15 @@ struct TCXParser {
     }
 
     private mutating func readRoot() throws(ImportError) {
-        while true {
-            switch try reader.next() {
-            case .startElement:
-                let root = reader.name
-                guard root.local == "TrainingCenterDatabase" else {
-                    throw ImportError(file: file, line: reader.eventLine, message: "not a TCX file (root element is \(root.local))")
-                }
-                guard root.namespace == Self.namespace || root.namespace.isEmpty else {
-                    throw ImportError(
-                        file: file, line: reader.eventLine,
-                        message: "not a TCX file (namespace \(root.namespace), expected \(Self.namespace))")
-                }
-                namespace = root.namespace
-                return
-            case .endDocument:
-                throw ImportError(file: file, line: reader.eventLine, message: "not a TCX file (no root element)")
-            default:
-                continue
-            }
+        let root = try reader.rootElement(of: "a TCX file", file: file)
+        guard root.local == "TrainingCenterDatabase" else {
+            throw ImportError(file: file, line: reader.eventLine, message: "not a TCX file (root element is \(root.local))")
         }
+        guard root.namespace == Self.namespace || root.namespace.isEmpty else {
+            throw ImportError(
+                file: file, line: reader.eventLine, message: "not a TCX file (namespace \(root.namespace), expected \(Self.namespace))")
+        }
+        namespace = root.namespace
     }
 
     /// Reads an `Activity`; called at its start, returns after its end.

@@ -2,6 +2,22 @@ import WorkFeedModel
 
 /// Helpers for readers that walk a document element by element.
 extension XMLPullReader {
+    /// Reads up to the document's root element and gives its name (``name``), for the format's
+    /// reader to check: the one way each format's reader starts (GPX, TCX, Apple Health). A
+    /// document without one is refused by ``next()`` at its end ("no root element: the file is
+    /// empty or not XML"); should an end come first all the same, it is "not <format> (no root
+    /// element)", named with `file` and the line.
+    /// - Parameter format: the format with its article, as a message names it: "a GPX file".
+    mutating func rootElement(of format: String, file: String) throws(ImportError) -> XMLName {
+        while true {
+            switch try next() {
+            case .startElement: return name
+            case .endDocument: throw ImportError(file: file, line: eventLine, message: "not \(format) (no root element)")
+            default: continue
+            }
+        }
+    }
+
     /// Skips the rest of the element whose start was just read, children included.
     mutating func skipElement() throws(ImportError) {
         let depth = elements.count
