@@ -351,7 +351,7 @@ let package = Package(
             dependencies: [
                 "WorkFeedPrivacy", "WorkFeedTokens", "WorkFeedStyle", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
                 "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedStore",
-                "WorkFeedS3", "WorkFeedTesting",
+                "WorkFeedS3", "WorkFeedTesting", "WorkFeedTiles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The registries' text, and the alert rules (deploy/prometheus) read as YAML.

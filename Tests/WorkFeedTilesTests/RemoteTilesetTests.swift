@@ -69,10 +69,8 @@ import WorkFeedTesting
         defer { moto.stop() }
         let client = try moto.newBucket()
         try client.put("maps/liechtenstein.pmtiles", try TestData.bytes(TestData.liechtensteinPMTiles), contentType: "application/octet-stream")
-        let credentials = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-tiles-s3-\(UUID().uuidString)")
+        let credentials = try MotoServer.writeCredentialsFile()
         defer { try? FileManager.default.removeItem(at: credentials) }
-        try "[default]\naws_access_key_id=\(MotoServer.credentials.accessKeyID)\naws_secret_access_key=\(MotoServer.credentials.secretAccessKey)\n"
-            .write(to: credentials, atomically: true, encoding: .utf8)
         let access = TilesetAccess(s3: S3StoreSettings(endpoint: moto.endpoint, credentialsFile: credentials.path), environment: [:])
         let location = "s3://\(client.configuration.bucket)/maps/liechtenstein.pmtiles"
 
