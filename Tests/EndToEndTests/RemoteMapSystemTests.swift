@@ -1,7 +1,9 @@
+import ArgumentParser
 import Foundation
 import Logging
 import Testing
 import WorkFeedConfig
+import WorkFeedCtl
 import WorkFeedModel
 import WorkFeedRender
 import WorkFeedS3
@@ -193,5 +195,43 @@ import WorkFeedWorker
         let down = #expect(throws: WorkerError.self) { _ = try system.startWorker(name: "no-server") { $0.basemapTilesets = [missing] } }
         #expect(down?.description.contains("\(missing): cannot be reached: no answer") == true, "\(String(describing: down))")
         #expect(down?.description.contains("Connection refused") == true, "\(String(describing: down))")
+    }
+
+    /// `workctl render --tileset URL` draws the pixels `--tileset FILE` draws (the PNGs differ
+    /// only in the cache key they carry: the two basemaps' identities differ).
+    @Test func workctlRenderTakesATilesetByURL() async throws {
+        let server = try RangeHTTPServer(files: [Self.urlPath: try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.archive)))])
+        defer { server.stop() }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-render-url-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let gpx = scratch.appendingPathComponent("vaduz.gpx")
+        let points = Self.workouts[0].route.segments[0].map { "<trkpt lat=\"\($0.latitude)\" lon=\"\($0.longitude)\"></trkpt>" }
+        try
+            ("<?xml version=\"1.0\"?><gpx version=\"1.1\" creator=\"test\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>"
+            + points.joined() + "</trkseg></trk></gpx>").write(to: gpx, atomically: true, encoding: .utf8)
+        let clock = ContinuousClock()
+        var drawn: [String: [UInt8]] = [:]
+        for (name, tileset) in [("file", Self.archive), ("url", server.url(Self.urlPath))] {
+            let out = scratch.appendingPathComponent(name)
+            let started = clock.now
+            var command = try #require(
+                try WorkCtl.parseAsRoot(["render", gpx.path, "--tileset", tileset, "--theme", "light,dark", "--scale", "2", "--out", out.path])
+                    as? any AsyncParsableCommand)
+            try await command.run()
+            print("workctl render --tileset \(name): 2 pictures @2x in \(clock.now - started)")
+            for theme in ["light", "dark"] {
+                let png = try [UInt8](Data(contentsOf: out.appendingPathComponent("vaduz_route_\(theme)@2x.png")))
+                drawn["\(name) \(theme)"] = try PNGCodec.decode(png).rgba
+            }
+        }
+        #expect(drawn["url light"] == drawn["file light"])
+        #expect(drawn["url dark"] == drawn["file dark"])
+        #expect(drawn["url light"] != drawn["url dark"])
+
+        let refused = #expect(throws: (any Error).self) {
+            try WorkCtl.parseAsRoot(["render", gpx.path, "--tileset", "ftp://example.org/a.pmtiles", "--out", scratch.path])
+        }
+        #expect("\(String(describing: refused))".contains("has the scheme 'ftp'"), "\(String(describing: refused))")
     }
 }
