@@ -180,8 +180,9 @@ import WorkFeedWorker
         try Self.expectDrawnAsFromDisk(system, &client, workouts: Self.workouts)
     }
 
-    /// A worker whose tileset URL does not answer at start stops there, naming the URL, the
-    /// reason and what to check; one that answers 404 says there is no archive there.
+    /// A worker whose tileset URL does not answer at start stops there (exit 69: try again
+    /// later), naming the URL, the reason and what to check; one that answers 404 says there is
+    /// no archive there (exit 78: the configuration).
     @Test func aTilesetUnreachableAtStartIsNamedWithWhatToCheck() throws {
         let server = try RangeHTTPServer(files: [:])
         let system = try RunningSystem(workers: 0)
@@ -191,10 +192,13 @@ import WorkFeedWorker
         #expect(
             notFound?.description.contains("\(missing): no archive there: HTTP 404 Not Found; check the URL, and that its server is up") == true,
             "\(String(describing: notFound))")
+        #expect(notFound?.code == .tileset && notFound?.exitCode == 78)
         server.stop()
         let down = #expect(throws: WorkerError.self) { _ = try system.startWorker(name: "no-server") { $0.basemapTilesets = [missing] } }
         #expect(down?.description.contains("\(missing): cannot be reached: no answer") == true, "\(String(describing: down))")
         #expect(down?.description.contains("Connection refused") == true, "\(String(describing: down))")
+        #expect(down?.description.contains("start the worker again once the tileset answers") == true)
+        #expect(down?.code == .tilesetUnavailable && down?.exitCode == 69)
     }
 
     /// `workctl render --tileset URL` draws the pixels `--tileset FILE` draws (the PNGs differ
