@@ -180,6 +180,60 @@ import WorkFeedWorker
         try Self.expectDrawnAsFromDisk(system, &client, workouts: Self.workouts)
     }
 
+    /// The archive uploaded again behind the same URL (a new ETag): after a restart the basemap's
+    /// identity is new, so every map picture is stale and `enqueue --stale` redraws them all, as
+    /// for a replaced file; a worker still on the old archive never mixes the two.
+    @Test func aChangedArchiveBehindTheSameURLMakesEveryMapPictureStale() throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.archive)))
+        let server = try RangeHTTPServer(files: [Self.urlPath: bytes])
+        defer { server.stop() }
+        let url = server.url(Self.urlPath)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-e2e-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let adjust: (inout CoordinatorConfiguration) -> Void = {
+            $0.basemapTilesets = [url]
+            // Quick retries of the pictures that wait for the map.
+            $0.environmentInitialBackoffSeconds = 0.2
+            $0.environmentMaximumBackoffSeconds = 0.4
+        }
+        let first = try RunningSystem(workers: 1, directory: directory, adjust: adjust, adjustWorker: { $0.basemapTilesets = [url] })
+        var client = try first.client()
+        let workouts = Array(Self.workouts.prefix(2))
+        try Self.importAll(workouts, &client)
+        let everything = EnqueueRequest(ids: nil, kinds: [.route], themes: [.light, .dark])
+        let _: EnqueueReply = try client.request(.enqueue, everything)
+        #expect(MapSystemTests.count(try MapSystemTests.waitUntilDone(&client, seconds: 30), .generated) == 4)
+        let before = try Self.pictures(&client)
+
+        server.serve(bytes, at: Self.urlPath)  // the same bytes uploaded again: the server's ETag is new
+        // The running worker reads no tile of the new archive under the old identity: a loop
+        // elsewhere (tiles it has not read yet) waits instead of being drawn.
+        let elsewhere = Self.workouts[4]
+        try Self.importAll([elsewhere], &client)
+        let _: EnqueueReply = try client.request(.enqueue, everything)
+        Thread.sleep(forTimeInterval: 1)
+        let waiting = try Self.pictures(&client).filter { $0.workout.sourceID == elsewhere.sourceID }
+        #expect(waiting.count == 2 && waiting.allSatisfy { $0.picture.status == .pending }, "\(waiting.map(\.picture))")
+        #expect(
+            waiting.allSatisfy { $0.picture.reason?.contains("the archive changed since it was opened") == true }, "\(waiting.map(\.picture.reason))")
+        first.stop(keepingFiles: true)
+
+        let second = try RunningSystem(workers: 1, directory: directory, adjust: adjust, adjustWorker: { $0.basemapTilesets = [url] })
+        defer { second.stop(keepingFiles: true) }
+        var secondClient = try second.client()
+        var stale = everything
+        stale.existingOnly = true
+        let reply: EnqueueReply = try secondClient.request(.enqueue, stale)
+        #expect(reply.stale == 4, "\(reply)")
+        #expect(reply.current == 0)
+        #expect(MapSystemTests.count(try MapSystemTests.waitUntilDone(&secondClient, seconds: 30), .generated) == 6)
+        let after = try Self.pictures(&secondClient)
+        for (workout, record) in before.map({ ($0.workout, $0.picture) }) {
+            let redrawn = try #require(after.first { $0.workout.sourceID == workout.sourceID && $0.picture.picture == record.picture })
+            #expect(redrawn.picture.cacheKey != record.cacheKey, "\(workout.sourceID) \(record.picture.theme) is drawn again")
+        }
+    }
+
     /// A worker whose tileset URL does not answer at start stops there (exit 69: try again
     /// later), naming the URL, the reason and what to check; one that answers 404 says there is
     /// no archive there (exit 78: the configuration).
