@@ -158,6 +158,16 @@ import WorkFeedTesting
         #expect(ignoring?.message.contains("it ignores the Range header") == true, "\(String(describing: ignoring))")
         #expect(ignoring?.message.contains("answers range requests (206 Partial Content)") == true)
 
+        // One that starts ignoring Range once the archive is open: a tile's read is cut off and
+        // fails as unavailable (the picture waits), never read whole.
+        server.behave(.normal)
+        let open = try Self.open(server.url(Self.path))
+        server.behave(.ignoresRange)
+        let coordinate = try #require(try MBTilesSource(path: TestData.liechtensteinMBTiles).coordinates().last)
+        let cutOff = #expect(throws: TileError.self) { try open.tileData(at: coordinate) }
+        #expect(cutOff?.code == .unavailable)
+        #expect(cutOff?.message.contains("more than the 65536 bytes taken in") == true, "\(String(describing: cutOff))")
+
         server.stop()
         let down = #expect(throws: TileError.self) { try Self.open(server.url(Self.path)) }
         #expect(down?.code == .unavailable)
