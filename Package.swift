@@ -104,12 +104,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Map tiles: MBTiles and PMTiles containers, the Mapbox Vector Tile decoder, tileset identity.
+        // Map tiles: MBTiles and PMTiles containers (PMTiles also by https:// and s3:// range
+        // requests), the Mapbox Vector Tile decoder, tileset identity.
         .target(
             name: "WorkFeedTiles",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedModel", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                "WorkFeedStyle", "WorkFeedModel", "WorkFeedStore", "WorkFeedS3", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -195,7 +197,7 @@ let package = Package(
             name: "WorkFeedCtl",
             dependencies: [
                 "WorkFeedTokens", "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedWire", "WorkFeedImport", "WorkFeedRender", "WorkFeedConfig", "WorkFeedTiles", "WorkFeedStore",
-                "WorkFeedIndex", "WorkFeedIndexPostgres",
+                "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedThreads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -305,7 +307,9 @@ let package = Package(
         // Reads Tests/Data (shared fixtures with their origins beside them).
         .testTarget(
             name: "WorkFeedTilesTests",
-            dependencies: ["WorkFeedTiles", "WorkFeedModel", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "WorkFeedTiles", "WorkFeedModel", "WorkFeedStore", "WorkFeedS3", "WorkFeedTesting", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -347,7 +351,7 @@ let package = Package(
             dependencies: [
                 "WorkFeedPrivacy", "WorkFeedTokens", "WorkFeedStyle", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedCtl", "WorkFeedWire", "WorkFeedRender",
                 "WorkFeedModel", "WorkFeedConfig", "WorkFeedImport", "WorkFeedMetrics", "WorkFeedIndex", "WorkFeedIndexPostgres", "WorkFeedStore",
-                "WorkFeedS3", "WorkFeedTesting",
+                "WorkFeedS3", "WorkFeedTesting", "WorkFeedTiles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The registries' text, and the alert rules (deploy/prometheus) read as YAML.

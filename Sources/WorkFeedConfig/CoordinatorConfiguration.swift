@@ -98,9 +98,10 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     /// Where an owner's maximum heart rate puts their zones' lower bounds (`heatmap.max_hr_percentages`,
     /// docs/settings.md): one percentage per threshold of ``heatmap``.
     public var maximumHeartRatePercentages = HeartRateZoneBounds.defaultPercentages(boundCount: HeatmapStyle.standard.thresholds.count)!
-    /// Tilesets (MBTiles or PMTiles) maps are drawn from, in the order to try; empty: no maps. The
-    /// coordinator reads only their metadata and index, for the cache keys; workers draw from
-    /// their own copies and must have the same ones.
+    /// Tilesets (MBTiles or PMTiles files, or PMTiles archives by `https://` or `s3://` URL) maps
+    /// are drawn from, in the order to try; empty: no maps. The coordinator reads only their
+    /// metadata and index (by URL: the header, root directory and metadata), for the cache keys;
+    /// workers draw from their own copies, or the same URLs, and must have the same ones.
     public var basemapTilesets: [String] = []
     /// The font names and the attribution are drawn with (its content is part of the basemap's identity).
     public var basemapFont = BasemapDefaults.fontPath
@@ -250,7 +251,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         c.themeStyles = try settings.themeStyles(c.themes)
         c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
         c.maximumHeartRatePercentages = try settings.maximumHeartRatePercentages("heatmap.max_hr_percentages", boundCount: c.heatmap.thresholds.count)
-        c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
+        c.basemapTilesets = try settings.tilesets(default: c.basemapTilesets)
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
         c.basemapFallbackFonts = settings.strings("basemap.fallback_fonts", default: c.basemapFallbackFonts).filter { !$0.isEmpty }
         c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)

@@ -24,6 +24,21 @@ extension Settings {
         return text
     }
 
+    /// `basemap.tilesets`: files, `https://` URLs or `s3://bucket/key`, each checked to be one now
+    /// (``TilesetLocation``), so that a bad one stops the program at start naming the key; empty
+    /// entries are dropped.
+    func tilesets(default value: [String]) throws(ConfigurationError) -> [String] {
+        let entries = strings("basemap.tilesets", default: value).filter { !$0.isEmpty }
+        for entry in entries {
+            do {
+                _ = try TilesetLocation(parsing: entry)
+            } catch {
+                throw invalid("basemap.tilesets", entry, "a file, an https:// URL or s3://bucket/key: \(error.problem)")
+            }
+        }
+        return entries
+    }
+
     /// `store.s3.*`.
     func s3Store() throws(ConfigurationError) -> S3StoreSettings {
         var settings = S3StoreSettings()

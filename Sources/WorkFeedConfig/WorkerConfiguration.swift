@@ -38,8 +38,10 @@ public struct WorkerConfiguration: Sendable, Hashable {
     public var keyFile = ""
     /// The coordinator's public key (Z85), required with a key file.
     public var serverKey = ""
-    /// Tilesets (MBTiles or PMTiles) on this host, in the order to try; they must be the
-    /// coordinator's (the same content, any path). Empty: plain pictures only.
+    /// Tilesets in the order to try: MBTiles or PMTiles files on this host, or PMTiles archives by
+    /// URL (`https://…`, `s3://bucket/key`, reached as `store.s3.*` says). They must be the
+    /// coordinator's (the same content at any path; the same archive version by URL). Empty:
+    /// plain pictures only.
     public var basemapTilesets: [String] = []
     public var basemapFont = BasemapDefaults.fontPath
     public var basemapFallbackFonts = BasemapDefaults.fallbackFontPaths
@@ -90,7 +92,7 @@ public struct WorkerConfiguration: Sendable, Hashable {
             throw settings.invalid(
                 "security.server_key", c.serverKey, "the coordinator's Z85 public key (40 characters), needed with security.key_file")
         }
-        c.basemapTilesets = settings.strings("basemap.tilesets", default: c.basemapTilesets).filter { !$0.isEmpty }
+        c.basemapTilesets = try settings.tilesets(default: c.basemapTilesets)
         c.basemapFont = settings.string("basemap.font", default: c.basemapFont)
         c.basemapFallbackFonts = settings.strings("basemap.fallback_fonts", default: c.basemapFallbackFonts).filter { !$0.isEmpty }
         c.basemapAttribution = settings.string("basemap.attribution", default: c.basemapAttribution)

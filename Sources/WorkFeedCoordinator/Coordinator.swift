@@ -8,6 +8,7 @@ public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
 import WorkFeedThreads
+import WorkFeedTiles
 
 /// The coordinator: owns the index, dispatches jobs to workers and answers workctl.
 ///
@@ -102,6 +103,9 @@ public final class Coordinator: Sendable {
                     switch error {
                     case let error as CoordinatorError: error
                     case let error as IndexError: CoordinatorError(.index, "cannot start: the index \(index.location) cannot be used", cause: error)
+                    case let error as TileError:
+                        CoordinatorError(
+                            error.code == .unavailable ? .tilesetUnavailable : .tileset, "cannot start: its basemap cannot be opened", cause: error)
                     default: CoordinatorError(.loop, "cannot start", cause: error)
                     }
                 outcome.withLock { $0 = .failure(failure) }
@@ -182,23 +186,29 @@ public struct CoordinatorError: Error, Sendable, CustomStringConvertible {
         /// The picture store is another index's (its owner marker names another), or holds
         /// pictures without a marker while this index has no workout (``StoreOwnership``).
         case foreignStore
+        /// A tileset of `basemap.tilesets` (or the map's font) cannot be used: missing, not a
+        /// tileset, refused by its server (``cause``: a ``TileError``).
+        case tileset
+        /// A remote tileset does not answer now (no answer, HTTP 429 or 5xx).
+        case tilesetUnavailable
     }
 
     /// The exit status that says why (docs/operations.md, "Exit codes"): 73 (EX_CANTCREAT) when the
     /// picture store cannot be used, like a worker's; for the index 75 (EX_TEMPFAIL) when another
     /// coordinator holds it, 65 (EX_DATAERR) when what is there is no index or a damaged one, 74
-    /// (EX_IOERR) when it cannot be opened or read; 69 (EX_UNAVAILABLE) otherwise (a port taken).
+    /// (EX_IOERR) when it cannot be opened or read; 78 (EX_CONFIG) for a tileset that cannot be
+    /// used; 69 (EX_UNAVAILABLE) otherwise (a port taken, a remote tileset that does not answer).
     public var exitCode: Int32 {
         switch code {
         case .store: return 73
-        case .foreignStore: return 78
+        case .foreignStore, .tileset: return 78
         case .index:
             switch (cause as? IndexError)?.code {
             case .locked?: return 75
             case .notAnIndex?, .damaged?, .corruptRow?: return 65
             case .unavailable?, .migration?, .failed?, .conflict?, .badCursor?, .refused?, .lostLead?, nil: return 74
             }
-        case .listenAddress, .loop, .privacySecret, .metrics, .originals: return 69
+        case .listenAddress, .loop, .privacySecret, .metrics, .originals, .tilesetUnavailable: return 69
         }
     }
 

@@ -76,7 +76,8 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             basemap = ""
         } else {
             let identity = try BasemapIdentity(
-                tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
+                tilesetLocations: configuration.basemapTilesets, access: TilesetAccess(s3: configuration.s3Store),
+                fontPath: configuration.basemapFont,
                 fallbackFontPaths: configuration.basemapFallbackFonts,
                 attributionOverride: configuration.basemapAttribution)
             basemap = identity.hash

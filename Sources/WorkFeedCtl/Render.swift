@@ -7,6 +7,8 @@ import WorkFeedModel
 import WorkFeedRender
 import WorkFeedTiles
 import WorkFeedStyle
+import WorkFeedStore
+import WorkFeedThreads
 
 extension WorkCtl {
     /// `workctl render FILE...`: draws pictures here, without a coordinator.
@@ -42,12 +44,21 @@ extension WorkCtl {
         @Option(name: .long, help: "A coordinator configuration file for the styles.")
         var config: String?
 
-        @Option(name: .long, help: "A tileset (MBTiles or PMTiles) to draw the map from; repeat for several, in the order to try.")
+        @Option(
+            name: .long,
+            help: """
+                A tileset to draw the map from: an MBTiles or PMTiles file, or a PMTiles archive by https:// URL or s3://bucket/key; \
+                repeat for several, in the order to try.
+                """
+        )
         var tileset: [String] = []
 
         func validate() throws {
             guard PictureSpec.scaleRange.contains(scale) else { throw ValidationError("--scale must be one of \(PictureSpec.scaleNames)") }
             if let size { _ = try Self.parseSize(size) }
+            for entry in tileset {
+                do { _ = try TilesetLocation(parsing: entry) } catch { throw ValidationError("--tileset: \(error)") }
+            }
         }
 
         static func parseSize(_ text: String) throws -> (Int, Int) {
@@ -66,6 +77,12 @@ extension WorkCtl {
                 printError("\(error)")
                 throw WorkCtlExit.failed
             }
+            // Off Swift's cooperative pool: tiles are read from files, or by HTTP from a URL.
+            try await BlockingWork.shared.run { [self] in try draw(configuration: configuration) }
+        }
+
+        /// Opens the tilesets, draws every workout of `paths` and writes the pictures.
+        private func draw(configuration: CoordinatorConfiguration) throws {
             let (width, height) = try size.map(Self.parseSize) ?? (configuration.pictureWidth, configuration.pictureHeight)
             let themes = theme.values
             if let missing = themes.first(where: { configuration.themeStyle(for: $0) == nil }) {
@@ -85,7 +102,8 @@ extension WorkCtl {
             if !tilesets.isEmpty {
                 do {
                     basemap = try Basemap(
-                        tilesetPaths: tilesets, fontPath: configuration.basemapFont, fallbackFontPaths: configuration.basemapFallbackFonts,
+                        tilesetLocations: tilesets, access: TilesetAccess(s3: configuration.s3Store), fontPath: configuration.basemapFont,
+                        fallbackFontPaths: configuration.basemapFallbackFonts,
                         attributionOverride: configuration.basemapAttribution, logger: Logger(label: "workctl"))
                 } catch {
                     printError("\(error)")

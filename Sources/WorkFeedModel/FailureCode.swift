@@ -52,6 +52,9 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let cacheUnavailable = FailureCode("cache-unavailable")
     /// The worker draws on another basemap than the job's.
     public static let basemapDiffers = FailureCode("basemap-differs")
+    /// A remote tileset (`https://`, `s3://`) could not give a tile the picture needs: no answer,
+    /// a timeout, HTTP 5xx, or an archive that changed since the worker opened it.
+    public static let mapUnavailable = FailureCode("map-unavailable")
 
     // The pool: the job was in the hands of a worker that went away or did not answer in time.
     public static let workerSilent = FailureCode("worker-silent")
@@ -70,13 +73,13 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
         .noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace, .noHeartRate, .noTimes, .noElevation, .pictureSize, .heatmapStyle, .rampStyle,
         .styleDrawsNothing,
         .specUnreadable, .seriesUnreadable, .hiddenByPrivacy, .renderFailed, .themeNotConfigured, .cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO,
-        .cacheUnavailable, .basemapDiffers, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,
+        .cacheUnavailable, .basemapDiffers, .mapUnavailable, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,
     ]
 
     /// Failures of a worker's surroundings: the job is not at fault, so they do not count as
     /// attempts and the job is retried, later and later, for as long as it takes.
     public var isEnvironmental: Bool {
-        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO, .cacheUnavailable, .basemapDiffers].contains(self)
+        [Self.cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO, .cacheUnavailable, .basemapDiffers, .mapUnavailable].contains(self)
     }
 
     /// Whether the worker's cache is what failed: the worker stops taking jobs until it can write

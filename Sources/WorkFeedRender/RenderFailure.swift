@@ -1,7 +1,10 @@
 public import WorkFeedModel
+public import WorkFeedTiles
 
-/// A picture cannot be drawn from these inputs, and trying again with the same inputs gives the
-/// same answer: the job becomes `failed-no-retry` with ``reason``.
+/// A picture cannot be drawn now. Mostly from these inputs, and trying again with the same inputs
+/// gives the same answer: the job becomes `failed-no-retry` with ``reason``. A failure whose code
+/// is one of the worker's surroundings (``FailureCode/isEnvironmental``: ``basemapDiffers``,
+/// ``mapUnavailable(_:)``) is reported as transient instead, and the job is drawn again later.
 public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the worker reports and the index stores, groups and selects by (``FailureCode``).
     public var code: FailureCode
@@ -43,6 +46,13 @@ public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     /// The job asks for a basemap this renderer does not have (another tileset or font). Workers
     /// check this before drawing and report it as a transient failure: another worker can draw it.
     public static let basemapDiffers = RenderFailure(code: .basemapDiffers, reason: "the worker's basemap differs from the job's")
+
+    /// A remote tileset could not give a tile the picture needs (no answer, a timeout, HTTP 5xx,
+    /// an archive that changed since it was opened): the picture is not drawn without it, and the
+    /// worker reports a transient failure, so that it is drawn once the tileset answers again.
+    public static func mapUnavailable(_ error: TileError) -> RenderFailure {
+        RenderFailure(code: .mapUnavailable, reason: "map tiles cannot be fetched now: \(error)")
+    }
 
     /// libpng could not encode the picture, or the cache key cannot be written as PNG text.
     static func encoding(_ error: PNGError) -> RenderFailure {

@@ -1,4 +1,5 @@
 public import WorkFeedModel
+public import WorkFeedTiles
 
 /// What the last render did, for logs and the bench; it never changes the picture.
 public struct RenderStatistics: Sendable, Hashable {
@@ -14,6 +15,9 @@ public struct RenderStatistics: Sendable, Hashable {
     public var mapTiles: Int = 0
     /// Tiles under the picture left out because they cannot be read or decoded.
     public var brokenTiles: Int = 0
+    /// The first tile a remote tileset could not give now (a timeout, a 5xx, a dropped
+    /// connection): the picture is not finished but fails with ``RenderFailure/mapUnavailable(_:)``.
+    public var unavailableTile: TileError?
     /// Time spent reading tiles from tilesets and decoding them (only tiles not already at hand).
     public var tileLoading: Duration = .zero
     /// Time spent classifying those tiles into map features.

@@ -65,7 +65,8 @@ public final class Renderer {
     /// - Parameters:
     ///   - heartRate: used by heatmaps only; samples outside the route's time span are ignored.
     ///   - cacheKey: written into a `tEXt` chunk with keyword `workfeed:cache-key`.
-    /// - Throws: ``RenderFailure`` with a stable reason when these inputs can never give a picture.
+    /// - Throws: ``RenderFailure`` with a stable reason when these inputs can never give a picture,
+    ///   and ``RenderFailure/mapUnavailable(_:)`` when a remote tileset could not give a tile now.
     public func render(
         spec: PictureSpec, route: Route, heartRate: [HeartRateSample], cacheKey: String
     ) throws(RenderFailure) -> [UInt8] {
@@ -95,6 +96,9 @@ public final class Renderer {
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
         case .pace, .elevation: try drawRamp(spec: spec, route: route, statistics: &statistics)
         }
+        // A picture missing tiles a remote tileset could not give is never finished: it would be
+        // stored without (part of) its map under the key of one with it.
+        if let unavailable = statistics.unavailableTile { throw .mapUnavailable(unavailable) }
         if let style = spec.map, let attribution { drawAttribution(attribution, style: style) }
         let drawn = clock.now
 

@@ -137,6 +137,33 @@ public final class S3Client: Sendable {
         }
     }
 
+    /// The bytes of `range` of the object (fewer at its end), its whole size and entity tag: a
+    /// GET with `Range`, checked by ``ByteRange/check(status:contentRange:bodyCount:asked:)``.
+    /// Little more than `range`'s length is taken in, whatever the service sends (a service that ignores
+    /// `Range` and sends a larger object whole is cut off and refused, never read whole: at most
+    /// the range's length, or 64 KiB for a shorter range, is taken in).
+    /// - Parameters:
+    ///   - range: a non-empty span of bytes, at most 4 GiB long.
+    ///   - ifMatch: the entity tag the object must still have; another one fails with
+    ///     `conditionFailed` (S3's 412 `PreconditionFailed`).
+    /// - Throws: ``S3Error``: `notFound` for a missing object, `conditionFailed`, `tooLarge` for a
+    ///   body longer than asked, `corrupt` for an answer that is not the asked range, and what any
+    ///   request throws.
+    public func get(_ key: String, range: Range<UInt64>, ifMatch: String? = nil) throws(S3Error) -> RangedBody {
+        guard !range.isEmpty, range.upperBound - range.lowerBound <= UInt64(UInt32.max) else {
+            throw error(.denied, operation: "GET", key: key, message: "a range of \(range.upperBound - range.lowerBound) bytes cannot be asked for")
+        }
+        var headers = [("Range", ByteRange.header(range))]
+        if let ifMatch { headers.append(("If-Match", ifMatch)) }
+        // An error's XML may be longer than a small range: up to 64 KiB more is taken in.
+        let response = try send(
+            .GET, operation: "GET", key: key, headers: headers, maximumBytes: max(Int(range.upperBound - range.lowerBound), 64 << 10))
+        switch ByteRange.body(of: response, asked: range) {
+        case .success(let body): return body
+        case .failure(let problem): throw error(.corrupt, operation: "GET", key: key, status: Int(response.status.code), message: problem.message)
+        }
+    }
+
     /// The object's entity tag and size, or `nil` when there is none.
     public func head(_ key: String) throws(S3Error) -> S3ObjectHead? {
         do {

@@ -1,6 +1,6 @@
 public import Foundation
 public import WorkFeedModel
-import WorkFeedS3
+public import WorkFeedS3
 
 /// Where pictures live, whoever writes or reads them: workers put them, the coordinator deletes
 /// them, `workctl` and the gateway read them: a shared directory (``DirectoryPictureStore``) or an
@@ -187,8 +187,8 @@ public enum PictureStores {
     }
 
     /// The client of `bucket` as `store.s3.*` and the environment say (the AWS way), for the picture
-    /// store and the kept originals (``FileStores``) alike.
-    static func client(bucket: String, s3: S3StoreSettings, environment: [String: String]) throws(PictureStoreError) -> S3Client {
+    /// store, the kept originals (``FileStores``) and tilesets in a bucket alike.
+    public static func client(bucket: String, s3: S3StoreSettings, environment: [String: String]) throws(PictureStoreError) -> S3Client {
         let region = s3.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
         let credentials: S3CredentialSource =
             if let file = s3.credentialsFile {

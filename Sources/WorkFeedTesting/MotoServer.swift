@@ -106,6 +106,15 @@ public final class MotoServer: @unchecked Sendable {
         return client
     }
 
+    /// An AWS shared credentials file with ``credentials`` as its `default` profile, in the
+    /// temporary directory (the caller removes it): what `store.s3.credentials_file` names.
+    public static func writeCredentialsFile() throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("workfeed-moto-credentials-\(UUID().uuidString)")
+        try "[default]\naws_access_key_id=\(credentials.accessKeyID)\naws_secret_access_key=\(credentials.secretAccessKey)\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     public static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw MotoError("socket: errno \(errno)") }

@@ -88,6 +88,10 @@ struct RenderThread {
             return Result(
                 outcome: .failedRetry, detail: "this worker's basemap (\(has)) differs from the job's (\(spec.basemap?.prefix(12) ?? "none"))",
                 code: .basemapDiffers)
+        } catch  where error.code.isEnvironmental {
+            // A remote tileset that cannot give a tile now: drawn again later, never stored without its map.
+            logger.warning("picture not drawn: its map cannot be fetched now", metadata: ["lease": "\(job.lease)", "reason": "\(error.reason)"])
+            return Result(outcome: .failedRetry, detail: error.reason, code: error.code)
         } catch {
             return Result(outcome: .failedNoRetry, detail: error.reason, code: error.code)
         }

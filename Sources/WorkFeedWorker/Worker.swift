@@ -8,6 +8,7 @@ public import WorkFeedConfig
 public import WorkFeedMetrics
 public import WorkFeedWire
 import WorkFeedThreads
+import WorkFeedTiles
 
 /// A worker process's engine: one socket thread that talks to the coordinator (so heartbeats keep
 /// flowing while pictures render) and a pool of render threads.
@@ -100,6 +101,15 @@ public final class Worker: Sendable {
         thread.start()
         bound.wait()
         if let cause = failure.withLock({ $0 }) {
+            if let tileError = cause as? TileError {
+                // A tileset or font that cannot be used; one that does not answer now is told apart.
+                let unavailable = tileError.code == .unavailable
+                throw WorkerError(
+                    unavailable ? .tilesetUnavailable : .tileset, "worker cannot start: its basemap cannot be opened", cause: tileError,
+                    hint: unavailable
+                        ? "start the worker again once the tileset answers (or take it out of basemap.tilesets)"
+                        : "correct basemap.tilesets (or basemap.font), or take the tileset out")
+            }
             throw WorkerError(.loop, "worker cannot start", cause: cause)
         }
         if !configuration.metricsListen.isEmpty {
@@ -160,6 +170,11 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
         case loop
         /// The metrics endpoint could not be served.
         case metrics
+        /// A tileset of `basemap.tilesets` (or the map's font) cannot be used: missing, not a
+        /// tileset, refused by its server.
+        case tileset
+        /// A remote tileset does not answer now (no answer, HTTP 429 or 5xx).
+        case tilesetUnavailable
         /// The coordinator kept refusing the worker for its configuration (another basemap or
         /// renderer), or the endpoint was the coordinator's control endpoint: the worker stopped.
         case refused
@@ -179,13 +194,14 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The exit status that says why: 73 (EX_CANTCREAT) when the store cannot be written, 78
-    /// (EX_CONFIG) when the coordinator kept refusing the worker's configuration, 69
-    /// (EX_UNAVAILABLE) otherwise.
+    /// (EX_CONFIG) when the coordinator kept refusing the worker's configuration or a tileset
+    /// cannot be used, 69 (EX_UNAVAILABLE) otherwise (a remote tileset that does not answer now
+    /// included).
     public var exitCode: Int32 {
         switch code {
         case .store: 73
-        case .refused: 78
-        case .listenAddress, .loop, .metrics: 69
+        case .refused, .tileset: 78
+        case .listenAddress, .loop, .metrics, .tilesetUnavailable: 69
         }
     }
 

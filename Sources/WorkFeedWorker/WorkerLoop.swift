@@ -75,9 +75,10 @@ struct WorkerLoop: ~Copyable {
         self.stopRequest = stopRequest
         var opened: Basemap? = nil
         if !configuration.basemapTilesets.isEmpty {
-            // A tileset that cannot be opened stops the worker here, with the file named.
+            // A tileset that cannot be opened stops the worker here, with the file or URL named.
             let basemap = try Basemap(
-                tilesetPaths: configuration.basemapTilesets, fontPath: configuration.basemapFont,
+                tilesetLocations: configuration.basemapTilesets, access: TilesetAccess(s3: configuration.s3Store),
+                fontPath: configuration.basemapFont,
                 fallbackFontPaths: configuration.basemapFallbackFonts,
                 attributionOverride: configuration.basemapAttribution, cacheBytes: configuration.basemapCacheMegabytes << 20,
                 logger: logger)

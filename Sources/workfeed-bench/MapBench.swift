@@ -59,7 +59,7 @@ enum MapBench {
                     for scale in options.scales {
                         guard let shipped = ThemeStyle.shipped[theme] else { throw BenchError("--themes: no shipped theme \(theme)") }
                         // A fresh basemap each time: the first picture reads and decodes its tiles.
-                        let basemap = try Basemap(tilesetPaths: [area.tileset], logger: Logger(label: "bench"))
+                        let basemap = try Basemap(tilesetLocations: [area.tileset], logger: Logger(label: "bench"))
                         let renderer = Renderer(basemap: basemap)
                         let spec = PictureSpec(
                             kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: shipped.route, heatmap: .standard,

@@ -117,6 +117,31 @@ import WorkFeedStyle
         }
     }
 
+    /// `basemap.tilesets` takes files, `https://` URLs and `s3://bucket/key`; anything else stops
+    /// the load naming the key and the entry.
+    @Test func tilesetsAreFilesOrURLs() async throws {
+        let good = try file(
+            "basemap:\n  tilesets: [maps/a.mbtiles, 'https://maps.example.org/planet.pmtiles', 's3://workfeed-maps/planet.pmtiles']\n")
+        #expect(
+            try await WorkerConfiguration.load(file: good, environment: [:]).basemapTilesets == [
+                "maps/a.mbtiles", "https://maps.example.org/planet.pmtiles", "s3://workfeed-maps/planet.pmtiles",
+            ])
+        for (entry, problem) in [
+            ("ftp://maps.example.org/a.pmtiles", "has the scheme 'ftp'"), ("s3://workfeed-maps/", "names no object"),
+            ("s3://Bad_Bucket/a.pmtiles", "names the bucket 'Bad_Bucket'"), ("https:///a.pmtiles", "is not a URL with a host"),
+        ] {
+            let path = try file("basemap:\n  tilesets: ['\(entry)']\n")
+            do {
+                _ = try await CoordinatorConfiguration.load(file: path, environment: [:])
+                Issue.record("accepted \(entry)")
+            } catch {
+                #expect(error.key == "basemap.tilesets")
+                #expect(error.value == entry)
+                #expect(error.description.contains(problem), "\(error)")
+            }
+        }
+    }
+
     @Test func anUnknownKeyIsATypoAndStopsTheLoad() async throws {
         let path = try file("heartbeat:\n  intervall_ms: 5\n")
         await #expect(throws: ConfigurationError.self) { try await CoordinatorConfiguration.load(file: path, environment: [:]) }

@@ -251,7 +251,7 @@ import WorkFeedStyle
         try Data("not a font".utf8).write(to: notAFont)
         do {
             _ = try Basemap(
-                tilesetPaths: [MapFixtures.heidelberg], fallbackFontPaths: [notAFont.path], logger: .init(label: "test"))
+                tilesetLocations: [MapFixtures.heidelberg], fallbackFontPaths: [notAFont.path], logger: .init(label: "test"))
             Issue.record("a file that is not a font was accepted")
         } catch {
             #expect(error.path == notAFont.path)

@@ -20,7 +20,7 @@ enum MapFixtures {
         "Tests/Data/tracks-in-map/zeeland/Zeeland__Activities__Spaziergang__Brooks_Caldera_5__2025-08-30_20_29_18.085_BC_Cadzand-Bad.gpx")
 
     static func basemap(_ paths: [String] = [heidelberg]) throws -> Basemap {
-        try Basemap(tilesetPaths: paths, logger: Logger(label: "test"))
+        try Basemap(tilesetLocations: paths, logger: Logger(label: "test"))
     }
 
     static func workout(_ url: URL) throws -> ImportedWorkout {

@@ -30,19 +30,22 @@ public final class Basemap: Sendable {
     }
 
     /// Opens every tileset; a worker calls this at start, so that a tileset that cannot be opened,
-    /// or is not a tileset, stops it with the file named.
+    /// or is not a tileset, stops it with the file or URL named.
     ///
     /// - Parameters:
+    ///   - tilesetLocations: files, `https://` URLs or `s3://bucket/key` (``TilesetLocation``).
+    ///   - access: how `s3://` tilesets are reached.
     ///   - cacheBytes: the most memory decoded tiles may take.
     /// - Throws: ``TileError`` naming the tileset or font that cannot be used.
     public convenience init(
-        tilesetPaths: [String], fontPath: String = BasemapDefaults.fontPath,
+        tilesetLocations: [String], access: TilesetAccess = TilesetAccess(), fontPath: String = BasemapDefaults.fontPath,
         fallbackFontPaths: [String] = BasemapDefaults.fallbackFontPaths, attributionOverride: String = "",
         cacheBytes: Int = 64 << 20, logger: Logger
     ) throws(TileError) {
         var sources: [any TileSource] = []
-        for path in tilesetPaths {
-            let source = try Tileset.open(path: path)
+        for text in tilesetLocations {
+            let source = try Tileset.open(Tileset.location(text), access: access)
+            let path = source.info.path
             let format = source.info.format
             guard format.isEmpty || ["pbf", "mvt"].contains(format) || TileImage.tilesetFormats.contains(format) else {
                 throw TileError(
@@ -84,7 +87,12 @@ public final class Basemap: Sendable {
 
     /// The tile for position `coordinate`: from the first tileset, in configured order, that has
     /// it at that zoom or, past its highest zoom, has the parent tile at its highest zoom.
+    ///
+    /// Once a remote tileset could not give a tile for this picture
+    /// (``RenderStatistics/unavailableTile``), nothing more is fetched: the picture will not be
+    /// stored, and each further tile would wait for the same server.
     func tile(at coordinate: TileCoordinate, statistics: inout RenderStatistics) -> Hit? {
+        guard statistics.unavailableTile == nil else { return nil }
         for (index, source) in cache.sources.enumerated() {
             let info = source.info
             let z = min(coordinate.z, info.maxZoom)
@@ -104,8 +112,10 @@ public final class Basemap: Sendable {
 
     /// The tile from the cache, or read, decoded and classified; the time spent on a tile not at
     /// hand goes into `statistics` (reading and decoding, then classifying). `nil` when the
-    /// tileset has no such tile, or it is broken (counted in `statistics`).
+    /// tileset has no such tile, or it is broken (counted in `statistics`), or a remote tileset
+    /// cannot give it now (the first such error kept in `statistics`, which fails the picture).
     func load(source: Int, at coordinate: TileCoordinate, statistics: inout RenderStatistics) -> MapTile? {
+        guard statistics.unavailableTile == nil else { return nil }
         let clock = ContinuousClock()
         let started = clock.now
         var classifying = Duration.zero
@@ -137,6 +147,9 @@ public final class Basemap: Sendable {
         case .absent: return nil
         case .broken:
             statistics.brokenTiles += 1
+            return nil
+        case .unavailable(let error):
+            statistics.unavailableTile = error
             return nil
         }
     }

@@ -23,15 +23,17 @@ public struct BasemapIdentity: Sendable, Hashable {
     /// Opens each tileset (metadata and index only, never its tiles) and hashes the font file.
     ///
     /// - Parameters:
+    ///   - tilesetLocations: files, `https://` URLs or `s3://bucket/key` (``TilesetLocation``).
+    ///   - access: how `s3://` tilesets are reached.
     ///   - attributionOverride: drawn instead of every tileset's own attribution when not empty.
     /// - Throws: ``TileError`` naming the tileset or font that cannot be read.
     public init(
-        tilesetPaths: [String], fontPath: String, fallbackFontPaths: [String] = BasemapDefaults.fallbackFontPaths,
-        attributionOverride: String = ""
+        tilesetLocations: [String], access: TilesetAccess = TilesetAccess(), fontPath: String,
+        fallbackFontPaths: [String] = BasemapDefaults.fallbackFontPaths, attributionOverride: String = ""
     ) throws(TileError) {
         var infos: [TilesetInfo] = []
-        for path in tilesetPaths {
-            infos.append(try Tileset.open(path: path).info)
+        for text in tilesetLocations {
+            infos.append(try Tileset.open(Tileset.location(text), access: access).info)
         }
         try self.init(tilesets: infos, fontPath: fontPath, fallbackFontPaths: fallbackFontPaths, attributionOverride: attributionOverride)
     }

@@ -14,6 +14,9 @@ public enum TileLookup<Tile: Sendable>: Sendable {
     case absent
     /// The tile exists but cannot be read or decoded; the error names the tileset and the tile.
     case broken(TileError)
+    /// A remote tileset cannot give the tile now (``TileError/Code/unavailable``): nothing is
+    /// remembered, and the next lookup asks the tileset again.
+    case unavailable(TileError)
 }
 
 /// Counters since the cache was made, and what it holds now.
@@ -26,6 +29,8 @@ public struct TileCacheStatistics: Sendable, Hashable {
     public var evictions = 0
     /// Broken tiles found (each counted when it was first stored, not on later hits).
     public var brokenTiles = 0
+    /// Lookups a remote tileset could not answer (``TileLookup/unavailable``), none stored.
+    public var unavailableTiles = 0
     /// Estimated bytes of the entries held now.
     public var residentBytes = 0
     /// Entries held now.
@@ -42,7 +47,9 @@ public struct TileCacheStatistics: Sendable, Hashable {
 /// Absent and broken tiles are remembered too (as small entries that count against the budget),
 /// so a picture that needs a missing tile a hundred times reads the tileset once. A broken tile is
 /// logged once, as a warning with the tileset's path, the tile and the error, and counted in
-/// ``Statistics/brokenTiles``; it is read again only after its entry was evicted.
+/// ``Statistics/brokenTiles``; it is read again only after its entry was evicted. A tile a remote
+/// tileset cannot give now (a timeout, a 5xx) is not broken: it is returned as
+/// ``TileLookup/unavailable`` and not stored, so the next lookup fetches it again.
 ///
 /// Reading and decoding happen outside the lock: two threads that miss the same tile at once may
 /// both decode it, and the first one stored wins (both get that one). ``tile(source:at:)``
@@ -92,6 +99,10 @@ public final class TileCache<Tile: CachedTile>: Sendable {
         if let found = state.withLock({ $0.lookup(key) }) { return found }
 
         let loaded = load(sources[source], coordinate, prepare)
+        if case .unavailable = loaded {
+            state.withLock { $0.statistics.unavailableTiles += 1 }
+            return loaded
+        }
         let (stored, isNew) = state.withLock { $0.insert(key, loaded, bytes: Self.cost(of: loaded), budget: budgetBytes) }
         if isNew, case .broken(let error) = stored {
             logger.warning(
@@ -128,7 +139,7 @@ public final class TileCache<Tile: CachedTile>: Sendable {
             var error = error
             error.path = error.path ?? source.info.path
             error.tile = error.tile ?? coordinate
-            return .broken(error)
+            return error.code == .unavailable ? .unavailable(error) : .broken(error)
         }
     }
 
@@ -137,7 +148,8 @@ public final class TileCache<Tile: CachedTile>: Sendable {
         switch lookup {
         case .tile(let tile): tile.estimatedBytes
         case .absent: DecodedTile.objectOverhead
-        case .broken(let error): 2 * DecodedTile.objectOverhead + error.message.utf8.count + (error.path?.utf8.count ?? 0)
+        case .broken(let error), .unavailable(let error):
+            2 * DecodedTile.objectOverhead + error.message.utf8.count + (error.path?.utf8.count ?? 0)
         }
     }
 

@@ -8,7 +8,7 @@ import Darwin
 
 /// A file opened read-only and read with `pread`, which keeps no file position: any thread may
 /// read any range at the same time.
-final class ReadOnlyFile: Sendable {
+final class ReadOnlyFile: RangeReader {
     let path: String
     /// The size when it was opened.
     let size: UInt64
@@ -36,6 +36,11 @@ final class ReadOnlyFile: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    var location: String { path }
+
+    /// A local file has no version but its bytes: its identity hashes what it indexes.
+    var remoteVersion: String? { nil }
 
     /// Exactly `count` bytes at `offset`.
     ///
@@ -68,10 +73,5 @@ final class ReadOnlyFile: Sendable {
         }
         if let failure { throw failure }
         return bytes
-    }
-
-    /// Up to `count` bytes from the start, fewer for a shorter file (for telling formats apart).
-    func prefix(_ count: Int) throws(TileError) -> [UInt8] {
-        try read(at: 0, count: Int(min(UInt64(count), size)))
     }
 }

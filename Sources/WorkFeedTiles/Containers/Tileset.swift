@@ -1,3 +1,6 @@
+public import WorkFeedStore
+import WorkFeedS3
+
 /// Opens tilesets by what their bytes are, not by their file name, and tells tile formats apart.
 public enum Tileset {
     private static let sqliteMagic: [UInt8] = Array("SQLite format 3\0".utf8)
@@ -15,6 +18,57 @@ public enum Tileset {
     ///   SQLite database without a `tiles` table, and what ``MBTilesSource/init(path:)`` and
     ///   ``PMTilesSource/init(path:)`` throw.
     public static func open(path: String) throws(TileError) -> any TileSource {
+        try open(.file(path))
+    }
+
+    /// Opens the tileset at `location`: a file as ``open(path:)`` does, or a remote PMTiles
+    /// archive (`https://…`, `s3://bucket/key`) read by range requests (``RemoteRangeReader``):
+    /// its first 16 KiB when it opens, then each directory and tile when it is needed.
+    ///
+    /// - Parameter access: how `s3://` archives are reached (`store.s3.*`).
+    /// - Throws: ``TileError`` naming the location: for a remote archive, `.unavailable` when it
+    ///   does not answer now and `.unreadable` when there is none or it cannot be read by range
+    ///   (each saying what to check), `.notATileset` for an MBTiles behind a URL (SQLite needs a
+    ///   file) or anything but PMTiles; what ``PMTilesSource/init(path:)`` throws.
+    public static func open(_ location: TilesetLocation, access: TilesetAccess = TilesetAccess()) throws(TileError) -> any TileSource {
+        let reader: any RangeReader
+        switch location {
+        case .file(let path):
+            return try open(file: path)
+        case .url(let url):
+            reader = try RemoteRangeReader(HTTPRangeTransport(url: url, timeoutSeconds: access.timeoutSeconds))
+        case .s3(let bucket, let key):
+            let client: S3Client
+            do {
+                client = try PictureStores.client(bucket: bucket, s3: access.s3, environment: access.environment)
+            } catch {
+                throw TileError(.unreadable, "cannot make the S3 client: \(error)", path: location.description)
+            }
+            reader = try RemoteRangeReader(S3RangeTransport(client: client, key: key))
+        }
+        let start = try reader.prefix(16)
+        if start.starts(with: PMTilesHeader.magic) {
+            return try PMTilesSource(reader: reader)
+        }
+        if start.starts(with: sqliteMagic) {
+            throw TileError(
+                .notATileset, "an MBTiles (SQLite) file, which is read only from a local file: copy it to each host, or convert it to PMTiles",
+                path: reader.location)
+        }
+        throw TileError(.notATileset, "\(describe(start)): only PMTiles archives are read from a URL", path: reader.location)
+    }
+
+    /// `text` parsed as a ``TilesetLocation``.
+    /// - Throws: ``TileError`` `.unreadable` saying what is wrong with it.
+    public static func location(_ text: String) throws(TileError) -> TilesetLocation {
+        do {
+            return try TilesetLocation(parsing: text)
+        } catch {
+            throw TileError(.unreadable, error.problem, path: text)
+        }
+    }
+
+    private static func open(file path: String) throws(TileError) -> any TileSource {
         let start = try ReadOnlyFile(path: path).prefix(16)
         if start.starts(with: sqliteMagic) {
             return try MBTilesSource(path: path)

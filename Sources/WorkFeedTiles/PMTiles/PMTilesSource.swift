@@ -1,23 +1,30 @@
 import Synchronization
 import WorkFeedModel
 
-/// A PMTiles version 3 archive (protomaps PMTiles `spec/v3/spec.md`), read with `pread`.
+/// A PMTiles version 3 archive (protomaps PMTiles `spec/v3/spec.md`), read through a
+/// ``RangeReader``: a local file with `pread`, or a remote archive by HTTP range requests.
 ///
 /// The header and root directory are read and checked when it opens; leaf directories are read
 /// when a tile needs them and kept decoded in a small LRU (64 of them). Every
-/// offset and length from the file is checked against its section and the file's size before it
+/// offset and length from the archive is checked against its section and the archive's size before it
 /// is read, directories and metadata inflate to 64 MiB at most, and a lookup follows at most
 /// three levels of leaf directories (the spec discourages more than one) without visiting one
 /// twice, so a corrupt or hostile archive gives a ``TileError``, never a trap or a loop.
 ///
-/// Its ``TilesetInfo/identity`` is the SHA-256 of the header, the root directory's bytes, the
-/// metadata's bytes and the whole leaf directories section, as stored (compressed). Those name
-/// every tile's id, offset and length, so a tile added, removed, moved or resized changes the
-/// identity; a tile rewritten in place with the same length does not. Hashing the leaf section
-/// reads it once at open (a few hundred KiB for a country, far more for a planet).
+/// Its ``TilesetInfo/identity`` is, for a local file, the SHA-256 of the header, the root
+/// directory's bytes, the metadata's bytes and the whole leaf directories section, as stored
+/// (compressed). Those name every tile's id, offset and length, so a tile added, removed, moved or
+/// resized changes the identity; a tile rewritten in place with the same length does not. Hashing
+/// the leaf section reads it once at open (a few hundred KiB for a country, far more for a planet).
+///
+/// A remote archive is never read whole, so its identity is the SHA-256 of the header, the root
+/// directory, the metadata, the archive's size and its version as the server names it
+/// (``RangeReader/remoteVersion``: the `ETag`, else `Last-Modified`). A rebuilt archive uploaded
+/// to the same URL gets a new `ETag`, hence a new identity; the same archive as a local file has
+/// another identity than behind a URL (docs/maps.md, "Tilesets by URL").
 public final class PMTilesSource: TileSource {
     public let info: TilesetInfo
-    private let file: ReadOnlyFile
+    private let reader: any RangeReader
     private let header: PMTilesHeader
     private let root: PMTilesDirectory
     private let leaves: Mutex<LeafCache>
@@ -31,38 +38,57 @@ public final class PMTilesSource: TileSource {
     /// Leaf directory levels below the root that a lookup follows.
     static let maximumLeafDepth = 3
 
-    /// Opens the archive: reads and checks the header, root directory and metadata, and hashes
-    /// them with the leaf directories for the identity.
+    /// Opens the archive file: reads and checks the header, root directory and metadata, and
+    /// hashes them with the leaf directories for the identity.
     ///
     /// - Throws: ``TileError`` `.unreadable` when the file cannot be read or uses a compression
     ///   other than none and gzip, `.notATileset` without the PMTiles magic, `.malformedTileset`
     ///   for a header, directory or metadata that breaks the spec.
-    public init(path: String) throws(TileError) {
-        let file = try ReadOnlyFile(path: path)
-        let headerBytes = try file.prefix(PMTilesHeader.size)
-        let header = try PMTilesHeader(headerBytes, fileSize: file.size, path: path)
-        let rootBytes = try Self.readSection(file, header.rootDirectory, name: "root directory", path: path)
+    public convenience init(path: String) throws(TileError) {
+        try self.init(reader: ReadOnlyFile(path: path))
+    }
+
+    /// Opens the archive `reader` reads: as ``init(path:)``, but a remote archive's identity
+    /// comes from its version instead of its leaf directories, and its tiles are not counted
+    /// when the header does not say how many there are (that would read every leaf directory).
+    ///
+    /// - Throws: ``TileError`` as ``init(path:)``, and `.unavailable` when a remote archive stops
+    ///   answering while it opens.
+    init(reader: any RangeReader) throws(TileError) {
+        let path = reader.location
+        let headerBytes = try reader.prefix(PMTilesHeader.size)
+        let header = try PMTilesHeader(headerBytes, fileSize: reader.size, path: path)
+        let rootBytes = try Self.readSection(reader, header.rootDirectory, name: "root directory", path: path)
         let root = try PMTilesDirectory(
             decoding: Self.inflate(rootBytes, header.internalCompression, name: "root directory", path: path), path: path,
             name: "root directory")
-        let metadataBytes = try Self.readSection(file, header.metadata, name: "metadata", path: path)
+        let metadataBytes = try Self.readSection(reader, header.metadata, name: "metadata", path: path)
         let metadata = try Self.parseMetadata(
             Self.inflate(metadataBytes, header.internalCompression, name: "metadata", path: path), path: path)
 
         var identity = SHA256()
-        identity.update("PMTiles identity 1\n")
-        for part in [headerBytes, rootBytes, metadataBytes] {
-            identity.updateLengthPrefixed(part)
+        if let version = reader.remoteVersion {
+            identity.update("PMTiles remote identity 1\n")
+            for part in [headerBytes, rootBytes, metadataBytes, Array("size \(reader.size)\nversion \(version)\n".utf8)] {
+                identity.updateLengthPrefixed(part)
+            }
+        } else {
+            identity.update("PMTiles identity 1\n")
+            for part in [headerBytes, rootBytes, metadataBytes] {
+                identity.updateLengthPrefixed(part)
+            }
+            try Self.hashLeafDirectories(reader, header.leafDirectories, into: &identity)
         }
-        try Self.hashLeafDirectories(file, header.leafDirectories, into: &identity)
 
-        self.file = file
+        self.reader = reader
         self.header = header
         self.root = root
         leaves = Mutex(LeafCache(capacity: Self.leafCacheCapacity))
-        // 0 means "unknown" (spec 3.2): then the runs are counted.
+        // 0 means "unknown" (spec 3.2): then the runs are counted, in a local file only; a remote
+        // archive's stays 0 (unknown), as counting would fetch every leaf directory.
         let tileCount =
-            header.addressedTiles > 0 ? Int(clamping: header.addressedTiles) : try Self.countTiles(root, file: file, header: header)
+            header.addressedTiles > 0 || reader.remoteVersion != nil
+            ? Int(clamping: header.addressedTiles) : try Self.countTiles(root, file: reader, header: header)
         var info = TilesetInfo(
             path: path, name: metadata.name, attribution: metadata.attribution, minZoom: header.minZoom, maxZoom: header.maxZoom,
             bounds: header.bounds, format: header.format, tileCount: tileCount, identity: identity.finalize().hexString)
@@ -73,7 +99,7 @@ public final class PMTilesSource: TileSource {
     public func tileData(at coordinate: TileCoordinate) throws(TileError) -> [UInt8]? {
         do throws(TileError) {
             guard let (offset, length) = try storedRange(of: coordinate) else { return nil }
-            let stored = try file.read(at: offset, count: length)
+            let stored = try reader.read(at: offset, count: length)
             switch header.tileCompression {
             case .gzip:
                 return try Self.gunzipTile(stored)
@@ -134,13 +160,13 @@ public final class PMTilesSource: TileSource {
     /// threads may both decode one, and the cache keeps either).
     private func leafDirectory(_ entry: PMTilesEntry) throws(TileError) -> PMTilesDirectory {
         if let cached = leaves.withLock({ $0.directory(at: entry.offset) }) { return cached }
-        let directory = try Self.readLeafDirectory(entry, file: file, header: header)
+        let directory = try Self.readLeafDirectory(entry, file: reader, header: header)
         leaves.withLock { $0.insert(directory, at: entry.offset) }
         return directory
     }
 
     private static func readLeafDirectory(
-        _ entry: PMTilesEntry, file: ReadOnlyFile, header: PMTilesHeader
+        _ entry: PMTilesEntry, file: any RangeReader, header: PMTilesHeader
     ) throws(TileError)
         -> PMTilesDirectory
     {
@@ -150,20 +176,20 @@ public final class PMTilesSource: TileSource {
                 .malformedTileset,
                 "a leaf directory entry points at bytes \(entry.offset) + \(entry.length) of the "
                     + "\(header.leafDirectories.length)-byte leaf section",
-                path: file.path)
+                path: file.location)
         }
         guard entry.length <= UInt64(maximumDirectoryBytes) else {
             throw TileError(
-                .malformedTileset, "a leaf directory of \(entry.length) bytes (more than \(maximumDirectoryBytes))", path: file.path)
+                .malformedTileset, "a leaf directory of \(entry.length) bytes (more than \(maximumDirectoryBytes))", path: file.location)
         }
         let stored = try file.read(at: header.leafDirectories.offset + entry.offset, count: Int(entry.length))
         let name = "leaf directory at \(entry.offset)"
         return try PMTilesDirectory(
-            decoding: inflate(stored, header.internalCompression, name: name, path: file.path), path: file.path, name: name)
+            decoding: inflate(stored, header.internalCompression, name: name, path: file.location), path: file.location, name: name)
     }
 
     /// Sums the run lengths of every tile entry, through every leaf directory (each once).
-    private static func countTiles(_ root: PMTilesDirectory, file: ReadOnlyFile, header: PMTilesHeader) throws(TileError) -> Int {
+    private static func countTiles(_ root: PMTilesDirectory, file: any RangeReader, header: PMTilesHeader) throws(TileError) -> Int {
         var total: UInt64 = 0
         var pending: [(PMTilesDirectory, Int)] = [(root, 0)]
         var visited: Set<UInt64> = []
@@ -180,7 +206,7 @@ public final class PMTilesSource: TileSource {
     }
 
     private static func readSection(
-        _ file: ReadOnlyFile, _ section: PMTilesHeader.Section, name: String, path: String
+        _ file: any RangeReader, _ section: PMTilesHeader.Section, name: String, path: String
     ) throws(TileError)
         -> [UInt8]
     {
@@ -212,7 +238,7 @@ public final class PMTilesSource: TileSource {
 
     /// Hashes the leaf directories section a MiB at a time (it is not kept in memory).
     private static func hashLeafDirectories(
-        _ file: ReadOnlyFile, _ section: PMTilesHeader.Section, into identity: inout SHA256
+        _ file: any RangeReader, _ section: PMTilesHeader.Section, into identity: inout SHA256
     )
         throws(TileError)
     {
