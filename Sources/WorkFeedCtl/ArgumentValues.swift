@@ -38,3 +38,5 @@ struct CommaList<Element: ExpressibleByArgument>: ExpressibleByArgument {
 
     var defaultValueDescription: String { values.map(\.defaultValueDescription).joined(separator: ",") }
 }
+
+extension CommaList: Sendable where Element: Sendable {}
