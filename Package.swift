@@ -365,7 +365,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "WorkFeedTokens", "WorkFeedThreads", "WorkFeedStyle", "WorkFeedGateway", "WorkFeedCoordinator", "WorkFeedWorker", "WorkFeedConfig", "WorkFeedModel", "WorkFeedWire",
-                "WorkFeedStore", "WorkFeedS3", "WorkFeedTesting",
+                "WorkFeedStore", "WorkFeedS3", "WorkFeedTesting", "WorkFeedRender",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
