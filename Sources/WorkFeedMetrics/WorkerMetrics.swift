@@ -15,6 +15,7 @@ public final class WorkerMetrics: Sendable {
     private let tileCacheMisses: Counter
     private let tileCacheEvictions: Counter
     private let mapTilesBroken: Counter
+    private let mapTilesUnavailable: Counter
     /// The tile cache's counts as last added to the counters. The render threads share one cache
     /// and report its counts since start, each when it finishes a picture, in any order: only what
     /// a report has beyond the last one counted is added, so a counter never goes back.
@@ -25,6 +26,7 @@ public final class WorkerMetrics: Sendable {
         var misses = 0
         var evictions = 0
         var broken = 0
+        var unavailable = 0
     }
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -46,6 +48,9 @@ public final class WorkerMetrics: Sendable {
             "workfeed_worker_tile_cache_evictions_total", help: "Map tiles dropped from memory to stay within basemap.cache_mb.")
         mapTilesBroken = registry.counter(
             "workfeed_worker_map_tiles_broken_total", help: "Map tiles found broken (bad gzip, protobuf or geometry) and left out.")
+        mapTilesUnavailable = registry.counter(
+            "workfeed_worker_map_tiles_unavailable_total",
+            help: "Map tiles a tileset by URL could not give (no answer, a timeout, HTTP 5xx); their pictures wait, not drawn without them.")
     }
 
     /// A job finished: `outcome` is one of the protocol's few outcomes (generated, failed-retry,
@@ -65,7 +70,9 @@ public final class WorkerMetrics: Sendable {
     }
 
     /// The map tile cache's state, and its counts since the worker started.
-    public func tileCache(residentBytes: Int, residentTiles: Int, hits: Int, misses: Int, evictions: Int, broken: Int) {
+    public func tileCache(
+        residentBytes: Int, residentTiles: Int, hits: Int, misses: Int, evictions: Int, broken: Int, unavailable: Int = 0
+    ) {
         tileCacheCounted.withLock { counted in
             // Under the lock, so that two threads' reports are added one after the other.
             func add(_ total: Int, _ last: inout Int, to counter: Counter) {
@@ -77,6 +84,7 @@ public final class WorkerMetrics: Sendable {
             add(misses, &counted.misses, to: tileCacheMisses)
             add(evictions, &counted.evictions, to: tileCacheEvictions)
             add(broken, &counted.broken, to: mapTilesBroken)
+            add(unavailable, &counted.unavailable, to: mapTilesUnavailable)
             tileCacheBytes.set(Double(residentBytes))
             tileCacheTiles.set(Double(residentTiles))
         }

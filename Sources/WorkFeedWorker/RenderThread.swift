@@ -58,6 +58,15 @@ struct RenderThread {
         var code: FailureCode?
     }
 
+    /// The shared tile cache's counts, into the metrics.
+    private func reportTileCache() {
+        guard let basemap else { return }
+        let cache = basemap.statistics
+        metrics.tileCache(
+            residentBytes: cache.residentBytes, residentTiles: cache.entryCount, hits: cache.hits, misses: cache.misses,
+            evictions: cache.evictions, broken: cache.brokenTiles, unavailable: cache.unavailableTiles)
+    }
+
     private func process(_ job: JobAssignment, renderer: Renderer, specCache: inout (bytes: [UInt8], spec: PictureSpec)?) -> Result {
         let spec: PictureSpec
         if let cached = specCache, cached.bytes == job.spec {
@@ -91,18 +100,14 @@ struct RenderThread {
         } catch  where error.code.isEnvironmental {
             // A remote tileset that cannot give a tile now: drawn again later, never stored without its map.
             logger.warning("picture not drawn: its map cannot be fetched now", metadata: ["lease": "\(job.lease)", "reason": "\(error.reason)"])
+            reportTileCache()
             return Result(outcome: .failedRetry, detail: error.reason, code: error.code)
         } catch {
             return Result(outcome: .failedNoRetry, detail: error.reason, code: error.code)
         }
         let statistics = renderer.lastStatistics
         metrics.drew(map: statistics.mapCoverage)
-        if let basemap {
-            let cache = basemap.statistics
-            metrics.tileCache(
-                residentBytes: cache.residentBytes, residentTiles: cache.entryCount, hits: cache.hits, misses: cache.misses,
-                evictions: cache.evictions, broken: cache.brokenTiles)
-        }
+        reportTileCache()
         let picture = PictureID(workoutID: job.workoutID, kind: spec.kind, theme: spec.theme, scale: spec.scale)
         do {
             try store.put(png, for: picture, key: job.cacheKey)

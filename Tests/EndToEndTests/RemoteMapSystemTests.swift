@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Prometheus
 import Testing
 import WorkFeedConfig
+import WorkFeedMetrics
 import WorkFeedCtl
 import WorkFeedModel
 import WorkFeedRender
@@ -172,6 +174,9 @@ import WorkFeedWorker
                 .filter { $0.hasSuffix(".png") && !$0.hasPrefix("keys/") })
         let generated = Set(during.filter { $0.picture.status == .generated }.map(\.picture.relativePath))
         #expect(files.isSubset(of: generated), "\(files.subtracting(generated))")
+        let scraped = system.workers[0].metrics.registry.emitToString()
+        let unavailable = scraped.split(separator: "\n").first { $0.hasPrefix("workfeed_worker_map_tiles_unavailable_total ") }
+        #expect(unavailable.flatMap { Double($0.split(separator: " ").last ?? "") }.map { $0 > 0 } == true, "\(String(describing: unavailable))")
 
         try server.start()
         let done = try MapSystemTests.waitUntilDone(&client, seconds: 30)
