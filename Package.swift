@@ -299,7 +299,7 @@ let package = Package(
         .testTarget(
             name: "WorkFeedRenderTests",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "WorkFeedIndex", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

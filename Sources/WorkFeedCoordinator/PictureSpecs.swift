@@ -43,6 +43,9 @@ struct PictureSpecs {
         var thresholds: [Double]?
         /// What a ramp-coloured picture measures and in which units; `nil` for the other kinds.
         var ramp: RampKey?
+        /// A share card's words, in its owner's units; `nil` for the other kinds. One workout's, so
+        /// a card's spec is encoded per workout (the memo's bound keeps them few).
+        var card: ShareCardText?
     }
 
     /// What a pace or elevation picture's ramp depends on besides the kind.
@@ -99,16 +102,20 @@ struct PictureSpecs {
     ///   - ramp: what a pace or elevation picture measures, in which units; `nil` for the other
     ///     kinds (and a pace or elevation spec of it then measures speed or altitude in metric).
     /// - Returns: `nil` for a theme the configuration does not draw (``draws(_:)``).
-    func spec(kind: PictureKind, theme: Theme, scale: Int, thresholds: [Double]? = nil, ramp: RampKey? = nil) -> PictureSpec? {
+    ///   - card: a share card's words; `nil` for the other kinds.
+    func spec(
+        kind: PictureKind, theme: Theme, scale: Int, thresholds: [Double]? = nil, ramp: RampKey? = nil, card: ShareCardText? = nil
+    ) -> PictureSpec? {
         guard let look = configuration.themeStyle(for: theme) else { return nil }
         var heatmap = configuration.heatmap
         if let thresholds { heatmap.thresholds = thresholds }
         let rampStyle =
-            kind.usesUnits
+            kind.declaration.ramp != nil
             ? ramp.map { RampStyle.standard($0.measure, units: $0.units) } ?? .standard(for: kind, activity: .other, units: .metric) : nil
+        let size = kind.declaration.size ?? PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)
         return PictureSpec(
-            kind: kind, theme: theme, width: configuration.pictureWidth, height: configuration.pictureHeight,
-            scale: scale, style: look.route, heatmap: heatmap, ramp: rampStyle, map: look.map, basemap: basemap)
+            kind: kind, theme: theme, width: size.width, height: size.height, scale: scale, style: look.route, heatmap: heatmap,
+            ramp: rampStyle, card: card, map: look.map, basemap: basemap)
     }
 
     /// Whether pictures of `theme` can be drawn: it is one of the configured themes. Jobs of a
@@ -128,7 +135,8 @@ struct PictureSpecs {
         SpecKey(
             kind: picture.kind, theme: picture.theme, scale: picture.scale,
             thresholds: picture.kind.usesHeartRate ? heartRateZones.thresholds(for: inputs.owner) : nil,
-            ramp: picture.kind.rampMeasure(for: inputs.activity).map { RampKey(measure: $0, units: units(of: inputs.owner)) })
+            ramp: picture.kind.rampMeasure(for: inputs.activity).map { RampKey(measure: $0, units: units(of: inputs.owner)) },
+            card: picture.kind.isCard ? ShareCardText(figures: inputs.figures, activity: inputs.activity, units: units(of: inputs.owner)) : nil)
     }
 
     /// The spec's JSON, encoded once per kind, theme, scale, zones and ramp.
@@ -141,7 +149,8 @@ struct PictureSpecs {
     private mutating func encodedSpec(_ key: SpecKey) -> [UInt8] {
         if let bytes = encoded[key] { return bytes }
         if encoded.count >= Self.memoLimit { encoded.removeAll(keepingCapacity: true) }
-        let bytes = spec(kind: key.kind, theme: key.theme, scale: key.scale, thresholds: key.thresholds, ramp: key.ramp)?.encoded() ?? []
+        let bytes =
+            spec(kind: key.kind, theme: key.theme, scale: key.scale, thresholds: key.thresholds, ramp: key.ramp, card: key.card)?.encoded() ?? []
         encoded[key] = bytes
         return bytes
     }

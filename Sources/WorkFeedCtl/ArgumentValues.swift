@@ -12,6 +12,9 @@ extension PictureKind: ExpressibleByArgument {}
 /// `--activity cycling`: an activity's name (``ActivityType``).
 extension ActivityType: ExpressibleByArgument {}
 
+/// `--units imperial`: a unit system's name (``UnitSystem``).
+extension UnitSystem: ExpressibleByArgument {}
+
 /// `--theme dark`: a theme's name, well formed (``Theme/rule``); which themes exist is the
 /// coordinator's configuration, which refuses one it does not draw.
 extension Theme: ExpressibleByArgument {

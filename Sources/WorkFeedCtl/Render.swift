@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import WorkFeedConfig
 import WorkFeedImport
+import WorkFeedIndex
 import WorkFeedModel
 import WorkFeedRender
 import WorkFeedTiles
@@ -40,6 +41,9 @@ extension WorkCtl {
 
         @Option(name: .long, help: "The folder to write the PNGs into.")
         var out: String
+
+        @Option(name: .long, help: "The units of a pace, elevation or share picture's figures: metric or imperial.")
+        var units: UnitSystem = .metric
 
         @Option(name: .long, help: "A coordinator configuration file for the styles.")
         var config: String?
@@ -139,12 +143,18 @@ extension WorkCtl {
                         failures += 1
                         continue
                     }
+                    // A card's words as the coordinator gives them for the stored workout.
+                    let card =
+                        kind.isCard
+                        ? try? ShareCardText(
+                            figures: PreparedImport(workout, owner: configuration.defaultOwner).figures, activity: workout.activity, units: units)
+                        : nil
                     for theme in themes {
                         guard let look = configuration.themeStyle(for: theme) else { continue }
                         let spec = PictureSpec(
-                            kind: kind, theme: theme, width: width, height: height, scale: scale, style: look.route,
-                            heatmap: configuration.heatmap,
-                            ramp: RampStyle.standard(for: kind, activity: workout.activity, units: .metric), map: look.map,
+                            kind: kind, theme: theme, width: kind.declaration.size?.width ?? width,
+                            height: kind.declaration.size?.height ?? height, scale: scale, style: look.route, heatmap: configuration.heatmap,
+                            ramp: RampStyle.standard(for: kind, activity: workout.activity, units: units), card: card, map: look.map,
                             basemap: basemap?.identity.hash)
                         // As a worker would draw it for the default owner (an import without --owner,
                         // whose units are metric until they set theirs).

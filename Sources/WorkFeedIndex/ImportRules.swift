@@ -42,6 +42,15 @@ public struct PreparedImport: Sendable {
         summary = track.applying(device)
     }
 
+    /// What its share card shows, as its row will hold it (``WorkoutFields``' columns of
+    /// ``WorkoutFigures/columnNames``).
+    public var figures: WorkoutFigures {
+        WorkoutFigures(
+            name: workout.name, start: summary.start, end: summary.end, timeZoneOffset: workout.timeZoneOffset, distance: summary.distance,
+            duration: summary.duration, deviceFigures: device?.figures, elevationGain: summary.elevationGain,
+            heartRateAverage: summary.heartRateAverage)
+    }
+
     /// Before files were remembered, a workout without a source id was identified by the hash of
     /// its series: the same file, read the same way, finds it under this identity.
     public var seriesIdentity: WorkoutIdentity? {

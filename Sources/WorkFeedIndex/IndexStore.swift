@@ -28,18 +28,26 @@ public struct PictureInputs: Sendable, Hashable {
     /// The workout's activity, which decides whether a pace picture shows a pace or a speed
     /// (``PictureKind/rampMeasure(for:)``).
     public var activity: ActivityType
+    /// The figures a share card shows (its title, date and figures): part of its spec.
+    public var figures: WorkoutFigures
 
-    /// The columns of workout `w` they are read from, in order: the hashes, the owner, the box
-    /// (``RouteBounds/columnNames``), the activity. Every backend names them so.
-    public static let selection = (["route_hash", "hr_hash", "owner"] + RouteBounds.columnNames + ["activity"]).map { "w.\($0)" }
-        .joined(separator: ", ")
+    /// The columns of workout `w` they are read from, in order (``selection``).
+    public static let columnNames = ["route_hash", "hr_hash", "owner"] + RouteBounds.columnNames + ["activity"] + WorkoutFigures.columnNames
 
-    public init(routeHash: String, heartRateHash: String, owner: String, routeBounds: RouteBounds?, activity: ActivityType) {
+    /// ``columnNames`` of workout `w`: the hashes, the owner, the box (``RouteBounds/columnNames``),
+    /// the activity, the card's figures (``WorkoutFigures/columnNames``). Every backend names them so.
+    public static let selection = columnNames.map { "w.\($0)" }.joined(separator: ", ")
+
+    public init(
+        routeHash: String, heartRateHash: String, owner: String, routeBounds: RouteBounds?, activity: ActivityType,
+        figures: WorkoutFigures = WorkoutFigures()
+    ) {
         self.routeHash = routeHash
         self.heartRateHash = heartRateHash
         self.owner = owner
         self.routeBounds = routeBounds
         self.activity = activity
+        self.figures = figures
     }
 }
 

@@ -68,10 +68,7 @@ extension IndexTransaction {
             let anchor = select.int64(5)
             let route = try series.rawBytes(6, "route")
             let heartRate = try series.rawBytes(7, "heart_rate")
-            let inputs = PictureInputs(
-                routeHash: try workout.rawText(8, "route_hash"), heartRateHash: try workout.rawText(9, "hr_hash"),
-                owner: try workout.rawText(10, "owner"), routeBounds: try workout.routeBounds(from: 11),
-                activity: try workout.rawKnown(15, "activity"))
+            let inputs = try workout.inputs(from: 8)
 
             while remaining[slot] == 0 { slot = (slot + 1) % remaining.count }
             remaining[slot] -= 1

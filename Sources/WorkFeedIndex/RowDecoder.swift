@@ -87,9 +87,20 @@ struct RowDecoder<Source: StoredRow> {
     /// What a picture's key is made of, from the columns of ``PictureInputs/selection`` from
     /// `index` on.
     func inputs(from index: Int) throws(IndexError) -> PictureInputs {
-        PictureInputs(
+        let activity = index + 3 + RouteBounds.columnNames.count
+        return PictureInputs(
             routeHash: try value(index, "route_hash"), heartRateHash: try value(index + 1, "hr_hash"), owner: try value(index + 2, "owner"),
-            routeBounds: try routeBounds(from: index + 3), activity: try known(index + 3 + RouteBounds.columnNames.count, "activity"))
+            routeBounds: try routeBounds(from: index + 3), activity: try known(activity, "activity"), figures: try figures(from: activity + 1))
+    }
+
+    /// A share card's figures from the columns of ``WorkoutFigures/columnNames`` from `index` on.
+    func figures(from index: Int) throws(IndexError) -> WorkoutFigures {
+        WorkoutFigures(
+            name: try optionalValue(index, "name"), start: try optionalDate(index + 1, "start_at"), end: try optionalDate(index + 2, "end_at"),
+            timeZoneOffset: try optionalValue(index + 3, "tz_offset"), distance: try value(index + 4, "distance"),
+            duration: try optionalValue(index + 5, "duration"),
+            deviceFigures: (try optionalValue(index + 6, "device_figures") as String?).map { $0.split(separator: ",").map(String.init) },
+            elevationGain: try optionalValue(index + 7, "elevation_gain"), heartRateAverage: try optionalValue(index + 8, "hr_avg"))
     }
 
     /// A picture from four columns from `index` on: workout id, kind, theme and scale (`job`'s

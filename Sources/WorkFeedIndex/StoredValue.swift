@@ -39,6 +39,12 @@ extension IndexReader {
         try workoutRecord(StoredValues(values: values))
     }
 
+    /// What a picture's key is made of, from a workout's id and then the values of
+    /// ``PictureInputs/columnNames`` in their order (a corrupt value is named by the workout's id).
+    public static func pictureInputs(_ values: [StoredValue]) throws(IndexError) -> PictureInputs {
+        try RowDecoder(StoredValues(values: values), table: "workout").inputs(from: 1)
+    }
+
     /// A picture from the values of ``pictureColumns``, in their order.
     public static func pictureRecord(_ values: [StoredValue]) throws(IndexError) -> PictureRecord {
         try pictureRecord(StoredValues(values: values))

@@ -18,15 +18,8 @@ struct LeasedRow {
     var cacheKey: String?
     var attempts: Int
     var deferrals: Int
-    var routeHash: String
-    var heartRateHash: String
-    var routeBounds: RouteBounds?
-    var activity: ActivityType
-
     /// What the job's current key is made of.
-    var inputs: PictureInputs {
-        PictureInputs(routeHash: routeHash, heartRateHash: heartRateHash, owner: owner, routeBounds: routeBounds, activity: activity)
-    }
+    var inputs: PictureInputs
 
     /// Whether the lease still holds a claim on its job: the job is pending with the inputs it
     /// was leased with.
@@ -36,8 +29,7 @@ struct LeasedRow {
     /// `WHERE` and `FOR UPDATE OF j`.
     static let selection = """
         SELECT j.id, j.lease_id, j.workout_id, j.kind, j.theme, j.scale, j.owner, j.lease_worker, j.lease_anchor, j.lease_key, j.anchor,
-            j.status, j.cache_key, j.attempts, j.deferrals, w.route_hash, w.hr_hash, w.route_south, w.route_west, w.route_north, w.route_east,
-            w.activity
+            j.status, j.cache_key, j.attempts, j.deferrals, \(PictureInputs.selection)
         FROM job j JOIN workout w ON w.id = j.workout_id
         """
 
@@ -66,7 +58,7 @@ struct LeasedRow {
             TABLE (
                 id bigint, lease_id bigint, workout_id uuid, kind text, theme text, scale integer, owner text, lease_worker text,
                 lease_anchor bigint, lease_key text, anchor bigint, status text, cache_key text, attempts integer, deferrals integer,
-                route_hash text, hr_hash text, route_south float8, route_west float8, route_north float8, route_east float8, activity text)
+                \(PostgresLeases.inputsColumns))
             """, "\(selection) WHERE j.lease_id = ANY($1) ORDER BY j.id FOR UPDATE OF j")
 
     /// The rows `query` (``selection`` and a condition) locks, in id order.
@@ -85,9 +77,8 @@ struct LeasedRow {
                 id: id, lease: try cells[1].decode(Int64.self), picture: picture, owner: try cells[6].decode(String.self),
                 worker: try cells[7].decode(String.self), leaseAnchor: try cells[8].decode(Int64.self), leaseKey: try cells[9].decode(String?.self),
                 anchor: try cells[10].decode(Int64.self), status: try cells[11].decode(String.self), cacheKey: try cells[12].decode(String?.self),
-                attempts: try cells[13].decode(Int.self), deferrals: try cells[14].decode(Int.self), routeHash: try cells[15].decode(String.self),
-                heartRateHash: try cells[16].decode(String.self), routeBounds: try PostgresLeases.routeBounds(cells, from: 17),
-                activity: try PostgresLeases.activity(cells[21], workout: cells[2]))
+                attempts: try cells[13].decode(Int.self), deferrals: try cells[14].decode(Int.self),
+                inputs: try PostgresLeases.inputs(row, workout: 2, from: 15))
         }
         .sorted { $0.id < $1.id }
     }

@@ -72,14 +72,11 @@ public enum PostgresLeases {
             let picture = try picture(
                 "job", row: String(jobID), workout: cells[6].decode(UUID.self), kind: cells[7].decode(String.self),
                 theme: cells[8].decode(String.self), scale: cells[9].decode(Int.self))
-            let inputs = PictureInputs(
-                routeHash: try cells[11].decode(String.self), heartRateHash: try cells[12].decode(String.self),
-                owner: try cells[5].decode(String.self),
-                routeBounds: try routeBounds(cells, from: 16), activity: try activity(cells[20], workout: cells[6]))
             let job = LeasedJob(
                 jobID: jobID, lease: UInt64(bitPattern: try cells[2].decode(Int64.self)), worker: try cells[3].decode(String.self),
-                picture: picture, inputs: inputs, route: Array(try cells[13].decode(ByteBuffer.self).readableBytesView),
-                heartRate: Array(try cells[14].decode(ByteBuffer.self).readableBytesView), policyVersion: try cells[15].decode(Int64.self))
+                picture: picture, inputs: try inputs(row, workout: 6, from: 14),
+                route: Array(try cells[11].decode(ByteBuffer.self).readableBytesView),
+                heartRate: Array(try cells[12].decode(ByteBuffer.self).readableBytesView), policyVersion: try cells[13].decode(Int64.self))
             return Claim(
                 order: try cells[0].decode(Int.self), job: job, priority: try cells[4].decode(Int.self), anchor: try cells[10].decode(Int64.self))
         }
@@ -87,23 +84,25 @@ public enum PostgresLeases {
         return claims.sorted { $0.order < $1.order }
     }
 
-    /// A route's box from four cells from `index` on (``RouteBounds/columnNames``); `nil` when they are NULL.
-    static func routeBounds(_ cells: PostgresRandomAccessRow, from index: Int) throws -> RouteBounds? {
-        RouteBounds(
-            stored: try cells[index].decode(Double?.self), try cells[index + 1].decode(Double?.self), try cells[index + 2].decode(Double?.self),
-            try cells[index + 3].decode(Double?.self))
+    /// What a picture's key is made of, from the cells of ``PictureInputs/columnNames`` from
+    /// `index` on, read by the index's own decoder (``IndexReader/pictureInputs(_:)``) and named
+    /// in its errors by the workout id in cell `workout`.
+    static func inputs(_ row: PostgresRow, workout: Int, from index: Int) throws(IndexError) -> PictureInputs {
+        try IndexReader.pictureInputs(
+            row.storedValues(from: workout, names: ["workout_id"]) + row.storedValues(from: index, names: PictureInputs.columnNames))
     }
 
-    /// A workout's activity from its cell; a word this version does not know is a corrupt row
-    /// of the workout `workout`'s cell names.
-    static func activity(_ cell: PostgresCell, workout: PostgresCell) throws -> ActivityType {
-        let text = try cell.decode(String.self)
-        guard let activity = ActivityType(rawValue: text) else {
-            throw IndexError.corruptRow(
-                table: "workout", row: (try? workout.decode(UUID.self).uuidString.lowercased()) ?? "?", column: "activity", value: "'\(text)'")
+    /// The types of ``PictureInputs/columnNames``, as a function's result columns (`w_route_hash
+    /// text, …`), prefixed so that they name no other column of the result.
+    static let inputsColumns = PictureInputs.columnNames.map { name in
+        let type: String
+        switch name {
+        case "tz_offset": type = "integer"
+        case "route_hash", "hr_hash", "owner", "activity", "name", "device_figures": type = "text"
+        default: type = "float8"
         }
-        return activity
-    }
+        return "w_\(name) \(type)"
+    }.joined(separator: ", ")
 
     /// The picture a row names; a kind or theme this version does not know is a corrupt row.
     static func picture(_ table: String, row: String, workout: UUID, kind: String, theme: String, scale: Int) throws(IndexError) -> PictureID {
@@ -250,8 +249,7 @@ public enum PostgresLeases {
         returns: """
             TABLE (
                 seq bigint, id bigint, lease_id bigint, worker text, priority integer, owner text, workout_id uuid, kind text, theme text,
-                scale integer, anchor bigint, route_hash text, hr_hash text, route bytea, heart_rate bytea, policy_version bigint,
-                route_south float8, route_west float8, route_north float8, route_east float8, activity text)
+                scale integer, anchor bigint, route bytea, heart_rate bytea, policy_version bigint, \(inputsColumns))
             """, claimStatement)
 
     /// The claim (docs/postgres-index.md, "The claim", where each part is explained and measured):
@@ -327,8 +325,7 @@ public enum PostgresLeases {
         FROM dealt d, workout w, series s
         WHERE job.id = d.id AND w.id = job.workout_id AND s.workout_id = job.workout_id
         RETURNING d.seq, job.id, job.lease_id, job.lease_worker, job.priority, job.owner, job.workout_id, job.kind, job.theme, job.scale,
-            job.anchor, w.route_hash, w.hr_hash, s.route, s.heart_rate,
-            coalesce((SELECT o.policy_version FROM owner_state o WHERE o.owner = job.owner), 0), w.route_south, w.route_west, w.route_north,
-            w.route_east, w.activity
+            job.anchor, s.route, s.heart_rate, coalesce((SELECT o.policy_version FROM owner_state o WHERE o.owner = job.owner), 0),
+            \(PictureInputs.selection)
         """
 }

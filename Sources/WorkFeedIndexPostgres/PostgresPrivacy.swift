@@ -124,9 +124,7 @@ public enum PostgresPrivacy {
             let picture = try PostgresLeases.picture(
                 "job", row: String(try cells[1].decode(Int64.self)), workout: cells[2].decode(UUID.self), kind: cells[3].decode(String.self),
                 theme: cells[4].decode(String.self), scale: cells[5].decode(Int.self))
-            let inputs = PictureInputs(
-                routeHash: try cells[6].decode(String.self), heartRateHash: try cells[7].decode(String.self), owner: try cells[8].decode(String.self),
-                routeBounds: try PostgresLeases.routeBounds(cells, from: 9), activity: try PostgresLeases.activity(cells[13], workout: cells[2]))
+            let inputs = try PostgresLeases.inputs(row, workout: 2, from: 6)
             return (key: try cells[0].decode(String.self), picture: picture, inputs: inputs)
         }
         let moved = generated.filter { $0.key != cacheKey($0.picture, $0.inputs) }.map(\.key)

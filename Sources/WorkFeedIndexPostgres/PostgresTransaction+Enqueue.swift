@@ -152,9 +152,7 @@ extension PostgresTransaction: EnqueueStorage {
             """
         let rows = try session.query(statement.query, "reading the generated \(scope.described) jobs").decoded("the generated jobs") { row in
             let cells = row.makeRandomAccess()
-            let inputs = PictureInputs(
-                routeHash: try cells[3].decode(String.self), heartRateHash: try cells[4].decode(String.self), owner: try cells[5].decode(String.self),
-                routeBounds: try PostgresLeases.routeBounds(cells, from: 6), activity: try PostgresLeases.activity(cells[10], workout: cells[1]))
+            let inputs = try PostgresLeases.inputs(row, workout: 1, from: 3)
             return (try cells[0].decode(Int64.self), try cells[1].decode(UUID.self), try cells[2].decode(String?.self), inputs)
         }
         for (job, workout, key, inputs) in rows { try body(job, WorkoutID(workout), key, inputs) }

@@ -25,6 +25,8 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     public static let pictureSize = FailureCode("picture-size")
     public static let heatmapStyle = FailureCode("heatmap-style")
     public static let rampStyle = FailureCode("ramp-style")
+    /// A share card's spec without its words.
+    public static let cardText = FailureCode("card-text")
     public static let styleDrawsNothing = FailureCode("style-draws-nothing")
     public static let specUnreadable = FailureCode("spec-unreadable")
     public static let seriesUnreadable = FailureCode("series-unreadable")
@@ -71,6 +73,7 @@ public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, Custom
     /// bounded whatever a worker sends. A new code goes here too.
     public static let known: [FailureCode] = [
         .noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace, .noHeartRate, .noTimes, .noElevation, .pictureSize, .heatmapStyle, .rampStyle,
+        .cardText,
         .styleDrawsNothing,
         .specUnreadable, .seriesUnreadable, .hiddenByPrivacy, .renderFailed, .themeNotConfigured, .cacheFull, .cacheDenied, .cacheReadOnly, .cacheIO,
         .cacheUnavailable, .basemapDiffers, .mapUnavailable, .workerSilent, .workerRestarted, .workerUnreachable, .timedOut, .keyMismatch, .transient,

@@ -13,6 +13,11 @@ public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
     case pace
     /// The route in segments coloured by altitude, low to high.
     case elevation
+    /// A card to post: the map with the route, the workout's title, date and figures, its time in
+    /// each heart-rate zone and its elevation profile, 1080 × 1350 pixels at @3x (a portrait post).
+    case share
+    /// The same card as a story, 1080 × 1920 pixels at @3x.
+    case story
 
     /// What sets this kind apart. Every kind sizes and themes its pictures alike (the
     /// configuration's `pictures.width`/`height`, its `themes`, ``PictureSpec/scaleRange``).
@@ -34,6 +39,15 @@ public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
             PictureKindDeclaration(
                 summary: "the route coloured by altitude", label: "Elevation", drawing: "Drawing the elevation…",
                 needs: [.route, .elevation], metric: "elevation", drawnAhead: false, ramp: .altitude)
+        case .share:
+            PictureKindDeclaration(
+                summary: "a card to share: map, title, date and figures, as a portrait post", label: "Share card",
+                drawing: "Drawing the card…", needs: [.route], metric: "share", drawnAhead: false, drawnWhenPresent: [.heartRate],
+                size: ShareCardSize.post.points)
+        case .story:
+            PictureKindDeclaration(
+                summary: "the share card as a story", label: "Story card", drawing: "Drawing the card…", needs: [.route],
+                metric: "story", drawnAhead: false, drawnWhenPresent: [.heartRate], size: ShareCardSize.story.points)
         }
     }
 
@@ -41,14 +55,21 @@ public enum PictureKind: String, Sendable, Hashable, Codable, CaseIterable {
     public var needs: Set<PictureInput> { declaration.needs }
 
     /// Whether the picture is drawn from the workout's heart-rate samples too: its cache key
-    /// holds their hash, its spec the owner's heart-rate zones, a workout without samples gets
-    /// none (not a failure), and a re-import that brings samples queues it.
-    public var usesHeartRate: Bool { needs.contains(.heartRate) }
+    /// holds their hash and its spec the owner's heart-rate zones. A kind that needs them
+    /// (``needs``) is not queued for a workout without samples (not a failure), and a re-import
+    /// that brings samples queues it; one that draws them where present (a share card's zone
+    /// bar) is drawn without that part.
+    public var usesHeartRate: Bool { needs.contains(.heartRate) || declaration.drawnWhenPresent.contains(.heartRate) }
 
     /// Whether the route is coloured along a ramp from the workout's lowest to its highest value
-    /// (``PictureKindDeclaration/ramp``): its spec holds the ramp and the owner's units, which its
-    /// legend's figures are in, so a change of the owner's `units` queues it again.
-    public var usesUnits: Bool { declaration.ramp != nil }
+    /// (``PictureKindDeclaration/ramp``), or shows the workout's figures (a share card): its spec
+    /// holds the owner's units, which its legend's or card's figures are in, so a change of the
+    /// owner's `units` queues it again.
+    public var usesUnits: Bool { declaration.ramp != nil || declaration.size != nil }
+
+    /// Whether the picture is a share card (``ShareCardSize``): a fixed size, the workout's words
+    /// and figures in its spec.
+    public var isCard: Bool { declaration.size != nil }
 
     /// What a ramp-coloured picture of a workout of `activity` measures: pace on foot, speed on a
     /// ride or an activity of no known kind (as the feed's card gives them, ``FeedItem/Measure``),
@@ -111,9 +132,16 @@ public struct PictureKindDeclaration: Sendable, Hashable {
     public var drawnAhead: Bool
     /// What the route is coloured by along a ramp of colours, for kinds drawn so; `nil` otherwise.
     public var ramp: RampSource?
+    /// Optional inputs the picture draws a part from where the workout has them, and is drawn
+    /// without that part where it has not (a share card's heart-rate zones).
+    public var drawnWhenPresent: Set<PictureInput>
+    /// The picture's own size in points, for a kind drawn at a size of its own (a share card);
+    /// `nil` for the configuration's `pictures.width`/`height`.
+    public var size: PictureSize?
 
     public init(
-        summary: String, label: String, drawing: String, needs: Set<PictureInput>, metric: String?, drawnAhead: Bool, ramp: RampSource? = nil
+        summary: String, label: String, drawing: String, needs: Set<PictureInput>, metric: String?, drawnAhead: Bool, ramp: RampSource? = nil,
+        drawnWhenPresent: Set<PictureInput> = [], size: PictureSize? = nil
     ) {
         self.summary = summary
         self.label = label
@@ -122,6 +150,45 @@ public struct PictureKindDeclaration: Sendable, Hashable {
         self.metric = metric
         self.drawnAhead = drawnAhead
         self.ramp = ramp
+        self.drawnWhenPresent = drawnWhenPresent
+        self.size = size
+    }
+}
+
+/// A picture's size in points; its PNG is `width × scale` by `height × scale` pixels.
+public struct PictureSize: Sendable, Hashable, Codable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// The sizes social apps take a shared picture in, by the names a picture request gives them
+/// (`?size=post|story`): in points, so that at @3x, the scale they are asked at by default, a
+/// post is 1080 × 1350 pixels (Instagram's portrait 4:5) and a story 1080 × 1920 (9:16).
+public enum ShareCardSize: String, Sendable, Hashable, CaseIterable {
+    case post
+    case story
+
+    /// The scale a share card is drawn at when the request names none: 3, the social apps' pixels.
+    public static let defaultScale = 3
+
+    public var points: PictureSize {
+        switch self {
+        case .post: PictureSize(width: 360, height: 450)
+        case .story: PictureSize(width: 360, height: 640)
+        }
+    }
+
+    /// The picture kind of a card of this size.
+    public var kind: PictureKind {
+        switch self {
+        case .post: .share
+        case .story: .story
+        }
     }
 }
 

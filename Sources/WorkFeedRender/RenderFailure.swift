@@ -40,6 +40,10 @@ public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     public static let invalidHeatmapStyle = RenderFailure(code: .heatmapStyle, reason: "heatmap style invalid")
     /// A pace or elevation picture's ramp is missing or its colours and pieces do not make one.
     public static let invalidRampStyle = RenderFailure(code: .rampStyle, reason: "ramp style invalid")
+    /// A share card's spec without its words (``PictureSpec/card``).
+    public static let missingCardText = RenderFailure(code: .cardText, reason: "share card without its text")
+    /// No font could be opened to draw a share card's words.
+    public static let noFont = RenderFailure(code: .renderFailed, reason: "no font to draw the card's words")
     /// The style turns every element off, which would give a blank picture.
     public static let styleDrawsNothing = RenderFailure(code: .styleDrawsNothing, reason: "style draws nothing")
 

@@ -2,7 +2,7 @@ public import WorkFeedModel
 import WorkFeedTiles
 public import WorkFeedStyle
 
-/// Draws route, heatmap, pace and elevation pictures into PNG bytes.
+/// Draws route, heatmap, pace and elevation pictures and share cards into PNG bytes.
 ///
 /// One renderer per render thread: it is not thread-safe, and it keeps its pixel buffers,
 /// distance field and vertex arrays between renders, so a thread's memory is bounded by the
@@ -32,6 +32,9 @@ public final class Renderer {
     var legendGrid = LabelGrid()
     /// Where the last heatmap's legend went; `nil` after a route picture or without a legend.
     var legendBox: LabelBox?
+    /// Where a share card's words, zone bar and profile went, in drawing order; empty after
+    /// another kind.
+    var cardBoxes: [LabelBox] = []
     /// The current picture's attribution, laid out once: its box is reserved before the names are
     /// placed and it is drawn last.
     var attribution: AttributionLayout?
@@ -88,6 +91,7 @@ public final class Renderer {
         var statistics = RenderStatistics()
         drawnSources = []
         legendBox = nil
+        cardBoxes = []
         attribution = nil
         // Which renderer draws each kind: the one place besides its declaration (PictureKind)
         // that a new kind adds to (docs/architecture.md, "Adding a picture kind").
@@ -95,6 +99,7 @@ public final class Renderer {
         case .route: try drawRoute(spec: spec, route: route, statistics: &statistics)
         case .heatmap: try drawHeatmap(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
         case .pace, .elevation: try drawRamp(spec: spec, route: route, statistics: &statistics)
+        case .share, .story: try drawShareCard(spec: spec, mapKind: .route, route: route, heartRate: heartRate, statistics: &statistics)
         }
         // A picture missing tiles a remote tileset could not give is never finished: it would be
         // stored without (part of) its map under the key of one with it.

@@ -212,8 +212,10 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     public var style: RouteStyle
     /// Heatmaps only; `nil` in a route spec.
     public var heatmap: HeatmapStyle?
-    /// Pace and elevation pictures only (``PictureKind/usesUnits``); `nil` in the others' specs.
+    /// Pace and elevation pictures only (``PictureKindDeclaration/ramp``); `nil` in the others' specs.
     public var ramp: RampStyle?
+    /// A share card's words (``PictureKind/isCard``), in the owner's units; `nil` in the others' specs.
+    public var card: ShareCardText?
     /// The basemap's style for this theme; `nil` when no tileset is configured (plain background).
     public var map: MapStyle?
     /// The identity of the basemap the picture is drawn on (``BasemapIdentity``: the tilesets'
@@ -222,10 +224,11 @@ public struct PictureSpec: Sendable, Hashable, Codable {
 
     /// - Parameters:
     ///   - heatmap: kept for heatmap specs only.
-    ///   - ramp: kept for the kinds coloured along a ramp only (``PictureKind/usesUnits``).
+    ///   - ramp: kept for the kinds coloured along a ramp only (``PictureKindDeclaration/ramp``).
+    ///   - card: kept for share cards only (``PictureKind/isCard``).
     public init(
         kind: PictureKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle,
-        ramp: RampStyle? = nil, map: MapStyle? = nil, basemap: String? = nil
+        ramp: RampStyle? = nil, card: ShareCardText? = nil, map: MapStyle? = nil, basemap: String? = nil
     ) {
         self.kind = kind
         self.theme = theme
@@ -234,7 +237,8 @@ public struct PictureSpec: Sendable, Hashable, Codable {
         self.scale = scale
         self.style = style
         self.heatmap = kind.usesHeartRate ? heatmap : nil
-        self.ramp = kind.usesUnits ? ramp : nil
+        self.ramp = kind.declaration.ramp != nil ? ramp : nil
+        self.card = kind.isCard ? card : nil
         self.map = basemap == nil ? nil : map
         self.basemap = map == nil ? nil : basemap
     }

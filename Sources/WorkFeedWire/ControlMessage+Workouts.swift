@@ -149,16 +149,6 @@ public struct ShowReply: Codable, Sendable, Hashable {
     }
 }
 
-/// A picture's size in points, as the coordinator is configured to draw them.
-public struct PictureSize: Codable, Sendable, Hashable {
-    public var width: Int
-    public var height: Int
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-}
-
 /// FEED: workouts newest first, a page at a time; one owner's, or (without `owner`) everyone's.
 public struct FeedRequest: Codable, Sendable, Hashable {
     public var limit: Int

@@ -23,7 +23,7 @@ import WorkFeedRender
         do {
             let planned = try #require(try await system.upload(bare.path, as: "alice").uploaded["id"] as? String)
             let item = try await system.get("/v1/workouts/\(planned)", as: "alice")
-            #expect(item.json["pictureKinds"] as? [String] == ["route"], "\(item.json)")
+            #expect(item.json["pictureKinds"] as? [String] == ["route", "share", "story"], "\(item.json)")
             for (kind, reason) in [("pace", "no timestamps"), ("elevation", "no elevation")] {
                 let refused = try await system.get("/v1/workouts/\(planned)/pictures/\(kind)/light?wait=5", as: "alice")
                 #expect(refused.status == 422 && refused.json["reason"] as? String == reason, "\(kind): \(refused.status) \(refused.json)")

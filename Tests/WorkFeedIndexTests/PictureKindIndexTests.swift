@@ -108,12 +108,15 @@ import WorkFeedModel
             }
         }
         // The workout with everything gets every kind; the one without heart rate and altitudes
-        // its route and pace, and only wishes for its heatmap and elevation.
+        // its route, pace and cards, and only wishes for its heatmap and elevation.
         let reply = try temporary.index.write {
             try $0.enqueue(EnqueueRequest(ids: ids, kinds: PictureKind.allCases, themes: [.light]), scales: [1], cacheKey: anyKey)
         }
-        #expect(reply.created == 4 + 2 && reply.skippedNoHeartRate == 1)
-        #expect(try temporary.index.read { try $0.pictures(of: ids[1]) }.map(\.picture.kind).sorted { $0.rawValue < $1.rawValue } == [.pace, .route])
+        #expect(reply.created == 6 + 4 && reply.skippedNoHeartRate == 1)
+        #expect(
+            try temporary.index.read { try $0.pictures(of: ids[1]) }.map(\.picture.kind).sorted { $0.rawValue < $1.rawValue } == [
+                .pace, .route, .share, .story,
+            ])
         #expect(try temporary.index.read { try Self.wanted($0.db) } == ["elevation light 1 0", "heatmap light 1 0"])
     }
 }

@@ -140,7 +140,7 @@ import WorkFeedTesting
         ]
         var item = FeedItem(record: record, pictures: pictures, units: .imperial, pictureSize: (512, 384))
         #expect(item.elevationGain == nil, "not finite: left out")
-        #expect(item.pictureKinds == [.route, .pace], "no heart-rate samples: no heatmap; a climb that is not finite: no elevation")
+        #expect(item.pictureKinds == [.route, .pace, .share, .story], "no heart-rate samples: no heatmap; a climb that is not finite: no elevation")
         record.heartRateSamples = 12
         record.elevationGain = 30
         #expect(FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil).pictureKinds == PictureKind.allCases)

@@ -18,7 +18,12 @@ import WorkFeedModel
         #expect(PictureKind.elevation.needs == [.route, .elevation] && PictureKind.elevation.metric == "elevation")
         #expect(!PictureKind.route.usesUnits && !PictureKind.heatmap.usesUnits && PictureKind.elevation.usesUnits)
         #expect(PictureKind.drawnAhead == [.route])
-        #expect(PictureKind.names() == "route, heatmap, pace or elevation")
+        #expect(PictureKind.share.needs == [.route] && PictureKind.share.usesHeartRate && PictureKind.share.usesUnits && PictureKind.share.isCard)
+        #expect(PictureKind.story.declaration.size == ShareCardSize.story.points && PictureKind.share.declaration.size == ShareCardSize.post.points)
+        #expect(ShareCardSize.allCases.map { $0.points.width * ShareCardSize.defaultScale } == [1080, 1080])
+        #expect(ShareCardSize.allCases.map { $0.points.height * ShareCardSize.defaultScale } == [1350, 1920])
+        #expect(!PictureKind.route.isCard && !PictureKind.heatmap.isCard)
+        #expect(PictureKind.names() == "route, heatmap, pace, elevation, share or story")
     }
 
     /// Every declaration is complete: a name, words for the page and the help, the route among
@@ -48,12 +53,12 @@ import WorkFeedModel
             id: WorkoutID(UUID()), source: .gpx, sourceID: "a", activity: .running, name: nil, summary: summary, timeZoneOffset: nil,
             routeVersion: 1, routeHash: "r", heartRateHash: "h", anchor: 1)
         record.heartRateSamples = 0
-        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route])
+        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route, .share, .story], "a card draws what there is")
         record.heartRateSamples = 12
-        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route, .heatmap])
+        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route, .heatmap, .share, .story])
         record.start = Date(timeIntervalSince1970: 1_700_000_000)
         record.end = record.start
-        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route, .heatmap], "no time spanned: no pace")
+        #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == [.route, .heatmap, .share, .story], "no time spanned: no pace")
         record.end = record.start?.addingTimeInterval(600)
         record.elevationGain = 12
         #expect(PictureKind.allCases.filter { $0.isPossible(for: record) } == PictureKind.allCases)

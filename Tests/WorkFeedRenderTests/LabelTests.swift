@@ -18,7 +18,7 @@ import WorkFeedStyle
         let renderer = Renderer(basemap: basemap)
         for url in [MapFixtures.run, MapFixtures.ride] {
             let workout = try MapFixtures.workout(url)
-            for kind in JobKind.allCases where kind == .route || !workout.heartRate.isEmpty {
+            for kind in JobKind.allCases where !kind.isCard && (kind == .route || !workout.heartRate.isEmpty) {
                 let spec = MapFixtures.spec(kind, theme, basemap: basemap, scale: scale)
                 _ = try MapFixtures.draw(spec, workout, renderer: renderer)
                 let labels = renderer.labelPlacer.placed

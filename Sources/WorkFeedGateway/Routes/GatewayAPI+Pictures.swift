@@ -131,22 +131,33 @@ extension GatewayAPI {
         }
     }
 
-    /// `GET /v1/workouts/{id}/pictures/{kind}/{theme}?scale=&wait=`: a feed row became visible.
+    /// `GET /v1/workouts/{id}/pictures/{kind}/{theme}?scale=&wait=` (a share card's also
+    /// `&size=post|story`, at @3x unless `scale` says otherwise): a feed row became visible.
     /// The picture is requested ahead of bulk work (nothing happens when it is current), and the
     /// call waits up to `wait` seconds for it through the event stream: 200 with its URL, 202 with
     /// `Retry-After` while it is still pending, 422 when it cannot be drawn.
     func requestPicture(_ request: Request, context: GatewayContext) async throws -> Response {
         let owner = try context.requireOwner()
         let id = try Self.workoutID(context)
-        guard let kind = PictureKind(rawValue: context.parameters.get("kind") ?? "") else {
+        guard var kind = PictureKind(rawValue: context.parameters.get("kind") ?? "") else {
             throw Problem.notFound("no picture kind \(context.parameters.get("kind")?.prefix(20) ?? ""): \(PictureKind.names())")
+        }
+        if let size = request.uri.queryParameters["size"] {
+            guard kind.isCard, let chosen = ShareCardSize(rawValue: String(size)) else {
+                throw Problem.badRequest(
+                    "bad-parameter",
+                    kind.isCard
+                        ? "size must be \(ShareCardSize.allCases.map(\.rawValue).joined(separator: " or ")), is '\(size.prefix(40))'"
+                        : "size is a share card's only: \(kind.rawValue) pictures have the configured size")
+            }
+            kind = chosen.kind
         }
         // Any name a theme may have: the coordinator knows which themes it draws, and answers
         // not-found for the others.
         guard let theme = Theme(rawValue: context.parameters.get("theme") ?? "") else {
             throw Problem.notFound("no picture theme \(context.parameters.get("theme")?.prefix(20) ?? "")")
         }
-        let scale = try Self.integer(request, "scale", in: PictureSpec.scaleRange, default: 1)
+        let scale = try Self.integer(request, "scale", in: PictureSpec.scaleRange, default: kind.isCard ? ShareCardSize.defaultScale : 1)
         let wait = try Self.seconds(request, "wait", maximum: configuration.maximumWaitSeconds)
         let picture = PictureID(workoutID: id, kind: kind, theme: theme, scale: scale)
 

@@ -114,11 +114,6 @@ public struct FeedItem: Codable, Sendable, Hashable {
     /// - Parameters:
     ///   - pictureSize: every picture's size in points, as the coordinator draws them.
     public init(record: WorkoutRecord, pictures: [PictureRecord], units: UnitSystem, pictureSize: (width: Int, height: Int)?) {
-        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
-        // To the unit the summaries keep (millimetres, calories: docs/summaries.md), so that a sum of
-        // floating-point steps (21.599999999999966 m of climb) reads 21.6 and the buckets still add
-        // up to the feed's figures exactly (issue 36).
-        func thousandths(_ value: Double?) -> Double? { finite(value).map { ($0 * 1000).rounded() / 1000 } }
         id = record.id
         activity = record.activity
         name = record.name
@@ -128,15 +123,15 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = Self.title(name: record.name, activity: record.activity, localStart: localStart)
         timeZoneOffset = record.timeZoneOffset
         timeZone = record.timeZone
-        let metres = thousandths(record.distance) ?? 0
+        let metres = Self.thousandths(record.distance) ?? 0
         distance = .distance(metres: metres, units: units)
         let times = record.times
         elapsedTime = times.elapsed
         movingTime = times.moving
-        elevationGain = thousandths(record.elevationGain).map { .elevation(metres: $0, units: units) }
+        elevationGain = Self.thousandths(record.elevationGain).map { .elevation(metres: $0, units: units) }
         heartRateAverage = Self.beatsPerMinute(record.heartRateAverage)
         heartRateMax = Self.beatsPerMinute(record.heartRateMax)
-        calories = thousandths(record.calories)
+        calories = Self.thousandths(record.calories)
         pointCount = record.pointCount
         pictureKinds = PictureKind.allCases.filter { $0.isPossible(for: record) }
         switch Measure(record.activity) {
@@ -145,6 +140,13 @@ public struct FeedItem: Codable, Sendable, Hashable {
         case .none: break
         }
         self.pictures = pictures.map { FeedPicture($0, size: pictureSize) }
+    }
+
+    /// A figure to the unit the summaries keep (millimetres, calories: docs/summaries.md), so that a
+    /// sum of floating-point steps (21.599999999999966 m of climb) reads 21.6 and the buckets still
+    /// add up to the feed's figures exactly (issue 36); `nil` for nothing or what is not finite.
+    public static func thousandths(_ value: Double?) -> Double? {
+        value.flatMap { $0.isFinite ? ($0 * 1000).rounded() / 1000 : nil }
     }
 
     /// A heart rate as a device measures it: whole beats a minute, halves up (docs/gateway.md,
@@ -352,8 +354,10 @@ public struct FeedPicture: Codable, Sendable, Hashable {
         status = record.status
         if record.status == .generated, let key = record.cacheKey, CacheLayout.isCacheKey(key) { url = Self.url(key: key) }
         reason = record.status == .failedNoRetry ? record.reason : nil
-        width = size?.width
-        height = size?.height
+        // A share card has its own size (``PictureKindDeclaration/size``), whatever the configured one.
+        let own = kind.declaration.size
+        width = own?.width ?? size?.width
+        height = own?.height ?? size?.height
     }
 
     /// The gateway's URL of the picture with this cache key.
