@@ -63,7 +63,8 @@ enum MapBench {
                         let renderer = Renderer(basemap: basemap)
                         let spec = PictureSpec(
                             kind: kind, theme: theme, width: 512, height: 512, scale: scale, style: shipped.route, heatmap: .standard,
-                            ramp: RampStyle.standard(for: kind, activity: .running, units: .metric), map: shipped.map, basemap: basemap.identity.hash)
+                            ramp: RampStyle.standard(for: kind, activity: .running, units: .metric), map: shipped.map, basemap: basemap.identity.hash
+                        ).withBenchCard(route: area.workout.route)
                         let clock = ContinuousClock()
                         let started = clock.now
                         var failure: RenderFailure?

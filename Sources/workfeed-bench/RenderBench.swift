@@ -17,7 +17,8 @@ enum RenderBench {
                 for scale in options.scales {
                     let spec = PictureSpec(
                         kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard,
-                        ramp: RampStyle.standard(for: kind, activity: .running, units: .metric))
+                        ramp: RampStyle.standard(for: kind, activity: .running, units: .metric)
+                    ).withBenchCard(route: workout.route)
                     var bytes = 0
                     var encodeShares: [Double] = []
                     let runs = points >= 100_000 ? max(options.runs / 3, 5) : options.runs
@@ -55,7 +56,8 @@ enum RenderBench {
             for kind in PictureKind.allCases {
                 let spec = PictureSpec(
                     kind: kind, theme: .light, width: 512, height: 512, scale: scale, style: .light, heatmap: .standard,
-                    ramp: RampStyle.standard(for: kind, activity: .running, units: .metric))
+                    ramp: RampStyle.standard(for: kind, activity: .running, units: .metric)
+                ).withBenchCard(route: workout.route)
                 let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: "k")
                 let image = try PNGCodec.decode(png)
                 var rgb: [UInt8] = []

@@ -13,7 +13,8 @@ enum Samples {
                 for scale in [1, 2] {
                     let spec = PictureSpec(
                         kind: kind, theme: theme, width: 512, height: 512, scale: scale,
-                        style: look.route, heatmap: .standard, ramp: RampStyle.standard(for: kind, activity: .running, units: .metric))
+                        style: look.route, heatmap: .standard, ramp: RampStyle.standard(for: kind, activity: .running, units: .metric)
+                    ).withBenchCard(route: workout.route)
                     let png = try renderer.render(spec: spec, route: workout.route, heartRate: workout.heartRate, cacheKey: "sample")
                     let name = "\(directory)/workfeed-\(kind.rawValue)-\(theme.rawValue)\(scale == 2 ? "@2x" : "").png"
                     try Data(png).write(to: URL(fileURLWithPath: name))
