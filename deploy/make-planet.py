@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a PMTiles v3 archive of planet shape from the committed tiles (issue 35, part 2).
 
-    deploy/make-planet.py OUT.pmtiles [--gb 10.2] [--land-side N]
+    deploy/make-planet.py OUT.pmtiles [--gb 10.2] [--land-side N] [--leaf-size 4096]
 
 Shape: every tile of zooms 0-10 (1,398,101 addressed tiles), and zooms 11-14 under a square of
 "land" z10 tiles over Europe (its side chosen so that the archive reaches --gb gigabytes, 10^9
@@ -116,6 +116,7 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--gb", type=float, default=10.2, help="the archive's size to reach, in 10^9 bytes (default 10.2)")
     parser.add_argument("--land-side", type=int, help="the land square's side in z10 tiles (default: from --gb)")
+    parser.add_argument("--leaf-size", type=int, default=4096, help="entries a leaf directory starts with (default 4096; tests use fewer)")
     args = parser.parse_args()
     started = time.monotonic()
 
@@ -204,7 +205,7 @@ def main():
 
     # Directories: one root entry per leaf of `leaf_size` entries, grown until the root fits in
     # the first 16 KiB with the header (the reference writers' optimize_directories).
-    leaf_size = 4096
+    leaf_size = args.leaf_size
     while True:
         leaves = []
         leaf_offset = 0
