@@ -8,9 +8,10 @@
 #       make bench-summaries, GET /v1/summaries and the cost of summaries to imports (docs/benchmarks.md)
 #       make bench-uploads, one owner uploading at its limit beside everyone else (docs/benchmarks.md)
 #       make bench-first-views, first views from a bucket beside a flood of made-up keys (docs/benchmarks.md)
+#       make bench-planet, a 10 GB planet-shaped PMTiles archive against the small ones (PLANET=PATH, docs/benchmarks.md)
 #       make profile-maps, where a map picture's CPU time goes at each scale (docs/benchmarks.md)
 #       make compare-maps COMPARE_BASE=DIR, map pictures' CPU against another build's workfeed-bench
-.PHONY: demo test chaos attack build release bench bench-maps profile-maps compare-maps bench-gateway bench-feed bench-summaries bench-uploads bench-first-views bench-metrics-http clean
+.PHONY: demo test chaos attack build release bench bench-maps bench-planet profile-maps compare-maps bench-gateway bench-feed bench-summaries bench-uploads bench-first-views bench-metrics-http clean
 
 demo:
 	deploy/demo.sh
@@ -40,6 +41,7 @@ test:
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-summaries.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-uploads.sh
 	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-first-views.sh
+	BENCH_SMOKE=1 BENCH_BIN="$$(swift build --show-bin-path)" deploy/bench-planet.sh
 
 chaos:
 	deploy/install-deps.sh
@@ -65,6 +67,14 @@ bench:
 # Map pictures a second end to end: coordinator, two workers, the Heidelberg tileset (docs/benchmarks.md).
 bench-maps:
 	deploy/bench-maps.sh
+
+# A planet-shaped PMTiles archive (z0-14, 3.6 million tiles, 10.4 GB, made by deploy/make-planet.py at
+# PLANET and removed after unless PLANET_KEEP=1) against the small archives, from the file and over a
+# loopback HTTP server: opening, lookups, pictures, coordinator and worker start (docs/benchmarks.md).
+PLANET ?= /tmp/workfeed-planet.pmtiles
+bench-planet:
+	deploy/install-deps.sh
+	PLANET="$(PLANET)" deploy/bench-planet.sh
 
 # Where a map picture's CPU time goes at @1x, @2x and @3x: the renderer's clocks and perf's samples
 # grouped by what does the work (docs/benchmarks.md, "Where a picture's time goes").

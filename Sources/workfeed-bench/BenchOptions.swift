@@ -1,3 +1,5 @@
+import WorkFeedTiles
+
 /// Command-line options of workfeed-bench; see docs/benchmarks.md.
 struct BenchOptions {
     /// Benchmark groups to run; each group is one function (render, png, ...).
@@ -34,6 +36,12 @@ struct BenchOptions {
     /// When set, parse this file with this reader, print one line and stop (the "xml" group runs
     /// itself this way, under a memory cap and a timeout, for the entity-expansion checks).
     var parseXML: (parser: String, path: String)?
+    /// The "tileset" group: the tilesets to open and read (files or URLs, in turn).
+    var tilesets: [String] = []
+    /// The "tileset" group: how many tiles to look up, and where (west,south,east,north; by
+    /// default Liechtenstein, which the small archive and the planet-shaped one both hold).
+    var lookups = 500
+    var lookupBounds = GeoBounds(west: 9.4711, south: 47.0477, east: 9.6362, north: 47.2713)
 
     static let usage = """
         usage: workfeed-bench [--only GROUP[,GROUP]] [--runs N] [--sizes N,N,...] [--kinds route,heatmap] [--scales 1,2]
@@ -43,8 +51,9 @@ struct BenchOptions {
                workfeed-bench --only import [--import-mb 1024] [--import-dir DIRECTORY]
                workfeed-bench --make-index PATH [--workouts 100000] [--owner bench]   (an index for the gateway benchmark)
                workfeed-bench --only xml [--xml-mb 80 | --xml-file export.xml] [--xml-parsers own,foundation]
+               workfeed-bench --only tileset --tilesets FILE|URL[,...] [--lookups 500] [--lookup-bounds W,S,E,N] [--runs N]
                workfeed-bench --parse-xml own|foundation|foundation-resolving FILE   (one file, one line; used by "xml")
-        groups: render, png, map, dispatch, flood, fairshare, attack, import, index, scale, hash, xml, timezones, summaries
+        groups: render, png, map, dispatch, flood, fairshare, attack, import, index, scale, hash, xml, timezones, summaries, tileset
         """
 
     init(arguments: [String]) throws(BenchUsageError) {
@@ -69,6 +78,14 @@ struct BenchOptions {
             case "--xml-parsers": xmlParsers = try Self.list(iterator.next(), argument)
             case "--parse-xml":
                 parseXML = (try Self.text(iterator.next(), argument, "a reader and a file"), try Self.text(iterator.next(), argument, "a file"))
+            case "--tilesets": tilesets = try Self.list(iterator.next(), argument)
+            case "--lookups": lookups = try Self.number(iterator.next(), argument)
+            case "--lookup-bounds":
+                let values = try Self.list(iterator.next(), argument).compactMap(Double.init)
+                guard values.count == 4, values[0] < values[2], values[1] < values[3] else {
+                    throw BenchUsageError("--lookup-bounds needs WEST,SOUTH,EAST,NORTH in degrees")
+                }
+                lookupBounds = GeoBounds(west: values[0], south: values[1], east: values[2], north: values[3])
             case "--workouts": workouts = try Self.number(iterator.next(), argument)
             case "--owner": owner = try Self.text(iterator.next(), argument, "an owner id")
             case "--help", "-h": throw BenchUsageError("")

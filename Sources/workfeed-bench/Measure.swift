@@ -50,10 +50,16 @@ enum Measure {
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
+    /// Resident set size of this process now (VmRSS), in MiB; nil off Linux.
+    static func residentMiB() -> Double? { status("VmRSS:") }
+
     /// Peak resident set size of this process so far (VmHWM), in MiB; nil off Linux.
-    static func peakResidentMiB() -> Double? {
+    static func peakResidentMiB() -> Double? { status("VmHWM:") }
+
+    /// A `/proc/self/status` figure in KiB, as MiB.
+    private static func status(_ field: String) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
             let digits = line.split(separator: " ").compactMap { Double($0) }
             if let kib = digits.first { return kib / 1024 }
         }

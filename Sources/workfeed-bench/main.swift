@@ -36,6 +36,7 @@ do {
             "xml": XMLBench.run,
             "timezones": TimeZoneBench.run,
             "summaries": SummaryBench.run,
+            "tileset": TilesetBench.run,
         ]
         for name in options.groups {
             guard let group = groups[name] else {
