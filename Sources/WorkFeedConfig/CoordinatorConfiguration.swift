@@ -377,7 +377,7 @@ extension CoordinatorConfiguration {
     }
 
     /// The kept originals' store location (``originalsPath`` parsed).
-    public func originalsLocation() throws(StoreLocationError) -> StoreLocation {
+    public func originalsLocation() throws(LocationError) -> StoreLocation {
         try StoreLocation(parsing: originalsPath)
     }
 

@@ -74,12 +74,12 @@ public protocol PictureStoreConfiguration {
 
 extension PictureStoreConfiguration {
     /// `cache.directory` parsed (a relative directory against the working directory).
-    public func storeLocation() throws(StoreLocationError) -> StoreLocation {
+    public func storeLocation() throws(LocationError) -> StoreLocation {
         try StoreLocation(parsing: cacheDirectory)
     }
 
     /// The store, from ``PictureStores/open(_:s3:environment:)``.
-    /// - Throws: ``StoreLocationError`` when `cache.directory` cannot be parsed,
+    /// - Throws: ``LocationError`` when `cache.directory` cannot be parsed,
     ///   ``PictureStoreError`` when the store cannot be made (an S3 store without credentials).
     public func openStore() throws -> any PictureStore {
         try PictureStores.open(storeLocation(), s3: s3Store)

@@ -13,30 +13,30 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// - Parameters:
     ///   - text: a directory path, or `s3://BUCKET` or `s3://BUCKET/PREFIX`.
     ///   - base: the directory a relative path is relative to (the working directory).
-    /// - Throws: ``StoreLocationError`` naming what is wrong with it.
-    public init(parsing text: String, relativeTo base: String = FileManager.default.currentDirectoryPath) throws(StoreLocationError) {
+    /// - Throws: ``LocationError`` naming what is wrong with it.
+    public init(parsing text: String, relativeTo base: String = FileManager.default.currentDirectoryPath) throws(LocationError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { throw StoreLocationError(text, "is empty: give a directory or s3://bucket/prefix") }
+        guard !trimmed.isEmpty else { throw LocationError(.pictureStore, text, "is empty: give a directory or s3://bucket/prefix") }
         if let scheme = trimmed.range(of: "://") {
             let name = trimmed[..<scheme.lowerBound].lowercased()
             guard name == "s3" else {
-                throw StoreLocationError(text, "has the scheme '\(name)': only a directory or s3://bucket/prefix is a picture store")
+                throw LocationError(.pictureStore, text, "has the scheme '\(name)': only a directory or s3://bucket/prefix is a picture store")
             }
             let rest = trimmed[scheme.upperBound...]
             let bucket = String(rest.prefix { $0 != "/" })
-            if let problem = Self.bucketProblem(bucket) { throw StoreLocationError(text, problem) }
+            if let problem = Self.bucketProblem(bucket) { throw LocationError(.pictureStore, text, problem) }
             let segments = rest.dropFirst(bucket.count).split(separator: "/", omittingEmptySubsequences: true)
             for segment in segments {
-                guard segment != ".", segment != ".." else { throw StoreLocationError(text, "has a '\(segment)' segment in its prefix") }
+                guard segment != ".", segment != ".." else { throw LocationError(.pictureStore, text, "has a '\(segment)' segment in its prefix") }
                 guard segment.unicodeScalars.allSatisfy(Self.isPrefixCharacter) else {
-                    throw StoreLocationError(text, "has a prefix with characters other than letters, digits and - _ . ! * ' ( )")
+                    throw LocationError(.pictureStore, text, "has a prefix with characters other than letters, digits and - _ . ! * ' ( )")
                 }
             }
-            guard rest.utf8.count <= 512 else { throw StoreLocationError(text, "is longer than 512 bytes") }
+            guard rest.utf8.count <= 512 else { throw LocationError(.pictureStore, text, "is longer than 512 bytes") }
             self = .s3(bucket: bucket, prefix: segments.joined(separator: "/"))
             return
         }
-        guard !trimmed.utf8.contains(0) else { throw StoreLocationError(text, "holds a NUL byte") }
+        guard !trimmed.utf8.contains(0) else { throw LocationError(.pictureStore, text, "holds a NUL byte") }
         let absolute = trimmed.hasPrefix("/") ? trimmed : base + "/" + trimmed
         self = .directory(URL(fileURLWithPath: absolute).standardizedFileURL.path)
     }
@@ -77,17 +77,26 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A store location that cannot be used, with the text and what is wrong with it.
-public struct StoreLocationError: Error, CustomStringConvertible, Sendable {
+/// A location (of a picture store or a tileset) that cannot be used: what it locates, the text
+/// and what is wrong with it ("the tileset 'ftp://…' has the scheme 'ftp': …").
+public struct LocationError: Error, CustomStringConvertible, Sendable {
+    /// What the location is of, as its message names it.
+    public enum Subject: String, Sendable {
+        case pictureStore = "picture store"
+        case tileset
+    }
+
+    public let subject: Subject
     public let text: String
     public let problem: String
 
-    init(_ text: String, _ problem: String) {
+    init(_ subject: Subject, _ text: String, _ problem: String) {
+        self.subject = subject
         self.text = text
         self.problem = problem
     }
 
-    public var description: String { "the picture store '\(text)' \(problem)" }
+    public var description: String { "the \(subject.rawValue) '\(text)' \(problem)" }
 }
 
 /// How an S3 store is reached beyond its location: `store.s3.*` of every program's configuration.

@@ -14,33 +14,33 @@ public enum TilesetLocation: Sendable, Hashable, CustomStringConvertible {
     case s3(bucket: String, key: String)
 
     /// Parses one entry.
-    /// - Throws: ``TilesetLocationError`` naming what is wrong: another scheme, a URL without a
+    /// - Throws: ``LocationError`` naming what is wrong: another scheme, a URL without a
     ///   host, a bucket name S3 refuses, an `s3://` location without a key.
-    public init(parsing text: String) throws(TilesetLocationError) {
+    public init(parsing text: String) throws(LocationError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { throw TilesetLocationError(text, "is empty: give a file, an https:// URL or s3://bucket/key") }
+        guard !trimmed.isEmpty else { throw LocationError(.tileset, text, "is empty: give a file, an https:// URL or s3://bucket/key") }
         guard let scheme = trimmed.range(of: "://") else {
-            guard !trimmed.utf8.contains(0) else { throw TilesetLocationError(text, "holds a NUL byte") }
+            guard !trimmed.utf8.contains(0) else { throw LocationError(.tileset, text, "holds a NUL byte") }
             self = .file(trimmed)
             return
         }
         switch trimmed[..<scheme.lowerBound].lowercased() {
         case "http", "https":
             guard let url = URLComponents(string: trimmed), let host = url.host, !host.isEmpty else {
-                throw TilesetLocationError(text, "is not a URL with a host (https://HOST/PATH)")
+                throw LocationError(.tileset, text, "is not a URL with a host (https://HOST/PATH)")
             }
-            guard url.fragment == nil else { throw TilesetLocationError(text, "has a #fragment, which no server sees") }
+            guard url.fragment == nil else { throw LocationError(.tileset, text, "has a #fragment, which no server sees") }
             self = .url(trimmed)
         case "s3":
             let rest = trimmed[scheme.upperBound...]
             let bucket = String(rest.prefix { $0 != "/" })
-            if let problem = StoreLocation.bucketProblem(bucket) { throw TilesetLocationError(text, problem) }
+            if let problem = StoreLocation.bucketProblem(bucket) { throw LocationError(.tileset, text, problem) }
             let key = String(rest.dropFirst(bucket.count + 1))
-            guard !key.isEmpty, !key.hasSuffix("/") else { throw TilesetLocationError(text, "names no object: write s3://bucket/key") }
-            guard key.utf8.count <= 1024 else { throw TilesetLocationError(text, "has a key longer than S3's 1,024 bytes") }
+            guard !key.isEmpty, !key.hasSuffix("/") else { throw LocationError(.tileset, text, "names no object: write s3://bucket/key") }
+            guard key.utf8.count <= 1024 else { throw LocationError(.tileset, text, "has a key longer than S3's 1,024 bytes") }
             self = .s3(bucket: bucket, key: key)
         case let other:
-            throw TilesetLocationError(text, "has the scheme '\(other)': a tileset is a file, an http:// or https:// URL, or s3://bucket/key")
+            throw LocationError(.tileset, text, "has the scheme '\(other)': a tileset is a file, an http:// or https:// URL, or s3://bucket/key")
         }
     }
 
@@ -60,17 +60,4 @@ public enum TilesetLocation: Sendable, Hashable, CustomStringConvertible {
         case .s3(let bucket, let key): "s3://\(bucket)/\(key)"
         }
     }
-}
-
-/// A tileset location that cannot be used, with the text and what is wrong with it.
-public struct TilesetLocationError: Error, CustomStringConvertible, Sendable {
-    public let text: String
-    public let problem: String
-
-    init(_ text: String, _ problem: String) {
-        self.text = text
-        self.problem = problem
-    }
-
-    public var description: String { "the tileset '\(text)' \(problem)" }
 }

@@ -138,7 +138,7 @@ import WorkFeedTesting
         ("s3://pictures/a b", "characters other than"),
     ])
     func badLocationsSayWhatIsWrong(_ text: String, _ problem: String) {
-        let error = #expect(throws: StoreLocationError.self) { _ = try StoreLocation(parsing: text) }
+        let error = #expect(throws: LocationError.self) { _ = try StoreLocation(parsing: text) }
         #expect(error.map { "\($0)".contains(problem) } == true, "\(String(describing: error))")
     }
 }
