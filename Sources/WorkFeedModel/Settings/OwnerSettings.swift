@@ -6,10 +6,11 @@ import WorkFeedTimeZones
 /// `GET`/`PUT /v1/settings` and `workctl settings --json`.
 ///
 /// Every member is optional: absent means unset, and the default applies (the configured heart-rate
-/// zones, metric units, the zone of the owner's latest workout, Monday). Only the heart-rate zones
-/// change pictures (they are in the owner's heatmaps' specs, so in their cache keys); units, time
-/// zone and first weekday are kept for the figures and summaries that use them, and change no
-/// picture's key.
+/// zones, metric units, the zone of the owner's latest workout, Monday). The heart-rate zones and
+/// the units change pictures: the zones are in the specs of the owner's heatmaps and share cards
+/// (their zone bar), the units in those of their pace and elevation pictures and share cards
+/// (their figures), so in those pictures' cache keys; time zone and first weekday are kept for
+/// the figures and summaries that use them, and change no picture's key.
 ///
 /// ```json
 /// {"heartRateZones": {"maximumHeartRate": 190}, "units": "imperial", "timeZone": "Europe/Berlin", "firstWeekday": "monday"}
