@@ -99,8 +99,8 @@ struct PictureSpecs {
 
     /// - Parameters:
     ///   - thresholds: the heatmap zones' bounds; `nil`: the configured ones.
-    ///   - ramp: what a pace or elevation picture measures, in which units; `nil` for the other
-    ///     kinds (and a pace or elevation spec of it then measures speed or altitude in metric).
+    ///   - ramp: what a pace or elevation picture measures, in which units (``specKey(_:inputs:)``
+    ///     gives one to every such picture); `nil` for the other kinds.
     /// - Returns: `nil` for a theme the configuration does not draw (``draws(_:)``).
     ///   - card: a share card's words; `nil` for the other kinds.
     func spec(
@@ -109,13 +109,10 @@ struct PictureSpecs {
         guard let look = configuration.themeStyle(for: theme) else { return nil }
         var heatmap = configuration.heatmap
         if let thresholds { heatmap.thresholds = thresholds }
-        let rampStyle =
-            kind.declaration.ramp != nil
-            ? ramp.map { RampStyle.standard($0.measure, units: $0.units) } ?? .standard(for: kind, activity: .other, units: .metric) : nil
         let size = kind.declaration.size ?? PictureSize(width: configuration.pictureWidth, height: configuration.pictureHeight)
         return PictureSpec(
             kind: kind, theme: theme, width: size.width, height: size.height, scale: scale, style: look.route, heatmap: heatmap,
-            ramp: rampStyle, card: card, map: look.map, basemap: basemap)
+            ramp: ramp.map { RampStyle.standard($0.measure, units: $0.units) }, card: card, map: look.map, basemap: basemap)
     }
 
     /// Whether pictures of `theme` can be drawn: it is one of the configured themes. Jobs of a
