@@ -83,6 +83,8 @@ let package = Package(
             name: "WorkFeedThreads", dependencies: [.product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strictSettings),
         // The IANA time zone of a position: the shipped boundary file (deploy/make-timezones.sh) and its reader.
         .target(name: "WorkFeedTimeZones", resources: [.copy("Data")], swiftSettings: strictSettings),
+        // The populated place a workout started in: the shipped GeoNames file (deploy/make-places.sh) and its reader.
+        .target(name: "WorkFeedPlaces", resources: [.copy("Data")], swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
         .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "WorkFeedTimeZones", "CZlib"], swiftSettings: strictSettings),
         // The SQLite index: workouts, series, jobs, anchors.
@@ -279,6 +281,8 @@ let package = Package(
         .testTarget(name: "WorkFeedPrivacyTests", dependencies: ["WorkFeedPrivacy", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedThreadsTests", dependencies: ["WorkFeedThreads"], swiftSettings: strictSettings),
         // Reads Tests/Data/tzdata (zone1970.tab, with its origin beside it).
+        // The shipped places file, looked up at real positions.
+        .testTarget(name: "WorkFeedPlacesTests", dependencies: ["WorkFeedPlaces"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedTimeZonesTests", dependencies: ["WorkFeedTimeZones", "WorkFeedImport", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
             name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel", "WorkFeedS3", "WorkFeedTesting"],
