@@ -91,7 +91,8 @@ let package = Package(
         .target(
             name: "WorkFeedIndex",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedPlaces", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -20,11 +20,11 @@ struct KnownPlace: CustomTestStringConvertible, Sendable {
         KnownPlace(latitude: 51.375554, longitude: 3.389536, label: "Sluis, Zeeland", why: "Cadzand-Bad, municipality of Sluis"),
         // Breskens' ferry harbour, where the Zeeland rides go.
         KnownPlace(latitude: 51.3983, longitude: 3.5550, label: "Breskens, Zeeland", why: "Breskens harbour"),
-        // Heidelberg's old town (the Heiliggeistkirche), and the start of the TomTom ride in
-        // Tests/Data/tracks-in-map/heidelberg: Heidelberg-Boxberg, on the Königstuhl's slope,
-        // nearer to the village of Gaiberg's centre than to Heidelberg's, but inside the city.
+        // Heidelberg's old town (the Heiliggeistkirche), and Heidelberg-Emmertsgrund, the city's
+        // district on the Königstuhl's southern slope: nearer the village of Gaiberg's centre
+        // (2.2 km) than Heidelberg's (4.2 km), but inside the city.
         KnownPlace(latitude: 49.4122, longitude: 8.7100, label: "Heidelberg, Baden-Württemberg", why: "Heidelberg old town"),
-        KnownPlace(latitude: 49.3785, longitude: 8.7283, label: "Heidelberg, Baden-Württemberg", why: "Heidelberg-Boxberg"),
+        KnownPlace(latitude: 49.3785, longitude: 8.7283, label: "Heidelberg, Baden-Württemberg", why: "Heidelberg-Emmertsgrund"),
         // Eppelheim's town hall, a town of its own beside Heidelberg: its own name, not the city's.
         KnownPlace(latitude: 49.4020, longitude: 8.6330, label: "Eppelheim, Baden-Württemberg", why: "Eppelheim, beside Heidelberg"),
         KnownPlace(latitude: 48.8530, longitude: 2.3499, label: "Paris, Île-de-France", why: "Notre-Dame de Paris"),

@@ -36,6 +36,9 @@ public struct FeedItem: Codable, Sendable, Hashable {
     public var timeZoneOffset: Int?
     /// The IANA id of that zone (`Europe/Berlin`), or `nil` (written `null`) where it is not known.
     public var timeZone: String?
+    /// The populated place it started in (`Sluis, Zeeland`; docs/places.md), left out for a
+    /// workout without a route or that started far from every place.
+    public var place: String?
     /// Kilometres or miles (the owner's `units`), to a millionth (``Quantity/distance(metres:units:)``);
     /// 0 when the workout has none.
     public var distance: Quantity
@@ -83,7 +86,8 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
     public init(
         id: WorkoutID, activity: ActivityType, name: String? = nil, start: String? = nil, end: String? = nil, localStart: String? = nil,
-        timeZoneOffset: Int? = nil, timeZone: String? = nil, distance: Quantity, elapsedTime: Double? = nil, movingTime: Double? = nil,
+        timeZoneOffset: Int? = nil, timeZone: String? = nil, place: String? = nil, distance: Quantity, elapsedTime: Double? = nil,
+        movingTime: Double? = nil,
         pace: Quantity? = nil, speed: Quantity? = nil, elevationGain: Quantity? = nil, heartRateAverage: Double? = nil, heartRateMax: Double? = nil,
         calories: Double? = nil, pointCount: Int, pictureKinds: [PictureKind] = [], pictures: [FeedPicture] = []
     ) {
@@ -96,6 +100,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         self.localStart = localStart
         self.timeZoneOffset = timeZoneOffset
         self.timeZone = timeZone
+        self.place = place
         self.distance = distance
         self.elapsedTime = elapsedTime
         self.movingTime = movingTime
@@ -128,6 +133,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = Self.title(name: record.name, activity: record.activity, localStart: localStart)
         timeZoneOffset = record.timeZoneOffset
         timeZone = record.timeZone
+        place = record.place
         let metres = thousandths(record.distance) ?? 0
         distance = .distance(metres: metres, units: units)
         let times = record.times
