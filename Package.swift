@@ -84,7 +84,7 @@ let package = Package(
         // The IANA time zone of a position: the shipped boundary file (deploy/make-timezones.sh) and its reader.
         .target(name: "WorkFeedTimeZones", resources: [.copy("Data")], swiftSettings: strictSettings),
         // The populated place a workout started in: the shipped GeoNames file (deploy/make-places.sh) and its reader.
-        .target(name: "WorkFeedPlaces", resources: [.copy("Data")], swiftSettings: strictSettings),
+        .target(name: "WorkFeedPlaces", dependencies: ["WorkFeedModel"], resources: [.copy("Data")], swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
         .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "WorkFeedTimeZones", "CZlib"], swiftSettings: strictSettings),
         // The SQLite index: workouts, series, jobs, anchors.
@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "WorkFeedIndexPostgres",
             dependencies: [
-                "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", "WorkFeedPlaces", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -122,7 +122,7 @@ let package = Package(
         .target(
             name: "WorkFeedRender",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedModel", "WorkFeedTiles", "WorkFeedPlaces", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -304,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "WorkFeedRenderTests",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "WorkFeedPlaces", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

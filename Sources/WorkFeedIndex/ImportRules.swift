@@ -1,5 +1,6 @@
 import Foundation
 public import WorkFeedModel
+import WorkFeedPlaces
 
 // The rules of docs/import.md ("Identity and re-import"), written once for every index: what an
 // import does with a workout (``ImportStep``), decided from what the index holds. Each backend

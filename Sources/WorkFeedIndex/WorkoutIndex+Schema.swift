@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import WorkFeedModel
+import WorkFeedPlaces
 
 extension WorkoutIndex {
     /// The schema's history with the default owner named ``Owner/defaultName``.

@@ -1,5 +1,6 @@
 import PostgresNIO
 import WorkFeedIndex
+import WorkFeedPlaces
 
 // Migration pg8: the populated place each workout started in (StartPlace, docs/places.md), as
 // SQLite's v19; filled for the workouts already stored from their routes (``backfillPG8``), NULL

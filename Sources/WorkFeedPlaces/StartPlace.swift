@@ -1,10 +1,10 @@
 public import WorkFeedModel
-public import WorkFeedPlaces
 
-/// The populated place a workout started in, as the index stores it (`workout.place`; docs/places.md):
-/// the ``PlaceMap``'s place of the route's first valid position, worked out from the route as
-/// stored, at import and by the migrations that filled it for the workouts stored before (SQLite's
-/// v19, PostgreSQL's pg6), so that every backend names a start the same way.
+/// The populated place a route starts in (docs/places.md): the ``PlaceMap``'s place of its first
+/// valid position. The one rule for the index (`workout.place`, from the route as stored, at
+/// import and by the migrations that filled it for the workouts stored before: SQLite's v19,
+/// PostgreSQL's pg8) and for the renderer (the name on a picture drawn without a map, from the
+/// route it draws: after privacy zones cut it).
 public enum StartPlace {
     /// The label (`Sluis, Zeeland`) of the route's start; `nil` for a route without a valid position
     /// (exactly 0°, 0° is a receiver without a fix, not a start), far from every place, or when the
