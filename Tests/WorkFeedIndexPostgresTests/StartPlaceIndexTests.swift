@@ -49,7 +49,11 @@ import WorkFeedModel
         #expect(try both.same("SELECT id, place FROM workout ORDER BY id"))
         // The feed's item carries it as `place`, and leaves it out where there is none.
         for record in sqliteFeed {
-            let json = String(decoding: FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil).json(), as: UTF8.self)
+            let item = FeedItem(record: record, pictures: [], units: .metric, pictureSize: nil)
+            let json = String(decoding: item.json(), as: UTF8.self)
+            // The Codable document (the gateway's upload reply, workctl --json) carries it too.
+            #expect(try JSONDecoder().decode(FeedItem.self, from: Data(item.json())) == item)
+            #expect(try JSONDecoder().decode(FeedItem.self, from: JSONEncoder().encode(item)).place == record.place)
             if let place = record.place {
                 #expect(json.contains("\"place\":\"\(place)\""))
             } else {

@@ -254,7 +254,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
     // `timeZone` is written as null when unknown, so that an app sees the member.
     private enum CodingKeys: String, CodingKey {
-        case id, activity, name, title, start, end, localStart, timeZoneOffset, timeZone, distance, elapsedTime, movingTime, pace, speed
+        case id, activity, name, title, start, end, localStart, timeZoneOffset, timeZone, place, distance, elapsedTime, movingTime, pace, speed
         case elevationGain, heartRateAverage, heartRateMax, calories, pointCount, pictureKinds, pictures
     }
 
@@ -273,6 +273,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = try container.decodeIfPresent(String.self, forKey: .title) ?? Self.title(name: name, activity: activity, localStart: localStart)
         timeZoneOffset = try container.decodeIfPresent(Int.self, forKey: .timeZoneOffset)
         timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
+        place = try container.decodeIfPresent(String.self, forKey: .place)
         distance = try Self.decodeLength(container, .distance) ?? .distance(metres: 0, units: .metric)
         elapsedTime = try container.decodeIfPresent(Double.self, forKey: .elapsedTime)
         movingTime = try container.decodeIfPresent(Double.self, forKey: .movingTime)
@@ -306,6 +307,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         try container.encodeIfPresent(localStart, forKey: .localStart)
         try container.encodeIfPresent(timeZoneOffset, forKey: .timeZoneOffset)
         try container.encode(timeZone, forKey: .timeZone)
+        try container.encodeIfPresent(place, forKey: .place)
         try container.encode(distance, forKey: .distance)
         try container.encodeIfPresent(elapsedTime, forKey: .elapsedTime)
         try container.encodeIfPresent(movingTime, forKey: .movingTime)
