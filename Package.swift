@@ -268,7 +268,7 @@ let package = Package(
                 "WorkFeedModel", "WorkFeedStyle", "WorkFeedStore", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire",
                 "WorkFeedCoordinator",
                 // The attack group's races (issue 23) run a real worker in the process.
-                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", "WorkFeedTimeZones", .product(name: "Logging", package: "swift-log"),
+                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", "WorkFeedTimeZones", "WorkFeedPlaces", .product(name: "Logging", package: "swift-log"),
                 // The dispatch group's PostgreSQL server (a cluster of its own, durable).
                 "WorkFeedTesting",
                 // The "hash" group measures our SHA-256 against swift-crypto's.

@@ -44,7 +44,7 @@ struct BenchOptions {
                workfeed-bench --make-index PATH [--workouts 100000] [--owner bench]   (an index for the gateway benchmark)
                workfeed-bench --only xml [--xml-mb 80 | --xml-file export.xml] [--xml-parsers own,foundation]
                workfeed-bench --parse-xml own|foundation|foundation-resolving FILE   (one file, one line; used by "xml")
-        groups: render, png, map, dispatch, flood, fairshare, attack, import, index, scale, hash, xml, timezones, summaries
+        groups: render, png, map, dispatch, flood, fairshare, attack, import, index, scale, hash, xml, timezones, places, summaries
         """
 
     init(arguments: [String]) throws(BenchUsageError) {
