@@ -83,13 +83,16 @@ let package = Package(
             name: "WorkFeedThreads", dependencies: [.product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strictSettings),
         // The IANA time zone of a position: the shipped boundary file (deploy/make-timezones.sh) and its reader.
         .target(name: "WorkFeedTimeZones", resources: [.copy("Data")], swiftSettings: strictSettings),
+        // The populated place a workout started in: the shipped GeoNames file (deploy/make-places.sh) and its reader.
+        .target(name: "WorkFeedPlaces", dependencies: ["WorkFeedModel"], resources: [.copy("Data")], swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
         .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "WorkFeedTimeZones", "CZlib"], swiftSettings: strictSettings),
         // The SQLite index: workouts, series, jobs, anchors.
         .target(
             name: "WorkFeedIndex",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedModel", "WorkFeedPlaces", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -98,7 +101,7 @@ let package = Package(
         .target(
             name: "WorkFeedIndexPostgres",
             dependencies: [
-                "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "WorkFeedIndex", "WorkFeedModel", "WorkFeedPrivacy", "WorkFeedPlaces", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -119,7 +122,7 @@ let package = Package(
         .target(
             name: "WorkFeedRender",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedModel", "WorkFeedTiles", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedModel", "WorkFeedTiles", "WorkFeedPlaces", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -265,7 +268,7 @@ let package = Package(
                 "WorkFeedModel", "WorkFeedStyle", "WorkFeedStore", "WorkFeedRender", "WorkFeedImport", "WorkFeedIndex", "WorkFeedWire",
                 "WorkFeedCoordinator",
                 // The attack group's races (issue 23) run a real worker in the process.
-                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", "WorkFeedTimeZones", .product(name: "Logging", package: "swift-log"),
+                "WorkFeedConfig", "WorkFeedTiles", "WorkFeedWorker", "WorkFeedTimeZones", "WorkFeedPlaces", .product(name: "Logging", package: "swift-log"),
                 // The dispatch group's PostgreSQL server (a cluster of its own, durable).
                 "WorkFeedTesting",
                 // The "hash" group measures our SHA-256 against swift-crypto's.
@@ -279,6 +282,8 @@ let package = Package(
         .testTarget(name: "WorkFeedPrivacyTests", dependencies: ["WorkFeedPrivacy", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedThreadsTests", dependencies: ["WorkFeedThreads"], swiftSettings: strictSettings),
         // Reads Tests/Data/tzdata (zone1970.tab, with its origin beside it).
+        // The shipped places file, looked up at real positions.
+        .testTarget(name: "WorkFeedPlacesTests", dependencies: ["WorkFeedPlaces"], swiftSettings: strictSettings),
         .testTarget(name: "WorkFeedTimeZonesTests", dependencies: ["WorkFeedTimeZones", "WorkFeedImport", "WorkFeedModel"], swiftSettings: strictSettings),
         .testTarget(
             name: "WorkFeedStoreTests", dependencies: ["WorkFeedStore", "WorkFeedModel", "WorkFeedS3", "WorkFeedTesting"],
@@ -299,7 +304,8 @@ let package = Package(
         .testTarget(
             name: "WorkFeedRenderTests",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "WorkFeedIndex", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedPrivacy", "WorkFeedRender", "WorkFeedModel", "WorkFeedTiles", "WorkFeedImport", "WorkFeedIndex", "WorkFeedPlaces",
+                "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

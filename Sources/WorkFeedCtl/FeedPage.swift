@@ -22,7 +22,7 @@ struct FeedPage {
             rows += """
                 <article>
                   <div class="pictures">\(PictureKind.allCases.filter { kind in kind.drawnAhead || item.pictures.contains { $0.picture.kind == kind } }.map { picture(for: item, kind: $0) }.joined())</div>
-                  <div class="facts"><time>\(escape(date))</time><span>\(escape(facts.joined(separator: " · ")))</span>\(w.name.map { "<span class=\"name\">\(escape($0))</span>" } ?? "")</div>
+                  <div class="facts"><time>\(escape(date))</time>\(w.place.map { "<span class=\"place\">\(escape($0))</span>" } ?? "")<span>\(escape(facts.joined(separator: " · ")))</span>\(w.name.map { "<span class=\"name\">\(escape($0))</span>" } ?? "")</div>
                 </article>
 
                 """

@@ -57,6 +57,11 @@ extension WorkCtl {
             }
             say("  activity:  \(w.activity.rawValue)" + (w.name.map { " \"\($0)\"" } ?? ""))
             say("  start:     \(w.start.map { WorkoutFormat.localTime($0, of: w) } ?? "unknown")" + timeZoneNote(w))
+            if let place = w.place {
+                say("  place:     \(place) (place names: GeoNames, CC BY 4.0)")
+            } else if w.pointCount > 0 {
+                say("  place:     none (the start is far from every named place, or no position in the route is valid)")
+            }
             say("  distance:  \(WorkoutFormat.distance(w.distance))" + from("distance"))
             let times = w.times
             if let moving = times.moving { say("  moving:    \(WorkoutFormat.duration(moving))" + from(DeviceSummary.durationFigure)) }

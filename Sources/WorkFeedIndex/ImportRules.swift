@@ -1,5 +1,6 @@
 import Foundation
 public import WorkFeedModel
+import WorkFeedPlaces
 
 // The rules of docs/import.md ("Identity and re-import"), written once for every index: what an
 // import does with a workout (``ImportStep``), decided from what the index holds. Each backend
@@ -19,6 +20,8 @@ public struct PreparedImport: Sendable {
     /// The box of the route as stored (decoded from ``route``), which says which privacy zones
     /// can change its pictures.
     public let routeBounds: RouteBounds?
+    /// The populated place the route starts in (``StartPlace``), from the route as stored.
+    public let place: String?
     /// The figures as the feed shows them: the track's, with the device's where it has them.
     public let summary: WorkoutSummary
     public let device: DeviceSummary?
@@ -37,6 +40,7 @@ public struct PreparedImport: Sendable {
         routeHash = SHA256.hex(route)
         heartRateHash = SHA256.hex(heartRate)
         routeBounds = RouteBounds(encodedRoute: route)
+        place = StartPlace.label(encodedRoute: route)
         let track = WorkoutSummary(route: workout.route, heartRate: workout.heartRate, start: workout.start, end: workout.end)
         device = workout.device?.shown(trackElevationGain: track.elevationGain)
         summary = track.applying(device)
@@ -48,7 +52,7 @@ public struct PreparedImport: Sendable {
         WorkoutFigures(
             name: workout.name, start: summary.start, end: summary.end, timeZoneOffset: workout.timeZoneOffset, distance: summary.distance,
             duration: summary.duration, deviceFigures: device?.figures, elevationGain: summary.elevationGain,
-            heartRateAverage: summary.heartRateAverage)
+            heartRateAverage: summary.heartRateAverage, place: place)
     }
 
     /// Before files were remembered, a workout without a source id was identified by the hash of
@@ -69,7 +73,8 @@ public struct PreparedImport: Sendable {
     /// stays kept when the stored copy came from this very file and this import did not send it
     /// again.
     public func fields(originalKept: Bool, stored: StoredWorkout?) -> WorkoutFields {
-        var fields = WorkoutFields(workout: workout, summary: summary, device: device, routeBounds: routeBounds, originalKept: originalKept)
+        var fields = WorkoutFields(
+            workout: workout, summary: summary, device: device, routeBounds: routeBounds, place: place, originalKept: originalKept)
         if let stored, isSameFile(as: stored), stored.originalKept { fields.keepOriginal() }
         return fields
     }
@@ -262,13 +267,15 @@ public struct WorkoutFields: Sendable, Equatable {
         [
             "activity", "name", "start_at", "end_at", "tz_offset", "distance", "duration", "elevation_gain", "hr_avg", "hr_max",
             "calories", "device_source", "device_figures", "file_name", "file_size", "file_sha256", "file_format", "reader_version",
-            "position_in_file", "tz_name", "tz_source",
+            "position_in_file", "tz_name", "tz_source", "place",
         ] + RouteBounds.columnNames + ["original_kept"]
 
     /// In the order of ``names``.
     public private(set) var values: [StoredValue]
 
-    init(workout: ImportedWorkout, summary: WorkoutSummary, device: DeviceSummary?, routeBounds: RouteBounds?, originalKept: Bool) {
+    init(
+        workout: ImportedWorkout, summary: WorkoutSummary, device: DeviceSummary?, routeBounds: RouteBounds?, place: String?, originalKept: Bool
+    ) {
         func text(_ value: String?) -> StoredValue { value.map(StoredValue.text) ?? .null }
         func real(_ value: Double?) -> StoredValue { value.map(StoredValue.real) ?? .null }
         func integer(_ value: Int?) -> StoredValue { value.map { .integer(Int64($0)) } ?? .null }
@@ -280,7 +287,7 @@ public struct WorkoutFields: Sendable, Equatable {
             text(device?.source), text(device.map { $0.figures.joined(separator: ",") }), text(file?.name),
             (file?.size).map(StoredValue.integer) ?? .null,
             text(file?.sha256), text(file?.format), integer(file?.readerVersion), .integer(Int64(workout.positionInFile)),
-            text(workout.timeZone), text(workout.timeZoneSource?.rawValue),
+            text(workout.timeZone), text(workout.timeZoneSource?.rawValue), text(place),
         ]
         values += routeBounds.map { $0.stored.map(StoredValue.real) } ?? Array(repeating: .null, count: RouteBounds.columnNames.count)
         values.append(.bool(originalKept && file != nil))

@@ -71,7 +71,7 @@ public struct IndexReader {
     public static let workoutColumns = """
         id, owner, source, source_id, activity, name, tz_offset, route_version, route_hash, hr_hash, anchor, start_at, end_at, \
         distance, duration, elevation_gain, hr_avg, hr_max, point_count, calories, hr_samples, device_source, device_figures, \
-        file_name, file_sha256, file_size, file_format, reader_version, original_kept, position_in_file, tz_name, tz_source
+        file_name, file_sha256, file_size, file_format, reader_version, original_kept, position_in_file, tz_name, tz_source, place
         """
 
     /// A workout from ``workoutColumns``.
@@ -104,6 +104,7 @@ public struct IndexReader {
         record.deviceFigures = (try workout.optionalValue(22, "device_figures") as String?).map { $0.split(separator: ",").map(String.init) }
         record.timeZone = try workout.optionalValue(30, "tz_name")
         record.timeZoneSource = try workout.optionalKnown(31, "tz_source")
+        record.place = try workout.optionalValue(32, "place")
         // A workout imported before files were remembered has neither name nor hash; one that has
         // both has every other detail of its file too.
         if let name: String = try workout.optionalValue(23, "file_name"), let sha256: String = try workout.optionalValue(24, "file_sha256") {

@@ -100,7 +100,8 @@ struct RowDecoder<Source: StoredRow> {
             timeZoneOffset: try optionalValue(index + 3, "tz_offset"), distance: try value(index + 4, "distance"),
             duration: try optionalValue(index + 5, "duration"),
             deviceFigures: (try optionalValue(index + 6, "device_figures") as String?).map { $0.split(separator: ",").map(String.init) },
-            elevationGain: try optionalValue(index + 7, "elevation_gain"), heartRateAverage: try optionalValue(index + 8, "hr_avg"))
+            elevationGain: try optionalValue(index + 7, "elevation_gain"), heartRateAverage: try optionalValue(index + 8, "hr_avg"),
+            place: try optionalValue(index + 9, "place"))
     }
 
     /// A picture from four columns from `index` on: workout id, kind, theme and scale (`job`'s

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import WorkFeedModel
+import WorkFeedPlaces
 
 extension WorkoutIndex {
     /// The schema's history with the default owner named ``Owner/defaultName``.
@@ -430,6 +431,19 @@ extension WorkoutIndex {
                         PRIMARY KEY (owner, key)) WITHOUT ROWID;
                     CREATE INDEX kept_reply_at ON kept_reply (at);
                     """)
+        }
+        migrator.registerMigration("v19: start places") { db in
+            // The populated place each workout started in (StartPlace, docs/places.md), which the
+            // feed and `workctl show` give and a picture without a map carries. Filled here from
+            // the stored routes; NULL for a route without a valid point or far from every place.
+            try db.execute(sql: "ALTER TABLE workout ADD COLUMN place TEXT")
+            let update = try db.makeStatement(sql: "UPDATE workout SET place = ? WHERE id = ?")
+            let routes = try Row.fetchCursor(db, sql: "SELECT workout_id, route FROM series")
+            while let row = try routes.next() {
+                let id: String = row[0]
+                guard let route = row[1] as Data?, let place = StartPlace.label(encodedRoute: route) else { continue }
+                try update.execute(arguments: [place, id])
+            }
         }
         return migrator
     }

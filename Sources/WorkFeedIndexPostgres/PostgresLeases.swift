@@ -98,7 +98,7 @@ public enum PostgresLeases {
         let type: String
         switch name {
         case "tz_offset": type = "integer"
-        case "route_hash", "hr_hash", "owner", "activity", "name", "device_figures": type = "text"
+        case "route_hash", "hr_hash", "owner", "activity", "name", "device_figures", "place": type = "text"
         default: type = "float8"
         }
         return "w_\(name) \(type)"

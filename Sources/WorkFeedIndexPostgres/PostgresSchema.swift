@@ -30,6 +30,7 @@ public enum PostgresSchema {
                 """,
                 "CREATE INDEX kept_reply_at ON kept_reply (at)",
             ]),
+        Migration("pg8: start places, the populated place each workout started in", pg8, then: backfillPG8),
     ]
 
     /// One version of the schema: its statements, then what it works out in Swift (a value

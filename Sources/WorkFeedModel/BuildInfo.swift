@@ -7,7 +7,7 @@ public enum BuildInfo {
     /// The version of the drawing code. It is part of every cache key (`PictureSpec`), so that
     /// changing how pictures look makes every picture stale; raise it whenever the bytes of any
     /// picture change. Workers whose version differs from the coordinator's are refused.
-    public static let rendererVersion = 5
+    public static let rendererVersion = 6
 
     #if DEBUG
     public static let configuration = "debug"

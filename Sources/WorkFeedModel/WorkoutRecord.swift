@@ -20,6 +20,9 @@ public struct WorkoutRecord: Sendable, Hashable, Codable {
     /// Where the offset and zone came from; `nil` for workouts stored before index schema v11
     /// (`workctl reimport` fills both in).
     public var timeZoneSource: TimeZoneSource?
+    /// The populated place it started in (`Sluis, Zeeland`; docs/places.md), worked out by the
+    /// index from the route's first position; `nil` without a route or far from every place.
+    public var place: String?
     /// Metres.
     public var distance: Double
     /// Seconds.

@@ -9,6 +9,7 @@ struct ShareCardLayout {
     var margin: Int
     var title: TextLayout
     var date: TextLayout?
+    var place: TextLayout?
     var figures: [(value: TextLayout, label: TextLayout)]
     var columns: Int
     var valueHeight: Int
@@ -52,14 +53,20 @@ extension Renderer {
         mapSpec.kind = mapKind
         mapSpec.height = mapHeight / scale
         mapSpec.card = nil
+        // The card says where it started in its words (the workout's place): a map part without a
+        // map gets its scale bar alone.
+        startPlace = nil
         do {
             try drawRoute(spec: mapSpec, route: route, statistics: &statistics)
             if let style = mapSpec.map, let attribution { drawAttribution(attribution, style: style) }
+            // Without a map, the map's part says where it is (the start's place, a scale bar).
+            if let caption { drawCaption(caption, style: mapSpec.style, scale: scale) }
             map = Array(canvas.bytes)
         } catch let failure where Self.leavesMapOut(failure) {
             map = nil
         }
         attribution = nil
+        caption = nil
 
         canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: spec.style.background)
         var top = 0
@@ -107,6 +114,7 @@ extension Renderer {
         let title = fitted(
             card.title, fonts: fonts, fallback: font, size: pixels(Self.cardTitleSize), least: pixels(Self.cardTitleMinimumSize), width: inner)
         let date = card.date.map { fitted($0, fonts: fonts, fallback: font, size: pixels(Self.cardDateSize), least: pixels(8), width: inner) }
+        let place = card.place.map { fitted($0, fonts: fonts, fallback: font, size: pixels(Self.cardDateSize), least: pixels(8), width: inner) }
         let columns = card.figures.count == 4 ? 2 : 3
         let columnWidth = (inner - (columns - 1) * gap) / columns
         let figures = card.figures.map { figure in
@@ -129,6 +137,7 @@ extension Renderer {
         let profileHeight = profile == nil ? 0 : pixels(Self.cardProfileHeight)
         var height = margin + title.metrics.height
         if let date { height += pixels(2) + date.metrics.height }
+        if let place { height += (date == nil ? pixels(2) : 0) + place.metrics.height }
         let rows = (figures.count + columns - 1) / columns
         if rows > 0 { height += gap + rows * (valueHeight + labelHeight) + (rows - 1) * gap }
         if let zoneBar { height += gap + zoneBar.title.metrics.height + pixels(3) + barHeight }
@@ -138,7 +147,8 @@ extension Renderer {
         // part at once still fits: checked for every size, theme and unit in ShareCardTests).
         let most = spec.pixelHeight - pixels(Self.cardMinimumMapHeight)
         var layout = ShareCardLayout(
-            margin: margin, title: title, date: date, figures: figures, columns: columns, valueHeight: valueHeight, labelHeight: labelHeight,
+            margin: margin, title: title, date: date, place: place, figures: figures, columns: columns, valueHeight: valueHeight,
+            labelHeight: labelHeight,
             zones: zoneBar, profile: profile, height: height, gap: gap, barHeight: barHeight, profileHeight: profileHeight)
         if layout.height > most, layout.profile != nil {
             layout.height -= gap + profileHeight
@@ -237,6 +247,11 @@ extension Renderer {
             top += 2 * scale
             draw(date, left, top, muted)
             top += date.metrics.height
+        }
+        if let place = layout.place {
+            if layout.date == nil { top += 2 * scale }
+            draw(place, left, top, muted)
+            top += place.metrics.height
         }
         let columnWidth = (inner - (layout.columns - 1) * layout.gap) / layout.columns
         for (index, figure) in layout.figures.enumerated() {

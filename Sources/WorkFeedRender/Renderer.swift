@@ -1,4 +1,5 @@
 public import WorkFeedModel
+public import WorkFeedPlaces
 import WorkFeedTiles
 public import WorkFeedStyle
 
@@ -38,6 +39,16 @@ public final class Renderer {
     /// The current picture's attribution, laid out once: its box is reserved before the names are
     /// placed and it is drawn last.
     var attribution: AttributionLayout?
+    /// The populated places a picture without a map is captioned with (``StartPlace``); `nil`
+    /// captions such pictures with their scale bar alone.
+    public let places: PlaceMap?
+    /// The place the current picture's route starts in, and the current picture's caption when it
+    /// has no map (laid out with the background, drawn last).
+    var startPlace: String?
+    var caption: CaptionLayout?
+    /// Whether pictures without a map get their caption; internal and settable so that tests of
+    /// the route's geometry see it alone.
+    var drawsCaption = true
 
     /// What the last successful render did.
     public private(set) var lastStatistics = RenderStatistics()
@@ -54,10 +65,14 @@ public final class Renderer {
     /// Internal and settable so that tests can compare against one band.
     var lineBandPixels = 1 << 17
 
-    /// - Parameter basemap: shared by every renderer of the process; without it, pictures whose
-    ///   spec asks for a map cannot be drawn.
-    public init(basemap: Basemap? = nil) {
+    /// - Parameters:
+    ///   - basemap: shared by every renderer of the process; without it, pictures whose spec asks
+    ///     for a map cannot be drawn.
+    ///   - places: the shipped places file (``PlaceMap/shipped``) unless told otherwise; part of
+    ///     what a renderer version draws (docs/places.md, "A new places file").
+    public init(basemap: Basemap? = nil, places: PlaceMap? = try? PlaceMap.shipped.get()) {
         self.basemap = basemap
+        self.places = places
     }
 
     /// Draws `route` as `spec` says and encodes it as an opaque RGB PNG of
@@ -93,6 +108,8 @@ public final class Renderer {
         legendBox = nil
         cardBoxes = []
         attribution = nil
+        caption = nil
+        startPlace = places.flatMap { StartPlace.label(of: route, map: .success($0)) }
         // Which renderer draws each kind: the one place besides its declaration (PictureKind)
         // that a new kind adds to (docs/architecture.md, "Adding a picture kind").
         switch spec.kind {
@@ -105,6 +122,7 @@ public final class Renderer {
         // stored without (part of) its map under the key of one with it.
         if let unavailable = statistics.unavailableTile { throw .mapUnavailable(unavailable) }
         if let style = spec.map, let attribution { drawAttribution(attribution, style: style) }
+        if let caption { drawCaption(caption, style: spec.style, scale: spec.scale) }
         let drawn = clock.now
 
         let png: [UInt8]
@@ -139,6 +157,13 @@ public final class Renderer {
     ) {
         canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: spec.style.background)
         labelPlacer.reset(width: canvas.width, height: canvas.height, scale: spec.scale)
+        // Where no tileset covers the picture, the place's name and a scale bar say where it is.
+        defer {
+            if drawnSources.isEmpty, drawsCaption {
+                let units = spec.ramp?.units ?? spec.card?.units ?? .metric
+                caption = captionLayout(place: startPlace, metresPerPixel: fit.metresPerPixel, units: units, spec: spec)
+            }
+        }
         guard let style = spec.map, let basemap, spec.basemap == basemap.identity.hash else { return }
         let clock = ContinuousClock()
         let started = clock.now

@@ -35,6 +35,7 @@ do {
             "hash": HashBench.run,
             "xml": XMLBench.run,
             "timezones": TimeZoneBench.run,
+            "places": PlaceBench.run,
             "summaries": SummaryBench.run,
             "tileset": TilesetBench.run,
         ]

@@ -53,4 +53,25 @@ import WorkFeedWire
         #expect(after.timeZone == "Europe/Berlin" && after.timeZoneOffset == 7200 && after.routeVersion == ride.routeVersion)
         #expect(try workctl(system, ["show", prefix]).output.contains(" 16:51:11 +02:00 (Europe/Berlin)"))
     }
+
+    static let cadzandWalk = RealFiles.data.appendingPathComponent(
+        "tracks-in-map/zeeland/Zeeland__Activities__Spaziergang__Brooks_Caldera_5__2025-08-30_20_29_18.085_BC_Cadzand-Bad.gpx"
+    ).path
+
+    static let heidelbergRun = RealFiles.data.appendingPathComponent("tracks-in-map/heidelberg/runpandas_garmin-fr645m_run_2019_hr.fit").path
+
+    /// Issue 35, part 3: `workctl show` names the place each workout started in (docs/places.md):
+    /// the walk on Cadzand-Bad's boulevard, in the municipality of Sluis, and the run from
+    /// Heidelberg's Weststadt (49.4060, 8.6942).
+    @Test func workctlShowNamesWhereEachWorkoutStarted() throws {
+        let system = try RunningSystem(workers: 0)
+        defer { system.stop() }
+        #expect(try workctl(system, ["import", Self.heidelbergRun, Self.cadzandWalk]).status == 0)
+        let workouts = try feed(system)
+        #expect(Set(workouts.map(\.place)) == ["Heidelberg, Baden-Württemberg", "Sluis, Zeeland"])
+        for workout in workouts {
+            let shown = try workctl(system, ["show", String(workout.id.description.prefix(8))])
+            #expect(shown.output.contains("  place:     \(workout.place ?? "-") (place names: GeoNames, CC BY 4.0)"), "\(shown.output)")
+        }
+    }
 }

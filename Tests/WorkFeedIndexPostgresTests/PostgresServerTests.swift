@@ -152,7 +152,8 @@ struct PostgresSchemaTests {
         let session = try fixture.session("downgrade")
         try session.query(
             """
-            ALTER TABLE workout DROP COLUMN route_south, DROP COLUMN route_west, DROP COLUMN route_north, DROP COLUMN route_east
+            ALTER TABLE workout DROP COLUMN route_south, DROP COLUMN route_west, DROP COLUMN route_north, DROP COLUMN route_east,
+                DROP COLUMN place
             """, "as pg4 left it")
         try session.query("DROP TABLE removal", "as pg4 left it")
         try session.query("DROP TABLE kept_reply", "as pg4 left it")

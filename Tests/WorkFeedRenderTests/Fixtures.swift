@@ -1,6 +1,6 @@
 import Foundation
 import WorkFeedModel
-import WorkFeedRender
+@testable import WorkFeedRender
 import WorkFeedStyle
 
 /// Small, exactly placed routes and styles for pixel-level assertions.
@@ -59,7 +59,15 @@ enum Fixtures {
     static func render(
         _ spec: PictureSpec, _ route: Route, heartRate: [HeartRateSample] = [], key: String = "test-key"
     ) throws -> DecodedImage {
-        try PNGCodec.decode(Renderer().render(spec: spec, route: route, heartRate: heartRate, cacheKey: key))
+        try PNGCodec.decode(bareRenderer().render(spec: spec, route: route, heartRate: heartRate, cacheKey: key))
+    }
+
+    /// A renderer that draws no caption on pictures without a map (MaplessCaptionTests has it),
+    /// for tests of the route's own pixels.
+    static func bareRenderer() -> Renderer {
+        let renderer = Renderer(places: nil)
+        renderer.drawsCaption = false
+        return renderer
     }
 }
 

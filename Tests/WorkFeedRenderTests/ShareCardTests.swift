@@ -63,7 +63,8 @@ import WorkFeedStyle
             let image = try PNGCodec.decode(png)
             #expect(image.width == 1080 && image.height == (size == .post ? 1350 : 1920))
             let text = try Self.read(png)
-            for words in expected[units]! + ["Evening run", "Distance", "Moving time", "Pace", "Climb", "Avg heart rate"] {
+            #expect(card.place == "Heidelberg, Baden-Württemberg", "where it started (GeoNames)")
+            for words in expected[units]! + ["Evening run", "Heidelberg", "Distance", "Moving time", "Pace", "Climb", "Avg heart rate"] {
                 #expect(text.contains(words.filter { !$0.isWhitespace }), "\(size) \(theme) \(units): '\(words)' not read in \(text)")
             }
             #expect(renderer.lastStatistics.mapCoverage == .full, "the map drawn")

@@ -93,7 +93,9 @@ import WorkFeedStyle
 
 /// The cache key's bytes, pinned: a key that changes makes every stored picture stale (a bulk
 /// regeneration), so a change must be on purpose (raise `BuildInfo.rendererVersion`, or change a
-/// style) and then `workctl enqueue --all --stale` redraws. Re-pinned at renderer 5 (issue 39: the
+/// style) and then `workctl enqueue --all --stale` redraws. Re-pinned at renderer 6 (issue 35: a
+/// picture without a map carries its start's place and a scale bar; pictures with a map kept their
+/// bytes). Pinned at renderer 5 before (issue 39: the
 /// PNGs are compressed by the renderer's own PixelDeflate, so every picture's bytes changed, its
 /// pixels not). Pinned at renderer 4 before (issue 36's
 /// heatmap zone colours and legend title: every key has the renderer version, the heatmap keys
@@ -118,10 +120,10 @@ import WorkFeedStyle
         ]
         #expect(
             keys == [
-                "8d5a039d8b69746ca81ad6694e8be23099a1e20dd457a05d6a791e6b437f73b8",
-                "4b27940e0990ca78ab2ea03313067547aeae99c91ef89b3638aa3edd731ce8f8",
-                "fd3f93c4a88491a103f3697eb0b3096750ba42c6296d5d7a1bab1461e25e40dc",
-                "aaeecda8664abf9b5d2ce1592b9d5bccc9fee37859f86d4c0a8e1a0f8fbd4eff",
+                "9145cc02aee649833b986f4221e181bb109ff829507037dcfe1e3444aab52887",
+                "62ec9863dda9f1a7c3d4470011d47125272cedfbf6e8c91d525698c5eb0b8a4b",
+                "4f88eaee82afe38b45c789e96670b5a2e91cc5e20ae62f492c6014962664d510",
+                "a024778a3113ca04f94706e1f70277759d7de8737d3e53274628082fafbb65f2",
             ])
     }
 }

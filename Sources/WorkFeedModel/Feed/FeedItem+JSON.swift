@@ -63,6 +63,7 @@ extension FeedItem {
             json.endObject()
         }
         json.endArray()
+        json.member("place", place)
         json.member("pointCount", pointCount)
         Self.write("speed", speed, to: &json)
         json.member("start", start)

@@ -36,6 +36,9 @@ public struct FeedItem: Codable, Sendable, Hashable {
     public var timeZoneOffset: Int?
     /// The IANA id of that zone (`Europe/Berlin`), or `nil` (written `null`) where it is not known.
     public var timeZone: String?
+    /// The populated place it started in (`Sluis, Zeeland`; docs/places.md), left out for a
+    /// workout without a route or that started far from every place.
+    public var place: String?
     /// Kilometres or miles (the owner's `units`), to a millionth (``Quantity/distance(metres:units:)``);
     /// 0 when the workout has none.
     public var distance: Quantity
@@ -83,7 +86,8 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
     public init(
         id: WorkoutID, activity: ActivityType, name: String? = nil, start: String? = nil, end: String? = nil, localStart: String? = nil,
-        timeZoneOffset: Int? = nil, timeZone: String? = nil, distance: Quantity, elapsedTime: Double? = nil, movingTime: Double? = nil,
+        timeZoneOffset: Int? = nil, timeZone: String? = nil, place: String? = nil, distance: Quantity, elapsedTime: Double? = nil,
+        movingTime: Double? = nil,
         pace: Quantity? = nil, speed: Quantity? = nil, elevationGain: Quantity? = nil, heartRateAverage: Double? = nil, heartRateMax: Double? = nil,
         calories: Double? = nil, pointCount: Int, pictureKinds: [PictureKind] = [], pictures: [FeedPicture] = []
     ) {
@@ -96,6 +100,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         self.localStart = localStart
         self.timeZoneOffset = timeZoneOffset
         self.timeZone = timeZone
+        self.place = place
         self.distance = distance
         self.elapsedTime = elapsedTime
         self.movingTime = movingTime
@@ -123,6 +128,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = Self.title(name: record.name, activity: record.activity, localStart: localStart)
         timeZoneOffset = record.timeZoneOffset
         timeZone = record.timeZone
+        place = record.place
         let metres = Self.thousandths(record.distance) ?? 0
         distance = .distance(metres: metres, units: units)
         let times = record.times
@@ -250,7 +256,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
 
     // `timeZone` is written as null when unknown, so that an app sees the member.
     private enum CodingKeys: String, CodingKey {
-        case id, activity, name, title, start, end, localStart, timeZoneOffset, timeZone, distance, elapsedTime, movingTime, pace, speed
+        case id, activity, name, title, start, end, localStart, timeZoneOffset, timeZone, place, distance, elapsedTime, movingTime, pace, speed
         case elevationGain, heartRateAverage, heartRateMax, calories, pointCount, pictureKinds, pictures
     }
 
@@ -269,6 +275,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         title = try container.decodeIfPresent(String.self, forKey: .title) ?? Self.title(name: name, activity: activity, localStart: localStart)
         timeZoneOffset = try container.decodeIfPresent(Int.self, forKey: .timeZoneOffset)
         timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
+        place = try container.decodeIfPresent(String.self, forKey: .place)
         distance = try Self.decodeLength(container, .distance) ?? .distance(metres: 0, units: .metric)
         elapsedTime = try container.decodeIfPresent(Double.self, forKey: .elapsedTime)
         movingTime = try container.decodeIfPresent(Double.self, forKey: .movingTime)
@@ -302,6 +309,7 @@ public struct FeedItem: Codable, Sendable, Hashable {
         try container.encodeIfPresent(localStart, forKey: .localStart)
         try container.encodeIfPresent(timeZoneOffset, forKey: .timeZoneOffset)
         try container.encode(timeZone, forKey: .timeZone)
+        try container.encodeIfPresent(place, forKey: .place)
         try container.encode(distance, forKey: .distance)
         try container.encodeIfPresent(elapsedTime, forKey: .elapsedTime)
         try container.encodeIfPresent(movingTime, forKey: .movingTime)

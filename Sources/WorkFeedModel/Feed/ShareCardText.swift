@@ -16,15 +16,17 @@ public struct WorkoutFigures: Sendable, Hashable {
     /// Metres.
     public var elevationGain: Double?
     public var heartRateAverage: Double?
+    /// The populated place it started in (``WorkoutRecord/place``).
+    public var place: String?
 
     /// The workout columns they are read from, in order (every index names them so).
     public static let columnNames = [
-        "name", "start_at", "end_at", "tz_offset", "distance", "duration", "device_figures", "elevation_gain", "hr_avg",
+        "name", "start_at", "end_at", "tz_offset", "distance", "duration", "device_figures", "elevation_gain", "hr_avg", "place",
     ]
 
     public init(
         name: String? = nil, start: Date? = nil, end: Date? = nil, timeZoneOffset: Int? = nil, distance: Double = 0, duration: Double? = nil,
-        deviceFigures: [String]? = nil, elevationGain: Double? = nil, heartRateAverage: Double? = nil
+        deviceFigures: [String]? = nil, elevationGain: Double? = nil, heartRateAverage: Double? = nil, place: String? = nil
     ) {
         self.name = name
         self.start = start
@@ -35,6 +37,7 @@ public struct WorkoutFigures: Sendable, Hashable {
         self.deviceFigures = deviceFigures
         self.elevationGain = elevationGain
         self.heartRateAverage = heartRateAverage
+        self.place = place
     }
 
     /// A stored workout's.
@@ -42,7 +45,7 @@ public struct WorkoutFigures: Sendable, Hashable {
         self.init(
             name: record.name, start: record.start, end: record.end, timeZoneOffset: record.timeZoneOffset, distance: record.distance,
             duration: record.duration, deviceFigures: record.deviceFigures, elevationGain: record.elevationGain,
-            heartRateAverage: record.heartRateAverage)
+            heartRateAverage: record.heartRateAverage, place: record.place)
     }
 }
 
@@ -55,7 +58,11 @@ public struct ShareCardText: Sendable, Hashable, Codable {
     /// "Saturday, 21 November 2026 at 23:05" (metric), "Saturday, November 21, 2026 at 11:05 PM"
     /// (imperial); `nil` for a workout without a start.
     public var date: String?
+    /// Where it started: "Heidelberg, Baden-Württemberg" (``WorkoutRecord/place``); `nil` where no place is near.
+    public var place: String?
     public var figures: [Figure]
+    /// The units its figures are in (the owner's): its map's scale bar is in them too.
+    public var units: UnitSystem
 
     /// One figure: what it is ("Distance") and its value with its unit ("10.01 km").
     public struct Figure: Sendable, Hashable, Codable {
@@ -68,10 +75,12 @@ public struct ShareCardText: Sendable, Hashable, Codable {
         }
     }
 
-    public init(title: String, date: String?, figures: [Figure]) {
+    public init(title: String, date: String?, place: String? = nil, figures: [Figure], units: UnitSystem) {
         self.title = title
         self.date = date
+        self.place = place
         self.figures = figures
+        self.units = units
     }
 
     /// A card's words for a workout of `activity` with `figures`, in `units`, with the feed's
@@ -110,7 +119,7 @@ public struct ShareCardText: Sendable, Hashable, Codable {
         }
         self.init(
             title: FeedItem.title(name: figures.name, activity: activity, localStart: localStart),
-            date: localStart.flatMap { Self.date(localStart: $0, units: units) }, figures: shown)
+            date: localStart.flatMap { Self.date(localStart: $0, units: units) }, place: figures.place, figures: shown, units: units)
     }
 
     /// A distance as a card shows it: to a hundredth of a kilometre or mile ("10.01 km", "6.22 mi").

@@ -7,6 +7,8 @@ struct PictureFit {
     let centreY: Double
     let pixelCentreX: Double
     let pixelCentreY: Double
+    /// Metres on the ground a pixel spans at the route's middle latitude (a scale bar's length).
+    let metresPerPixel: Double
 
     /// Routes smaller than this on the ground are one place, not a line.
     static let singlePlaceMetres = 1.0
@@ -46,6 +48,7 @@ struct PictureFit {
             maximumZoom = min(maximumZoom, min(width, height) * metresPerUnit / minimumSpan)
         }
         self.zoom = min(zoom, maximumZoom)
+        metresPerPixel = metresPerUnit / self.zoom
         centreX = (minX + maxX) / 2
         centreY = (minY + maxY) / 2
         pixelCentreX = width / 2
