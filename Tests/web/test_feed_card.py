@@ -175,8 +175,8 @@ def test_the_card_says_it_the_way_runners_expect(cards, theme):
         # The heatmap of a workout with heart rate, a click away, and its pace and elevation (it has
         # times and altitudes); the ride's card has them too, the bare one none.
         buttons = article.find_elements(By.CSS_SELECTOR, ".views button")
-        assert [b.text for b in buttons] == ["Route", "Heart rate", "Pace", "Elevation"]
-        assert run["pictureKinds"] == ["route", "heatmap", "pace", "elevation"]
+        assert [b.text for b in buttons] == ["Route", "Heart rate", "Pace", "Elevation", "Share card", "Story card"]
+        assert run["pictureKinds"] == ["route", "heatmap", "pace", "elevation", "share", "story"]
         buttons[1].click()
         WebDriverWait(driver, 90).until(lambda d: article.find_elements(By.CSS_SELECTOR, f".slot img[data-kind='heatmap'][data-theme='{theme}']"))
         heatmap = article.find_element(By.CSS_SELECTOR, ".slot img")
@@ -193,6 +193,16 @@ def test_the_card_says_it_the_way_runners_expect(cards, theme):
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", pace))
         assert buttons[2].get_attribute("aria-pressed") == "true"
         screenshot(driver, f"card-pace-{theme}")
+        # The share card (issue 40, part 1): a portrait picture of its own size, in the card's slot.
+        buttons[4].click()
+        WebDriverWait(driver, 90).until(lambda d: article.find_elements(By.CSS_SELECTOR, f".slot img[data-kind='share'][data-theme='{theme}']"))
+        share = article.find_element(By.CSS_SELECTOR, ".slot img")
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", share))
+        # Portrait, 4:5 (the browser reports the picture it took from srcset at the slot's density).
+        assert abs(driver.execute_script("return arguments[0].naturalHeight / arguments[0].naturalWidth", share) - 1.25) < 0.01
+        slot = article.find_element(By.CSS_SELECTOR, ".slot").rect
+        assert abs(slot["height"] / slot["width"] - 1.25) < 0.02
+        screenshot(driver, f"card-share-{theme}")
         buttons[0].click()
         assert article.find_element(By.CSS_SELECTOR, ".slot img").get_attribute("data-kind") == "route"
         assert not compact.find_elements(By.CSS_SELECTOR, ".views")
