@@ -62,7 +62,7 @@ let package = Package(
         // picture kinds, failure codes, summaries, the feed's shape, the series codec.
         // swift-crypto: SHA-256 (content hashes, cache keys), faster than our own (docs/architecture.md).
         .target(
-            name: "WorkFeedModel", dependencies: ["WorkFeedTimeZones", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictSettings),
+            name: "WorkFeedModel", dependencies: ["WorkFeedBytes", "WorkFeedTimeZones", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strictSettings),
         // How a picture looks and the key that names it: colours, route, heatmap and map styles, a
         // theme's style, PictureSpec and the cache key.
         .target(name: "WorkFeedStyle", dependencies: ["WorkFeedModel"], swiftSettings: strictSettings),
@@ -81,10 +81,12 @@ let package = Package(
         // (how a thread that owns ZeroMQ sockets is told to stop).
         .target(
             name: "WorkFeedThreads", dependencies: [.product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strictSettings),
+        // Reading binary files' fields in order, each checked: the time-zone map, the places file, the series.
+        .target(name: "WorkFeedBytes", swiftSettings: strictSettings),
         // The IANA time zone of a position: the shipped boundary file (deploy/make-timezones.sh) and its reader.
-        .target(name: "WorkFeedTimeZones", resources: [.copy("Data")], swiftSettings: strictSettings),
+        .target(name: "WorkFeedTimeZones", dependencies: ["WorkFeedBytes"], resources: [.copy("Data")], swiftSettings: strictSettings),
         // The populated place a workout started in: the shipped GeoNames file (deploy/make-places.sh) and its reader.
-        .target(name: "WorkFeedPlaces", dependencies: ["WorkFeedModel"], resources: [.copy("Data")], swiftSettings: strictSettings),
+        .target(name: "WorkFeedPlaces", dependencies: ["WorkFeedBytes", "WorkFeedModel"], resources: [.copy("Data")], swiftSettings: strictSettings),
         // Readers of workout files (GPX, ...) into the model.
         .target(name: "WorkFeedImport", dependencies: ["WorkFeedModel", "WorkFeedTimeZones", "CZlib"], swiftSettings: strictSettings),
         // The SQLite index: workouts, series, jobs, anchors.

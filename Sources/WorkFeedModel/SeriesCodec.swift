@@ -1,4 +1,5 @@
 import Foundation
+public import WorkFeedBytes
 
 /// The compact binary forms in which the index stores a route and a heart-rate series, and in which
 /// the coordinator ships them to workers unchanged. Both are versioned by their magic number and
@@ -40,20 +41,23 @@ public enum SeriesCodec {
     /// Decodes a route written by ``encode(_:)-(Route)``.
     /// - Throws: ``SeriesFormatError`` when the bytes are not a `WFR1` route.
     public static func decodeRoute(_ bytes: some Collection<UInt8>) throws(SeriesFormatError) -> Route {
-        var reader = ByteReader(Array(bytes))
-        guard let magic = reader.take(4), magic.elementsEqual(routeMagic) else { throw SeriesFormatError("not a WFR1 route (bad magic)") }
-        let segmentCount = try reader.u32()
+        var reader = LittleEndianReader<SeriesFormatError>(Array(bytes))
+        guard reader.remaining >= 4, try reader.take(4, "magic").elementsEqual(routeMagic) else {
+            throw SeriesFormatError("not a WFR1 route (bad magic)")
+        }
+        let segmentCount = try reader.integer(UInt32.self, "segment count")
         var segments: [[RoutePoint]] = []
         segments.reserveCapacity(Int(min(segmentCount, 1 << 16)))
         for _ in 0..<segmentCount {
-            let count = Int(try reader.u32())
+            let count = Int(try reader.integer(UInt32.self, "segment's point count"))
             guard reader.remaining >= count * bytesPerPoint else {
                 throw SeriesFormatError("route segment says \(count) points but only \(reader.remaining) bytes remain")
             }
             var points: [RoutePoint] = []
             points.reserveCapacity(count)
             for _ in 0..<count {
-                let lat = try reader.i32(), lon = try reader.i32(), ele = try reader.i32(), time = try reader.i64()
+                let lat = try reader.integer(Int32.self, "latitude"), lon = try reader.integer(Int32.self, "longitude")
+                let ele = try reader.integer(Int32.self, "elevation"), time = try reader.integer(Int64.self, "time")
                 points.append(
                     RoutePoint(
                         latitude: Double(lat) / 1e7,
@@ -83,18 +87,18 @@ public enum SeriesCodec {
     /// Decodes heart-rate samples written by ``encode(_:)-([HeartRateSample])``.
     /// - Throws: ``SeriesFormatError`` when the bytes are not a `WFH1` series.
     public static func decodeHeartRate(_ bytes: some Collection<UInt8>) throws(SeriesFormatError) -> [HeartRateSample] {
-        var reader = ByteReader(Array(bytes))
-        guard let magic = reader.take(4), magic.elementsEqual(heartRateMagic) else {
+        var reader = LittleEndianReader<SeriesFormatError>(Array(bytes))
+        guard reader.remaining >= 4, try reader.take(4, "magic").elementsEqual(heartRateMagic) else {
             throw SeriesFormatError("not a WFH1 heart-rate series (bad magic)")
         }
-        let count = Int(try reader.u32())
+        let count = Int(try reader.integer(UInt32.self, "sample count"))
         guard reader.remaining == count * bytesPerSample else {
             throw SeriesFormatError("heart-rate series says \(count) samples but has \(reader.remaining) bytes")
         }
         var samples: [HeartRateSample] = []
         samples.reserveCapacity(count)
         for _ in 0..<count {
-            let time = try reader.i64(), bpm = try reader.u16()
+            let time = try reader.integer(Int64.self, "time"), bpm = try reader.integer(UInt16.self, "heart rate")
             samples.append(HeartRateSample(time: Date(timeIntervalSince1970: Double(time) / 1000), bpm: Double(bpm) / 10))
         }
         return samples
@@ -121,38 +125,18 @@ public struct SeriesFormatError: Error, Sendable, Hashable, CustomStringConverti
     public init(_ description: String) { self.description = description }
 }
 
+extension SeriesFormatError: ByteReadError {
+    public static func truncated(_ field: String, offset: Int, needed: Int, remaining: Int) -> Self {
+        Self("truncated: the \(field) needs \(needed) bytes at offset \(offset), \(remaining) left")
+    }
+
+    public static func notUTF8(_ field: String, offset: Int) -> Self {
+        Self("the \(field) at offset \(offset) is not UTF-8")
+    }
+}
+
 extension Array where Element == UInt8 {
     mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
-}
-
-/// Reads little-endian integers from a byte array, throwing at its end instead of trapping.
-struct ByteReader {
-    private let bytes: [UInt8]
-    private var offset = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var remaining: Int { bytes.count - offset }
-
-    mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-        guard remaining >= count else { return nil }
-        defer { offset += count }
-        return bytes[offset..<offset + count]
-    }
-
-    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(SeriesFormatError) -> T {
-        let size = MemoryLayout<T>.size
-        guard remaining >= size else { throw SeriesFormatError("truncated: \(size) bytes wanted at offset \(offset), \(remaining) left") }
-        var value: T = 0
-        for index in 0..<size { value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index) }
-        offset += size
-        return value
-    }
-
-    mutating func u16() throws(SeriesFormatError) -> UInt16 { try integer(UInt16.self) }
-    mutating func u32() throws(SeriesFormatError) -> UInt32 { try integer(UInt32.self) }
-    mutating func i32() throws(SeriesFormatError) -> Int32 { try integer(Int32.self) }
-    mutating func i64() throws(SeriesFormatError) -> Int64 { try integer(Int64.self) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WorkFeedBytes
 
 /// The name of the populated place nearest a position, from WorkFeed's shipped file of GeoNames'
 /// cities500 (`places.wfpl`, made by `deploy/make-places.sh`; the format and the rules are in
@@ -59,7 +60,7 @@ public struct PlaceMap: Sendable {
     /// Opens a places file held in memory and checks all of it.
     /// - Throws: ``PlaceMapError`` naming what is wrong and at which byte offset.
     public init(bytes: [UInt8]) throws(PlaceMapError) {
-        var reader = PlaceFileReader(bytes: bytes)
+        var reader = LittleEndianReader<PlaceMapError>(bytes)
         guard Array(try reader.take(4, "magic")) == Self.magic else {
             throw PlaceMapError(.notAPlacesFile, offset: 0, "the file does not start with WFPL")
         }

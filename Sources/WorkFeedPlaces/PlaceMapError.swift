@@ -1,3 +1,5 @@
+public import WorkFeedBytes
+
 /// Why a places file cannot be used: a code to switch on, the byte offset where it went wrong
 /// (when it is about the bytes) and a message for a person.
 public struct PlaceMapError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -27,33 +29,12 @@ public struct PlaceMapError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
-/// Little-endian integers and UTF-8 text over a file's bytes, each read checked against what is left.
-struct PlaceFileReader {
-    let bytes: [UInt8]
-    private(set) var offset = 0
-
-    init(bytes: [UInt8]) { self.bytes = bytes }
-
-    var remaining: Int { bytes.count - offset }
-
-    mutating func take(_ count: Int, _ what: @autoclosure () -> String) throws(PlaceMapError) -> ArraySlice<UInt8> {
-        guard count <= remaining else {
-            throw PlaceMapError(.truncated, offset: offset, "\(what()) needs \(count) bytes; \(remaining) are left")
-        }
-        offset += count
-        return bytes[(offset - count)..<offset]
+extension PlaceMapError: ByteReadError {
+    public static func truncated(_ field: String, offset: Int, needed: Int, remaining: Int) -> Self {
+        Self(.truncated, offset: offset, "\(field) needs \(needed) bytes; \(remaining) are left")
     }
 
-    mutating func integer<Value: FixedWidthInteger>(_ type: Value.Type, _ what: @autoclosure () -> String) throws(PlaceMapError) -> Value {
-        let slice = try take(MemoryLayout<Value>.size, what())
-        return slice.reversed().reduce(Value.zero) { ($0 << 8) | Value(truncatingIfNeeded: $1) }
-    }
-
-    mutating func text(_ count: Int, _ what: @autoclosure () -> String) throws(PlaceMapError) -> String {
-        let start = offset
-        guard let text = String(validating: try take(count, what()), as: UTF8.self) else {
-            throw PlaceMapError(.badText, offset: start, "\(what()) is not UTF-8")
-        }
-        return text
+    public static func notUTF8(_ field: String, offset: Int) -> Self {
+        Self(.badText, offset: offset, "\(field) is not UTF-8")
     }
 }

@@ -1,3 +1,5 @@
+public import WorkFeedBytes
+
 /// The IANA time zone of a position on Earth, from WorkFeed's compact boundary file
 /// (`timezones.wftz`, made by `deploy/make-timezones.sh`; the format is in docs/timezones.md).
 ///
@@ -42,19 +44,19 @@ public struct TimeZoneMap: Sendable {
     /// Opens a boundary file held in memory and checks all of it.
     /// - Throws: ``TimeZoneMapError`` naming what is wrong and at which byte offset.
     public init(bytes: [UInt8]) throws(TimeZoneMapError) {
-        var reader = ByteReader(bytes: bytes)
-        guard Array(try reader.bytes(4, "magic")) == Self.magic else {
+        var reader = LittleEndianReader<TimeZoneMapError>(bytes)
+        guard Array(try reader.take(4, "magic")) == Self.magic else {
             throw TimeZoneMapError(.notATimeZoneFile, offset: 0, "the file does not start with WFTZ")
         }
-        let version = Int(try reader.uint16("version"))
+        let version = Int(try reader.integer(UInt16.self, "version"))
         guard version == Self.formatVersion else {
             throw TimeZoneMapError(.unsupportedVersion, offset: 4, "format version \(version); this reader reads \(Self.formatVersion)")
         }
         let headerOffset = reader.offset
-        pixelsPerDegree = Int(try reader.uint16("pixels per degree"))
-        cellDegrees = Int(try reader.uint16("cell degrees"))
-        depth = Int(try reader.uint16("depth"))
-        _ = try reader.uint8("coast level")
+        pixelsPerDegree = Int(try reader.integer(UInt16.self, "pixels per degree"))
+        cellDegrees = Int(try reader.integer(UInt16.self, "cell degrees"))
+        depth = Int(try reader.integer(UInt16.self, "depth"))
+        _ = try reader.integer(UInt8.self, "coast level")
         guard pixelsPerDegree > 0, cellDegrees > 0, 360 % cellDegrees == 0, 180 % cellDegrees == 0, (1...16).contains(depth),
             cellDegrees * pixelsPerDegree == 1 << depth
         else {
@@ -62,19 +64,19 @@ public struct TimeZoneMap: Sendable {
                 .badHeader, offset: headerOffset,
                 "\(pixelsPerDegree) pixels per degree, cells of \(cellDegrees) degrees and depth \(depth) do not fit together")
         }
-        let sourceLength = Int(try reader.uint8("source length"))
-        source = try reader.string(sourceLength, "source")
+        let sourceLength = Int(try reader.integer(UInt8.self, "source length"))
+        source = try reader.text(sourceLength, "source")
         let zoneCountOffset = reader.offset
-        let zoneCount = Int(try reader.uint32("zone count"))
+        let zoneCount = Int(try reader.integer(UInt32.self, "zone count"))
         guard (1..<Int(Self.leafFlag)).contains(zoneCount) else {
             throw TimeZoneMapError(.badHeader, offset: zoneCountOffset, "\(zoneCount) zones (1 to 32767 allowed)")
         }
         var names: [String] = []
         names.reserveCapacity(zoneCount)
         for index in 0..<zoneCount {
-            let length = Int(try reader.uint8("zone \(index) name length"))
+            let length = Int(try reader.integer(UInt8.self, "zone \(index) name length"))
             let start = reader.offset
-            let name = try reader.string(length, "zone \(index) name")
+            let name = try reader.text(length, "zone \(index) name")
             // Index 0 is the sea; every other name is an IANA id, which goes into the index and onto the wire.
             guard index == 0 ? name.isEmpty : Self.isZoneIdentifier(name) else {
                 throw TimeZoneMapError(.badName, offset: start, "zone \(index): '\(name)' is not a time-zone id")
@@ -83,7 +85,7 @@ public struct TimeZoneMap: Sendable {
         }
         zoneNames = names
         let nodeCountOffset = reader.offset
-        let nodeCount = Int(try reader.uint32("node count"))
+        let nodeCount = Int(try reader.integer(UInt32.self, "node count"))
         columns = 360 / cellDegrees
         rows = 180 / cellDegrees
         let cellCount = columns * rows
@@ -99,18 +101,18 @@ public struct TimeZoneMap: Sendable {
         roots.reserveCapacity(cellCount)
         for cell in 0..<cellCount {
             let offset = reader.offset
-            let base = try reader.uint32("cell \(cell) first node")
+            let base = try reader.integer(UInt32.self, "cell \(cell) first node")
             // Each cell's nodes follow the previous cell's.
             guard Int(base) <= nodeCount, base >= bases.last ?? 0, cell > 0 || base == 0 else {
                 throw TimeZoneMapError(.badEntry, offset: offset, "cell \(cell) starts at node \(base) (of \(nodeCount))")
             }
             bases.append(base)
-            roots.append(try reader.uint16("cell \(cell) root"))
+            roots.append(try reader.integer(UInt16.self, "cell \(cell) root"))
         }
         let childrenOffset = reader.offset
         var children: [UInt16] = []
         children.reserveCapacity(nodeCount * 4)
-        for index in 0..<nodeCount * 4 { children.append(try reader.uint16("node \(index / 4) child \(index % 4)")) }
+        for index in 0..<nodeCount * 4 { children.append(try reader.integer(UInt16.self, "node \(index / 4) child \(index % 4)")) }
         // Every entry is a zone the file names, or a node of its own cell written after its parent
         // (so that a lookup ends within `depth` steps).
         for cell in 0..<cellCount {
@@ -230,43 +232,12 @@ public struct TimeZoneMapError: Error, Sendable, Hashable, CustomStringConvertib
     }
 }
 
-/// Little-endian reads with bounds checks over the file's bytes.
-private struct ByteReader {
-    let bytes: [UInt8]
-    var offset = 0
-
-    var remaining: Int { bytes.count - offset }
-
-    mutating func bytes(_ count: Int, _ field: @autoclosure () -> String) throws(TimeZoneMapError) -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else {
-            throw TimeZoneMapError(.truncated, offset: offset, "\(field()): needs \(count) bytes, the file has \(remaining) left")
-        }
-        defer { offset += count }
-        return bytes[offset..<offset + count]
+extension TimeZoneMapError: ByteReadError {
+    public static func truncated(_ field: String, offset: Int, needed: Int, remaining: Int) -> Self {
+        Self(.truncated, offset: offset, "\(field): needs \(needed) bytes, the file has \(remaining) left")
     }
 
-    mutating func uint8(_ field: @autoclosure () -> String) throws(TimeZoneMapError) -> UInt8 {
-        try bytes(1, field()).first!
-    }
-
-    mutating func uint16(_ field: @autoclosure () -> String) throws(TimeZoneMapError) -> UInt16 {
-        let slice = try bytes(2, field())
-        return UInt16(slice[slice.startIndex]) | UInt16(slice[slice.startIndex + 1]) << 8
-    }
-
-    mutating func uint32(_ field: @autoclosure () -> String) throws(TimeZoneMapError) -> UInt32 {
-        let slice = try bytes(4, field())
-        var value: UInt32 = 0
-        for (shift, byte) in slice.enumerated() { value |= UInt32(byte) << (8 * shift) }
-        return value
-    }
-
-    mutating func string(_ count: Int, _ field: @autoclosure () -> String) throws(TimeZoneMapError) -> String {
-        let start = offset
-        let slice = try bytes(count, field())
-        guard let text = String(validating: slice, as: UTF8.self) else {
-            throw TimeZoneMapError(.badName, offset: start, "\(field()): not UTF-8")
-        }
-        return text
+    public static func notUTF8(_ field: String, offset: Int) -> Self {
+        Self(.badName, offset: offset, "\(field): not UTF-8")
     }
 }
