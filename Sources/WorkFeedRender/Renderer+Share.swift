@@ -35,7 +35,8 @@ extension Renderer {
     static let cardProfileHeight = 44.0
     static let cardMinimumMapHeight = 150.0
 
-    /// Draws a share card: a `mapKind` picture (map, names, marks, attribution) over the card's top,
+    /// Draws a share card: a `mapKind` picture (map, names, marks, attribution; the kind is given by
+    /// `render`'s switch, the one place of the renderer that names kinds) over the card's top,
     /// then its words and charts below it on the theme's background. A route that cannot be drawn
     /// (none, or a single place) leaves the map out: the card is its words and charts alone.
     func drawShareCard(
@@ -55,7 +56,7 @@ extension Renderer {
         mapSpec.card = nil
         // The card says where it started in its words (the workout's place): a map part without a
         // map gets its scale bar alone.
-        startPlace = nil
+        captionRoute = nil
         do {
             try drawRoute(spec: mapSpec, route: route, statistics: &statistics)
             if let style = mapSpec.map, let attribution { drawAttribution(attribution, style: style) }

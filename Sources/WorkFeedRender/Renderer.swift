@@ -42,9 +42,11 @@ public final class Renderer {
     /// The populated places a picture without a map is captioned with (``StartPlace``); `nil`
     /// captions such pictures with their scale bar alone.
     public let places: PlaceMap?
-    /// The place the current picture's route starts in, and the current picture's caption when it
-    /// has no map (laid out with the background, drawn last).
-    var startPlace: String?
+    /// The route whose start the current picture's caption names, looked up only when a picture
+    /// without a map lays its caption out; `nil` names no place (a share card's map part: the
+    /// card's words say where).
+    var captionRoute: Route?
+    /// The current picture's caption when it has no map (laid out with the background, drawn last).
     var caption: CaptionLayout?
     /// Whether pictures without a map get their caption; internal and settable so that tests of
     /// the route's geometry see it alone.
@@ -109,7 +111,7 @@ public final class Renderer {
         cardBoxes = []
         attribution = nil
         caption = nil
-        startPlace = places.flatMap { StartPlace.label(of: route, map: .success($0)) }
+        captionRoute = route
         // Which renderer draws each kind: the one place besides its declaration (PictureKind)
         // that a new kind adds to (docs/architecture.md, "Adding a picture kind").
         switch spec.kind {
@@ -161,7 +163,8 @@ public final class Renderer {
         defer {
             if drawnSources.isEmpty, drawsCaption {
                 let units = spec.ramp?.units ?? spec.card?.units ?? .metric
-                caption = captionLayout(place: startPlace, metresPerPixel: fit.metresPerPixel, units: units, spec: spec)
+                let place = captionRoute.flatMap { route in places.flatMap { StartPlace.label(of: route, map: .success($0)) } }
+                caption = captionLayout(place: place, metresPerPixel: fit.metresPerPixel, units: units, spec: spec)
             }
         }
         guard let style = spec.map, let basemap, spec.basemap == basemap.identity.hash else { return }
