@@ -89,10 +89,16 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     public var pictureHeight = 512
     /// Scales rendered when an enqueue does not name one.
     public var scales = [1]
-    /// The themes pictures are drawn in (`themes`), in order: what an ENQUEUE that names none, an
-    /// upload and the feed ask for, and the only ones an ENQUEUE may name.
+    /// The themes pictures are drawn in ahead (`themes`), in order: what an ENQUEUE that names
+    /// none, an upload and the feed ask for.
     public var themes = Theme.shipped
-    /// Each theme's route and map style (`styles.<theme>.*`, `maps.<theme>.*`): one per theme in ``themes``.
+    /// The themes drawn only when a request names one (`on_request_themes`): the transparent
+    /// share card, to lay over a photo, is asked for, not drawn for every upload.
+    public var onRequestThemes = Theme.shippedOnRequest
+    /// Every theme this coordinator draws, ``themes`` then ``onRequestThemes``: the only ones an
+    /// ENQUEUE may name.
+    public var drawnThemes: [Theme] { themes + onRequestThemes.filter { !themes.contains($0) } }
+    /// Each theme's route and map style (`styles.<theme>.*`, `maps.<theme>.*`): one per theme in ``drawnThemes``.
     public var themeStyles = ThemeStyle.shipped
     public var heatmap = HeatmapStyle.standard
     /// Where an owner's maximum heart rate puts their zones' lower bounds (`heatmap.max_hr_percentages`,
@@ -135,7 +141,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
     }
 
     /// How `theme` is drawn; `nil` for a theme this configuration does not draw (one named by
-    /// jobs from before it was taken out of `themes`).
+    /// jobs from before it was taken out of `themes` and `on_request_themes`).
     public func themeStyle(for theme: Theme) -> ThemeStyle? {
         themeStyles[theme]
     }
@@ -171,7 +177,8 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
         let settings = try await Settings(file: file, knownKeys: nil, environment: environment, overrides: overrides)
         var c = CoordinatorConfiguration()
         c.themes = try settings.themeList()
-        if let file { try Settings.checkKeys(file: file, known: keys(themes: c.themes), themes: c.themes) }
+        c.onRequestThemes = try settings.onRequestThemeList(drawnAhead: c.themes)
+        if let file { try Settings.checkKeys(file: file, known: keys(themes: c.drawnThemes), themes: c.drawnThemes) }
         c.indexPath = settings.string("index.path", default: c.indexPath)
         c.indexURL = settings.string("index.url", default: c.indexURL)
         c.indexPasswordFile = settings.string("index.password_file", default: c.indexPasswordFile)
@@ -248,7 +255,7 @@ public struct CoordinatorConfiguration: Sendable, Hashable {
                 "at scale \(largestScale) (pictures.scales) that is \(points * largestScale) pixels, over the renderer's \(PictureSpec.maximumPixelSide): at most \(PictureSpec.maximumPixelSide / largestScale)"
             )
         }
-        c.themeStyles = try settings.themeStyles(c.themes)
+        c.themeStyles = try settings.themeStyles(c.drawnThemes)
         c.heatmap = try settings.heatmapStyle("heatmap", default: c.heatmap)
         c.maximumHeartRatePercentages = try settings.maximumHeartRatePercentages("heatmap.max_hr_percentages", boundCount: c.heatmap.thresholds.count)
         c.basemapTilesets = try settings.tilesets(default: c.basemapTilesets)

@@ -4,24 +4,44 @@ import WorkFeedStyle
 
 /// The themes a coordinator draws, as configuration declares them: `themes` lists them, and each
 /// one's look is `styles.<theme>.*` (the route) and `maps.<theme>.*` (the basemap), data like any
-/// other setting. Nothing that draws names a theme but the shipped values of `light` and `dark`
-/// (``ThemeStyle/shipped``); adding one is adding it to the configuration (docs/maps.md, "Themes").
-/// (The feed pages show `light` and `dark`, by the reader's colour scheme.)
+/// other setting; `on_request_themes` lists those drawn only when a request names one (the shipped
+/// `transparent`). Nothing that draws names a theme but the shipped values of `light`, `dark` and
+/// `transparent` (``ThemeStyle/shipped``); adding one is adding it to the configuration
+/// (docs/maps.md, "Themes"). (The feed pages show `light` and `dark`, by the reader's colour scheme.)
 extension Settings {
-    /// The key that lists the themes.
+    /// The key that lists the themes drawn ahead.
     static let themesKey = "themes"
+    /// The key that lists the themes drawn only when asked for.
+    static let onRequestThemesKey = "on_request_themes"
 
-    /// `themes`: the themes pictures are drawn in, in order; by default the shipped light and dark.
+    /// `themes`: the themes pictures are drawn in ahead, in order; by default the shipped light and dark.
     func themeList() throws(ConfigurationError) -> [Theme] {
-        let texts = strings(Self.themesKey, default: Theme.shipped.map(\.rawValue))
+        let themes = try themeNames(Self.themesKey, default: Theme.shipped)
+        guard !themes.isEmpty else { throw invalid(Self.themesKey, "", "at least one theme, such as [light, dark]") }
+        return themes
+    }
+
+    /// `on_request_themes`: the themes drawn only when a request names one; by default the shipped
+    /// transparent. None of them may be in `themes` too.
+    func onRequestThemeList(drawnAhead: [Theme]) throws(ConfigurationError) -> [Theme] {
+        let themes = try themeNames(Self.onRequestThemesKey, default: Theme.shippedOnRequest)
+        if let both = themes.first(where: drawnAhead.contains) {
+            throw invalid(
+                Self.onRequestThemesKey, themes.map(\.rawValue).joined(separator: ","),
+                "themes not drawn ahead: \(both.rawValue) is in themes too (a theme is drawn ahead or on request, not both)")
+        }
+        return themes
+    }
+
+    private func themeNames(_ key: String, default shipped: [Theme]) throws(ConfigurationError) -> [Theme] {
+        let texts = strings(key, default: shipped.map(\.rawValue))
         var themes: [Theme] = []
         for text in texts {
             guard let theme = Theme(rawValue: text), !themes.contains(theme) else {
-                throw invalid(Self.themesKey, texts.joined(separator: ","), "theme names, each once, each \(Theme.rule)")
+                throw invalid(key, texts.joined(separator: ","), "theme names, each once, each \(Theme.rule)")
             }
             themes.append(theme)
         }
-        guard !themes.isEmpty else { throw invalid(Self.themesKey, "", "at least one theme, such as [light, dark]") }
         return themes
     }
 
@@ -73,7 +93,7 @@ extension Settings {
 
     /// The keys a configuration with these themes may hold under `styles.` and `maps.`.
     static func themeKeys(_ themes: [Theme]) -> Set<String> {
-        var keys: Set<String> = [themesKey]
+        var keys: Set<String> = [themesKey, onRequestThemesKey]
         for theme in themes {
             for name in RouteStyle.keyNames + [fromKey] { keys.insert("styles.\(theme.rawValue).\(name)") }
             for name in MapStyle.keyNames + [fromKey] { keys.insert("maps.\(theme.rawValue).\(name)") }

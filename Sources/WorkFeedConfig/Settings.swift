@@ -95,8 +95,8 @@ public struct Settings: Sendable {
         if parts.count >= 2, ["styles", "maps"].contains(parts[0]), Theme.isWellFormed(parts[1]), !themes.contains(where: { $0.rawValue == parts[1] })
         {
             theme =
-                "'\(parts[1])' is not one of the configured themes (\(Settings.themesKey): \(themes.map(\.rawValue).joined(separator: ", "))): "
-                + "list it there to draw it; "
+                "'\(parts[1])' is not one of the configured themes (\(Settings.themesKey) and \(Settings.onRequestThemesKey): "
+                + "\(themes.map(\.rawValue).joined(separator: ", "))): list it in one to draw it; "
         }
         let guess: String =
             switch near.count {

@@ -127,7 +127,7 @@ public final class Coordinator: Sendable {
                     stop()
                     throw CoordinatorError(.index, "cannot start: the index \(index.location) cannot be read for the metrics", cause: error)
                 }
-                let gauges = JobGauges(reading: reader, themes: configuration.themes, metrics: metrics, logger: logger)
+                let gauges = JobGauges(reading: reader, themes: configuration.drawnThemes, metrics: metrics, logger: logger)
                 do {
                     let server = try MetricsServer(
                         listen: configuration.metricsListen, registry: metrics.registry, beforeScrape: { gauges.refresh() }, logger: logger)

@@ -133,7 +133,8 @@ struct CoordinatorLoop: ~Copyable {
                 answers: { connection in
                     ReadAnswers(
                         index: connection, dispatch: dispatchState, pictureSize: pictureSize,
-                        scales: configuration.scales, themes: configuration.themes, eventsEndpoint: events,
+                        scales: configuration.scales, themes: configuration.themes, onRequestThemes: configuration.onRequestThemes,
+                        eventsEndpoint: events,
                         feedBudgetBytes: ControlLimits.feedReplyBudgetBytes, summaryZoneDefaults: configuration.summaryZoneDefaults,
                         privacy: (privacySecret, configuration.privacyEndTrimMetres), logger: logger)
                 },

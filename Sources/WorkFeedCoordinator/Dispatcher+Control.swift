@@ -110,7 +110,7 @@ extension Dispatcher {
             return ControlReply(id: request.id, ok: true, body: body, attachments: [file])
 
         case .enqueue:
-            let body = try decode(EnqueueRequest.self, request).checked(themes: configuration.themes)
+            let body = try decode(EnqueueRequest.self, request).checked(themes: configuration.themes, onRequest: configuration.onRequestThemes)
             return ok(try ControlCodec.encode(try enqueue(body, specs: &specs, transaction: &transaction, outbox: &outbox)))
 
         case .delete:
@@ -245,10 +245,12 @@ extension Dispatcher {
         }
         let requested = imported.filter { [.imported, .updated, .replacedDuplicate].contains($0.result) }.map(\.id)
         if !requested.isEmpty {
-            // No themes: every theme the coordinator draws.
+            // No themes: every theme the coordinator draws ahead.
             var request = EnqueueRequest(ids: requested, kinds: body.kinds, themes: [], scales: body.scales, priority: body.priority)
             request.owner = owner
-            _ = try enqueue(request.checked(themes: configuration.themes), specs: &specs, transaction: &transaction, outbox: &outbox)
+            _ = try enqueue(
+                request.checked(themes: configuration.themes, onRequest: configuration.onRequestThemes), specs: &specs, transaction: &transaction,
+                outbox: &outbox)
         }
         var answered: [UploadReply.Workout] = []
         for reply in imported {
@@ -302,17 +304,20 @@ func decode<T: Decodable>(_ type: T.Type, _ request: ControlRequest) throws(Cont
 
 extension EnqueueRequest {
     /// Range-checks an ENQUEUE's values, naming the field that is out of range, and gives it the
-    /// configured themes when it names none (``EnqueueRequest/themes``).
-    /// - Parameter themes: the themes this coordinator draws; a theme not among them is refused
-    ///   `not-found`.
-    func checked(themes: [Theme]) throws(ControlRequestError) -> EnqueueRequest {
+    /// themes drawn ahead when it names none (``EnqueueRequest/themes``).
+    /// - Parameters:
+    ///   - themes: the themes this coordinator draws ahead (`themes`);
+    ///   - onRequest: those it draws when named (`on_request_themes`). A theme in neither is
+    ///     refused `not-found`.
+    func checked(themes: [Theme], onRequest: [Theme]) throws(ControlRequestError) -> EnqueueRequest {
         guard !kinds.isEmpty else { throw ControlRequestError("ENQUEUE needs at least one kind") }
         var body = self
         if body.themes.isEmpty { body.themes = themes }
-        if let unknown = body.themes.first(where: { !themes.contains($0) }) {
+        if let unknown = body.themes.first(where: { !themes.contains($0) && !onRequest.contains($0) }) {
             throw ControlRequestError(
                 .notFound,
-                "ENQUEUE: no theme \(unknown): this coordinator draws \(themes.map(\.rawValue).joined(separator: ", ")) (its themes setting)")
+                "ENQUEUE: no theme \(unknown): this coordinator draws \((themes + onRequest).map(\.rawValue).joined(separator: ", ")) (its themes and on_request_themes settings)"
+            )
         }
         if let scales = body.scales, scales.contains(where: { !PictureSpec.scaleRange.contains($0) }) {
             throw ControlRequestError("ENQUEUE: scales must be \(PictureSpec.scaleNames)")
@@ -445,7 +450,8 @@ extension Dispatcher {
             // and what they know current), not when the files go (issue 37's attack
             // s3-zone-before-redraw: 200 until redrawn).
             if !withdrawn.isEmpty { outbox.events.append(.released(keys: withdrawn)) }
-            var request = EnqueueRequest(ids: nil, kinds: PictureKind.allCases, themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
+            var request = EnqueueRequest(
+                ids: nil, kinds: PictureKind.allCases, themes: configuration.drawnThemes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.includeFailed = true

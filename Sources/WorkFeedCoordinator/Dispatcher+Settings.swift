@@ -64,7 +64,7 @@ extension Dispatcher {
         let unitsChanged = specs.setUnits(wanted.units, of: owner)
         let kinds = PictureKind.allCases.filter { (zonesChanged && $0.usesHeartRate) || (unitsChanged && $0.usesUnits) }
         if !kinds.isEmpty {
-            var request = EnqueueRequest(ids: nil, kinds: kinds, themes: configuration.themes, scales: Array(PictureSpec.scaleRange))
+            var request = EnqueueRequest(ids: nil, kinds: kinds, themes: configuration.drawnThemes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner
             request.existingOnly = true
             request.priority = EnqueueRequest.settingsPriority

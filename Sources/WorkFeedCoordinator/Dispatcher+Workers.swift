@@ -121,7 +121,7 @@ extension Dispatcher {
         for job in jobs {
             guard let identity = identities[job.worker] else { continue }
             guard specs.draws(job.picture.theme) else {
-                let themes = configuration.themes.map(\.rawValue).joined(separator: ", ")
+                let themes = configuration.drawnThemes.map(\.rawValue).joined(separator: ", ")
                 try failUnsent(
                     job, "theme \(job.picture.theme) is not among the configured themes (\(themes))", code: .themeNotConfigured, specs: &specs,
                     transaction: &transaction, outbox: &outbox)

@@ -116,7 +116,7 @@ struct PictureSpecs {
     }
 
     /// Whether pictures of `theme` can be drawn: it is one of the configured themes. Jobs of a
-    /// theme taken out of `themes` stay in the index; when one is leased it fails with
+    /// theme taken out of `themes` and `on_request_themes` stay in the index; when one is leased it fails with
     /// ``FailureCode/themeNotConfigured`` instead of being sent to a worker.
     func draws(_ theme: Theme) -> Bool { configuration.themeStyle(for: theme) != nil }
 

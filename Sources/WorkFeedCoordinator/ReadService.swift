@@ -164,8 +164,9 @@ struct ReadAnswers<Connection: IndexReadConnection> {
     let pictureSize: PictureSize
     /// The scales pictures are drawn at (an ENQUEUE that names none).
     let scales: [Int]
-    /// The themes pictures are drawn in (an ENQUEUE that names none).
+    /// The themes pictures are drawn in ahead (a STATUS that names none) and on request.
     let themes: [Theme]
+    let onRequestThemes: [Theme]
     /// `listen.events`, told in STATUS.
     let eventsEndpoint: String
     /// A FEED page stops before its items pass this many bytes (its `next` goes on from there).
@@ -198,7 +199,7 @@ struct ReadAnswers<Connection: IndexReadConnection> {
             let snapshot = dispatch.read()
             let found: [Connection.Reader.StatusCount]
             if let selection = body.pictures {
-                var pictures = try selection.checked(themes: themes)
+                var pictures = try selection.checked(themes: themes, onRequest: onRequestThemes)
                 // The owner asked about is the owner whose pictures are counted.
                 let named = try checkOwner(pictures.owner, "STATUS")
                 pictures.owner = owner ?? named

@@ -91,7 +91,7 @@ extension WorkCtl {
             let themes = theme.values
             if let missing = themes.first(where: { configuration.themeStyle(for: $0) == nil }) {
                 printError(
-                    "--theme: the configuration has no theme \(missing) (its themes: \(configuration.themes.map(\.rawValue).joined(separator: ", ")))"
+                    "--theme: the configuration has no theme \(missing) (its themes: \(configuration.drawnThemes.map(\.rawValue).joined(separator: ", ")))"
                 )
                 throw WorkCtlExit.failed
             }

@@ -16,13 +16,19 @@ public struct Theme: RawRepresentable, Sendable, Hashable, Comparable, Codable, 
         self.rawValue = rawValue
     }
 
-    /// The two themes the shipped configuration declares; their looks are
+    /// The two themes the shipped configuration draws ahead; their looks are
     /// ``RouteStyle/light``/``MapStyle/light`` and ``RouteStyle/dark``/``MapStyle/dark``.
     public static let light = Theme(rawValue: "light")!
     public static let dark = Theme(rawValue: "dark")!
 
-    /// The themes a configuration declares when it names none.
+    /// The shipped theme drawn on request only: its background is see-through, so its pictures
+    /// have no map and lay over a photo (``RouteStyle/transparent``).
+    public static let transparent = Theme(rawValue: "transparent")!
+
+    /// The themes a configuration draws ahead when it names none (`themes`).
     public static let shipped = [light, dark]
+    /// The themes a configuration draws on request when it names none (`on_request_themes`).
+    public static let shippedOnRequest = [transparent]
 
     /// What a theme's name must be, said to whoever gave a bad one.
     public static let rule = "1 to 32 lower-case letters, digits and '-', starting with a letter"

@@ -45,14 +45,15 @@ extension Renderer {
         return CaptionLayout(place: placeText, scale: scaleText, barLength: barLength, box: box, pad: pad)
     }
 
-    /// Draws the caption over the picture, in colours that read on the theme's background.
+    /// Draws the caption over the picture, in colours that read on the theme's background; on a
+    /// see-through one, in white on a translucent dark box, which reads on a photo.
     func drawCaption(_ caption: CaptionLayout, style: RouteStyle, scale: Int) {
         let box = caption.box
-        let dark = Self.isDark(style.background)
+        let dark = style.isSeeThrough || Self.isDark(style.background)
         let ink = Paint(dark ? RGBA(red: 0xE8, green: 0xE8, blue: 0xE8) : RGBA(red: 0x30, green: 0x30, blue: 0x30))
         area.prepare(width: canvas.width, height: canvas.height)
         area.addRectangle(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY)
-        area.paint(onto: canvas, Paint(style.background, opacity: 0.8))
+        area.paint(onto: canvas, style.isSeeThrough ? Paint(RGBA(red: 0, green: 0, blue: 0, alpha: 0x60)) : Paint(style.background, opacity: 0.8))
         let left = Int(box.minX) + caption.pad
         var top = Int(box.minY) + caption.pad
         if let place = caption.place {

@@ -69,7 +69,7 @@ extension Renderer {
         attribution = nil
         caption = nil
 
-        canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: spec.style.background)
+        canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: backdrop(spec))
         var top = 0
         if let map {
             let rowBytes = spec.pixelWidth * 3
@@ -94,12 +94,18 @@ extension Renderer {
         [.noRoute, .everyPointInvalid, .tooFewPoints, .singlePlace].contains(failure.code)
     }
 
-    /// The ink of the card's words and the quieter ink of its labels, for the theme's background.
-    static func cardInks(background: RGBA) -> (ink: RGBA, muted: RGBA) {
+    /// The ink of the card's words and the quieter ink of its labels, for the theme's background;
+    /// on a see-through one, white and nearly white over a soft dark halo, which read on a photo
+    /// whatever its colours.
+    static func cardInks(style: RouteStyle) -> (ink: RGBA, muted: RGBA, halo: RGBA?) {
+        if style.isSeeThrough {
+            return (RGBA(red: 0xff, green: 0xff, blue: 0xff), RGBA(red: 0xff, green: 0xff, blue: 0xff, alpha: 0xd8), RGBA(hex: "#00000070"))
+        }
+        let background = style.background
         let light = Int(background.red) * 3 + Int(background.green) * 6 + Int(background.blue) > 128 * 10
         return light
-            ? (RGBA(red: 0x1f, green: 0x23, blue: 0x28), RGBA(red: 0x57, green: 0x60, blue: 0x6a))
-            : (RGBA(red: 0xe6, green: 0xed, blue: 0xf3), RGBA(red: 0x9d, green: 0xa7, blue: 0xb3))
+            ? (RGBA(red: 0x1f, green: 0x23, blue: 0x28), RGBA(red: 0x57, green: 0x60, blue: 0x6a), nil)
+            : (RGBA(red: 0xe6, green: 0xed, blue: 0xf3), RGBA(red: 0x9d, green: 0xa7, blue: 0xb3), nil)
     }
 
     func layOutCard(
@@ -233,12 +239,12 @@ extension Renderer {
     }
 
     func drawCardText(_ layout: ShareCardLayout, spec: PictureSpec, top start: Int) {
-        let (ink, muted) = Self.cardInks(background: spec.style.background)
+        let (ink, muted, halo) = Self.cardInks(style: spec.style)
         let scale = spec.scale
         let left = layout.margin
         let inner = spec.pixelWidth - 2 * layout.margin
         func draw(_ text: TextLayout, _ x: Int, _ y: Int, _ colour: RGBA) {
-            canvas.draw(text, left: x, top: y, paint: Paint(colour))
+            canvas.draw(text, left: x, top: y, paint: Paint(colour), halo: halo.map { Paint($0) }, haloRadius: scale)
             cardBoxes.append(LabelBox(minX: Float(x), minY: Float(y), maxX: Float(x + text.metrics.width), maxY: Float(y + text.metrics.height)))
         }
         var top = start + layout.margin

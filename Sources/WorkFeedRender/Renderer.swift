@@ -48,6 +48,10 @@ public final class Renderer {
     var captionRoute: Route?
     /// The current picture's caption when it has no map (laid out with the background, drawn last).
     var caption: CaptionLayout?
+    /// The opaque colour a see-through picture is being drawn on (black, then white), `nil` otherwise.
+    var matte: RGBA?
+    /// A see-through picture's RGBA pixels, kept between pictures like the canvas.
+    var transparentPixels: [UInt8] = []
     /// Whether pictures without a map get their caption; internal and settable so that tests of
     /// the route's geometry see it alone.
     var drawsCaption = true
@@ -77,8 +81,8 @@ public final class Renderer {
         self.places = places
     }
 
-    /// Draws `route` as `spec` says and encodes it as an opaque RGB PNG of
-    /// `spec.pixelWidth` x `spec.pixelHeight` pixels.
+    /// Draws `route` as `spec` says and encodes it as a PNG of `spec.pixelWidth` x
+    /// `spec.pixelHeight` pixels: opaque RGB, or RGBA when the theme's background is see-through.
     ///
     /// Same inputs, same bytes: nothing depends on time, randomness or dictionary order.
     ///
@@ -106,6 +110,47 @@ public final class Renderer {
             throw .basemapDiffers
         }
         var statistics = RenderStatistics()
+        var drawn = clock.now
+        let png: [UInt8]
+        if spec.style.isSeeThrough {
+            // Drawn twice, on black and on white: what changes between the two is what lets the
+            // background through (docs/rendering.md, "Transparent").
+            matte = RGBA(red: 0, green: 0, blue: 0)
+            defer { matte = nil }
+            try draw(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
+            let onBlack = Array(canvas.bytes)
+            matte = RGBA(red: 255, green: 255, blue: 255)
+            // The second drawing's figures are the picture's (the first's were the same work).
+            statistics = RenderStatistics()
+            try draw(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
+            Matte.straightAlpha(onBlack: onBlack, onWhite: canvas.bytes, under: spec.style.background, into: &transparentPixels)
+            drawn = clock.now
+            let encoded = transparentPixels.withUnsafeBytes { pixels in
+                Result { () throws(RenderFailure) in try encode(pixels, channels: 4, text: text) }
+            }
+            png = try encoded.get()
+        } else {
+            try draw(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
+            drawn = clock.now
+            png = try encode(canvas.bytes, channels: 3, text: text)
+        }
+        statistics.drawing = drawn - started
+        statistics.encoding = clock.now - drawn
+        lastStatistics = statistics
+        return png
+    }
+
+    /// The canvas's pixels (or a see-through picture's) as a PNG with the cache key's text chunk.
+    private func encode(_ pixels: UnsafeRawBufferPointer, channels: Int, text: [UInt8]) throws(RenderFailure) -> [UInt8] {
+        do {
+            return try encoder.encode(pixels: pixels, channels: channels, width: canvas.width, height: canvas.height, textChunks: text)
+        } catch {
+            throw .encoding(error)
+        }
+    }
+
+    /// Draws the picture onto the canvas, over the matte when one is set: everything but the encoding.
+    func draw(spec: PictureSpec, route: Route, heartRate: [HeartRateSample], statistics: inout RenderStatistics) throws(RenderFailure) {
         drawnSources = []
         legendBox = nil
         cardBoxes = []
@@ -125,20 +170,10 @@ public final class Renderer {
         if let unavailable = statistics.unavailableTile { throw .mapUnavailable(unavailable) }
         if let style = spec.map, let attribution { drawAttribution(attribution, style: style) }
         if let caption { drawCaption(caption, style: spec.style, scale: spec.scale) }
-        let drawn = clock.now
-
-        let png: [UInt8]
-        do {
-            png = try encoder.encode(
-                pixels: canvas.bytes, channels: 3, width: canvas.width, height: canvas.height, textChunks: text)
-        } catch {
-            throw .encoding(error)
-        }
-        statistics.drawing = drawn - started
-        statistics.encoding = clock.now - drawn
-        lastStatistics = statistics
-        return png
     }
+
+    /// The colour the canvas starts from: the theme's background, or the matte of a see-through one.
+    func backdrop(_ spec: PictureSpec) -> RGBA { matte ?? spec.style.background }
 
     /// Checks the route for deterministic failures and places it in the picture.
     func fit(spec: PictureSpec, scan: RouteScan) throws(RenderFailure) -> PictureFit {
@@ -157,7 +192,7 @@ public final class Renderer {
     func prepareBackground(
         spec: PictureSpec, fit: PictureFit, routeReach: Float, reserved: [LabelBox] = [], statistics: inout RenderStatistics
     ) {
-        canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: spec.style.background)
+        canvas.prepare(width: spec.pixelWidth, height: spec.pixelHeight, background: backdrop(spec))
         labelPlacer.reset(width: canvas.width, height: canvas.height, scale: spec.scale)
         // Where no tileset covers the picture, the place's name and a scale bar say where it is.
         defer {

@@ -84,6 +84,10 @@ public struct RouteStyle: Sendable, Hashable, Codable {
         self.minimumSpan = minimumSpan
     }
 
+    /// Whether the background lets what is under the picture show (an alpha under 255): such a
+    /// picture is drawn without a map and written with its alpha (docs/rendering.md, "Transparent").
+    public var isSeeThrough: Bool { background.alpha < 255 }
+
     public static let light = RouteStyle(
         background: RGBA(hex: "#f2f0eb")!, line: RGBA(hex: "#1f6feb")!, lineWidth: 4,
         outline: RGBA(hex: "#ffffff")!, outlineWidth: 1.5,
@@ -93,6 +97,15 @@ public struct RouteStyle: Sendable, Hashable, Codable {
     public static let dark = RouteStyle(
         background: RGBA(hex: "#1c1e21")!, line: RGBA(hex: "#4aa3ff")!, lineWidth: 4,
         outline: RGBA(hex: "#000000")!, outlineWidth: 1.5,
+        startMark: RGBA(hex: "#3fb950")!, endMark: RGBA(hex: "#f85149")!, markRadius: 5, padding: 24
+    )
+
+    /// On nothing: the background is see-through (alpha 0), so the picture has no map and lays
+    /// over a photo; a white line with a soft dark outline reads on most photos, and the words on
+    /// it are light, as on a dark background.
+    public static let transparent = RouteStyle(
+        background: RGBA(hex: "#00000000")!, line: RGBA(hex: "#ffffff")!, lineWidth: 4,
+        outline: RGBA(hex: "#00000066")!, outlineWidth: 1.5,
         startMark: RGBA(hex: "#3fb950")!, endMark: RGBA(hex: "#f85149")!, markRadius: 5, padding: 24
     )
 }
@@ -189,7 +202,7 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     public static let maximumPixelSide = 2048
     /// The most bytes a picture this system draws can have, derived from the largest one: a square
     /// of ``maximumPixelSide`` pixels at 4 bytes a pixel (RGBA, the most either PNG encoder writes;
-    /// pictures are RGB), each row behind its filter byte; deflate's worst case over those bytes
+    /// pictures are RGB but for a see-through theme's), each row behind its filter byte; deflate's worst case over those bytes
     /// (stored blocks, which add 5 bytes per block of at least 5,000 and the zlib framing: 1/64th
     /// bounds both, the bound libpng's writer is given too); and 64 KiB for the signature, the
     /// chunks' framing and the text chunks (the cache key's is 95 bytes). 17,106,976 bytes
@@ -226,6 +239,7 @@ public struct PictureSpec: Sendable, Hashable, Codable {
     ///   - heatmap: kept for heatmap specs only.
     ///   - ramp: kept for the kinds coloured along a ramp only (``PictureKindDeclaration/ramp``).
     ///   - card: kept for share cards only (``PictureKind/isCard``).
+    ///   - map: kept when a basemap is named and the style's background is opaque.
     public init(
         kind: PictureKind, theme: Theme, width: Int, height: Int, scale: Int, style: RouteStyle, heatmap: HeatmapStyle,
         ramp: RampStyle? = nil, card: ShareCardText? = nil, map: MapStyle? = nil, basemap: String? = nil
@@ -239,8 +253,9 @@ public struct PictureSpec: Sendable, Hashable, Codable {
         self.heatmap = kind.usesHeartRate ? heatmap : nil
         self.ramp = kind.declaration.ramp != nil ? ramp : nil
         self.card = kind.isCard ? card : nil
-        self.map = basemap == nil ? nil : map
-        self.basemap = map == nil ? nil : basemap
+        // A map's land is opaque: a see-through background's picture is its route and words alone.
+        self.map = basemap == nil || style.isSeeThrough ? nil : map
+        self.basemap = self.map == nil ? nil : basemap
     }
 
     public var pixelWidth: Int { width * scale }

@@ -16,5 +16,8 @@ public struct ThemeStyle: Sendable, Hashable {
     public static let shipped: [Theme: ThemeStyle] = [
         .light: ThemeStyle(route: .light, map: .light),
         .dark: ThemeStyle(route: .dark, map: .dark),
+        // A see-through background is never drawn with a map (``RouteStyle/isSeeThrough``): its
+        // map style is there for a theme that starts `from: transparent` and makes it opaque.
+        .transparent: ThemeStyle(route: .transparent, map: .dark),
     ]
 }

@@ -137,6 +137,7 @@ import WorkFeedWire
         let reader = try WorkoutIndex(readingFrom: path, logger: Logger(label: "test"))
         let answers = ReadAnswers(
             index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1], themes: Theme.shipped,
+            onRequestThemes: Theme.shippedOnRequest,
             eventsEndpoint: "",
             feedBudgetBytes: 8_000, summaryZoneDefaults: .standard, logger: Logger(label: "test"))
         var seen: [WorkoutID] = []

@@ -29,7 +29,8 @@ import WorkFeedWire
             answers: { reader in
                 ReadAnswers(
                     index: reader, dispatch: DispatchState(), pictureSize: PictureSize(width: 600, height: 400), scales: [1],
-                    themes: Theme.shipped, eventsEndpoint: "", feedBudgetBytes: ControlLimits.feedReplyBudgetBytes,
+                    themes: Theme.shipped, onRequestThemes: Theme.shippedOnRequest, eventsEndpoint: "",
+                    feedBudgetBytes: ControlLimits.feedReplyBudgetBytes,
                     summaryZoneDefaults: .standard, logger: Logger(label: "test"))
             },
             context: context, doneEndpoint: doneEndpoint, logger: Logger(label: "test"))

@@ -95,8 +95,11 @@ import WorkFeedStyle
     /// Keys under `maps.` and `styles.` are checked against the configured themes and the tables'
     /// keys, with the nearest known key or section suggested.
     @Test(arguments: [
-        ("maps:\n  sepia:\n    land: '#eadcc0'\n", "maps.sepia", "'sepia' is not one of the configured themes (themes: light, dark)"),
-        ("styles:\n  sepia:\n    line: '#eadcc0'\n", "styles.sepia", "list it there to draw it"),
+        (
+            "maps:\n  sepia:\n    land: '#eadcc0'\n", "maps.sepia",
+            "'sepia' is not one of the configured themes (themes and on_request_themes: light, dark, transparent)"
+        ),
+        ("styles:\n  sepia:\n    line: '#eadcc0'\n", "styles.sepia", "list it in one to draw it"),
         ("maps:\n  lihgt:\n    water: '#000000'\n", "maps.lihgt", "did you mean 'maps.light'?"),
         ("maps:\n  light:\n    wodo: '#000000'\n", "maps.light.wodo", "did you mean 'maps.light.wood'"),
         ("maps:\n  dark:\n    roads:\n      motorwya: { fill: '#000000' }\n", "maps.dark.roads.motorwya", "'maps.dark.roads.motorway'"),
@@ -164,5 +167,23 @@ import WorkFeedStyle
             #expect(error.key == "maps.mono.from")
             #expect(error.allowed.contains("(maps.mono.wood is missing)"), "\(error.allowed)")
         }
+    }
+
+    /// The transparent theme is drawn on request as shipped, with its see-through background; a
+    /// theme may be drawn ahead or on request, not both, and the shipped file says the same.
+    @Test func transparentIsDrawnOnRequest() async throws {
+        let shipped = try await CoordinatorConfiguration.load(file: nil, environment: [:])
+        #expect(shipped.themes == [.light, .dark] && shipped.onRequestThemes == [.transparent])
+        #expect(shipped.drawnThemes == [.light, .dark, .transparent])
+        #expect(shipped.themeStyle(for: .transparent)?.route.isSeeThrough == true)
+        let configFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Config/coordinator.yaml").path
+        let fromFile = try await CoordinatorConfiguration.load(file: configFile, environment: [:])
+        #expect(fromFile.onRequestThemes == shipped.onRequestThemes && fromFile.themeStyles == shipped.themeStyles)
+
+        let both = try #require(try await ThemeConfigurationTests().refusal("themes: [light, dark, transparent]\n"))
+        #expect(both.key == "on_request_themes" && both.allowed.contains("transparent is in themes too"), "\(both)")
+        let ahead = try await CoordinatorConfiguration.load(
+            file: try ThemeConfigurationTests().file("themes: [light, transparent]\non_request_themes: []\n"), environment: [:])
+        #expect(ahead.drawnThemes == [.light, .transparent])
     }
 }

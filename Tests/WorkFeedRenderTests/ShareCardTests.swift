@@ -131,6 +131,61 @@ import WorkFeedStyle
             try renderer.render(spec: spec, route: run.route, heartRate: run.heartRate, cacheKey: "card")
         }
     }
+
+    /// The transparent theme's card is the route and the words on nothing: its corners let the
+    /// photo through, the route's line covers it, and laid over a dark photo its words read as the
+    /// watch's. Laid over a colour, it is the same drawing made on that colour (to within the
+    /// rounding of the two drawings it is made from); the same inputs give the same bytes.
+    @Test func aTransparentCardLaysOverAPhoto() throws {
+        let basemap = try MapFixtures.basemap()
+        let renderer = Renderer(basemap: basemap)
+        let run = try MapFixtures.workout(MapFixtures.run)
+        let spec = try Self.spec(.share, .transparent, run, units: .metric, basemap: basemap)
+        #expect(spec.map == nil && spec.basemap == nil, "a see-through card has no map")
+        let png = try renderer.render(spec: spec, route: run.route, heartRate: run.heartRate, cacheKey: "card")
+        #expect(try renderer.render(spec: spec, route: run.route, heartRate: run.heartRate, cacheKey: "card") == png)
+        #expect(png[25] == 6, "colour type 6: RGBA")
+        let image = try PNGCodec.decode(png)
+        let alphas = stride(from: 3, to: image.rgba.count, by: 4).map { image.rgba[$0] }
+        #expect(alphas[0] == 0 && alphas[image.width - 1] == 0 && alphas.last == 0, "the corners are see-through")
+        let opaque = alphas.filter { $0 == 255 }.count, clear = alphas.filter { $0 == 0 }.count
+        #expect(opaque > 10_000, "the route and the words cover what is under them: \(opaque) opaque pixels")
+        #expect(clear > alphas.count / 2, "most of the card lets the photo through: \(clear) of \(alphas.count)")
+
+        // Over the dark theme's background, the card reads as the watch's figures.
+        let photo = RGBA(hex: "#1c1e21")!
+        let over = Self.composite(image, over: photo)
+        let text = try Self.read(try PNGCodec.encode(rgb: over, width: image.width, height: image.height))
+        for words in ["Evening run", "5.84 km", "52:45", "9:02 /km", "234 m", "130 bpm"] {
+            #expect(text.contains(words.filter { !$0.isWhitespace }), "'\(words)' not read in \(text)")
+        }
+        // The same drawing made on that colour (as the renderer makes it on black and on white).
+        renderer.matte = photo
+        var statistics = RenderStatistics()
+        try renderer.draw(spec: spec, route: run.route, heartRate: run.heartRate, statistics: &statistics)
+        renderer.matte = nil
+        let drawn = Array(renderer.canvas.bytes)
+        var largest = 0
+        for index in 0..<(image.width * image.height) {
+            for channel in 0..<3 { largest = max(largest, abs(Int(over[index * 3 + channel]) - Int(drawn[index * 3 + channel]))) }
+        }
+        #expect(largest <= 3, "laid over \(photo) it differs from the card drawn on it by \(largest) at most")
+    }
+
+    /// `image` laid over an opaque `colour`: RGB bytes.
+    static func composite(_ image: DecodedImage, over colour: RGBA) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(image.width * image.height * 3)
+        let under = [colour.red, colour.green, colour.blue]
+        for index in 0..<(image.width * image.height) {
+            let alpha = Int(image.rgba[index * 4 + 3])
+            for channel in 0..<3 {
+                let value = Int(image.rgba[index * 4 + channel]) * alpha + Int(under[channel]) * (255 - alpha)
+                out.append(UInt8((value + 127) / 255))
+            }
+        }
+        return out
+    }
 }
 
 /// The card's words, checked against a calendar and the feed's own figures.

@@ -189,7 +189,7 @@ import WorkFeedStyle
         #expect(image.count(style[.water], tolerance: 1) > 2_000, "water")
         #expect(image.count(style[.motorway].fill, tolerance: 1) > 200, "highway fill")
         #expect(image.count(style[.minor].fill, tolerance: 1) > 100, "minor road fill")
-        let other = ThemeStyle.shipped.first { $0.key != theme }!.value.map
+        let other = ThemeStyle.shipped[theme == .light ? .dark : .light]!.map
         #expect(image.count(other[.park], tolerance: 1) < 100, "the other theme's palette is not used")
     }
 }

@@ -72,7 +72,7 @@ import WorkFeedStyle
         #expect(try JSONDecoder().decode([Theme].self, from: Data(#"["light","sepia"]"#.utf8)) == [.light, Theme(rawValue: "sepia")!])
         #expect(throws: DecodingError.self) { try JSONDecoder().decode([Theme].self, from: Data(#"["../x"]"#.utf8)) }
         #expect(Array(try Self.json([Theme.dark])) == Array(#"["dark"]"#.utf8))
-        #expect(Set(ThemeStyle.shipped.keys) == Set(Theme.shipped))
+        #expect(Set(ThemeStyle.shipped.keys) == Set(Theme.shipped + Theme.shippedOnRequest))
         // A third theme's pictures are named like the others', and found again from the name.
         let picture = PictureID(workoutID: WorkoutID(UUID()), kind: .heatmap, theme: Theme(rawValue: "sepia")!, scale: 2)
         let path = CacheLayout.relativePath(for: picture)
