@@ -62,7 +62,10 @@ extension Dispatcher {
         // units (pace and elevation, whose legends give figures).
         let zonesChanged = specs.heartRateZones.set(wanted.heartRateZones, of: owner)
         let unitsChanged = specs.setUnits(wanted.units, of: owner)
-        let kinds = PictureKind.allCases.filter { (zonesChanged && $0.usesHeartRate) || (unitsChanged && $0.usesUnits) }
+        let figuresChanged = specs.setCardFigures(wanted.cardFigures, of: owner)
+        let kinds = PictureKind.allCases.filter {
+            (zonesChanged && $0.usesHeartRate) || (unitsChanged && $0.usesUnits) || (figuresChanged && $0.isCard)
+        }
         if !kinds.isEmpty {
             var request = EnqueueRequest(ids: nil, kinds: kinds, themes: configuration.drawnThemes, scales: Array(PictureSpec.scaleRange))
             request.owner = owner

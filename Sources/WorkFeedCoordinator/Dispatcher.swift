@@ -97,7 +97,7 @@ struct Dispatcher<Index: WorkoutIndexStore> {
             configuration: configuration, basemap: basemap.isEmpty ? nil : basemap,
             privacy: try Self.loadPrivacy(configuration: configuration, index: index),
             heartRateZones: try Self.loadHeartRateZones(configuration: configuration, index: index, logger: logger),
-            units: try index.read { try $0.unitSettings() })
+            pictureSettings: try index.read { try $0.pictureSettings() })
         try Self.prepareSummaries(configuration: configuration, index: index, logger: logger)
         retry = RetryPolicy(
             maximumAttempts: configuration.maximumAttempts, initialBackoff: configuration.initialBackoffSeconds,

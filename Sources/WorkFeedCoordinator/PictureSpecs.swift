@@ -26,6 +26,9 @@ struct PictureSpecs {
     /// The owners' `units` settings, for those who set one: part of each pace and elevation
     /// picture's spec (its legend's figures). Without one, an owner's are metric, as their feed's.
     var units: [String: UnitSystem]
+    /// The owners' `cardFigures` settings, for those who chose: part of each share card's spec.
+    /// Without one, an owner's cards show every figure.
+    var cardFigures: [String: [ShareCardFigure]]
     private var hashers: [SpecKey: SHA256] = [:]
     /// The policy version each owner's zones and heart-rate zones were read at, from an index of
     /// several writers (``follow(owner:to:reader:)``).
@@ -56,13 +59,14 @@ struct PictureSpecs {
 
     init(
         configuration: CoordinatorConfiguration, basemap: String?, privacy: PrivacyPolicies, heartRateZones: OwnerHeartRateZones,
-        units: [String: UnitSystem] = [:]
+        pictureSettings: [String: OwnerSettings] = [:]
     ) {
         self.configuration = configuration
         self.basemap = basemap
         self.privacy = privacy
         self.heartRateZones = heartRateZones
-        self.units = units
+        self.units = pictureSettings.compactMapValues(\.units)
+        self.cardFigures = pictureSettings.compactMapValues(\.cardFigures)
     }
 
     /// Brings `owner`'s privacy zones and heart-rate zones up to `version`, the owner's policy
@@ -83,6 +87,7 @@ struct PictureSpecs {
         let settings = try reader.ownerSettings(owner: owner)
         heartRateZones.set(settings.heartRateZones, of: owner)
         setUnits(settings.units, of: owner)
+        setCardFigures(settings.cardFigures, of: owner)
     }
 
     /// Takes an owner's new `units` setting (after SETTINGS stored it).
@@ -93,6 +98,18 @@ struct PictureSpecs {
         units[owner] = setting == nil || setting == .metric ? nil : setting
         return units(of: owner) != before
     }
+
+    /// Takes an owner's new `cardFigures` setting (after SETTINGS stored it).
+    /// - Returns: whether their choice changed, and with it their share cards' keys.
+    @discardableResult
+    mutating func setCardFigures(_ setting: [ShareCardFigure]?, of owner: String) -> Bool {
+        let before = cardFigures(of: owner)
+        cardFigures[owner] = setting == ShareCardFigure.allCases ? nil : setting
+        return cardFigures(of: owner) != before
+    }
+
+    /// The figures `owner`'s share cards show, in order: their setting, else every one.
+    func cardFigures(of owner: String) -> [ShareCardFigure] { cardFigures[owner] ?? ShareCardFigure.allCases }
 
     /// The units `owner`'s pictures' legends are in: their setting, else metric.
     func units(of owner: String) -> UnitSystem { units[owner] ?? .metric }
@@ -133,7 +150,10 @@ struct PictureSpecs {
             kind: picture.kind, theme: picture.theme, scale: picture.scale,
             thresholds: picture.kind.usesHeartRate ? heartRateZones.thresholds(for: inputs.owner) : nil,
             ramp: picture.kind.rampMeasure(for: inputs.activity).map { RampKey(measure: $0, units: units(of: inputs.owner)) },
-            card: picture.kind.isCard ? ShareCardText(figures: inputs.figures, activity: inputs.activity, units: units(of: inputs.owner)) : nil)
+            card: picture.kind.isCard
+                ? ShareCardText(
+                    figures: inputs.figures, activity: inputs.activity, units: units(of: inputs.owner), shown: cardFigures(of: inputs.owner))
+                : nil)
     }
 
     /// The spec's JSON, encoded once per kind, theme, scale, zones and ramp.

@@ -47,6 +47,10 @@ extension WorkCtl {
             @Option(name: .customLong("first-weekday"), help: "The week's first day: its name (monday) or 1...7 (1 is Sunday).")
             var firstWeekday: String?
             @Option(
+                name: .customLong("card-figures"),
+                help: "The figures share cards show, in order, comma-separated: \(ShareCardFigure.allCases.map(\.rawValue).joined(separator: ", ")).")
+            var cardFigures: String?
+            @Option(
                 name: .long,
                 help: "Settings to unset, comma-separated: \(OwnerSettings.Field.allCases.map(\.rawValue).joined(separator: ", ")).")
             var unset: String?
@@ -85,6 +89,14 @@ extension WorkCtl {
                     }
                     settings.firstWeekday = day
                 }
+                if let cardFigures {
+                    do {
+                        settings.cardFigures = try OwnerSettings.cardFigures(
+                            cardFigures.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                    } catch {
+                        throw ValidationError("--card-figures: \(error.message)")
+                    }
+                }
                 var fields: [OwnerSettings.Field]? = nil
                 if let unset {
                     fields = try unset.split(separator: ",").map { word in
@@ -102,7 +114,8 @@ extension WorkCtl {
                     throw ValidationError("\(Self.option(for: error.field)): \(error.message)")
                 }
                 guard !settings.isEmpty || fields != nil else {
-                    throw ValidationError("nothing to change: give --max-hr, --zone-bounds, --units, --time-zone, --first-weekday or --unset")
+                    throw ValidationError(
+                        "nothing to change: give --max-hr, --zone-bounds, --units, --time-zone, --first-weekday, --card-figures or --unset")
                 }
                 return SettingsRequest(owner: owner, set: settings.isEmpty ? nil : settings, unset: fields)
             }
@@ -112,6 +125,7 @@ extension WorkCtl {
                 guard let field else { return "settings" }
                 if field.hasPrefix("heartRateZones.maximumHeartRate") { return "--max-hr" }
                 if field.hasPrefix("heartRateZones") { return "--zone-bounds" }
+                if field.hasPrefix("cardFigures") { return "--card-figures" }
                 return ["units": "--units", "timeZone": "--time-zone", "firstWeekday": "--first-weekday"][field] ?? field
             }
 

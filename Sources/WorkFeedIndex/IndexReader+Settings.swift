@@ -15,10 +15,10 @@ extension IndexReader {
     }
 
     /// The columns of `owner_settings` ``ownerSettings(_:)`` reads, in its order.
-    public static let settingsColumns = "owner, hr_maximum, hr_bounds, units, time_zone, first_weekday"
+    public static let settingsColumns = "owner, hr_maximum, hr_bounds, units, time_zone, first_weekday, card_figures"
 
     /// The columns of `owner_settings` an owner's settings are written to, in the order of ``storedValues(_:)``.
-    public static let writtenSettingsColumns = "hr_maximum, hr_bounds, units, time_zone, first_weekday"
+    public static let writtenSettingsColumns = "hr_maximum, hr_bounds, units, time_zone, first_weekday, card_figures"
 
     /// Validated settings as stored, in the order of ``writtenSettingsColumns``: zones as a maximum
     /// heart rate or as bounds in JSON (one of them), the rest as their words and numbers.
@@ -35,6 +35,8 @@ extension IndexReader {
         return [
             maximum, bounds, settings.units.map { .text($0.rawValue) } ?? .null, settings.timeZone.map(StoredValue.text) ?? .null,
             settings.firstWeekday.map { .integer(Int64($0.rawValue)) } ?? .null,
+            // The figures' names, comma-separated; "" for a card of no figures.
+            settings.cardFigures.map { .text($0.map(\.rawValue).joined(separator: ",")) } ?? .null,
         ]
     }
 
@@ -49,19 +51,29 @@ extension IndexReader {
             guard let day = Weekday(rawValue: number) else { throw decoder.corrupt("first_weekday", row.storedValue(5)) }
             settings.firstWeekday = day
         }
+        if let text: String = try decoder.optionalValue(6, "card_figures") {
+            do {
+                settings.cardFigures = try OwnerSettings.cardFigures(text.split(separator: ",").map(String.init))
+            } catch {
+                throw decoder.corrupt("card_figures", row.storedValue(6))
+            }
+        }
         return settings
     }
 
-    /// Every owner's `units` setting, for the owners that set one.
-    public func unitSettings() throws -> [String: UnitSystem] {
-        var units: [String: UnitSystem] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.settingsColumns) FROM owner_settings WHERE units IS NOT NULL")
+    /// The settings of every owner who set `units` or `cardFigures`.
+    public func pictureSettings() throws -> [String: OwnerSettings] {
+        var settings: [String: OwnerSettings] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.settingsColumns) FROM owner_settings WHERE \(Self.picturesSettingsCondition)")
         while let row = try rows.next() {
             let decoder = RowDecoder(row, table: "owner_settings")
-            units[try decoder.value(0, "owner")] = try Self.ownerSettings(row).units
+            settings[try decoder.value(0, "owner")] = try Self.ownerSettings(row)
         }
-        return units
+        return settings
     }
+
+    /// The rows of owners whose settings are in pictures' specs besides their heart-rate zones.
+    public static let picturesSettingsCondition = "units IS NOT NULL OR card_figures IS NOT NULL"
 
     /// Every owner's heart-rate zone setting, for the owners that have one (read at start, for the
     /// cache keys of their heatmaps).

@@ -441,9 +441,10 @@ public protocol IndexReading {
     func ownerSettings(owner: String) throws -> OwnerSettings
     /// Every owner's heart-rate zone setting, for the owners that have one.
     func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting]
-    /// Every owner's `units` setting, for the owners that set one (read at start, for the specs
-    /// of their pace and elevation pictures, whose legends are in them).
-    func unitSettings() throws -> [String: UnitSystem]
+    /// The settings of every owner who set `units` or `cardFigures` (read at start, for the specs
+    /// of their pace and elevation pictures, whose legends are in their units, and of their share
+    /// cards, which show the figures they chose in their units).
+    func pictureSettings() throws -> [String: OwnerSettings]
 
     // MARK: Summaries
 

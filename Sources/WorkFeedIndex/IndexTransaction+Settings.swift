@@ -17,10 +17,10 @@ extension IndexTransaction {
         }
         try db.execute(
             sql: """
-                INSERT INTO owner_settings (owner, \(IndexReader.writtenSettingsColumns), updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO owner_settings (owner, \(IndexReader.writtenSettingsColumns), updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (owner) DO UPDATE SET hr_maximum = excluded.hr_maximum, hr_bounds = excluded.hr_bounds,
                     units = excluded.units, time_zone = excluded.time_zone, first_weekday = excluded.first_weekday,
-                    updated_at = excluded.updated_at
+                    card_figures = excluded.card_figures, updated_at = excluded.updated_at
                 """,
             arguments: StatementArguments(
                 [owner.databaseValue] + IndexReader.storedValues(settings).map(\.databaseValue) + [now.timeIntervalSince1970.databaseValue]))

@@ -445,6 +445,11 @@ extension WorkoutIndex {
                 try update.execute(arguments: [place, id])
             }
         }
+        migrator.registerMigration("v20: card figures") { db in
+            // The figures an owner's share cards show, in order (OwnerSettings.cardFigures): their
+            // names comma-separated, "" for none; NULL (unset) shows every one.
+            try db.execute(sql: "ALTER TABLE owner_settings ADD COLUMN card_figures TEXT")
+        }
         return migrator
     }
 

@@ -232,16 +232,17 @@ public struct PostgresReader: IndexReading {
 
     public func ownerSettings(owner: String) throws -> OwnerSettings { try PostgresWorkouts.settings(owner: owner, in: session) }
 
-    public func unitSettings() throws -> [String: UnitSystem] {
-        var units: [String: UnitSystem] = [:]
+    public func pictureSettings() throws -> [String: OwnerSettings] {
+        var settings: [String: OwnerSettings] = [:]
         let rows = try session.query(
-            "SELECT \(unescaped: IndexReader.settingsColumns) FROM owner_settings WHERE units IS NOT NULL", "reading the owners' units")
+            "SELECT \(unescaped: IndexReader.settingsColumns) FROM owner_settings WHERE \(unescaped: IndexReader.picturesSettingsCondition)",
+            "reading the owners' units and card figures")
         for row in rows {
             let values = try row.storedValues(names: PostgresTransaction.names(IndexReader.settingsColumns))
             guard case .text(let owner) = values[0] else { continue }
-            units[owner] = try IndexReader.ownerSettings(values).units
+            settings[owner] = try IndexReader.ownerSettings(values)
         }
-        return units
+        return settings
     }
 
     public func heartRateZoneSettings() throws -> [String: HeartRateZoneSetting] {

@@ -31,6 +31,10 @@ public enum PostgresSchema {
                 "CREATE INDEX kept_reply_at ON kept_reply (at)",
             ]),
         Migration("pg8: start places, the populated place each workout started in", pg8, then: backfillPG8),
+        Migration(
+            "pg9: card figures, the figures an owner's share cards show",
+            // As SQLite's v20 (OwnerSettings.cardFigures): names comma-separated, "" for none.
+            ["ALTER TABLE owner_settings ADD COLUMN card_figures text"]),
     ]
 
     /// One version of the schema: its statements, then what it works out in Swift (a value

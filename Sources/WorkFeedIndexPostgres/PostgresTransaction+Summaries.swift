@@ -263,10 +263,10 @@ extension PostgresTransaction {
         try session.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO owner_settings (owner, \(IndexReader.writtenSettingsColumns), updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())
+                    INSERT INTO owner_settings (owner, \(IndexReader.writtenSettingsColumns), updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now())
                     ON CONFLICT (owner) DO UPDATE SET hr_maximum = excluded.hr_maximum, hr_bounds = excluded.hr_bounds,
                         units = excluded.units, time_zone = excluded.time_zone, first_weekday = excluded.first_weekday,
-                        updated_at = excluded.updated_at
+                        card_figures = excluded.card_figures, updated_at = excluded.updated_at
                     """, binds: bindings), "storing the settings of \(owner)")
         try checkSummaryCalendars(owners: [owner])
     }

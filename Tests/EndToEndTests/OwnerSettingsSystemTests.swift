@@ -154,6 +154,36 @@ import WorkFeedWorker
         #expect(after.mapValues(\.cacheKey) == metric.mapValues(\.cacheKey))
     }
 
+    /// An owner's card figures are in their share cards' specs only: a change redraws exactly the
+    /// cards, the route picture keeps its key, and every figure in the default order is unset's key.
+    @Test func settingAnOwnersCardFiguresRedrawsExactlyTheirCards() throws {
+        let system = try RunningSystem(workers: 1)
+        defer { system.stop() }
+        var client = try system.client()
+        let alice = try PrivacyZoneTests.importRun(into: &client, owner: "alice")
+        var request = EnqueueRequest(ids: nil, kinds: [.route, .share], themes: [.light])
+        request.owner = "alice"
+        let enqueued: EnqueueReply = try client.request(.enqueue, request)
+        #expect(enqueued.created == 2)
+        let all = Self.byPicture(try PrivacyZoneTests.settled(&client, alice))
+        #expect(all.count == 2 && all.values.allSatisfy { $0.status == .generated }, "\(all)")
+        let cardBefore = try Self.decoded(system, try #require(all["share light"]))
+
+        let chosen: SettingsReply = try client.request(
+            .settings, SettingsRequest(owner: "alice", set: OwnerSettings(cardFigures: [.distance, .pace])))
+        #expect(chosen.stale == 1 && chosen.settings.cardFigures == [.distance, .pace])
+        let after = Self.byPicture(try PrivacyZoneTests.settled(&client, alice))
+        #expect(after.values.allSatisfy { $0.status == .generated })
+        #expect(after["route light"]?.cacheKey == all["route light"]?.cacheKey)
+        #expect(after["share light"]?.cacheKey != all["share light"]?.cacheKey)
+        #expect(try Self.decoded(system, try #require(after["share light"])).rgba != cardBefore.rgba, "two figures, not five")
+
+        let every: SettingsReply = try client.request(
+            .settings, SettingsRequest(owner: "alice", set: OwnerSettings(cardFigures: ShareCardFigure.allCases)))
+        #expect(every.stale == 1)
+        #expect(Self.byPicture(try PrivacyZoneTests.settled(&client, alice)).mapValues(\.cacheKey) == all.mapValues(\.cacheKey))
+    }
+
     /// A restarted coordinator reads the owners' zones back: their heatmaps stay current.
     @Test func anOwnersZonesSurviveARestartAndTheirHeatmapsStayCurrent() throws {
         // The first system outlives its client: its ZeroMQ context waits for every socket to close.

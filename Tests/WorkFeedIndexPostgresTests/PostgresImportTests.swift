@@ -57,7 +57,9 @@ import WorkFeedModel
         .deleting([10, 11], owner: "anna"),
         .importing(run(file: "b.gpx", shift: 0.01, start: 1_702_000_000), owner: "anna"),
         .deleting([12], owner: nil),
-        .setting(OwnerSettings(heartRateZones: .maximumHeartRate(190), timeZone: "Asia/Tokyo", firstWeekday: .sunday), owner: "anna"),
+        .setting(
+            OwnerSettings(heartRateZones: .maximumHeartRate(190), timeZone: "Asia/Tokyo", firstWeekday: .sunday, cardFigures: [.climb, .distance]),
+            owner: "anna"),
         .importing(run(file: "e.gpx", start: 1_703_000_000), owner: "anna"),
         .setting(OwnerSettings(), owner: "anna"),
     ]

@@ -10,7 +10,9 @@ import WorkFeedModel
 @Suite struct OwnerSettingsIndexTests {
     @Test func settingsRoundTripPerOwnerAndSurviveARestart() throws {
         let temporary = try TemporaryIndex()
-        let alice = OwnerSettings(heartRateZones: .maximumHeartRate(190), units: .imperial, timeZone: "America/New_York", firstWeekday: .sunday)
+        let alice = OwnerSettings(
+            heartRateZones: .maximumHeartRate(190), units: .imperial, timeZone: "America/New_York", firstWeekday: .sunday,
+            cardFigures: [.pace, .distance, .heartRate])
         let bob = OwnerSettings(heartRateZones: .bounds([115, 145.5, 172]), firstWeekday: .monday)
         try temporary.index.write { transaction in
             try transaction.setOwnerSettings(alice, owner: "alice")
@@ -23,6 +25,11 @@ import WorkFeedModel
         // Only owners with zones of their own are listed for the cache keys.
         let zones = try temporary.index.read { try $0.heartRateZoneSettings() }
         #expect(zones == ["alice": .maximumHeartRate(190), "bob": .bounds([115, 145.5, 172])])
+        // Owners whose units or card figures are in their pictures' specs; a card of no figures is
+        // a choice too, not unset.
+        try temporary.index.write { try $0.setOwnerSettings(OwnerSettings(cardFigures: []), owner: "dan") }
+        let pictures = try temporary.index.read { try $0.pictureSettings() }
+        #expect(pictures.keys.sorted() == ["alice", "carol", "dan"] && pictures["alice"] == alice && pictures["dan"]?.cardFigures == [])
 
         let reopened = try temporary.restart()
         #expect(try reopened.read { try $0.ownerSettings(owner: "alice") } == alice)

@@ -27,6 +27,27 @@ import WorkFeedTesting
         #expect(try decode(#"{"units": null, "timeZone": null}"#).isEmpty)
     }
 
+    /// The card figures are a list of known figures, each once, kept in the owner's order; a
+    /// wrong entry is named by its index.
+    @Test func cardFiguresAreKnownFiguresInOrderEachOnce() throws {
+        #expect(try decode(#"{"cardFigures": ["pace", "distance"]}"#).cardFigures == [.pace, .distance])
+        #expect(try decode(#"{"cardFigures": []}"#).cardFigures == [])
+        #expect(try decode(#"{"cardFigures": null}"#).isEmpty)
+        for (body, field) in [
+            (#"{"cardFigures": ["distance", "speed"]}"#, "cardFigures[1]"), (#"{"cardFigures": ["pace", "pace"]}"#, "cardFigures[1]"),
+            (#"{"cardFigures": "pace"}"#, "cardFigures"), (#"{"cardFigures": [3]}"#, "cardFigures"),
+        ] {
+            #expect(throws: SettingsError.self, "\(body)") { try decode(body) }
+            do {
+                _ = try decode(body)
+            } catch {
+                #expect(error.field == field, "\(body): \(error)")
+            }
+        }
+        let patch = try OwnerSettingsPatch.decode(json: Data(#"{"cardFigures": null}"#.utf8))
+        #expect(patch.applied(to: OwnerSettings(units: .imperial, cardFigures: [.climb])) == OwnerSettings(units: .imperial))
+    }
+
     /// `PATCH /v1/settings` bodies: a value sets, `null` unsets, absence keeps (RFC 7396).
     @Test func aMergePatchSetsUnsetsAndKeeps() throws {
         let stored = OwnerSettings(heartRateZones: .maximumHeartRate(190), units: .metric, timeZone: "Europe/Berlin")
@@ -40,7 +61,8 @@ import WorkFeedTesting
         #expect(try OwnerSettingsPatch.decode(json: Data("{}".utf8)).applied(to: stored) == stored)
         #expect(
             throws: SettingsError(
-                .unknownField, field: "colour", message: "colour is not a setting (known here: heartRateZones, units, timeZone, firstWeekday)")
+                .unknownField, field: "colour",
+                message: "colour is not a setting (known here: heartRateZones, units, timeZone, firstWeekday, cardFigures)")
         ) {
             try OwnerSettingsPatch.decode(json: Data(#"{"colour": null}"#.utf8))
         }

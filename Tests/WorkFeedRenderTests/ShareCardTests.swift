@@ -200,6 +200,24 @@ import WorkFeedStyle
     }
 
     /// The card's figures are the feed's, to the digit, for every real recording in the map.
+    /// The owner's card figures pick the figures and their order; a figure the workout lacks stays
+    /// out, and none chosen is a card without figures.
+    @Test func theOwnersChoiceOfFiguresIsKept() throws {
+        let run = try MapFixtures.workout(MapFixtures.run)
+        let figures = try PreparedImport(run, owner: "alice").figures
+        let chosen = ShareCardText(figures: figures, activity: run.activity, units: .metric, shown: [.heartRate, .distance, .climb])
+        #expect(chosen.figures.map(\.value) == ["130 bpm", "5.84 km", "234 m"])
+        #expect(chosen.figures.map(\.label) == ["Avg heart rate", "Distance", "Climb"])
+        #expect(ShareCardText(figures: figures, activity: run.activity, units: .metric, shown: []).figures.isEmpty)
+        let ride = try MapFixtures.workout(MapFixtures.ride)
+        let rideCard = ShareCardText(
+            figures: try PreparedImport(ride, owner: "alice").figures, activity: ride.activity, units: .metric, shown: [.heartRate, .pace])
+        #expect(rideCard.figures.map(\.label) == ["Speed"], "the ride has no heart rate; its pace is a speed")
+        #expect(
+            ShareCardText(figures: figures, activity: run.activity, units: .metric, shown: ShareCardFigure.allCases)
+                == ShareCardText(figures: figures, activity: run.activity, units: .metric))
+    }
+
     @Test func theCardsFiguresAreTheFeeds() throws {
         for url in [MapFixtures.run, MapFixtures.ride, MapFixtures.zeeland] {
             let workout = try MapFixtures.workout(url)

@@ -49,6 +49,17 @@ public struct WorkoutFigures: Sendable, Hashable {
     }
 }
 
+/// A figure a share card can show, by the name the owner's `cardFigures` setting gives it; in the
+/// order a card shows them when the owner has not chosen.
+public enum ShareCardFigure: String, Sendable, Hashable, Codable, CaseIterable {
+    case distance
+    case movingTime
+    /// Pace for runs and walks, speed for rides and the rest (as the feed gives one or the other).
+    case pace
+    case climb
+    case heartRate
+}
+
 /// The words a share card shows, worked out from the feed's figures (``FeedItem``) in the owner's
 /// units: its title, its local date and time, and each figure as a value and a label ("10.01 km"
 /// over "Distance"). Built by the coordinator into the picture's spec, so that the card's key
@@ -88,35 +99,38 @@ public struct ShareCardText: Sendable, Hashable, Codable {
     /// and the feed agree to the digit): distance, moving time (the elapsed time, "Time", where
     /// the device kept no timer), pace or speed, climb and average heart rate, each where the
     /// workout has it; a distance of 0 is left out (a workout without a route).
-    public init(figures: WorkoutFigures, activity: ActivityType, units: UnitSystem) {
+    /// - Parameter shown: the figures the owner chose (their `cardFigures` setting), in the
+    ///   order they are shown; every one, in that order, by default.
+    public init(figures: WorkoutFigures, activity: ActivityType, units: UnitSystem, shown chosen: [ShareCardFigure] = ShareCardFigure.allCases) {
         let metres = FeedItem.thousandths(figures.distance) ?? 0
         let times = WorkoutTimes(
             start: figures.start, end: figures.end, duration: figures.duration, deviceFigures: figures.deviceFigures, distance: figures.distance)
         let localStart = figures.start.map { FeedItem.localTime($0, offset: figures.timeZoneOffset ?? 0) }
-        var shown: [Figure] = []
+        var all: [ShareCardFigure: Figure] = [:]
         if metres > 0 {
-            shown.append(Figure(label: "Distance", value: Self.distance(.distance(metres: metres, units: units))))
+            all[.distance] = Figure(label: "Distance", value: Self.distance(.distance(metres: metres, units: units)))
         }
         if let seconds = times.movingOrElapsed {
-            shown.append(Figure(label: times.moving == nil ? "Time" : "Moving time", value: Self.duration(seconds)))
+            all[.movingTime] = Figure(label: times.moving == nil ? "Time" : "Moving time", value: Self.duration(seconds))
         }
         switch FeedItem.Measure(activity) {
         case .pace:
             if let pace = FeedItem.pace(distance: metres, seconds: times.movingOrElapsed, units: units) {
-                shown.append(Figure(label: "Pace", value: Self.pace(pace)))
+                all[.pace] = Figure(label: "Pace", value: Self.pace(pace))
             }
         case .speed:
             if let speed = FeedItem.speed(distance: metres, seconds: times.movingOrElapsed, units: units) {
-                shown.append(Figure(label: "Speed", value: Self.speed(speed)))
+                all[.pace] = Figure(label: "Speed", value: Self.speed(speed))
             }
         case .none: break
         }
         if let climb = FeedItem.thousandths(figures.elevationGain) {
-            shown.append(Figure(label: "Climb", value: Self.elevation(.elevation(metres: climb, units: units))))
+            all[.climb] = Figure(label: "Climb", value: Self.elevation(.elevation(metres: climb, units: units)))
         }
         if let heartRate = FeedItem.beatsPerMinute(figures.heartRateAverage) {
-            shown.append(Figure(label: "Avg heart rate", value: "\(Int(heartRate)) bpm"))
+            all[.heartRate] = Figure(label: "Avg heart rate", value: "\(Int(heartRate)) bpm")
         }
+        let shown = chosen.compactMap { all[$0] }
         self.init(
             title: FeedItem.title(name: figures.name, activity: activity, localStart: localStart),
             date: localStart.flatMap { Self.date(localStart: $0, units: units) }, place: figures.place, figures: shown, units: units)

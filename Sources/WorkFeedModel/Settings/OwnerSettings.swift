@@ -9,11 +9,13 @@ import WorkFeedTimeZones
 /// zones, metric units, the zone of the owner's latest workout, Monday). The heart-rate zones and
 /// the units change pictures: the zones are in the specs of the owner's heatmaps and share cards
 /// (their zone bar), the units in those of their pace and elevation pictures and share cards
-/// (their figures), so in those pictures' cache keys; time zone and first weekday are kept for
-/// the figures and summaries that use them, and change no picture's key.
+/// (their figures), and the card figures (which figures a share card shows, in order) in those of
+/// share cards, so in those pictures' cache keys; time zone and first weekday are kept for the
+/// figures and summaries that use them, and change no picture's key.
 ///
 /// ```json
-/// {"heartRateZones": {"maximumHeartRate": 190}, "units": "imperial", "timeZone": "Europe/Berlin", "firstWeekday": "monday"}
+/// {"heartRateZones": {"maximumHeartRate": 190}, "units": "imperial", "timeZone": "Europe/Berlin", "firstWeekday": "monday",
+///  "cardFigures": ["distance", "pace", "heartRate"]}
 /// ```
 ///
 /// Decoding is strict: a member it does not know is refused with its name (``SettingsError``),
@@ -25,6 +27,9 @@ public struct OwnerSettings: Sendable, Hashable, Codable {
     /// (`Asia/Calcutta`, `Etc/UTC`) included.
     public var timeZone: String?
     public var firstWeekday: Weekday?
+    /// The figures the owner's share cards show, in the order shown (each at most once; none is
+    /// a card of its title, date and charts); unset: every figure (``ShareCardFigure/allCases``).
+    public var cardFigures: [ShareCardFigure]?
 
     /// The members, by their JSON names: what `unset` names, and what decoding accepts.
     public enum Field: String, Sendable, Hashable, Codable, CaseIterable, CodingKey {
@@ -32,13 +37,18 @@ public struct OwnerSettings: Sendable, Hashable, Codable {
         case units
         case timeZone
         case firstWeekday
+        case cardFigures
     }
 
-    public init(heartRateZones: HeartRateZoneSetting? = nil, units: UnitSystem? = nil, timeZone: String? = nil, firstWeekday: Weekday? = nil) {
+    public init(
+        heartRateZones: HeartRateZoneSetting? = nil, units: UnitSystem? = nil, timeZone: String? = nil, firstWeekday: Weekday? = nil,
+        cardFigures: [ShareCardFigure]? = nil
+    ) {
         self.heartRateZones = heartRateZones
         self.units = units
         self.timeZone = timeZone
         self.firstWeekday = firstWeekday
+        self.cardFigures = cardFigures
     }
 
     /// Whether nothing is set.
@@ -48,7 +58,7 @@ public struct OwnerSettings: Sendable, Hashable, Codable {
     public func merging(_ other: OwnerSettings) -> OwnerSettings {
         OwnerSettings(
             heartRateZones: other.heartRateZones ?? heartRateZones, units: other.units ?? units, timeZone: other.timeZone ?? timeZone,
-            firstWeekday: other.firstWeekday ?? firstWeekday)
+            firstWeekday: other.firstWeekday ?? firstWeekday, cardFigures: other.cardFigures ?? cardFigures)
     }
 
     /// These settings with `fields` unset.
@@ -60,6 +70,7 @@ public struct OwnerSettings: Sendable, Hashable, Codable {
             case .units: settings.units = nil
             case .timeZone: settings.timeZone = nil
             case .firstWeekday: settings.firstWeekday = nil
+            case .cardFigures: settings.cardFigures = nil
             }
         }
         return settings
@@ -98,6 +109,29 @@ public struct OwnerSettings: Sendable, Hashable, Codable {
         units = try container.settingsField(UnitSystem.self, Field.units.rawValue, expected: "metric or imperial")
         timeZone = try container.settingsField(String.self, Field.timeZone.rawValue, expected: "a text (an IANA time-zone id)")
         firstWeekday = try container.settingsField(Weekday.self, Field.firstWeekday.rawValue, expected: "1...7 (1 is Sunday) or a day's name")
+        let figureNames = ShareCardFigure.allCases.map(\.rawValue).joined(separator: ", ")
+        if let names = try container.settingsField([String].self, Field.cardFigures.rawValue, expected: "a list of figures (\(figureNames))") {
+            cardFigures = try Self.cardFigures(names)
+        }
+    }
+
+    /// The figures named by `names`, each a ``ShareCardFigure`` named once.
+    /// - Throws: ``SettingsError`` naming the entry (`cardFigures[2]`).
+    public static func cardFigures(_ names: [String]) throws(SettingsError) -> [ShareCardFigure] {
+        var figures: [ShareCardFigure] = []
+        for (index, name) in names.enumerated() {
+            let field = "\(Field.cardFigures.rawValue)[\(index)]"
+            guard let figure = ShareCardFigure(rawValue: name) else {
+                let known = ShareCardFigure.allCases.map(\.rawValue).joined(separator: ", ")
+                throw SettingsError(
+                    .outOfRange, field: field, message: "'\(String(name.prefix(40)).escapedForDisplay)' is not a card figure: one of \(known)")
+            }
+            guard !figures.contains(figure) else {
+                throw SettingsError(.outOfRange, field: field, message: "\(name) is named twice: each figure at most once")
+            }
+            figures.append(figure)
+        }
+        return figures
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -106,6 +140,7 @@ public struct OwnerSettings: Sendable, Hashable, Codable {
         try container.encodeIfPresent(units, forKey: .units)
         try container.encodeIfPresent(timeZone, forKey: .timeZone)
         try container.encodeIfPresent(firstWeekday, forKey: .firstWeekday)
+        try container.encodeIfPresent(cardFigures, forKey: .cardFigures)
     }
 
     /// Settings from a JSON object (a `PUT /v1/settings` body), every member checked that can be
