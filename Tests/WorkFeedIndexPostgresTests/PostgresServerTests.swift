@@ -157,6 +157,7 @@ struct PostgresSchemaTests {
             """, "as pg4 left it")
         try session.query("DROP TABLE removal", "as pg4 left it")
         try session.query("DROP TABLE kept_reply", "as pg4 left it")
+        try session.query("ALTER TABLE owner_settings DROP COLUMN card_figures", "as pg4 left it")
         try session.query("DELETE FROM schema_migration WHERE version >= 5", "as pg4 left it")
         #expect(try PostgresSchema.migrate(session, appliedBy: "test") == (4, PostgresSchema.currentVersion))
         let stored = try session.query(

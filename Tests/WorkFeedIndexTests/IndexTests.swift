@@ -84,10 +84,10 @@ func anyKey(_ picture: PictureID, _ inputs: PictureInputs) -> String {
                 "v9: owner settings",
                 "v10: fair share and the queue at scale", "v11: workout time zones", "v12: withdrawn pictures", "v13: summaries",
                 "v14: picture kinds", "v15: zone ids never reused", "v16: route boxes", "v17: removals that wait",
-                "v18: replies kept for idempotency keys", "v19: start places",
+                "v18: replies kept for idempotency keys", "v19: start places", "v20: card figures",
             ])
         let reopened = try temporary.restart()
-        #expect(try reopened.appliedMigrations().count == 19)
+        #expect(try reopened.appliedMigrations().count == 20)
         let jobColumns = try DatabaseQueue(path: temporary.path).read { db in try db.columns(in: "job").map(\.name) }
         #expect(!jobColumns.contains { $0.hasPrefix("lease") })
         let tables = try DatabaseQueue(path: temporary.path).read { db in
