@@ -20,6 +20,7 @@ public final class Renderer {
     var path = Path()
     var scene = MapScene()
     let encoder = PNGEncoder()
+    let webpEncoder = WebPEncoder()
     /// The tilesets maps are drawn from; `nil` draws every picture on the plain background.
     public let basemap: Basemap?
     /// The tilesets the current picture drew, whose attribution goes in its corner.
@@ -75,18 +76,21 @@ public final class Renderer {
         self.places = places
     }
 
-    /// Draws `route` as `spec` says and encodes it as an opaque RGB PNG of
-    /// `spec.pixelWidth` x `spec.pixelHeight` pixels.
+    /// Draws `route` as `spec` says and encodes it in `format`: an opaque RGB PNG of
+    /// `spec.pixelWidth` x `spec.pixelHeight` pixels, or a WebP of the same pixels
+    /// (``WebPEncoding/pictures``), encoded instead of the PNG, not beside it.
     ///
     /// Same inputs, same bytes: nothing depends on time, randomness or dictionary order.
     ///
     /// - Parameters:
     ///   - heartRate: used by heatmaps only; samples outside the route's time span are ignored.
-    ///   - cacheKey: written into a `tEXt` chunk with keyword `workfeed:cache-key`.
+    ///   - cacheKey: written into a `tEXt` chunk with keyword `workfeed:cache-key` (the PNG; a WebP
+    ///     carries no text, and its content key follows from this one: ``PictureFormat/contentKey(pictureKey:)``).
+    ///   - format: which encoder writes the bytes; the PNG unless told otherwise.
     /// - Throws: ``RenderFailure`` with a stable reason when these inputs can never give a picture,
     ///   and ``RenderFailure/mapUnavailable(_:)`` when a remote tileset could not give a tile now.
     public func render(
-        spec: PictureSpec, route: Route, heartRate: [HeartRateSample], cacheKey: String
+        spec: PictureSpec, route: Route, heartRate: [HeartRateSample], cacheKey: String, format: PictureFormat = .standard
     ) throws(RenderFailure) -> [UInt8] {
         let clock = ContinuousClock()
         let started = clock.now
@@ -125,17 +129,26 @@ public final class Renderer {
         if let caption { drawCaption(caption, style: spec.style, scale: spec.scale) }
         let drawn = clock.now
 
-        let png: [UInt8]
-        do {
-            png = try encoder.encode(
-                pixels: canvas.bytes, channels: 3, width: canvas.width, height: canvas.height, textChunks: text)
-        } catch {
-            throw .encoding(error)
+        let bytes: [UInt8]
+        switch format {
+        case .png:
+            do {
+                bytes = try encoder.encode(
+                    pixels: canvas.bytes, channels: 3, width: canvas.width, height: canvas.height, textChunks: text)
+            } catch {
+                throw .encoding(error)
+            }
+        case .webp:
+            do {
+                bytes = try webpEncoder.encode(rgb: canvas.bytes, width: canvas.width, height: canvas.height)
+            } catch {
+                throw .encoding(error)
+            }
         }
         statistics.drawing = drawn - started
         statistics.encoding = clock.now - drawn
         lastStatistics = statistics
-        return png
+        return bytes
     }
 
     /// Checks the route for deterministic failures and places it in the picture.
