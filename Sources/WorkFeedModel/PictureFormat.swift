@@ -78,9 +78,9 @@ public struct WebPEncoding: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What WebP pictures are sent with: chosen by measurement (docs/rendering.md, "WebP").
-    public static let pictures = WebPEncoding(quality: 82, method: 2)
+    public static let pictures = WebPEncoding(quality: 75, method: 0)
 
-    /// For example `lossy q82 m2`, or `lossless q0 m0`, with ` sharp-yuv` when it is on.
+    /// For example `lossy q75 m0`, or `lossless q0 m0`, with ` sharp-yuv` when it is on.
     public var identity: String {
         (lossless ? "lossless" : "lossy") + " q\(quality) m\(method)" + (sharpYUV ? " sharp-yuv" : "")
     }

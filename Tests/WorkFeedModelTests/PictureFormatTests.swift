@@ -19,7 +19,7 @@ import WorkFeedModel
         #expect(PictureFormat.webp.mediaType == "image/webp")
         #expect(PictureFormat.allCases.map(\.fileExtension) == ["png", "webp"])
         #expect(PictureFormat.names == "png, webp")
-        #expect(PictureFormat.webp.encoding?.identity == "lossy q82 m2")
+        #expect(PictureFormat.webp.encoding?.identity == "lossy q75 m0")
         #expect(PictureFormat.png.encoding == nil)
     }
 }

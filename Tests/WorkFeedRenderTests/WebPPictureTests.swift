@@ -8,8 +8,8 @@ import WorkFeedStyle
 /// third of its bytes at @2x and @3x, and the same bytes every time.
 @Suite struct WebPPictureTests {
     /// The least PSNR a WebP picture may have against the PNG's pixels (the measured ones are
-    /// 36.5-39.0 dB on the Heidelberg map at @2x and @3x: docs/benchmarks.md, "WebP beside the PNG").
-    static let psnrBound = 36.0
+    /// 35.5-38.0 dB on the Heidelberg map at @2x and @3x: docs/benchmarks.md, "WebP beside the PNG").
+    static let psnrBound = 35.0
 
     @Test(arguments: Theme.shipped, [2, 3])
     func aMapPictureAsWebPIsAThirdOfThePNGAndWithinThePSNRBound(theme: Theme, scale: Int) throws {
