@@ -57,6 +57,8 @@ let package = Package(
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz"),
         // libturbojpeg0-dev: JPEG tiles of raster tilesets.
         .systemLibrary(name: "CTurboJPEG"),
+        // libwebp-dev: the WebP pictures phones may ask for instead of the PNG (docs/rendering.md, "WebP").
+        .systemLibrary(name: "CLibWebP"),
 
         // The values every part shares: workouts and routes, owners and their settings, jobs and
         // picture kinds, failure codes, summaries, the feed's shape, the series codec.
@@ -124,7 +126,8 @@ let package = Package(
         .target(
             name: "WorkFeedRender",
             dependencies: [
-                "WorkFeedStyle", "WorkFeedModel", "WorkFeedTiles", "WorkFeedPlaces", "CLibPNG", "CLibDeflate", "CFreeType", "CHarfBuzz", "CTurboJPEG",
+                "WorkFeedStyle", "WorkFeedModel", "WorkFeedTiles", "WorkFeedPlaces", "CLibPNG", "CLibDeflate", "CLibWebP", "CFreeType", "CHarfBuzz",
+                "CTurboJPEG",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 # tzdata: the IANA rules Foundation's TimeZone reads (a workout's offset at its start, docs/import.md).
-packages=(libzmq3-dev libsqlite3-dev libpng-dev zlib1g-dev libdeflate-dev libturbojpeg0-dev libfreetype-dev libharfbuzz-dev fonts-noto-core fonts-dejavu-core tzdata pkg-config curl "$@")
+packages=(libzmq3-dev libsqlite3-dev libpng-dev zlib1g-dev libdeflate-dev libwebp-dev libturbojpeg0-dev libfreetype-dev libharfbuzz-dev fonts-noto-core fonts-dejavu-core tzdata pkg-config curl "$@")
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -48,9 +48,12 @@ public enum CacheLayout {
     /// The by-content path of the picture with this cache key, relative to the cache root, for
     /// example `keys/9c/9c04…e1.png`; `nil` when `key` is not a cache key (64 lower-case hex
     /// digits), so that nothing else ever becomes a path.
-    public static func relativePath(forKey key: String) -> String? {
+    ///
+    /// - Parameter format: the bytes' format: a WebP picture is `keys/<aa>/<its content key>.webp`
+    ///   (``PictureFormat/contentKey(pictureKey:)``); the PNG keeps today's name.
+    public static func relativePath(forKey key: String, format: PictureFormat = .standard) -> String? {
         guard isCacheKey(key) else { return nil }
-        return "\(keysFolder)/\(key.prefix(2))/\(key).png"
+        return "\(keysFolder)/\(key.prefix(2))/\(key).\(format.fileExtension)"
     }
 
     /// Whether `text` is a cache key: exactly 64 lower-case hex digits (a SHA-256).

@@ -62,4 +62,9 @@ public struct RenderFailure: Error, Sendable, Hashable, CustomStringConvertible 
     static func encoding(_ error: PNGError) -> RenderFailure {
         RenderFailure(code: .renderFailed, reason: error.description)
     }
+
+    /// libwebp could not encode the picture.
+    static func encoding(_ error: WebPError) -> RenderFailure {
+        RenderFailure(code: .renderFailed, reason: error.description)
+    }
 }

@@ -20,6 +20,7 @@ public final class Renderer {
     var path = Path()
     var scene = MapScene()
     let encoder = PNGEncoder()
+    let webpEncoder = WebPEncoder()
     /// The tilesets maps are drawn from; `nil` draws every picture on the plain background.
     public let basemap: Basemap?
     /// The tilesets the current picture drew, whose attribution goes in its corner.
@@ -81,18 +82,22 @@ public final class Renderer {
         self.places = places
     }
 
-    /// Draws `route` as `spec` says and encodes it as a PNG of `spec.pixelWidth` x
-    /// `spec.pixelHeight` pixels: opaque RGB, or RGBA when the theme's background is see-through.
+    /// Draws `route` as `spec` says and encodes it in `format`: a PNG of `spec.pixelWidth` x
+    /// `spec.pixelHeight` pixels (opaque RGB, or RGBA when the theme's background is see-through),
+    /// or a WebP of the same pixels (``WebPEncoding/pictures``), encoded instead of the PNG, not
+    /// beside it.
     ///
     /// Same inputs, same bytes: nothing depends on time, randomness or dictionary order.
     ///
     /// - Parameters:
     ///   - heartRate: used by heatmaps only; samples outside the route's time span are ignored.
-    ///   - cacheKey: written into a `tEXt` chunk with keyword `workfeed:cache-key`.
+    ///   - cacheKey: written into a `tEXt` chunk with keyword `workfeed:cache-key` (the PNG; a WebP
+    ///     carries no text, and its content key follows from this one: ``PictureFormat/contentKey(pictureKey:)``).
+    ///   - format: which encoder writes the bytes; the PNG unless told otherwise.
     /// - Throws: ``RenderFailure`` with a stable reason when these inputs can never give a picture,
     ///   and ``RenderFailure/mapUnavailable(_:)`` when a remote tileset could not give a tile now.
     public func render(
-        spec: PictureSpec, route: Route, heartRate: [HeartRateSample], cacheKey: String
+        spec: PictureSpec, route: Route, heartRate: [HeartRateSample], cacheKey: String, format: PictureFormat = .standard
     ) throws(RenderFailure) -> [UInt8] {
         let clock = ContinuousClock()
         let started = clock.now
@@ -111,7 +116,7 @@ public final class Renderer {
         }
         var statistics = RenderStatistics()
         var drawn = clock.now
-        let png: [UInt8]
+        let bytes: [UInt8]
         if spec.style.isSeeThrough {
             // Drawn twice, on black and on white: what changes between the two is what lets the
             // background through (docs/rendering.md, "Transparent").
@@ -126,26 +131,36 @@ public final class Renderer {
             Matte.straightAlpha(onBlack: onBlack, onWhite: canvas.bytes, under: spec.style.background, into: &transparentPixels)
             drawn = clock.now
             let encoded = transparentPixels.withUnsafeBytes { pixels in
-                Result { () throws(RenderFailure) in try encode(pixels, channels: 4, text: text) }
+                Result { () throws(RenderFailure) in try encode(pixels, channels: 4, text: text, format: format) }
             }
-            png = try encoded.get()
+            bytes = try encoded.get()
         } else {
             try draw(spec: spec, route: route, heartRate: heartRate, statistics: &statistics)
             drawn = clock.now
-            png = try encode(canvas.bytes, channels: 3, text: text)
+            bytes = try encode(canvas.bytes, channels: 3, text: text, format: format)
         }
         statistics.drawing = drawn - started
         statistics.encoding = clock.now - drawn
         lastStatistics = statistics
-        return png
+        return bytes
     }
 
-    /// The canvas's pixels (or a see-through picture's) as a PNG with the cache key's text chunk.
-    private func encode(_ pixels: UnsafeRawBufferPointer, channels: Int, text: [UInt8]) throws(RenderFailure) -> [UInt8] {
-        do {
-            return try encoder.encode(pixels: pixels, channels: channels, width: canvas.width, height: canvas.height, textChunks: text)
-        } catch {
-            throw .encoding(error)
+    /// The canvas's pixels (or a see-through picture's) in `format`: a PNG with the cache key's
+    /// text chunk, or a WebP (which carries no text).
+    private func encode(_ pixels: UnsafeRawBufferPointer, channels: Int, text: [UInt8], format: PictureFormat) throws(RenderFailure) -> [UInt8] {
+        switch format {
+        case .png:
+            do {
+                return try encoder.encode(pixels: pixels, channels: channels, width: canvas.width, height: canvas.height, textChunks: text)
+            } catch {
+                throw .encoding(error)
+            }
+        case .webp:
+            do {
+                return try webpEncoder.encode(pixels: pixels, channels: channels, width: canvas.width, height: canvas.height)
+            } catch {
+                throw .encoding(error)
+            }
         }
     }
 

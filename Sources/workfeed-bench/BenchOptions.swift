@@ -53,7 +53,7 @@ struct BenchOptions {
                workfeed-bench --only xml [--xml-mb 80 | --xml-file export.xml] [--xml-parsers own,foundation]
                workfeed-bench --only tileset --tilesets FILE|URL[,...] [--lookups 500] [--lookup-bounds W,S,E,N] [--runs N]
                workfeed-bench --parse-xml own|foundation|foundation-resolving FILE   (one file, one line; used by "xml")
-        groups: render, png, map, dispatch, flood, fairshare, attack, import, index, scale, hash, xml, timezones, places, summaries, tileset
+        groups: render, png, map, formats, dispatch, flood, fairshare, attack, import, index, scale, hash, xml, timezones, places, summaries, tileset
         """
 
     init(arguments: [String]) throws(BenchUsageError) {

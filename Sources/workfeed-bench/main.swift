@@ -32,6 +32,7 @@ do {
             "index": IndexBench.run,
             "scale": IndexBench.queueAtScale,
             "map": MapBench.run,
+            "formats": FormatBench.run,
             "hash": HashBench.run,
             "xml": XMLBench.run,
             "timezones": TimeZoneBench.run,

@@ -84,10 +84,7 @@ import WorkFeedStyle
     /// Every name has a rim of the theme's halo colour, at @1x and @2x.
     @Test(arguments: Theme.shipped, [1, 2])
     func namesHaveHalos(theme: Theme, scale: Int) throws {
-        let basemap = try MapFixtures.basemap()
-        let renderer = Renderer(basemap: basemap)
-        let run = try MapFixtures.workout(MapFixtures.run)
-        let spec = MapFixtures.spec(.route, theme, basemap: basemap, scale: scale)
+        let (renderer, run, spec) = try MapFixtures.heidelbergRun(theme, scale: scale)
         let (image, _, _) = try MapFixtures.draw(spec, run, renderer: renderer)
         let style = try #require(spec.map).labels
         for label in renderer.labelPlacer.placed {
