@@ -16,36 +16,57 @@ public protocol ByteReadError: Error {
 /// var reader = LittleEndianReader<TimeZoneMapError>(bytes)
 /// let version = try reader.integer(UInt16.self, "version")
 /// ```
+///
+/// Its methods are inlinable so that each format's reader is specialised for its error type and
+/// integer widths where it is used (the time-zone map reads millions of fields when it opens).
 public struct LittleEndianReader<Failure: ByteReadError> {
     public let bytes: [UInt8]
-    /// The byte offset of the next field.
-    public private(set) var offset = 0
+    @usableFromInline var position = 0
 
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    @inlinable public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The byte offset of the next field.
+    @inlinable public var offset: Int { position }
 
     /// The bytes not read yet.
-    public var remaining: Int { bytes.count - offset }
+    @inlinable public var remaining: Int { bytes.count - position }
 
     /// The next `count` bytes.
-    public mutating func take(_ count: Int, _ field: @autoclosure () -> String) throws(Failure) -> ArraySlice<UInt8> {
+    @inlinable public mutating func take(_ count: Int, _ field: @autoclosure () -> String) throws(Failure) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else {
-            throw Failure.truncated(field(), offset: offset, needed: count, remaining: remaining)
+            throw Failure.truncated(field(), offset: position, needed: count, remaining: remaining)
         }
-        defer { offset += count }
-        return bytes[offset..<offset + count]
+        defer { position += count }
+        return bytes[position..<position + count]
     }
 
     /// The next integer of `Value`'s width, least significant byte first.
-    public mutating func integer<Value: FixedWidthInteger>(_: Value.Type, _ field: @autoclosure () -> String) throws(Failure) -> Value {
+    @inlinable public mutating func integer<Value: FixedWidthInteger>(_: Value.Type, _ field: @autoclosure () -> String) throws(Failure) -> Value {
         let slice = try take(MemoryLayout<Value>.size, field())
         var value = Value.zero
         for (shift, byte) in slice.enumerated() { value |= Value(truncatingIfNeeded: byte) << (8 * shift) }
         return value
     }
 
+    /// The next `count` integers of `Value`'s width, each least significant byte first: one check
+    /// and one pass for a table of them (a file's nodes), not a call a value.
+    @inlinable public mutating func integers<Value: FixedWidthInteger>(
+        _: Value.Type, count: Int, _ field: @autoclosure () -> String
+    ) throws(Failure) -> [Value] {
+        let size = MemoryLayout<Value>.size
+        guard count >= 0, count <= remaining / size else {
+            throw Failure.truncated(field(), offset: position, needed: count * size, remaining: remaining)
+        }
+        let start = position
+        position += count * size
+        return bytes.withUnsafeBytes { raw in
+            (0..<count).map { Value(littleEndian: raw.loadUnaligned(fromByteOffset: start + $0 * size, as: Value.self)) }
+        }
+    }
+
     /// The next `count` bytes as UTF-8 text.
-    public mutating func text(_ count: Int, _ field: @autoclosure () -> String) throws(Failure) -> String {
-        let start = offset
+    @inlinable public mutating func text(_ count: Int, _ field: @autoclosure () -> String) throws(Failure) -> String {
+        let start = position
         guard let text = String(validating: try take(count, field()), as: UTF8.self) else {
             throw Failure.notUTF8(field(), offset: start)
         }

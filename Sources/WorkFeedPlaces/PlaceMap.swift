@@ -94,11 +94,12 @@ public struct PlaceMap: Sendable {
         nameStarts.reserveCapacity(placeCount + 1)
         for index in 0..<placeCount {
             let start = reader.offset
-            let latitude = try reader.integer(Int32.self, "place \(index) latitude")
-            let longitude = try reader.integer(Int32.self, "place \(index) longitude")
-            let hundreds = try reader.integer(UInt16.self, "place \(index) population")
-            let region = try reader.integer(UInt16.self, "place \(index) admin1 name")
-            let name = try reader.take(Int(try reader.integer(UInt8.self, "place \(index) name length")), "place \(index) name")
+            // The fixed fields at once (latitude, longitude, population, admin1 name, name length):
+            // a place is read with two checked reads, not six (the file holds 234,908).
+            let fields = try reader.take(13, "place \(index)'s fields")
+            let latitude = Int32(bitPattern: Self.uint32(fields, 0)), longitude = Int32(bitPattern: Self.uint32(fields, 4))
+            let hundreds = Self.uint16(fields, 8), region = Self.uint16(fields, 10)
+            let name = try reader.take(Int(fields[fields.startIndex + 12]), "place \(index) name")
             guard (-9_000_000...9_000_000).contains(latitude), (-18_000_000...18_000_000).contains(longitude),
                 region == Self.noRegion || Int(region) < regionCount, !name.isEmpty, String(validating: name, as: UTF8.self) != nil
             else {
@@ -172,6 +173,16 @@ public struct PlaceMap: Sendable {
         }
         guard let chosen = inside?.index ?? nearest?.index else { return nil }
         return place(at: chosen)
+    }
+
+    /// The little-endian integers at `at` of a place's fixed fields, which were read checked.
+    private static func uint16(_ fields: ArraySlice<UInt8>, _ at: Int) -> UInt16 {
+        let base = fields.startIndex + at
+        return UInt16(fields[base]) | UInt16(fields[base + 1]) << 8
+    }
+
+    private static func uint32(_ fields: ArraySlice<UInt8>, _ at: Int) -> UInt32 {
+        UInt32(uint16(fields, at)) | UInt32(uint16(fields, at + 2)) << 16
     }
 
     /// The radius in metres of the disc a place of `population` people is taken to cover: the

@@ -110,9 +110,7 @@ public struct TimeZoneMap: Sendable {
             roots.append(try reader.integer(UInt16.self, "cell \(cell) root"))
         }
         let childrenOffset = reader.offset
-        var children: [UInt16] = []
-        children.reserveCapacity(nodeCount * 4)
-        for index in 0..<nodeCount * 4 { children.append(try reader.integer(UInt16.self, "node \(index / 4) child \(index % 4)")) }
+        let children = try reader.integers(UInt16.self, count: nodeCount * 4, "the nodes' children")
         // Every entry is a zone the file names, or a node of its own cell written after its parent
         // (so that a lookup ends within `depth` steps).
         for cell in 0..<cellCount {
