@@ -48,22 +48,6 @@ public struct LittleEndianReader<Failure: ByteReadError> {
         return value
     }
 
-    /// The next `count` integers of `Value`'s width, each least significant byte first: one check
-    /// and one pass for a table of them (a file's nodes), not a call a value.
-    @inlinable public mutating func integers<Value: FixedWidthInteger>(
-        _: Value.Type, count: Int, _ field: @autoclosure () -> String
-    ) throws(Failure) -> [Value] {
-        let size = MemoryLayout<Value>.size
-        guard count >= 0, count <= remaining / size else {
-            throw Failure.truncated(field(), offset: position, needed: count * size, remaining: remaining)
-        }
-        let start = position
-        position += count * size
-        return bytes.withUnsafeBytes { raw in
-            (0..<count).map { Value(littleEndian: raw.loadUnaligned(fromByteOffset: start + $0 * size, as: Value.self)) }
-        }
-    }
-
     /// The next `count` bytes as UTF-8 text.
     @inlinable public mutating func text(_ count: Int, _ field: @autoclosure () -> String) throws(Failure) -> String {
         let start = position

@@ -55,9 +55,15 @@ public enum SeriesCodec {
             }
             var points: [RoutePoint] = []
             points.reserveCapacity(count)
+            // The segment's points in one checked read, decoded in one loop: a route is decoded
+            // for every picture drawn, and a long one has tens of thousands of points.
+            let raw = try reader.take(count * bytesPerPoint, "segment's points")
+            var at = raw.startIndex
             for _ in 0..<count {
-                let lat = try reader.integer(Int32.self, "latitude"), lon = try reader.integer(Int32.self, "longitude")
-                let ele = try reader.integer(Int32.self, "elevation"), time = try reader.integer(Int64.self, "time")
+                let lat = Int32(bitPattern: Self.uint32(raw, at)), lon = Int32(bitPattern: Self.uint32(raw, at + 4))
+                let ele = Int32(bitPattern: Self.uint32(raw, at + 8))
+                let time = Int64(bitPattern: UInt64(Self.uint32(raw, at + 12)) | UInt64(Self.uint32(raw, at + 16)) << 32)
+                at += bytesPerPoint
                 points.append(
                     RoutePoint(
                         latitude: Double(lat) / 1e7,
@@ -97,11 +103,20 @@ public enum SeriesCodec {
         }
         var samples: [HeartRateSample] = []
         samples.reserveCapacity(count)
+        let raw = try reader.take(count * bytesPerSample, "samples")
+        var at = raw.startIndex
         for _ in 0..<count {
-            let time = try reader.integer(Int64.self, "time"), bpm = try reader.integer(UInt16.self, "heart rate")
+            let time = Int64(bitPattern: UInt64(Self.uint32(raw, at)) | UInt64(Self.uint32(raw, at + 4)) << 32)
+            let bpm = UInt16(raw[at + 8]) | UInt16(raw[at + 9]) << 8
+            at += bytesPerSample
             samples.append(HeartRateSample(time: Date(timeIntervalSince1970: Double(time) / 1000), bpm: Double(bpm) / 10))
         }
         return samples
+    }
+
+    /// The little-endian `UInt32` at `at` of bytes already read checked.
+    private static func uint32(_ raw: ArraySlice<UInt8>, _ at: Int) -> UInt32 {
+        UInt32(raw[at]) | UInt32(raw[at + 1]) << 8 | UInt32(raw[at + 2]) << 16 | UInt32(raw[at + 3]) << 24
     }
 
     /// Milliseconds since 1970, saturated to what the format holds: `Int64.min` means "no time", so
